@@ -1,0 +1,59 @@
+"""The ``neffbench`` command: no arguments opens the workbench; subcommands do the same work from a shell."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Each module defines ``register(subparsers)``, which adds its subcommand(s) and sets ``func``
+# (taking the parsed args, returning the exit code). Modules import heavy libraries lazily so
+# that ``neffbench --help`` stays instant.
+COMMAND_MODULES = (
+    "neffbench.cli.check_cmd",
+    "neffbench.cli.preset_cmd",
+    "neffbench.cli.doctor_cmd",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="neffbench",
+        description="NEFF Workbench: compile PyTorch functions into AWS Neuron NEFF executables. "
+        "Run without arguments to open the workbench window.",
+    )
+    from neffbench import __version__
+
+    parser.add_argument("--version", action="version", version=f"neffbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else argv
+    if not args_list:
+        return gui_main()
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `neffbench ... | head` closed the pipe: not an error worth a traceback.
+        return 0
+
+
+def gui_main() -> int:
+    from neffbench.gui.launch import launch
+
+    return launch()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
