@@ -1,0 +1,35 @@
+"""``neffbench check``: validate a spec and list every problem by field."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from neffbench.cli.spec_args import add_spec_arguments, print_problems, spec_from_args
+from neffbench.spec import SpecError, spec_hash, validate
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="validate a spec; exit 0 when it can be compiled, 2 with every problem",
+                       description="Validate a spec (file or preset) with any overrides. Exit 0 when it can be "
+                       "compiled (warnings are printed), 2 with every problem listed by field.")
+    add_spec_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        spec = spec_from_args(args)
+    except SpecError as exc:
+        print_problems(exc.problems, file=sys.stderr)
+        return 2
+    problems = validate(spec)
+    errors = [p for p in problems if p.severity == "error"]
+    print_problems(problems, file=sys.stderr)
+    if errors:
+        print(f"{args.spec}: {len(errors)} error(s); nothing can be compiled until they are fixed.", file=sys.stderr)
+        return 2
+    buckets = ", ".join(str(n) for n in spec.inputs.num_tokens)
+    print(f"{args.spec}: OK ({spec.name}, {len(spec.inputs.num_tokens)} bucket(s): {buckets} tokens, "
+          f"spec hash {spec_hash(spec)[:8]})")
+    return 0

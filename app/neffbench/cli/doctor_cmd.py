@@ -1,0 +1,40 @@
+"""``neffbench doctor``: what this host has and what the workbench will do about it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("doctor", help="report Python, torch, Qt, Neuron toolchain, devices and display",
+                       description="Report what this host has and which compile backend the workbench will use.")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _line(label: str, found: bool, version: str | None, detail: str) -> str:
+    mark = "ok " if found else "-- "
+    text = version or ""
+    if detail:
+        text = f"{text} ({detail})" if text else detail
+    return f"  {mark}{label:<14} {text}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from neffbench.doctor import gather
+
+    facts = gather()
+    data = facts.to_dict()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"neffbench doctor on {facts.host or 'this host'}")
+    for comp in (facts.python, facts.torch, facts.pyside6, facts.pyqtgraph, facts.torch_neuronx, facts.neuronx_cc):
+        print(_line(comp.name, comp.found, comp.version, comp.detail))
+    print(_line("Neuron devices", bool(facts.devices), None, ", ".join(facts.devices) or "none under /dev/neuron*"))
+    print(_line("display", bool(facts.display), None, facts.display or "none"))
+    print()
+    for sentence in data["advice"]:
+        print(f"- {sentence}")
+    return 0

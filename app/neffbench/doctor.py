@@ -1,0 +1,182 @@
+"""What this host has (Python, torch, Qt, the Neuron toolchain, devices, a display) and what the workbench will do about it."""
+
+from __future__ import annotations
+
+import glob
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+
+PROBE_TIMEOUT_S = 60.0
+
+# torch_neuronx is imported in a child so that a broken or slow install cannot hang or crash the caller.
+_NEURONX_PROBE = (
+    "import sys\n"
+    "try:\n"
+    "    import torch_neuronx\n"
+    "except BaseException as exc:\n"
+    "    print('ERR', type(exc).__name__ + ': ' + str(exc).splitlines()[0] if str(exc) else type(exc).__name__)\n"
+    "    sys.exit(0)\n"
+    "print('OK', getattr(torch_neuronx, '__version__', 'unknown'))\n"
+)
+
+
+@dataclass
+class Component:
+    name: str
+    found: bool
+    version: str | None = None
+    detail: str = ""
+
+
+@dataclass
+class Facts:
+    python: Component
+    torch: Component
+    pyside6: Component
+    pyqtgraph: Component
+    torch_neuronx: Component
+    neuronx_cc: Component
+    devices: list[str] = field(default_factory=list)
+    display: str | None = None
+    host: str = ""
+
+    @property
+    def neuron_toolchain(self) -> bool:
+        return self.torch_neuronx.found and self.neuronx_cc.found
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["neuron_toolchain"] = self.neuron_toolchain
+        out["backend"], out["backend_reason"] = choose_backend("auto", self)
+        out["cpu_backend"], out["cpu_backend_reason"] = use_cpu_backend("auto", self)
+        out["advice"] = advice(self)
+        return out
+
+
+def _dist_version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _probe_torch_neuronx() -> Component:
+    if _dist_version("torch-neuronx") is None and importlib.util.find_spec("torch_neuronx") is None:
+        return Component("torch_neuronx", False, detail="not installed")
+    try:
+        out = subprocess.run([sys.executable, "-c", _NEURONX_PROBE], capture_output=True, text=True,
+                             timeout=PROBE_TIMEOUT_S, check=False).stdout.strip()
+    except subprocess.TimeoutExpired:
+        return Component("torch_neuronx", False, detail=f"import did not finish within {PROBE_TIMEOUT_S:.0f} s")
+    status, _, rest = out.partition(" ")
+    if status == "OK":
+        return Component("torch_neuronx", True, rest, "imports")
+    if "WRONG PACKAGE" in rest:
+        rest = "the PyPI placeholder is installed (real torch-neuronx comes from AWS's package index)"
+    return Component("torch_neuronx", False, detail=f"installed but does not import: {rest or 'no output'}")
+
+
+def _probe_neuronx_cc() -> Component:
+    path = shutil.which("neuronx-cc")
+    if not path:
+        return Component("neuronx-cc", False, detail="not on PATH")
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
+                              check=False)
+        text = (proc.stdout + proc.stderr).strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Component("neuronx-cc", True, None, f"{path} (version unknown: {exc})")
+    version = None
+    for token in text.replace("=", " ").split():
+        if token[:1].isdigit() and "." in token:
+            version = token.rstrip(",")
+            break
+    return Component("neuronx-cc", True, version, path)
+
+
+def _display() -> str | None:
+    platform_name = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform_name.startswith(("offscreen", "minimal")):
+        return f"QT_QPA_PLATFORM={platform_name} (no window is shown)"
+    for var in ("WAYLAND_DISPLAY", "DISPLAY"):
+        if os.environ.get(var):
+            return f"{var}={os.environ[var]}"
+    if sys.platform in ("darwin", "win32"):
+        return sys.platform
+    return None
+
+
+def neuron_devices() -> list[str]:
+    return sorted(glob.glob("/dev/neuron*"))
+
+
+def gather() -> Facts:
+    """Look at the host. Takes up to a few seconds (it imports torch and probes the toolchain in a child)."""
+    try:
+        import torch
+
+        torch_c = Component("torch", True, torch.__version__)
+    except Exception as exc:  # noqa: BLE001 - any failure to import is what we report
+        torch_c = Component("torch", False, detail=f"{type(exc).__name__}: {exc}")
+    pyside = _dist_version("PySide6-Essentials") or _dist_version("PySide6")
+    pg = _dist_version("pyqtgraph")
+    return Facts(
+        python=Component("python", True, platform.python_version(), sys.executable),
+        torch=torch_c,
+        pyside6=Component("PySide6", pyside is not None, pyside, "" if pyside else "not installed"),
+        pyqtgraph=Component("pyqtgraph", pg is not None, pg, "" if pg else "not installed"),
+        torch_neuronx=_probe_torch_neuronx(),
+        neuronx_cc=_probe_neuronx_cc(),
+        devices=neuron_devices(),
+        display=_display(),
+        host=platform.node(),
+    )
+
+
+def choose_backend(requested: str, facts: Facts) -> tuple[str, str]:
+    """Which backend a compile uses and one line saying why."""
+    if requested == "cpu-check":
+        return "cpu-check", "cpu-check requested: torch.jit.trace on CPU only, no NEFF is made"
+    if requested == "neuron":
+        return "neuron", "neuron requested"
+    if facts.neuron_toolchain:
+        return "neuron", (f"torch_neuronx {facts.torch_neuronx.version} imports and neuronx-cc is on PATH")
+    missing = [c.name for c in (facts.torch_neuronx, facts.neuronx_cc) if not c.found]
+    return "cpu-check", (f"{' and '.join(missing)} not available, so compiles run the CPU check "
+                         "(torch.jit.trace) and make no NEFF")
+
+
+def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
+    """Whether torch_neuronx.trace gets cpu_backend=True, and why."""
+    if setting == "on":
+        return True, "cpu_backend on in the spec"
+    if setting == "off":
+        return False, "cpu_backend off in the spec"
+    if facts.devices:
+        return False, f"Neuron device present ({facts.devices[0]})"
+    return True, "no Neuron device under /dev/neuron*: tracing with cpu_backend=True and an explicit --target"
+
+
+def advice(facts: Facts) -> list[str]:
+    """What the workbench will do about each finding, as sentences."""
+    out = []
+    backend, why = choose_backend("auto", facts)
+    out.append(f"Compiles use the {backend} backend: {why}.")
+    if backend == "neuron":
+        cpu, why_cpu = use_cpu_backend("auto", facts)
+        out.append(f"{'Tracing with cpu_backend=True' if cpu else 'Tracing on the device'}: {why_cpu}; "
+                   f"{'device verification is skipped' if cpu else 'outputs are verified on the device'}.")
+    else:
+        out.append("To make NEFFs, install torch-neuronx and neuronx-cc from AWS's package index "
+                   "(see the README's Neuron section).")
+    if not facts.display:
+        out.append("No display: the window cannot open here; `neffbench preview` renders plots to PNG instead.")
+    if not facts.pyside6.found or not facts.pyqtgraph.found:
+        out.append("The window needs PySide6-Essentials and pyqtgraph: run `make run` to install them.")
+    return out
