@@ -116,6 +116,8 @@ def frequencies(rotary_dim: int, max_pos: int, base: float, rope_scaling: dict[s
     if rope_type == "dynamic":
         # vLLM's DynamicNTKScalingRotaryEmbedding: the table covers original * factor positions and
         # the base is stretched once for that length (HF's formula with seq_len = table length).
+        if rotary_dim <= 2:
+            raise ValueError("dynamic scaling needs rotary_dim above 2 (its exponent is dim / (dim - 2))")
         original = int(scaling.get("original_max_position_embeddings") or max(1, round(max_pos / factor)))
         seq_len = max(max_pos, original)
         ntk_base = base * ((factor * seq_len / original) - (factor - 1)) ** (rotary_dim / (rotary_dim - 2))

@@ -147,6 +147,9 @@ def _rope_rules(spec: CompileSpec, problems: list[Problem]) -> None:
     if is_active(spec, "rope", "original_max_position_embeddings") and r.original_max_position_embeddings < 1:
         problems.append(_error("rope.original_max_position_embeddings",
                                f"Original max positions must be at least 1; got {r.original_max_position_embeddings}."))
+    if r.rope_type == "dynamic" and spec.model.effective_rotary_dim == 2:
+        problems.append(_error("rope.rope_type", "Dynamic NTK scaling needs a rotary dim above 2: its base is raised "
+                                                 "to dim / (dim - 2)."))
     if r.rope_type == "llama3":
         for name in ("low_freq_factor", "high_freq_factor"):
             if not getattr(r, name) > 0:

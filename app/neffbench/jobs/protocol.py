@@ -1,0 +1,103 @@
+"""The worker's line protocol: plain lines are log text, lines starting with EVENT_PREFIX carry one JSON event.
+
+The worker (``python -m neffbench.worker JOB_DIR``) writes UTF-8 lines to its stdout, with stderr
+merged into the same pipe, and the compiler it spawns inherits both. Lines the worker copies from
+``log-neuron-cc.txt`` as the compiler writes it start with LOGFILE_PREFIX. The parent splits the byte
+stream into lines with :class:`LineSplitter` (a multibyte character split across reads is held
+back until its last byte arrives) and tells events from log text with :func:`parse_event`.
+
+Events passed to ``on_event`` are dicts with a ``type``; every event the runner forwards also
+carries ``job_id`` and ``num_tokens``. ``t`` is a Unix time in seconds.
+
+From the worker:
+
+- ``{"type": "stage", "stage": "inputs"|"reference"|"tracing"|"compiling"|"saving"|"verifying"|"done", "t": ...}``
+  (``compiling`` appears only with the neuron backend, when the compiler starts).
+- ``{"type": "backend", "backend": "neuron"|"cpu-check", "reason": "...", "makes_neff": bool,
+  "cpu_backend": bool|None, "cpu_backend_reason": str|None}``
+- ``{"type": "versions", "python": ..., "torch": ..., "torch_neuronx": ..., "neuronx_cc": ...}``
+- ``{"type": "compiler_command", "requested": [...], "workdir": "compiler"}``: the ``compiler_args``
+  handed to ``torch_neuronx.trace``.
+- ``{"type": "metric", "name": "trace_s", "value": 1.2, "unit": "s"}``
+- ``{"type": "warning", "message": "..."}`` (tracer warnings and the like)
+- ``{"type": "numerics", ...}``: see :mod:`neffbench.jobs.verify`.
+- ``{"type": "outcome", "outcome": "succeeded"|"failed", "reason": str|None}``: the worker's own verdict.
+
+Derived by the parent from compiler log lines (:mod:`neffbench.jobs.compilerlog`):
+
+- ``{"type": "pipeline", "passes": ["Frontend", ...]}``
+- ``{"type": "pass", "name": "Frontend", "path": "root/Frontend", "state": "started"|"finished",
+  "duration_s": float|None, "t": ...}``
+- ``{"type": "compiler_error", "code": "NLA001"|None, "message": "...", "line": "..."}`` (first per code)
+- ``{"type": "compiler_status", "status": "PASS"|"FAIL"}``
+
+From the parent itself:
+
+- ``{"type": "started", "job_dir": "...", "pid": worker pid}``
+- ``{"type": "finished", "outcome": "succeeded"|"failed"|"cancelled", "reason": str|None,
+  "exit_code": int|None, "job_dir": "..."}``: always the last event of a job, and authoritative.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import time
+from typing import Any
+
+# Chosen so that no compiler or Python output plausibly starts with them.
+EVENT_PREFIX = "@@neffbench-event@@ "
+# Marks a line the worker copied from log-neuron-cc.txt. The compiler also prints records to stdout
+# (at --verbose info, the same text), so the parent needs to know a line's source to drop exactly
+# one copy of each record; it strips the marker before the line reaches job.log or on_line.
+LOGFILE_PREFIX = "@@neffbench-cclog@@ "
+STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
+
+
+def encode_event(event: dict[str, Any]) -> str:
+    """One protocol line (with its newline); non-JSON values are turned into strings."""
+    return EVENT_PREFIX + json.dumps(event, separators=(",", ":"), default=str, ensure_ascii=False) + "\n"
+
+
+def stage_event(stage: str) -> dict[str, Any]:
+    return {"type": "stage", "stage": stage, "t": time.time()}
+
+
+def encode_logfile_line(line: str) -> str:
+    return LOGFILE_PREFIX + line + "\n"
+
+
+def parse_event(line: str) -> dict[str, Any] | None:
+    """The event a line carries, or None for log text (a malformed event line is log text too)."""
+    if not line.startswith(EVENT_PREFIX):
+        return None
+    try:
+        event = json.loads(line[len(EVENT_PREFIX):])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        return None
+    return event
+
+
+class LineSplitter:
+    """Turns a byte stream into complete text lines, decoding UTF-8 incrementally.
+
+    Invalid bytes become U+FFFD rather than an exception: a log must never stop streaming
+    because a tool printed something odd. ``\\r\\n`` and lone ``\\r`` before ``\\n`` are stripped.
+    """
+
+    def __init__(self, encoding: str = "utf-8"):
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._pending = ""
+
+    def feed(self, data: bytes) -> list[str]:
+        text = self._pending + self._decoder.decode(data)
+        *lines, self._pending = text.split("\n")
+        return [line.rstrip("\r") for line in lines]
+
+    def flush(self) -> list[str]:
+        """Whatever is left at end of stream, as a last line."""
+        text = self._pending + self._decoder.decode(b"", final=True)
+        self._pending = ""
+        return [text.rstrip("\r")] if text else []
