@@ -14,7 +14,6 @@ from neffbench.neff.reader import DEFAULT_LIMITS, Limits, NeffError, NeffInfo, r
 
 JOB_FILE = "job.json"
 _MAX_JOB_BYTES = 4 << 20
-OUTCOMES = ("running", "succeeded", "failed", "cancelled", "interrupted")
 
 
 class JobRecordError(Exception):

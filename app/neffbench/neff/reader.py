@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import math
@@ -35,12 +34,12 @@ ITEMSIZE = {
 class NeffError(Exception):
     """A file that is not a readable NEFF; the message is one sentence saying what and where."""
 
-    def __init__(self, reason: str, *, path: str | None = None, internal: bool = False):
+    def __init__(self, reason: str, path: str | None = None, internal: bool = False):
         self.reason = reason
         self.path = path
         # True only when the reader itself failed (a bug); the fuzz tests check it never happens.
         self.internal = internal
-        super().__init__(reason)
+        super().__init__(reason, path, internal)  # all three in args, so the error pickles (worker processes)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}" if self.path else self.reason
@@ -184,8 +183,7 @@ def read_neff(path: str | os.PathLike[str], *, header_only: bool = False, limits
                 return NeffInfo(path=where, size=size, header=header, header_only=True)
             return _read_payload(f, where, size, head, header, limits)
     except NeffError as exc:
-        exc.path = where
-        raise
+        raise NeffError(exc.reason, where, exc.internal) from None
     except OSError as exc:
         raise NeffError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
     except Exception as exc:  # a reader bug; still reported the one documented way
@@ -245,12 +243,54 @@ class _Raw:
             pass
 
 
+class _Gunzip:
+    """Gzip members (and the zero padding tar writers put after them) unpacked a bounded piece at a time.
+
+    Not ``gzip.GzipFile``: that one reads trailing padding a byte per call, which is most of the time on real NEFFs.
+    """
+
+    def __init__(self, raw: _Raw):
+        self.raw = raw
+        self.unzip: Any = zlib.decompressobj(31)  # gzip wrapper: zlib checks the CRC and length trailer
+        self.pending = b""
+        self.buf = b""
+        self.off = 0
+
+    def read(self, n: int) -> bytes:
+        if self.off >= len(self.buf):
+            self.buf, self.off = self._unpack(n), 0
+        data = self.buf[self.off:self.off + n]
+        self.off += len(data)
+        return data
+
+    def _unpack(self, want: int) -> bytes:
+        while True:
+            if self.unzip is None:  # between members: skip zero padding, else another member must start
+                data = self.pending or self.raw.read(_CHUNK)
+                self.pending = b""
+                if not data:
+                    return b""
+                data = data.lstrip(b"\0")
+                if not data:
+                    continue
+                self.unzip = zlib.decompressobj(31)
+            else:
+                data = self.unzip.unconsumed_tail or self.raw.read(_CHUNK)
+                if not data:
+                    raise NeffError(f"the gzip stream ends early at file offset {self.raw.pos}: the file is truncated")
+            out = self.unzip.decompress(data, max(want, 1 << 16))  # bounded output: a bomb never fills memory
+            if self.unzip.eof:
+                self.pending, self.unzip = self.unzip.unused_data, None
+            if out:
+                return out
+
+
 class _Payload:
     """The tar stream (unpacked when gzipped); ``pos`` counts tar bytes, which the limits cap."""
 
     def __init__(self, raw: _Raw, gzipped: bool, limits: Limits):
         self.raw, self.gzipped = raw, gzipped
-        self.src: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw  # type: ignore[arg-type]
+        self.src: _Gunzip | _Raw = _Gunzip(raw) if gzipped else raw
         self.pos = 0
         self.cap = limits.payload_cap(raw.size - HEADER_SIZE, gzipped)
 
@@ -268,9 +308,7 @@ class _Payload:
                     break
                 parts.append(data)
                 want -= len(data)
-        except EOFError:
-            raise NeffError(f"the gzip stream ends early near file offset {self.raw.pos}: the file is truncated") from None
-        except (OSError, zlib.error) as exc:
+        except zlib.error as exc:
             raise NeffError(f"corrupt gzip data near file offset {self.raw.pos}: {exc}") from None
         data = parts[0] if len(parts) == 1 else b"".join(parts)
         self.pos += len(data)
@@ -314,10 +352,15 @@ def _number(raw: bytes, what: str, offset: int) -> int:
 
 
 def _checksum_ok(block: bytes, offset: int) -> bool:
-    stored = _number(block[148:156], "checksum", offset)
-    unsigned = sum(block[:148]) + 256 + sum(block[156:])  # the checksum field counts as eight spaces
-    signed = unsigned - 256 * sum(1 for b in block[:148] + block[156:] if b > 127)
-    return stored in (unsigned, signed)
+    try:
+        stored = _number(block[148:156], "checksum", offset)
+    except NeffError:
+        return False
+    unsigned = sum(block) - sum(block[148:156]) + 256  # the checksum field counts as eight spaces
+    if stored == unsigned:
+        return True
+    # Some old tars summed signed bytes.
+    return stored == unsigned - 256 * sum(1 for b in block if b > 127) + 256 * sum(1 for b in block[148:156] if b > 127)
 
 
 def _parse_pax(data: bytes, offset: int) -> dict[str, str]:

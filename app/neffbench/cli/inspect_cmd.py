@@ -1,0 +1,190 @@
+"""``neffbench inspect``, ``list`` and ``diff``: what a NEFF is, which NEFFs a workdir holds, and how two differ."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("inspect", help="show what a NEFF file says about itself (no Neuron tools needed)",
+                       description="Read a NEFF's header and payload: name, compiler version, target, LNC, inputs "
+                       "and outputs, size and sha256. Exit 0, or 1 with the reason when the file is not a good NEFF.")
+    p.add_argument("file", metavar="FILE.neff")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
+    p.add_argument("--members", action="store_true", help="also list the payload members and their sizes")
+    p.set_defaults(func=run_inspect)
+
+    p = sub.add_parser("list", help="list every NEFF below a directory, newest first, with the job that built it",
+                       description="Find every *.neff below DIR and show one row each: path, size, modified time, "
+                       "name, inputs -> outputs, the job outcome when a job.json is above it, and why a file "
+                       "could not be read.")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--json", action="store_true", help="print a JSON array of records instead of the table")
+    p.add_argument("--header-only", action="store_true",
+                   help="read only each file's 1024-byte header (fast; no inputs/outputs or sha256)")
+    p.set_defaults(func=run_list)
+
+    p = sub.add_parser("diff", help="show what differs between two NEFFs and the jobs that built them",
+                       description="Compare two NEFFs: header fields, compiler version, input/output signatures, "
+                       "member sizes and, when both have a job.json above them, the specs and compiler commands. "
+                       "Exit 0 (whether or not they differ), or 1 when a file cannot be read.")
+    p.add_argument("a", metavar="A.neff")
+    p.add_argument("b", metavar="B.neff")
+    p.add_argument("--json", action="store_true", help="print a JSON object with a list of differences")
+    p.set_defaults(func=run_diff)
+
+
+# --- formatting ---------------------------------------------------------------------------------------------
+
+
+def _table(headers: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [headers, *rows]]
+
+
+def _shape(shape: Any) -> str:
+    return "?" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _num(n: int | None) -> str:
+    return "?" if n is None else f"{n:,}"
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "(none)"
+    if isinstance(v, (list, dict, tuple)):
+        return json.dumps(v, separators=(",", ":"))
+    return str(v)
+
+
+def _print_json(doc: Any) -> None:
+    json.dump(doc, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+# --- inspect ------------------------------------------------------------------------------------------------
+
+
+def inspect_lines(info: Any, *, members: bool = False) -> list[str]:
+    """The readable summary of a ``NeffInfo``, one line per item."""
+    h = info.header
+    subgraphs = ", ".join(info.subgraphs) or "none listed"
+    compiler = info.compiler_version or "unknown"
+    if info.tool_version and info.tool_version != info.compiler_version:
+        compiler += f" (tool_version {info.tool_version})"
+    lines = [
+        info.path,
+        *_table(["name", h.name or "(empty)"], [
+            ["compiler", compiler],
+            ["target", f"{info.target or 'unknown'} (kelf {info.kelf_version or '?'}), subgraphs: {subgraphs}"],
+            ["LNC", str(h.lnc_size)],
+            ["NEFF", f"version {h.neff_version[0]}.{h.neff_version[1]}, pkg_version {h.pkg_version}, "
+                     f"num_tpb {h.num_tpb}, build {h.build_version or '-'}"],
+            ["uuid", h.uuid],
+            ["features", f"{h.feature_bits:#x} (bits {', '.join(map(str, h.feature_bits_set)) or 'none'})"],
+            ["size", f"{info.size:,} bytes ({'gzip' if info.compressed else 'uncompressed'} payload, "
+                     f"{info.payload_size:,} bytes of tar, {info.member_count} members)"],
+            ["constants", f"{info.constants_count} inlined, {info.constants_bytes:,} bytes"],
+            ["sha256", info.sha256],
+        ]),
+    ]
+    for side, tensors in (("inputs", info.inputs), ("outputs", info.outputs)):
+        source = info.io_source.get(side)
+        lines.append(f"{side} (from {source})" if source else f"{side}: none found")
+        if tensors:
+            lines += _table(["name", "dtype", "shape", "bytes"],
+                            [[t.name, t.dtype or "?", _shape(t.shape), _num(t.nbytes)] for t in tensors])
+    lines += [f"warning: {w}" for w in info.warnings]
+    if members:
+        lines.append(f"members ({info.member_count})")
+        lines += _table(["name", "size", "type"], [[m.name, f"{m.size:,}", m.type] for m in info.members])
+    return lines
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    from neffbench.neff import NeffError, read_neff
+
+    try:
+        info = read_neff(args.file)
+    except NeffError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.json:
+        _print_json(info.to_dict(members=args.members))
+    else:
+        print("\n".join(inspect_lines(info, members=args.members)))
+    return 0
+
+
+# --- list ---------------------------------------------------------------------------------------------------
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from neffbench.neff import scan_workdir
+
+    try:
+        records = scan_workdir(args.dir, header_only=args.header_only)
+    except OSError as exc:
+        print(f"neffbench list: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        _print_json([r.to_dict() for r in records])
+        return 0
+    if not records:
+        print(f"no NEFF files below {args.dir}")
+        return 0
+    rows = []
+    for r in records:
+        job = (r.job.outcome or "?") if r.job else ("job.json unreadable" if r.job_error else "-")
+        problem = r.error or r.job_error or "; ".join(r.warnings)
+        info = r.info
+        rows.append([r.rel_path, f"{r.size:,}", r.modified, info.header.name if info else "?",
+                     (info.io_summary() or "-") if info else "-", job, problem])
+    print("\n".join(_table(["path", "size", "modified", "name", "inputs -> outputs", "job", "problem"], rows,
+                           indent="")))
+    unreadable = sum(1 for r in records if r.error)
+    print(f"{len(records)} NEFF file(s)" + (f", {unreadable} unreadable" if unreadable else ""))
+    return 0
+
+
+# --- diff ---------------------------------------------------------------------------------------------------
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from neffbench.neff import JobRecordError, NeffError, diff_neffs, find_job, read_job, read_neff
+
+    try:
+        info_a, info_b = read_neff(args.a), read_neff(args.b)
+    except NeffError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    jobs = []
+    for path in (args.a, args.b):
+        job_path = find_job(path)
+        try:
+            jobs.append(read_job(job_path) if job_path else None)
+        except JobRecordError as exc:
+            print(f"warning: {exc}", file=sys.stderr)
+            jobs.append(None)
+    diffs = diff_neffs(info_a, info_b, job_a=jobs[0], job_b=jobs[1])
+    if args.json:
+        _print_json({"a": args.a, "b": args.b, "job_a": jobs[0].path if jobs[0] else None,
+                     "job_b": jobs[1].path if jobs[1] else None, "differences": [d.to_dict() for d in diffs]})
+        return 0
+    print(f"A: {args.a}" + (f"  (job {jobs[0].path})" if jobs[0] else ""))
+    print(f"B: {args.b}" + (f"  (job {jobs[1].path})" if jobs[1] else ""))
+    if not diffs:
+        print("no differences")
+        return 0
+    sections: dict[str, list[Any]] = {}
+    for d in diffs:
+        sections.setdefault(d.section, []).append(d)
+    for section, items in sections.items():
+        print(f"[{section}]")
+        print("\n".join(_table(["field", "A", "B"], [[d.key, _value(d.a), _value(d.b)] for d in items])))
+    print(f"{len(diffs)} difference(s)")
+    return 0
