@@ -7,16 +7,22 @@ import importlib
 import sys
 
 # Each module defines ``register(subparsers)``, which adds its subcommand(s) and sets ``func``
-# (taking the parsed args, returning the exit code). Modules import heavy libraries lazily so
-# that ``neffbench --help`` stays instant.
-COMMAND_MODULES = (
-    "neffbench.cli.check_cmd",
-    "neffbench.cli.preset_cmd",
-    "neffbench.cli.doctor_cmd",
-)
+# (taking the parsed args, returning the exit code). Only the module of the command being run is
+# imported, and modules import heavy libraries lazily, so a compile's parent process starts fast.
+COMMANDS = {
+    "compile": "neffbench.cli.compile_cmd",
+    "check": "neffbench.cli.check_cmd",
+    "preview": "neffbench.cli.preview_cmd",
+    "inspect": "neffbench.cli.inspect_cmd",
+    "list": "neffbench.cli.inspect_cmd",
+    "diff": "neffbench.cli.inspect_cmd",
+    "preset": "neffbench.cli.preset_cmd",
+    "doctor": "neffbench.cli.doctor_cmd",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand, or only with ``command``'s module when it is known."""
     parser = argparse.ArgumentParser(
         prog="neffbench",
         description="NEFF Workbench: compile PyTorch functions into AWS Neuron NEFF executables. "
@@ -26,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"neffbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in modules:
         importlib.import_module(name).register(sub)
     return parser
 
@@ -35,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if not args_list:
         return gui_main()
-    parser = build_parser()
+    parser = build_parser(args_list[0])
     args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -38,12 +38,13 @@ _COMMAND_RE = re.compile(
     r"(?:command line|compiler command|call compiler with cmd|running command)\s*:?\s*['\"]?(?P<cmd>\S*neuronx-cc\s+compile\b[^'\"]*)",
     re.IGNORECASE,
 )
+_VERSION_RE = re.compile(r"NeuronX Compiler version (?P<version>\S+)")
 _PY_EXCEPTION_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): (?P<message>.*)$")
 
 EXIT_CODES = {
-    -9: "killed by SIGKILL, most often the out-of-memory killer (the host ran out of memory)",
-    -6: "aborted (SIGABRT): the compiler hit an internal assertion",
-    -11: "segmentation fault (SIGSEGV): the compiler crashed",
+    -9: "killed by SIGKILL, most often by the out-of-memory killer (the host ran out of memory)",
+    -6: "aborted (SIGABRT), usually a failed internal assertion",
+    -11: "segmentation fault (SIGSEGV): a crash",
     -15: "terminated (SIGTERM)",
     1: "the compiler reported an error",
 }
@@ -151,6 +152,20 @@ def dropped_options(requested: list[str] | None, actual: list[str] | None) -> li
     return dropped
 
 
+def pass_path(logger: str | None, name: str) -> str:
+    """Where a pass sits, the same for its start and end lines.
+
+    The compiler logs a pass under its own logger (``sg0000/Tensorizer/BirCodeGenLoop``) or its
+    parent's, and sometimes repeats the name (``root/Tensorizer/Tensorizer``).
+    """
+    parts = [p for p in (logger or "").split("/") if p]
+    if not parts or parts[-1] != name:
+        parts.append(name)
+    while len(parts) > 1 and parts[-2] == parts[-1]:
+        parts.pop()
+    return "/".join(parts)
+
+
 @dataclass
 class PassTiming:
     name: str
@@ -192,7 +207,9 @@ class CompilerLog:
         self.codes: list[str] = []
         self.first_error: FirstError | None = None
         self.command: list[str] | None = None
+        self.compiler_version: str | None = None
         self.lines = 0
+        self.last_was_record = False
         self.duplicates_dropped = 0
         self._recent: deque[str] = deque(maxlen=CONTEXT_LINES)
         # Per record text: copies seen on stdout minus copies seen in the log file.
@@ -210,6 +227,7 @@ class CompilerLog:
 
     def feed(self, line: str, *, from_logfile: bool = False) -> tuple[bool, list[dict[str, Any]]]:
         rec = parse_line(line)
+        self.last_was_record = rec.is_record
         if rec.is_record and self._is_duplicate(line, from_logfile):
             self.duplicates_dropped += 1
             return False, []
@@ -231,17 +249,20 @@ class CompilerLog:
                 events.append({"type": "pipeline", "passes": list(self.pipeline)})
             m = _PASS_START_RE.match(msg)
             if m:
-                key = rec.logger or m.group("name")
-                self.passes.setdefault(key, PassTiming(m.group("name"), rec.logger)).started = rec.timestamp
-                events.append({"type": "pass", "name": m.group("name"), "path": rec.logger, "state": "started",
+                path = pass_path(rec.logger, m.group("name"))
+                self.passes.setdefault(path, PassTiming(m.group("name"), path)).started = rec.timestamp
+                events.append({"type": "pass", "name": m.group("name"), "path": path, "state": "started",
                                "duration_s": None, "t": rec.timestamp})
             m = _PASS_END_RE.match(msg)
             if m:
-                key = rec.logger or m.group("name")
-                timing = self.passes.setdefault(key, PassTiming(m.group("name"), rec.logger))
+                path = pass_path(rec.logger, m.group("name"))
+                timing = self.passes.setdefault(path, PassTiming(m.group("name"), path))
                 timing.duration_s = float(m.group("seconds"))
-                events.append({"type": "pass", "name": m.group("name"), "path": rec.logger, "state": "finished",
+                events.append({"type": "pass", "name": m.group("name"), "path": path, "state": "finished",
                                "duration_s": timing.duration_s, "t": rec.timestamp})
+            m = _VERSION_RE.search(msg)
+            if m and self.compiler_version is None:
+                self.compiler_version = m.group("version")
         m = _STATUS_RE.search(msg)
         if m and self.status is None:
             self.status = m.group("status")
@@ -286,6 +307,7 @@ class CompilerLog:
             "error_codes": list(self.codes),
             "first_error": self.first_error.to_dict() if self.first_error else None,
             "command_from_log": self.command,
+            "version_from_log": self.compiler_version,
             "lines": self.lines,
             "duplicate_records_dropped": self.duplicates_dropped,
         }

@@ -12,12 +12,13 @@ carries ``job_id`` and ``num_tokens``. ``t`` is a Unix time in seconds.
 From the worker:
 
 - ``{"type": "stage", "stage": "inputs"|"reference"|"tracing"|"compiling"|"saving"|"verifying"|"done", "t": ...}``
-  (``compiling`` appears only with the neuron backend, when the compiler starts).
+  (``compiling`` appears only with the neuron backend, when the compiler starts; the parent enters it
+  itself, with ``"source": "compiler output"``, when the compiler's first log record arrives sooner).
 - ``{"type": "backend", "backend": "neuron"|"cpu-check", "reason": "...", "makes_neff": bool,
   "cpu_backend": bool|None, "cpu_backend_reason": str|None}``
 - ``{"type": "versions", "python": ..., "torch": ..., "torch_neuronx": ..., "neuronx_cc": ...}``
-- ``{"type": "compiler_command", "requested": [...], "workdir": "compiler"}``: the ``compiler_args``
-  handed to ``torch_neuronx.trace``.
+- ``{"type": "compiler_command", "requested": [...], "requested_args": [...]}``: the neuronx-cc argv
+  torch_neuronx.trace is expected to run, and the ``compiler_args`` handed to it.
 - ``{"type": "metric", "name": "trace_s", "value": 1.2, "unit": "s"}``
 - ``{"type": "warning", "message": "..."}`` (tracer warnings and the like)
 - ``{"type": "numerics", ...}``: see :mod:`neffbench.jobs.verify`.
@@ -34,8 +35,9 @@ Derived by the parent from compiler log lines (:mod:`neffbench.jobs.compilerlog`
 From the parent itself:
 
 - ``{"type": "started", "job_dir": "...", "pid": worker pid}``
-- ``{"type": "finished", "outcome": "succeeded"|"failed"|"cancelled", "reason": str|None,
-  "exit_code": int|None, "job_dir": "..."}``: always the last event of a job, and authoritative.
+- ``{"type": "finished", "outcome": "succeeded"|"failed"|"cancelled"|"interrupted", "reason": str|None,
+  "exit_code": int|None, "job_dir": "...", "backend": ..., "makes_neff": bool|None, "neffs": [...],
+  "neff_note": str|None}``: always the last event of a job, and authoritative (job.json holds the rest).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ EVENT_PREFIX = "@@neffbench-event@@ "
 # (at --verbose info, the same text), so the parent needs to know a line's source to drop exactly
 # one copy of each record; it strips the marker before the line reaches job.log or on_line.
 LOGFILE_PREFIX = "@@neffbench-cclog@@ "
+BACKENDS = ("auto", "neuron", "cpu-check")
 STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
 
 

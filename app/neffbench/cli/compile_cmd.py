@@ -1,0 +1,171 @@
+"""``neffbench compile``: run one job per bucket, stream the log, end with a summary (or the job.json records)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from neffbench.cli.spec_args import add_spec_arguments, print_problems, spec_from_args
+from neffbench.spec import SpecError, validate
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
+_TICK_S = 0.5
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compile", help="compile a spec into NEFFs (one job per bucket) and record each job",
+        description="Compile SPEC (a file or preset) into one NEFF per num_tokens bucket. Each job gets its own "
+        "directory under the workdir with spec.toml, job.log, job.json, model.pt, reproduce.py and the NEFFs. "
+        "Exit 0 when every job succeeds, 1 when one fails, 130 when cancelled (Ctrl-C), 2 for an invalid spec.")
+    add_spec_arguments(p)
+    p.add_argument("--backend", choices=("auto", "neuron", "cpu-check"), default="auto",
+                   help="neuron: torch_neuronx.trace + neuronx-cc; cpu-check: torch.jit.trace on CPU, makes no "
+                   "NEFF; auto (default): neuron when the toolchain is installed, else cpu-check")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="buckets compiled at once (default 1)")
+    p.add_argument("--json", action="store_true", help="print the final job.json records (a JSON list) instead of "
+                   "a summary; the log goes to stderr")
+    p.set_defaults(func=run)
+
+
+class Progress:
+    """A status line under the streaming log when the output is a terminal: stage and elapsed time per job."""
+
+    def __init__(self, out: TextIO):
+        self._out = out
+        self._lock = threading.Lock()
+        self._jobs: dict[str, tuple[int | None, str, float]] = {}
+        self._shown = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name="neffbench-progress", daemon=True)
+        self._thread.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(_TICK_S):
+            with self._lock:
+                self._draw()
+
+    def _draw(self) -> None:
+        now = time.monotonic()
+        parts = [f"[{n} tok] {stage} {now - t0:.1f}s" if n is not None else f"{stage} {now - t0:.1f}s"
+                 for n, stage, t0 in self._jobs.values()]
+        self._out.write("\r\033[K" + ("  ".join(parts) if parts else ""))
+        self._out.flush()
+        self._shown = bool(parts)
+
+    def line(self, text: str) -> None:
+        with self._lock:
+            if self._shown:
+                self._out.write("\r\033[K")
+            self._out.write(text + "\n")
+            self._draw()
+
+    def event(self, ev: dict[str, Any]) -> None:
+        with self._lock:
+            key = ev.get("job_id") or "?"
+            if ev["type"] == "started":
+                self._jobs[key] = (ev.get("num_tokens"), "starting", time.monotonic())
+            elif ev["type"] == "stage" and key in self._jobs:
+                n, _, t0 = self._jobs[key]
+                self._jobs[key] = (n, ev.get("stage", "?"), t0)
+            elif ev["type"] == "finished":
+                self._jobs.pop(key, None)
+            self._draw()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        with self._lock:
+            if self._shown:
+                self._out.write("\r\033[K")
+                self._out.flush()
+
+
+def _plain_writer(out: TextIO):
+    lock = threading.Lock()
+
+    def write(text: str) -> None:
+        with lock:
+            out.write(text + "\n")
+            out.flush()
+
+    return write
+
+
+def run(args: argparse.Namespace) -> int:
+    from neffbench.jobs import run_buckets
+    from neffbench.jobs.summary import bucket_table, summary_lines
+
+    try:
+        spec = spec_from_args(args)
+    except SpecError as exc:
+        print_problems(exc.problems, file=sys.stderr)
+        return EXIT_INVALID
+    problems = validate(spec)
+    print_problems(problems, file=sys.stderr)
+    if any(p.severity == "error" for p in problems):
+        print(f"{args.spec}: invalid spec; nothing was started.", file=sys.stderr)
+        return EXIT_INVALID
+    if args.jobs < 1:
+        print("--jobs must be at least 1.", file=sys.stderr)
+        return EXIT_INVALID
+
+    out = sys.stderr if args.json else sys.stdout
+    progress = Progress(out) if out.isatty() else None
+    on_line = progress.line if progress else _plain_writer(out)
+    on_event = progress.event if progress else None
+    cancel = threading.Event()
+    results: list[Any] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            results.extend(run_buckets(spec, backend=args.backend, jobs=args.jobs, on_line=on_line,
+                                       on_event=on_event, cancel_event=cancel))
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
+            failure.append(exc)
+
+    # The jobs run on a thread; Ctrl-C only sets the cancel event, so the jobs end cleanly and their
+    # records are finalised (a KeyboardInterrupt inside Thread.join can also corrupt the thread's state).
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: cancel.set()) if on_main else None
+    worker = threading.Thread(target=work, name="neffbench-compile")
+    worker.start()
+    announced = False
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+            if cancel.is_set() and not announced:
+                announced = True
+                on_line("neffbench: cancelling: SIGTERM to each job's processes, SIGKILL after a grace period")
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous)
+    if progress:
+        progress.close()
+    if failure:
+        raise failure[0]
+
+    records = [r.record for r in results]
+    if args.json:
+        print(json.dumps(records, indent=2, default=str))
+    else:
+        print()
+        for result in results:
+            for line in summary_lines(result.record, str(result.job_dir)):
+                print(line)
+        if len(results) > 1:
+            print()
+            for line in bucket_table(records):
+                print(line)
+    outcomes = {r.outcome for r in results}
+    if "cancelled" in outcomes or cancel.is_set():
+        return EXIT_CANCELLED
+    if outcomes - {"succeeded"}:
+        return EXIT_FAILED
+    return EXIT_OK

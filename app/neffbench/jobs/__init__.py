@@ -1,0 +1,27 @@
+"""The compile pipeline: job records, the worker protocol, the runner that drives the worker, and buckets.
+
+Imports no Qt and no torch (torch is imported by the worker only), so the CLI and the GUI can use it
+freely. Names are loaded on first use so that the worker, which needs only a few submodules, starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "FINAL_OUTCOMES": "records", "NO_NEFF_NOTE": "records", "OUTCOMES": "records", "SCHEMA_VERSION": "records",
+    "mark_interrupted": "records", "read_record": "records",
+    "JobResult": "runner", "JobRunner": "runner", "run_buckets": "runner",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'neffbench.jobs' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"neffbench.jobs.{_EXPORTS[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -1,0 +1,163 @@
+"""The two ways a job traces, both run inside the worker: ``neuron`` (torch_neuronx.trace) and ``cpu-check`` (torch.jit.trace)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+import platform
+import re
+import shutil
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from neffbench.doctor import Component, Facts, choose_backend, neuron_devices, use_cpu_backend
+from neffbench.jobs.protocol import BACKENDS
+from neffbench.spec import CompileSpec
+
+PLATFORM_ENV = "NEURON_PLATFORM_TARGET_OVERRIDE"
+_FAILED_WITH_RE = re.compile(r"neuronx-cc failed with (-?\d+)")
+
+
+class JobFailure(Exception):
+    """A failure with a one-line reason for the record (the traceback goes to the log)."""
+
+
+@dataclass
+class Backend:
+    name: str  # "neuron" or "cpu-check"
+    reason: str
+    cpu_backend: bool | None = None
+    cpu_backend_reason: str | None = None
+    torch_neuronx: ModuleType | None = None
+    neuronx_cc: str | None = None  # path
+
+    @property
+    def makes_neff(self) -> bool:
+        return self.name == "neuron"
+
+
+def _not_probed(name: str) -> Component:
+    return Component(name, False, detail="not probed by the worker")
+
+
+def _facts(torch_neuronx: Component, neuronx_cc: Component, devices: list[str]) -> Facts:
+    """Just enough of the doctor's facts for choose_backend and use_cpu_backend."""
+    return Facts(python=Component("python", True, platform.python_version()), torch=_not_probed("torch"),
+                 pyside6=_not_probed("PySide6"), pyqtgraph=_not_probed("pyqtgraph"), torch_neuronx=torch_neuronx,
+                 neuronx_cc=neuronx_cc, devices=devices)
+
+
+def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
+    try:
+        module = importlib.import_module("torch_neuronx")
+    except Exception as exc:  # noqa: BLE001 - the PyPI placeholder raises ImportError, broken installs anything
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        if "WRONG PACKAGE" in first:
+            first = "the PyPI placeholder is installed (real torch-neuronx comes from AWS's package index)"
+        detail = "not installed" if isinstance(exc, ModuleNotFoundError) and exc.name == "torch_neuronx" else (
+            f"does not import: {type(exc).__name__}: {first}")
+        return None, Component("torch_neuronx", False, detail=detail)
+    return module, Component("torch_neuronx", True, getattr(module, "__version__", "unknown"), "imports")
+
+
+def dist_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def resolve(requested: str, spec: CompileSpec) -> Backend:
+    """Pick the backend; with neuron possible, decide cpu_backend first so the platform override precedes the import."""
+    if requested not in BACKENDS:
+        raise JobFailure(f"unknown backend {requested!r}; expected one of {', '.join(BACKENDS)}")
+    if requested == "cpu-check":
+        name, reason = choose_backend("cpu-check", _facts(_not_probed("torch_neuronx"), _not_probed("neuronx-cc"), []))
+        return Backend(name, reason)
+    devices = neuron_devices()
+    cpu, cpu_reason = use_cpu_backend(spec.compiler.cpu_backend, _facts(_not_probed("torch_neuronx"),
+                                                                        _not_probed("neuronx-cc"), devices))
+    previous = os.environ.get(PLATFORM_ENV)
+    if cpu:
+        os.environ[PLATFORM_ENV] = spec.compiler.target
+    module, tnx = _import_torch_neuronx()
+    cc_path = shutil.which("neuronx-cc")
+    cc = Component("neuronx-cc", cc_path is not None, dist_version("neuronx-cc"), cc_path or "not on PATH")
+    facts = _facts(tnx, cc, devices)
+    if requested == "neuron" and not facts.neuron_toolchain:
+        problems = [f"{c.name}: {c.detail}" for c in (tnx, cc) if not c.found]
+        raise JobFailure(f"the neuron backend was requested but {'; '.join(problems)}")
+    name, reason = choose_backend(requested, facts)
+    if name != "neuron":
+        if cpu:  # the override was only for torch_neuronx, which will not be used
+            _restore_env(previous)
+        return Backend(name, reason)
+    if cpu and previous and previous != spec.compiler.target:
+        reason += f"; {PLATFORM_ENV} was {previous}, set to the spec's target {spec.compiler.target}"
+    return Backend(name, reason, cpu, cpu_reason, module, cc_path)
+
+
+def _restore_env(previous: str | None) -> None:
+    if previous is None:
+        os.environ.pop(PLATFORM_ENV, None)
+    else:
+        os.environ[PLATFORM_ENV] = previous
+
+
+def versions(backend: Backend) -> dict[str, Any]:
+    import torch
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torch_neuronx": getattr(backend.torch_neuronx, "__version__", None) if backend.torch_neuronx else None,
+        "neuronx_cc": dist_version("neuronx-cc") if backend.name == "neuron" else None,
+    }
+
+
+def _quiet_jit_deprecation() -> None:
+    # torch >= 2.10 marks torch.jit.trace/save deprecated; torch_neuronx.trace is built on them, so
+    # the warning says nothing actionable about this job.
+    warnings.filterwarnings("ignore", message=r"`torch\.jit\..*is deprecated", category=DeprecationWarning)
+
+
+def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str]]:
+    """torch.jit.trace as torch_neuronx.trace's last step runs it (strict=False); returns the tracer's warnings too."""
+    import torch
+
+    _quiet_jit_deprecation()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", torch.jit.TracerWarning)
+        traced = torch.jit.trace(module, inputs, strict=False, check_trace=False)
+    messages = []
+    for w in caught:
+        if issubclass(w.category, torch.jit.TracerWarning):
+            messages.append(f"TracerWarning: {w.message}")
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return traced, messages
+
+
+def neuron_trace(backend: Backend, module: Any, inputs: tuple[Any, ...], compiler_dir: Path,
+                 args: list[str]) -> Any:
+    """torch_neuronx.trace into the job's compiler workdir; a compiler failure becomes a JobFailure with its exit code."""
+    _quiet_jit_deprecation()
+    if not shutil.which("neuronx-cc"):
+        raise JobFailure("neuronx-cc is not on PATH")
+    kwargs: dict[str, Any] = {"compiler_workdir": str(compiler_dir), "compiler_args": list(args)}
+    if backend.cpu_backend:
+        kwargs["cpu_backend"] = True
+    try:
+        return backend.torch_neuronx.trace(module, inputs, **kwargs)
+    except RuntimeError as exc:
+        m = _FAILED_WITH_RE.search(str(exc))
+        if not m:
+            raise
+        from neffbench.jobs.compilerlog import explain_exit_code
+
+        code = int(m.group(1))
+        raise JobFailure(f"neuronx-cc failed with {code}: {explain_exit_code(code)}") from exc

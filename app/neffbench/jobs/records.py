@@ -1,0 +1,229 @@
+"""Job records: one directory per compile, and its ``job.json`` written atomically at every change.
+
+A job directory ``<workdir>/<name>-<UTC timestamp>-<spec hash 8>/`` holds ``spec.toml``, ``job.json``,
+``job.log`` (the merged log as it streamed), ``events.jsonl`` (every protocol event), ``reproduce.py``,
+``model.pt`` and ``compiler/`` (the compiler workdir with the HLO, its log and the NEFFs). Only the
+parent process (the runner) writes ``job.json``, so there is never a second writer to race.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import logging
+import os
+import platform
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from neffbench.spec import CompileSpec, spec_hash, to_dict
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+RECORD_NAME = "job.json"
+OUTCOMES = ("running", "succeeded", "failed", "cancelled", "interrupted")
+FINAL_OUTCOMES = OUTCOMES[1:]
+NO_NEFF_NOTE = "no NEFF (cpu-check)"
+
+
+def utc_now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def iso(when: _dt.datetime | None = None) -> str:
+    """ISO 8601 UTC with milliseconds and a Z, as the compiler writes its own timestamps."""
+    return (when or utc_now()).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def job_dir_name(spec: CompileSpec, when: _dt.datetime | None = None) -> str:
+    return f"{spec.name}-{(when or utc_now()).strftime('%Y%m%dT%H%M%SZ')}-{spec_hash(spec)[:8]}"
+
+
+def create_job_dir(workdir: str | Path, spec: CompileSpec, when: _dt.datetime | None = None) -> Path:
+    """A new, empty job directory; ``mkdir`` is the lock, so two compiles never share one."""
+    root = Path(workdir)
+    root.mkdir(parents=True, exist_ok=True)
+    base = job_dir_name(spec, when)
+    for n in range(1000):
+        path = root / (base if n == 0 else f"{base}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"could not create a fresh job directory for {base} in {root}")
+
+
+def process_start_time(pid: int) -> str | None:
+    """The kernel's start time of a process (Linux), to tell it from a later process given the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after its closing one.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def process_alive(pid: int | None, start_time: str | None = None) -> bool:
+    """Whether ``pid`` still names the same running process (zombies count as ended)."""
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+        if state == "Z":
+            return False
+    except (OSError, IndexError):
+        pass
+    now = process_start_time(pid)
+    return start_time is None or now is None or now == start_time
+
+
+def new_record(spec: CompileSpec, job_dir: Path, *, backend_requested: str, timeout: float | None,
+               argv: list[str] | None = None) -> dict[str, Any]:
+    """The record of a job that is about to start (outcome ``running``)."""
+    known = backend_requested if backend_requested in ("neuron", "cpu-check") else None
+    pid = os.getpid()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "job_id": job_dir.name,
+        "name": spec.name,
+        "num_tokens": spec.inputs.num_tokens[0],
+        "spec": to_dict(spec),
+        "spec_hash": spec_hash(spec),
+        "backend_requested": backend_requested,
+        "backend": known,
+        "backend_reason": f"{known} requested" if known else None,
+        "makes_neff": None if known is None else known == "neuron",
+        "cpu_backend": None,
+        "cpu_backend_reason": None,
+        "outcome": "running",
+        "reason": None,
+        "created": iso(),
+        "finished": None,
+        "duration_s": None,
+        "stage": None,
+        "stages": {},
+        "timeout_s": timeout,
+        "compiler_command": {"requested": None, "requested_args": None, "actual": None, "actual_source": None,
+                             "dropped": []},
+        "compiler": None,
+        "error": None,
+        "neffs": [],
+        "neff_note": None,
+        "model_pt": None,
+        "numerics": None,
+        "metrics": {},
+        "warnings": [],
+        "versions": {"python": platform.python_version(), "torch": None, "torch_neuronx": None, "neuronx_cc": None,
+                     "neffbench": _neffbench_version()},
+        "host": platform.node(),
+        "argv": list(sys.argv if argv is None else argv),
+        "pid": pid,
+        "pid_start": process_start_time(pid),
+        "worker_pid": None,
+        "worker_pid_start": None,
+        "exit_code": None,
+        "files": {"spec": "spec.toml", "log": "job.log", "events": "events.jsonl", "reproduce": "reproduce.py",
+                  "compiler_workdir": "compiler"},
+    }
+
+
+def _neffbench_version() -> str:
+    from neffbench import __version__
+
+    return __version__
+
+
+def write_record(job_dir: Path, record: dict[str, Any]) -> None:
+    """Replace ``job.json`` in one step: a reader (or a crash) sees the old record or the new, never half."""
+    path = Path(job_dir) / RECORD_NAME
+    tmp = path.with_name(f".{RECORD_NAME}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_record(job_dir: str | Path) -> dict[str, Any]:
+    return json.loads((Path(job_dir) / RECORD_NAME).read_text(encoding="utf-8"))
+
+
+def file_entry(job_dir: Path, path: Path) -> dict[str, Any]:
+    """Path (relative to the job), size and sha256 of one file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return {"path": path.relative_to(job_dir).as_posix(), "size": path.stat().st_size, "sha256": digest.hexdigest()}
+
+
+def neff_entries(job_dir: Path) -> list[dict[str, Any]]:
+    """Every NEFF under the job, wherever the compiler put it and whatever it called it."""
+    return [file_entry(job_dir, p) for p in sorted(Path(job_dir).glob("**/*.neff")) if p.is_file()]
+
+
+def _stop_leftovers(worker_pid: int | None, worker_start: str | None) -> bool:
+    """SIGKILL what is left of an orphaned job's process group (the worker leads it).
+
+    Only when the group id is still the job's: the worker itself (alive or a zombie) has its recorded
+    start time, or no process has its pid (so no newer process can lead a group of that id).
+    """
+    if not worker_pid:
+        return False
+    start = process_start_time(worker_pid)
+    if start is not None and start != worker_start:
+        return False
+    try:
+        os.killpg(worker_pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def mark_interrupted(workdir: str | Path) -> list[Path]:
+    """Mark jobs left ``running`` by a process that is gone as ``interrupted``; returns their directories.
+
+    Records from another host are left alone: their process cannot be checked from here.
+    """
+    root = Path(workdir)
+    if not root.is_dir():
+        return []
+    marked = []
+    host = platform.node()
+    for path in sorted(root.glob(f"*/{RECORD_NAME}")):
+        try:
+            text = path.read_text(encoding="utf-8")
+            if '"running"' not in text:  # most records are final: skip parsing them
+                continue
+            record = json.loads(text)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or record.get("outcome") != "running" or record.get("host") != host:
+            continue
+        if process_alive(record.get("pid"), record.get("pid_start")):
+            continue
+        job_dir = path.parent
+        stage = record.get("stage") or "start"
+        record["outcome"] = "interrupted"
+        record["reason"] = (f"the process that ran this job (pid {record.get('pid')}) ended before finishing it; "
+                            f"it got as far as stage '{stage}'")
+        if _stop_leftovers(record.get("worker_pid"), record.get("worker_pid_start")):
+            record["reason"] += "; the job's remaining processes were stopped"
+        record["finished"] = iso()
+        try:
+            record["neffs"] = neff_entries(job_dir)
+        except OSError:
+            pass
+        write_record(job_dir, record)
+        log.info("marked %s interrupted", job_dir)
+        marked.append(job_dir)
+    return marked

@@ -1,0 +1,499 @@
+"""Running a job: start the worker in its own process group, stream and record its output, cancel it, finalise the record."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import neffbench
+from neffbench.jobs import records
+from neffbench.jobs.compilerlog import CompilerLog, command_from_text, dropped_options, explain_exit_code
+from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
+from neffbench.spec import CompileSpec, SpecError, errors, save
+
+log = logging.getLogger(__name__)
+
+GRACE_S = 5.0  # between SIGTERM and SIGKILL on cancel or timeout
+POLL_S = 0.2
+# After the worker has exited, how long a process outside its group may keep the pipe open.
+EOF_WAIT_S = 5.0
+
+LineCallback = Callable[[str], None]
+EventCallback = Callable[[dict], None]
+
+
+@dataclass
+class JobResult:
+    """How a job ended; ``record`` is the final job.json."""
+
+    job_dir: Path
+    outcome: str
+    reason: str | None
+    exit_code: int | None
+    neffs: list[dict]
+    numerics: dict | None
+    record: dict
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+class JobRunner:
+    """One compile of a single-bucket spec in a child process.
+
+    ``start`` and ``wait`` belong to one thread (the GUI runs them on a QThread; ``on_line`` and
+    ``on_event`` are called on that thread). ``cancel`` may be called from any thread at any time,
+    also before ``start``.
+    """
+
+    def __init__(self, spec: CompileSpec, *, workdir: str | Path | None = None, backend: str = "auto",
+                 timeout: float | None = None, on_line: LineCallback | None = None,
+                 on_event: EventCallback | None = None):
+        if len(spec.inputs.num_tokens) != 1:
+            raise ValueError(f"a job compiles one bucket; use run_buckets for {list(spec.inputs.num_tokens)}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+        problems = errors(spec)
+        if problems:
+            raise SpecError(problems)
+        self.spec = spec
+        self.workdir = Path(spec.workdir if workdir is None else workdir)
+        self.backend = backend
+        self.timeout = spec.compiler.timeout if timeout is None else timeout
+        self.grace_s = GRACE_S
+        self.on_line = on_line
+        self.on_event = on_event
+        self.job_dir: Path | None = None
+        self.record: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._reaped = False
+        self._cancelled = False
+        self._timed_out = False
+        self._kill_timer: threading.Timer | None = None
+        self._result: JobResult | None = None
+        self._parser = CompilerLog()
+        self._child_outcome: dict | None = None
+        self._log_fh: Any = None
+        self._events_fh: Any = None
+        self._t0 = 0.0
+
+    # ---- start -------------------------------------------------------------------------------
+
+    def start(self) -> Path:
+        """Create the job directory and its record, then start the worker; returns the job directory."""
+        if self.job_dir is not None:
+            raise RuntimeError("this job has already been started")
+        try:
+            records.mark_interrupted(self.workdir)
+        except OSError:
+            log.warning("could not check %s for interrupted jobs", self.workdir, exc_info=True)
+        job_dir = records.create_job_dir(self.workdir, self.spec).resolve()
+        save(self.spec, job_dir / "spec.toml")
+        self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout)
+        self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
+        self._events_fh = (job_dir / "events.jsonl").open("w", encoding="utf-8", newline="\n")
+        records.write_record(job_dir, self.record)
+        self.job_dir = job_dir
+        spawn_error = None
+        with self._lock:
+            cancelled = self._cancelled
+            if not cancelled:
+                try:
+                    self._proc = self._spawn(job_dir)
+                except OSError as exc:
+                    spawn_error = f"could not start the worker: {exc}"
+        if cancelled or spawn_error:
+            # Finalised outside the lock: callbacks may call cancel().
+            self._result = self._finalize(None, spawn_error=spawn_error)
+            return job_dir
+        self._t0 = time.monotonic()
+        self.record["worker_pid"] = self._proc.pid
+        self.record["worker_pid_start"] = records.process_start_time(self._proc.pid)
+        self.record["stage"] = "starting"
+        records.write_record(job_dir, self.record)
+        self._emit({"type": "started", "job_dir": str(job_dir), "pid": self._proc.pid})
+        return job_dir
+
+    def _spawn(self, job_dir: Path) -> subprocess.Popen:
+        env = os.environ.copy()
+        env["PYTHONUNBUFFERED"] = "1"
+        env["PYTHONIOENCODING"] = "utf-8"
+        # The worker must import this very neffbench. When the parent found it only through a path
+        # added at run time, hand that path on (but never put site-packages ahead of the stdlib).
+        package_root = Path(neffbench.__file__).resolve().parent.parent
+        if package_root not in {Path(p).resolve() for p in sys.path if p}:
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package_root), env.get("PYTHONPATH")) if p)
+        cmd = [sys.executable, "-m", "neffbench.worker", str(job_dir), "--backend", self.backend]
+        # Its own session makes it lead a process group, so one killpg reaches the compiler too; cwd is
+        # the job so that anything written to the current directory stays with the job.
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                cwd=job_dir, env=env, start_new_session=True)
+
+    # ---- cancel ------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop the job: SIGTERM to its process group now, SIGKILL after the grace period. Never blocks."""
+        with self._lock:
+            if self._result is not None or self._cancelled:
+                return
+            self._cancelled = True
+            self._terminate_locked()
+
+    def _terminate_locked(self) -> None:
+        if self._proc is None or self._reaped:
+            return
+        self._signal_group_locked(signal.SIGTERM)
+        if self._kill_timer is None:
+            self._kill_timer = threading.Timer(self.grace_s, self._kill_after_grace)
+            self._kill_timer.daemon = True
+            self._kill_timer.start()
+
+    def _kill_after_grace(self) -> None:
+        with self._lock:
+            self._signal_group_locked(signal.SIGKILL)
+
+    def _signal_group_locked(self, sig: int) -> None:
+        # Until we reap the worker its pid (and so its group id) cannot be reused: the group is ours.
+        if self._proc is None or self._reaped:
+            return
+        try:
+            os.killpg(self._proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    # ---- wait --------------------------------------------------------------------------------
+
+    def wait(self) -> JobResult:
+        """Stream the worker's output until it ends, then finalise and return the record."""
+        if self._result is not None:
+            return self._result
+        if self._proc is None:
+            raise RuntimeError("start() the job before waiting for it")
+        try:
+            self._pump()
+        except BaseException:
+            with self._lock:
+                self._signal_group_locked(signal.SIGKILL)
+            self._reap()
+            self._result = self._finalize(self._proc.returncode, interrupted="the runner itself stopped")
+            raise
+        returncode = self._reap()
+        self._result = self._finalize(returncode)
+        return self._result
+
+    def _pump(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
+        splitter = LineSplitter()
+        deadline = self._t0 + self.timeout if self.timeout else None
+        exited_at: float | None = None
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                if sel.select(POLL_S):
+                    data = os.read(fd, 1 << 16)
+                    if not data:
+                        break
+                    for line in splitter.feed(data):
+                        self._handle_line(line)
+                    self._log_fh.flush()
+                now = time.monotonic()
+                if deadline is not None and now > deadline and not self._timed_out:
+                    with self._lock:
+                        if not self._cancelled:
+                            self._timed_out = True
+                            self._terminate_locked()
+                if exited_at is None and self._worker_exited():
+                    exited_at = now
+                    # Whatever the worker left behind in its group (the compiler, its helpers) goes too.
+                    with self._lock:
+                        self._signal_group_locked(signal.SIGKILL)
+                elif exited_at is not None and now - exited_at > EOF_WAIT_S:
+                    self._handle_line("neffbench: a process outside the job's process group kept its output "
+                                      "open; stopped reading")
+                    break
+        for line in splitter.flush():
+            self._handle_line(line)
+        proc.stdout.close()
+
+    def _worker_exited(self) -> bool:
+        """Whether the worker has exited, without reaping it (so its group id stays ours)."""
+        try:
+            return os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+    def _reap(self) -> int | None:
+        """Wait for the worker, SIGKILL whatever is left in its group, then reap it.
+
+        The wait does not reap (and does not hold the lock, so cancel() stays instant): until the
+        worker is reaped its pid, and so the group id, cannot be reused by another process.
+        """
+        try:
+            os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:
+            pass
+        with self._lock:
+            # Helpers that closed their output (so EOF did not wait for them) go with the job too.
+            self._signal_group_locked(signal.SIGKILL)
+            returncode = self._proc.wait()
+            self._reaped = True
+            if self._kill_timer is not None:
+                self._kill_timer.cancel()
+        return returncode
+
+    # ---- lines and events --------------------------------------------------------------------
+
+    def _handle_line(self, line: str) -> None:
+        event = parse_event(line)
+        if event is not None:
+            self._handle_event(event)
+            return
+        from_logfile = line.startswith(LOGFILE_PREFIX)
+        if from_logfile:
+            line = line[len(LOGFILE_PREFIX):]
+        keep, derived = self._parser.feed(line, from_logfile=from_logfile)
+        if keep and self.record.get("stage") == "tracing" and self.record.get("backend") == "neuron" and \
+                self._parser.last_was_record:
+            # The worker notices the compiler by polling its workdir; its first log record here is sooner.
+            self._handle_event({**stage_event("compiling"), "source": "compiler output"})
+        if keep:
+            self._log_fh.write(line + "\n")
+            self._call(self.on_line, line)
+        for ev in derived:
+            self._emit(ev)
+
+    def _handle_event(self, ev: dict[str, Any]) -> None:
+        kind = ev["type"]
+        rec = self.record
+        if kind == "stage":
+            if ev.get("stage") == rec.get("stage"):
+                return  # already entered on the compiler's first line
+            self._enter_stage(ev.get("stage", "?"), ev.get("t"))
+        elif kind == "backend":
+            rec["backend"] = ev.get("backend")
+            rec["backend_reason"] = ev.get("reason")
+            rec["makes_neff"] = bool(ev.get("makes_neff"))
+            rec["cpu_backend"] = ev.get("cpu_backend")
+            rec["cpu_backend_reason"] = ev.get("cpu_backend_reason")
+            if rec["backend"] == "cpu-check":
+                rec["neff_note"] = records.NO_NEFF_NOTE
+                rec["compiler_command"]["note"] = "cpu-check runs no compiler"
+            records.write_record(self.job_dir, rec)
+        elif kind == "versions":
+            rec["versions"].update({k: v for k, v in ev.items() if k != "type"})
+        elif kind == "compiler_command":
+            rec["compiler_command"]["requested"] = ev.get("requested")
+            rec["compiler_command"]["requested_args"] = ev.get("requested_args")
+        elif kind == "metric":
+            rec["metrics"][ev.get("name", "?")] = ev.get("value")
+        elif kind == "warning":
+            rec["warnings"].append(ev.get("message"))
+        elif kind == "numerics":
+            rec["numerics"] = {k: v for k, v in ev.items() if k != "type"}
+        elif kind == "outcome":
+            self._child_outcome = ev
+        self._emit(ev)
+
+    def _enter_stage(self, stage: str, t: float | None) -> None:
+        when = records.iso(_from_unix(t))
+        stages = self.record["stages"]
+        current = self.record.get("stage")
+        if current in stages and stages[current].get("end") is None:
+            _close_stage(stages[current], when)
+        stages[stage] = {"start": when, "end": None, "duration_s": None}
+        if stage == "done":
+            _close_stage(stages[stage], when)
+        self.record["stage"] = stage
+        records.write_record(self.job_dir, self.record)
+
+    def _emit(self, ev: dict[str, Any]) -> None:
+        ev = {**ev, "job_id": self.record.get("job_id"), "num_tokens": self.record.get("num_tokens")}
+        if self._events_fh is not None and not self._events_fh.closed:
+            self._events_fh.write(json.dumps(ev, default=str, ensure_ascii=False) + "\n")
+        self._call(self.on_event, ev)
+
+    def _call(self, callback: Callable[[Any], None] | None, arg: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(arg)
+        except Exception:  # noqa: BLE001 - a presenter's bug must not lose the job or its record
+            log.exception("on_line/on_event callback failed")
+
+    def _note(self, text: str) -> None:
+        """A line of the runner's own in the log (and on_line)."""
+        self._log_fh.write(text + "\n")
+        self._call(self.on_line, text)
+
+    # ---- finalise ----------------------------------------------------------------------------
+
+    def _verdict(self, returncode: int | None, spawn_error: str | None, interrupted: str | None) -> tuple[str, str | None]:
+        stage = self.record.get("stage") or "start"
+        if interrupted:
+            return "interrupted", f"{interrupted} during stage '{stage}'"
+        if spawn_error:
+            return "failed", spawn_error
+        if self._cancelled:
+            if self._proc is None:
+                return "cancelled", "cancelled before it started"
+            return "cancelled", f"cancelled during stage '{stage}'"
+        if self._timed_out:
+            return "failed", f"timed out after {self.timeout:g} s during stage '{stage}'"
+        child = self._child_outcome
+        if child is not None:
+            outcome, reason = child.get("outcome", "failed"), child.get("reason")
+            if outcome == "succeeded" and returncode != 0:
+                return "failed", f"the worker reported success but exited with {returncode}"
+            return outcome, reason
+        if returncode is not None and returncode < 0:
+            return "failed", (f"the worker died from {_signal_name(returncode)} ({returncode}: "
+                              f"{explain_exit_code(returncode)}) during stage '{stage}'")
+        return "failed", f"the worker exited with {returncode} without reporting an outcome during stage '{stage}'"
+
+    def _finalize(self, returncode: int | None, *, spawn_error: str | None = None,
+                  interrupted: str | None = None) -> JobResult:
+        rec = self.record
+        job_dir = Path(self.job_dir)
+        outcome, reason = self._verdict(returncode, spawn_error, interrupted)
+        now = records.utc_now()
+        current = rec.get("stage")
+        if current in rec["stages"] and rec["stages"][current].get("end") is None:
+            _close_stage(rec["stages"][current], records.iso(now))
+        rec["outcome"], rec["reason"], rec["exit_code"] = outcome, reason, returncode
+        rec["finished"] = records.iso(now)
+        rec["duration_s"] = round(time.monotonic() - self._t0, 3) if self._t0 else 0.0
+        rec["neffs"] = records.neff_entries(job_dir)
+        model_pt = job_dir / "model.pt"
+        rec["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None
+        if rec.get("backend") == "cpu-check":
+            rec["neff_note"] = records.NO_NEFF_NOTE
+        elif not rec["neffs"]:
+            rec["neff_note"] = "no NEFF was produced"
+        if rec.get("backend") != "cpu-check":
+            self._finalize_compiler(job_dir, rec)
+        if outcome != "succeeded" and self._parser.first_error is not None:
+            rec["error"] = self._parser.first_error.to_dict()
+        child = self._child_outcome or {}
+        if reason and (child.get("outcome"), child.get("reason")) != (outcome, reason):
+            self._note(f"neffbench: {outcome}: {reason}")  # the worker did not say it itself
+        records.write_record(job_dir, rec)
+        for fh in (self._log_fh, self._events_fh):
+            if fh is not None:
+                fh.flush()
+        self._emit({"type": "finished", "outcome": outcome, "reason": reason, "exit_code": returncode,
+                    "job_dir": str(job_dir), "backend": rec.get("backend"), "makes_neff": rec.get("makes_neff"),
+                    "neffs": rec["neffs"], "neff_note": rec.get("neff_note")})
+        for fh in (self._log_fh, self._events_fh):
+            if fh is not None:
+                fh.close()
+        return JobResult(job_dir, outcome, reason, returncode, rec["neffs"], rec.get("numerics"), rec)
+
+    def _finalize_compiler(self, job_dir: Path, rec: dict[str, Any]) -> None:
+        cmd = rec["compiler_command"]
+        command_txt = job_dir / "compiler" / "command.txt"
+        actual, source = None, None
+        if command_txt.is_file():
+            actual, source = command_from_text(command_txt.read_text(encoding="utf-8", errors="replace")), "command.txt"
+        elif self._parser.command:
+            actual, source = self._parser.command, "log"
+        cmd["actual"], cmd["actual_source"] = actual, source
+        cmd["dropped"] = dropped_options(cmd.get("requested_args"), actual)
+        if cmd["dropped"]:
+            message = f"requested compiler options missing from the command actually run: {', '.join(cmd['dropped'])}"
+            rec["warnings"].append(message)
+            self._note(f"neffbench: warning: {message}")
+        rec["compiler"] = self._parser.summary()
+        if rec["versions"].get("neuronx_cc") is None and self._parser.compiler_version:
+            rec["versions"]["neuronx_cc"] = self._parser.compiler_version
+
+
+def _from_unix(t: Any):
+    import datetime as _dt
+
+    if isinstance(t, (int, float)):
+        return _dt.datetime.fromtimestamp(t, _dt.timezone.utc)
+    return None
+
+
+def _close_stage(entry: dict[str, Any], when: str) -> None:
+    import datetime as _dt
+
+    entry["end"] = when
+    fmt = "%Y-%m-%dT%H:%M:%S.%fZ"
+    start = _dt.datetime.strptime(entry["start"], fmt)
+    end = _dt.datetime.strptime(when, fmt)
+    entry["duration_s"] = round((end - start).total_seconds(), 3)
+
+
+def _prefixed(on_line: LineCallback, prefix: str) -> LineCallback:
+    def call(line: str) -> None:
+        on_line(prefix + line)
+
+    return call
+
+
+def run_buckets(spec: CompileSpec, *, workdir: str | Path | None = None, backend: str = "auto", jobs: int = 1,
+                timeout: float | None = None, on_line: LineCallback | None = None,
+                on_event: EventCallback | None = None,
+                cancel_event: threading.Event | None = None) -> list[JobResult]:
+    """One job per ``num_tokens`` bucket, ``jobs`` at a time; results in bucket order.
+
+    With several jobs at once each line is prefixed with its bucket (events carry ``num_tokens``).
+    Setting ``cancel_event`` cancels running jobs and records the rest as cancelled before start.
+    """
+    problems = errors(spec)
+    if problems:
+        raise SpecError(problems)
+    buckets = spec.inputs.num_tokens
+    parallel = jobs > 1 and len(buckets) > 1
+    runners = []
+    for n in buckets:
+        line_cb = _prefixed(on_line, f"[num_tokens={n}] ") if parallel and on_line is not None else on_line
+        runners.append(JobRunner(spec.for_bucket(n), workdir=workdir, backend=backend, timeout=timeout,
+                                 on_line=line_cb, on_event=on_event))
+
+    def run_one(runner: JobRunner) -> JobResult:
+        if cancel_event is not None and cancel_event.is_set():
+            runner.cancel()
+        runner.start()
+        return runner.wait()
+
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if cancel_event.wait(POLL_S):
+                for runner in runners:
+                    runner.cancel()
+                return
+
+    watcher = threading.Thread(target=watch, name="neffbench-bucket-cancel", daemon=True) if cancel_event else None
+    if watcher:
+        watcher.start()
+    try:
+        if not parallel:
+            return [run_one(r) for r in runners]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="neffbench-job") as pool:
+            return list(pool.map(run_one, runners))
+    finally:
+        # Not joined: it notices within POLL_S and cancelling a finished job does nothing.
+        done.set()

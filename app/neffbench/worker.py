@@ -1,0 +1,176 @@
+"""The compile worker: ``python -m neffbench.worker JOB_DIR [--backend B]`` runs one job and reports it as protocol lines.
+
+Started by :class:`neffbench.jobs.JobRunner` as the leader of its own process group, with stdout
+and stderr merged into one pipe. It reads ``JOB_DIR/spec.toml`` and never writes ``job.json``
+(the parent is its only writer); it writes ``model.pt``, ``reproduce.py`` and ``compiler/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from neffbench.jobs.backends import BACKENDS, Backend, JobFailure, cpu_check_trace, neuron_trace, resolve, versions
+from neffbench.jobs.childio import Emitter, LogTail
+from neffbench.jobs.compiler_command import LOGFILE_NAME, equivalent_command, job_compiler_args
+from neffbench.jobs.summary import describe_numerics
+from neffbench.spec import CompileSpec, load
+
+
+class Job:
+    """One run of the stage sequence, remembering where it is so a failure can say so."""
+
+    def __init__(self, job_dir: Path, requested: str, emitter: Emitter):
+        self.job_dir = job_dir
+        self.requested = requested
+        self.out = emitter
+        self.stage = "start"
+        self._stage_t0 = time.perf_counter()
+
+    def enter(self, stage: str) -> None:
+        self.stage = stage
+        self._stage_t0 = time.perf_counter()
+        self.out.stage(stage)
+
+    def metric(self, name: str, value: Any, unit: str | None = None) -> None:
+        self.out.event({"type": "metric", "name": name, "value": value, "unit": unit})
+
+    def run(self) -> None:
+        spec = load(self.job_dir / "spec.toml")
+        backend = resolve(self.requested, spec)
+        self.out.event({"type": "backend", "backend": backend.name, "reason": backend.reason,
+                        "makes_neff": backend.makes_neff, "cpu_backend": backend.cpu_backend,
+                        "cpu_backend_reason": backend.cpu_backend_reason})
+        self.out.line(f"neffbench: backend {backend.name}: {backend.reason}")
+        if backend.cpu_backend:
+            self.out.line(f"neffbench: tracing with cpu_backend=True and --target {spec.compiler.target}: "
+                          f"{backend.cpu_backend_reason}")
+
+        import torch
+
+        from neffbench.jobs import reproduce, verify
+        from neffbench.kernels.build import build_module, example_inputs, rope_scaling
+
+        self.out.event({"type": "versions", **versions(backend)})
+        reproduce.write(self.job_dir, spec, rope_scaling=rope_scaling(spec), backend=backend.name)
+
+        self.enter("inputs")
+        module = build_module(spec).eval()
+        inputs = example_inputs(spec)
+        self.enter("reference")
+        with torch.no_grad():
+            reference = module(*inputs)
+
+        self.enter("tracing")
+        t0 = time.perf_counter()
+        if backend.name == "neuron":
+            traced = self._trace_neuron(backend, spec, module, inputs)
+        else:
+            traced, tracer_warnings = cpu_check_trace(module, inputs)
+            for message in tracer_warnings:
+                self.out.line(f"warning: {message}")
+                self.out.event({"type": "warning", "message": message})
+        trace_s = time.perf_counter() - t0
+        self.metric("trace_s", round(trace_s, 4), "s")
+        self.out.line(f"neffbench: traced in {trace_s:.2f} s" + (" (no NEFF, cpu-check)" if backend.name == "cpu-check" else ""))
+
+        self.enter("saving")
+        model_pt = self.job_dir / "model.pt"
+        torch.jit.save(traced, str(model_pt))
+        self.metric("model_pt_bytes", model_pt.stat().st_size, "B")
+        self.out.line(f"neffbench: saved model.pt ({model_pt.stat().st_size} bytes)")
+
+        self.enter("verifying")
+        if backend.name == "cpu-check":
+            numerics = verify.verify(traced, module, spec, inputs, reference,
+                                     where="CPU (torch.jit trace; no NEFF, cpu-check)", on_device=False)
+        elif backend.cpu_backend:
+            numerics = verify.skipped(spec, f"device verification skipped: traced with cpu_backend=True "
+                                            f"({backend.cpu_backend_reason}), so the NEFF cannot run on this host")
+        else:
+            numerics = verify.verify(traced, module, spec, inputs, reference, where="Neuron device", on_device=True)
+        self.out.event({"type": "numerics", **numerics})
+        self.out.line(f"neffbench: {describe_numerics(numerics)}")
+        if numerics["checked"] and not numerics["match"]:
+            raise JobFailure(f"outputs differ from the eager reference beyond tolerance (max abs error "
+                             f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
+        self.enter("done")
+
+    def _trace_neuron(self, backend: Backend, spec: CompileSpec, module: Any, inputs: tuple[Any, ...]) -> Any:
+        compiler_dir = self.job_dir / "compiler"
+        compiler_dir.mkdir(exist_ok=True)
+        args = job_compiler_args(spec, compiler_dir)
+        self.out.event({"type": "compiler_command", "requested": equivalent_command(compiler_dir, args),
+                        "requested_args": args})
+        started: list[float] = []
+
+        def compiler_started() -> None:
+            started.append(time.perf_counter())
+            self.stage = "compiling"
+            self.out.stage("compiling")
+
+        with LogTail(self.out, compiler_dir, compiler_dir / LOGFILE_NAME, compiler_started):
+            traced = neuron_trace(backend, module, inputs, compiler_dir, args)
+        if started:
+            self.metric("compile_s", round(time.perf_counter() - started[0], 4), "s")
+        neffs = sorted(compiler_dir.glob("**/*.neff"))
+        if not neffs:
+            raise JobFailure("torch_neuronx.trace returned but no NEFF was found under compiler/")
+        for neff in neffs:
+            self.out.line(f"neffbench: NEFF {neff.relative_to(self.job_dir)} ({neff.stat().st_size} bytes)")
+        return traced
+
+
+def _reason(exc: BaseException, stage: str) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__} during {stage}: {text[0] if text else 'no message'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m neffbench.worker", description=__doc__.splitlines()[0])
+    parser.add_argument("job_dir", type=Path)
+    parser.add_argument("--backend", choices=BACKENDS, default="auto")
+    args = parser.parse_args(argv)
+    # A crash in torch or the compiler bindings still leaves a Python traceback in job.log.
+    faulthandler.enable()
+    out = Emitter()
+    job = Job(args.job_dir, args.backend, out)
+    out.line(f"neffbench: worker pid {os.getpid()} for job {args.job_dir.name}")
+    try:
+        job.run()
+    except JobFailure as exc:
+        if exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        reason = f"{exc} (during {job.stage})"
+        out.line(f"neffbench: failed: {reason}")
+        out.event({"type": "outcome", "outcome": "failed", "reason": reason})
+        return 1
+    except Exception as exc:  # noqa: BLE001 - any error in the user's module or the toolchain ends the job
+        traceback.print_exc(file=sys.stderr)
+        reason = _reason(exc, job.stage)
+        out.line(f"neffbench: failed: {reason}")
+        out.event({"type": "outcome", "outcome": "failed", "reason": reason})
+        return 1
+    out.event({"type": "outcome", "outcome": "succeeded", "reason": None})
+    return 0
+
+
+def _exit(code: int) -> None:
+    """Leave without the interpreter's teardown: with torch loaded it takes a few hundred ms, and
+    everything the job wrote is already closed (model.pt) or unbuffered (the protocol)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    _exit(main())

@@ -1,0 +1,109 @@
+"""Fake torch_neuronx for tests: ``trace`` does what neuron-facts.md says the real one does, minus XLA.
+
+It writes ``<workdir>/model/graph.hlo``, ``metadata.json`` and ``<workdir>/command.txt``, runs
+``neuronx-cc`` from PATH as a subprocess inheriting stdout/stderr, raises
+``RuntimeError("neuronx-cc failed with N")`` on a non-zero exit, and ends with
+``torch.jit.trace(..., strict=False)``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+import torch
+
+__version__ = "2.9.0.2.15.32035+fake"
+
+# The real package detects the platform when it is imported; on hosts where that fails only this
+# override, set before the import, makes cpu_backend tracing work.
+_PLATFORM_TARGET = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
+_NONE_OUTPUT = ("Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced "
+                "functions")
+
+
+def _check_tensors(value: object, where: str) -> None:
+    if isinstance(value, torch.Tensor):
+        return
+    if isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            _check_tensors(item, f"{where}[{i}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_tensors(item, f"{where}[{key!r}]")
+        return
+    raise ValueError(f"example_inputs{where} is a {type(value).__name__}; only tensors can be traced "
+                     "(bind other arguments in an nn.Module or closure)")
+
+
+def _tensors(value: object) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors(item)]
+    if value is None:
+        raise RuntimeError(_NONE_OUTPUT)
+    return []
+
+
+def _sig(name: str, t: torch.Tensor) -> dict:
+    dtype = str(t.dtype).replace("torch.", "")
+    return {"name": name, "dtype": dtype, "shape": list(t.shape)}
+
+
+def _has_option(args: list[str], option: str) -> bool:
+    return any(a == option or a.startswith(option + "=") for a in args)
+
+
+def trace(func, example_inputs, *_, input_output_aliases={}, compiler_workdir=None, compiler_args=None,  # noqa: B006
+          partitioner_config=None, inline_weights_to_neff=True, cpu_backend=False):
+    scenario = os.environ.get("FAKE_NEURONX_CC_SCENARIO", "success")
+    inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+    _check_tensors(inputs, "")
+    args = shlex.split(compiler_args) if isinstance(compiler_args, str) else list(compiler_args or [])
+    if cpu_backend:
+        if not _has_option(args, "--target"):
+            raise RuntimeError("cpu_backend=True needs an explicit --target in compiler_args")
+        if _PLATFORM_TARGET is None and not glob.glob("/dev/neuron*"):
+            raise RuntimeError("Neuron platform detection failed: set NEURON_PLATFORM_TARGET_OVERRIDE before "
+                               "importing torch_neuronx")
+    if scenario == "worker-segfault":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if scenario == "python-error":
+        raise RuntimeError(_NONE_OUTPUT)
+
+    temporary = compiler_workdir is None
+    workdir = Path(tempfile.mkdtemp(prefix="fake-neuronx-") if temporary else compiler_workdir)
+    try:
+        with torch.no_grad():
+            outputs = _tensors(func(*inputs))
+        model = workdir / "model"
+        model.mkdir(parents=True, exist_ok=True)
+        signature = {"inputs": [_sig(f"input{i}", t) for i, t in enumerate(_tensors(inputs))],
+                     "outputs": [_sig(f"output{i}", t) for i, t in enumerate(outputs)]}
+        (model / "graph.hlo").write_text("HloModule fake_traced_module\n" + json.dumps(signature) + "\n")
+        (model / "metadata.json").write_text(json.dumps(signature, indent=2))
+        if scenario == "dropped-flag" and "--lnc" in args:
+            i = args.index("--lnc")
+            del args[i:i + 2]
+        cmd = ["neuronx-cc", "compile", str(model), "--framework", "XLA", "--target", "trn1",
+               "--output", str(workdir / "graph.neff"), *args]
+        (workdir / "command.txt").write_text(shlex.join(cmd) + "\n")
+        returncode = subprocess.run(cmd, check=False).returncode
+        if returncode != 0:
+            raise RuntimeError(f"neuronx-cc failed with {returncode}")
+        # The real trace embeds the NEFF here; the fake keeps the CPU trace.
+        return torch.jit.trace(func, example_inputs, strict=False)
+    finally:
+        if temporary:
+            shutil.rmtree(workdir, ignore_errors=True)
