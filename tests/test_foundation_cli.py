@@ -119,3 +119,9 @@ def test_help_lists_the_commands():
     assert proc.returncode == 0
     for cmd in ("check", "preset", "doctor"):
         assert cmd in proc.stdout
+
+
+def test_extra_args_are_one_shell_quoted_option(capsys):
+    assert main(["check", "seed", "--extra-args=-O3 --verbose info"]) == 2
+    assert "Extra args set --optlevel 3 but the optlevel field is 2" in capsys.readouterr().err
+    assert main(["check", "seed", "--extra-args", "--verbose info"]) == 0

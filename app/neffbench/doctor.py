@@ -160,7 +160,7 @@ def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
         return False, "cpu_backend off in the spec"
     if facts.devices:
         return False, f"Neuron device present ({facts.devices[0]})"
-    return True, "no Neuron device under /dev/neuron*: tracing with cpu_backend=True and an explicit --target"
+    return True, "no Neuron device under /dev/neuron*"
 
 
 def advice(facts: Facts) -> list[str]:

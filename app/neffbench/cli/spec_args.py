@@ -13,8 +13,16 @@ from pathlib import Path
 
 from neffbench.spec import SECTIONS, CompileSpec, Problem, SpecError, load, section_fields, top_fields
 from neffbench.spec.schema import CompileSpec as _CompileSpec
+from neffbench.spec.validate import split_extra_args
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
+
+
+def _shell_words(text: str) -> tuple[str, ...]:
+    try:
+        return split_extra_args(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"cannot split {text!r}: {exc}") from None
 
 
 def _option_name(name: str) -> str:
@@ -29,6 +37,10 @@ def _add_field_option(group: argparse._ArgumentGroup, dest: str, f: dataclasses.
     if inner is bool:
         group.add_argument(_option_name(f.name), dest=dest, action=argparse.BooleanOptionalAction, default=None,
                            help=help_text)
+    elif typing.get_origin(inner) is tuple and typing.get_args(inner)[0] is str:
+        # One shell-quoted string: argparse would take "--verbose" in a list for an option of its own.
+        group.add_argument(_option_name(f.name), dest=dest, type=_shell_words, default=None, metavar="'ARGS'",
+                           help=help_text + " Quote them as one argument, e.g. --extra-args='--verbose info'.")
     elif typing.get_origin(inner) is tuple:
         item = typing.get_args(inner)[0]
         group.add_argument(_option_name(f.name), dest=dest, nargs="+", type=item, default=None,
