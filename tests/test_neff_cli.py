@@ -116,3 +116,16 @@ def test_diff_identical_and_unreadable(tmp_path: Path, capsys: pytest.CaptureFix
     (tmp_path / "c.neff").write_bytes(b"x")
     assert main(["diff", str(a), str(tmp_path / "c.neff")]) == 1
     assert "shorter than the 1024-byte NEFF header" in capsys.readouterr().err
+
+
+def test_diff_ignores_each_jobs_own_directory_in_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    neffs = []
+    for name in ("rope-a", "rope-b"):
+        job = tmp_path / name
+        neff = build_neff(job / "compiler" / "graph.neff", **IO)
+        write_job(job, requested=["neuronx-cc", "compile", f"{job}/compiler/model", "--output",
+                                  f"{job}/compiler/graph.neff", "--target", "trn2"])
+        neffs.append(neff)
+    assert main(["diff", *map(str, neffs), "--json"]) == 0
+    sections = {d["section"] for d in json.loads(capsys.readouterr().out)["differences"]}
+    assert "compiler_command" not in sections

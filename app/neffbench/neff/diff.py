@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from neffbench.neff.index import JobRecord
@@ -47,11 +48,20 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def _in_job_terms(argv: list[str] | None, job: JobRecord) -> list[str] | None:
+    """The command with the job's own directory written as ``<job>``: every job has its own, so
+    comparing raw paths would flag every argument that names a file."""
+    if argv is None:
+        return None
+    job_dir = str(Path(job.path).parent)
+    return [arg.replace(job_dir, "<job>") for arg in argv]
+
+
 def _commands(a: JobRecord, b: JobRecord) -> list[Difference]:
     out = []
     for which in ("requested", "actual"):
-        argv_a = getattr(a, f"{which}_command")
-        argv_b = getattr(b, f"{which}_command")
+        argv_a = _in_job_terms(getattr(a, f"{which}_command"), a)
+        argv_b = _in_job_terms(getattr(b, f"{which}_command"), b)
         if argv_a == argv_b:
             continue
         out.append(Difference("compiler_command", which, shlex.join(argv_a) if argv_a is not None else None,
