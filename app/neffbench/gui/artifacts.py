@@ -1,0 +1,417 @@
+"""The Artifacts tab: the workdir's NEFFs and jobs, kept current by a file-system watcher, with detail,
+diff and the actions a user takes on a job."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QFileSystemWatcher, QItemSelectionModel, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt.utils import QSignalDebouncer, create_worker
+
+from neffbench.gui import theme
+from neffbench.gui.artifacts_model import Artifact, delete_job, scan
+from neffbench.gui.compile_panel import OUTCOME_COLOURS, human_size, numerics_text
+from neffbench.neff import diff_neffs
+from neffbench.spec import SpecError, dumps_toml, from_dict
+
+COLUMNS = ("Name", "Job", "Outcome", "Size", "Created", "Inputs → outputs", "Compiler", "Target")
+RESCAN_DEBOUNCE_MS = 300
+
+
+def _value(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, (list, dict, tuple)):
+        return json.dumps(v, separators=(", ", ": "))
+    return str(v)
+
+
+class ArtifactsPanel(QWidget):
+    """Lists, details and acts on artifacts; ``spec_requested`` asks the window to load a job's spec."""
+
+    spec_requested = Signal(object)
+    scanned = Signal(int)  # rows listed, after each scan
+    deleted = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.workdir: Path | None = None
+        self.artifacts: list[Artifact] = []
+        self.confirm: Callable[[str], bool] = self._ask
+        self._scanning = False
+        self._rescan_wanted = False
+        self._worker = None
+        self._delete_worker = None
+        self._select_after_scan: str | None = None
+        self._watcher = QFileSystemWatcher(self)
+        self._debouncer = QSignalDebouncer(self)
+        self._debouncer.setTimeout(RESCAN_DEBOUNCE_MS)
+        self._build()
+        self._watcher.directoryChanged.connect(self._debouncer.throttle)
+        self._debouncer.triggered.connect(self.rescan)
+
+    def _build(self) -> None:
+        self.list = QTreeWidget()
+        self.list.setObjectName("artifactList")
+        self.list.setHeaderLabels(list(COLUMNS))
+        self.list.setRootIsDecorated(False)
+        self.list.setAlternatingRowColors(True)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setUniformRowHeights(True)
+        self.list.header().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.summary = QLabel()
+        self.rescan_button = QPushButton("Rescan")
+        self.rescan_button.setShortcut(QKeySequence.StandardKey.Refresh)
+        self.rescan_button.setToolTip("Scan the workdir again (it is also watched for changes). F5")
+        self.buttons: dict[str, QPushButton] = {}
+        actions = (("open", "Open folder", "Open the job's directory in the file manager."),
+                   ("copy_path", "Copy path", "Copy the NEFF's (or job directory's) path."),
+                   ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
+                   ("reopen", "Re-open spec", "Load the job's spec into the form."),
+                   ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."))
+        bar = QHBoxLayout()
+        bar.addWidget(self.summary, 1)
+        for key, text, tip in actions:
+            button = QPushButton(text, toolTip=tip, enabled=False)
+            self.buttons[key] = button
+            bar.addWidget(button)
+        bar.addWidget(self.rescan_button)
+
+        self.detail = QTreeWidget()
+        self.detail.setHeaderLabels(["Field", "Value"])
+        self.detail.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.job_detail = QTreeWidget()
+        self.job_detail.setHeaderLabels(["Field", "Value"])
+        self.job_detail.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.spec_text = QPlainTextEdit(readOnly=True)
+        self.spec_text.setPlaceholderText("The job's spec, as TOML.")
+        job_split = QSplitter(Qt.Orientation.Vertical)
+        job_split.addWidget(self.job_detail)
+        job_split.addWidget(self.spec_text)
+        self.diff = QTreeWidget()
+        self.diff.setHeaderLabels(["Section", "Field", "A", "B"])
+        self.diff.setRootIsDecorated(False)
+        for col in (2, 3):  # the two sides get the same width
+            self.diff.header().setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.detail, "NEFF")
+        self.tabs.addTab(job_split, "Job")
+        self.tabs.addTab(self.diff, "Diff")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setSizes([300, 450])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+
+        self.list.itemSelectionChanged.connect(self._on_list_item_selection_changed)
+        self.rescan_button.clicked.connect(self.rescan)
+        for key, button in self.buttons.items():
+            button.clicked.connect(getattr(self, f"_on_{key}_button_clicked"))
+        self._show_selection([])
+
+    # ---- scanning ----
+
+    def set_workdir(self, workdir: str | Path) -> None:
+        self.workdir = Path(workdir)
+        self.rescan()
+
+    def rescan(self) -> None:
+        """Scan on a worker thread; a request during a scan runs one more scan afterwards."""
+        if self.workdir is None:
+            return
+        if self._scanning:
+            self._rescan_wanted = True
+            return
+        self._scanning = True
+        self.summary.setText(f"Scanning {self.workdir}…")
+        # The reference keeps the worker (and its signals) alive until its result is delivered.
+        self._worker = create_worker(scan, self.workdir, _connect={"returned": self._on_scan_returned,
+                                                                 "errored": self._on_scan_errored},
+                                     _ignore_errors=True)
+
+    def select(self, key: str) -> None:
+        """Select the row of a NEFF path or job directory, now or after the scan running now."""
+        for i in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(i)
+            art = self.artifacts[item.data(0, Qt.ItemDataRole.UserRole)]
+            if art.key == key or str(art.job_dir) == key:
+                flags = QItemSelectionModel.SelectionFlag
+                self.list.setCurrentItem(item, 0, flags.ClearAndSelect | flags.Rows)
+                self.list.scrollToItem(item)
+                return
+        self._select_after_scan = key
+
+    def _on_scan_returned(self, artifacts: list[Artifact]) -> None:
+        self._finish_scan()
+        self._fill(artifacts)
+        self._watch()
+        if self._select_after_scan:
+            key, self._select_after_scan = self._select_after_scan, None
+            self.select(key)
+        self.scanned.emit(len(artifacts))
+
+    def _on_scan_errored(self, exc: Exception) -> None:
+        self._finish_scan()
+        self.summary.setText(f"Cannot scan {self.workdir}: {exc}")
+
+    def _finish_scan(self) -> None:
+        self._scanning = False
+        self._worker = None
+        if self._rescan_wanted:
+            self._rescan_wanted = False
+            self._debouncer.throttle()
+
+    def _watch(self) -> None:
+        dirs = {str(self.workdir)} if self.workdir and self.workdir.is_dir() else set()
+        dirs |= {str(a.job_dir) for a in self.artifacts if a.job_dir and a.job_dir.is_dir()}
+        if not dirs and self.workdir is not None and self.workdir.parent.is_dir():
+            dirs = {str(self.workdir.parent)}  # to notice the workdir being created
+        stale = set(self._watcher.directories()) - dirs
+        if stale:
+            self._watcher.removePaths(list(stale))
+        new = dirs - set(self._watcher.directories())
+        if new:
+            self._watcher.addPaths(sorted(new))
+
+    def _fill(self, artifacts: list[Artifact]) -> None:
+        selected = {self.artifacts[i.data(0, Qt.ItemDataRole.UserRole)].key for i in self.list.selectedItems()}
+        self.artifacts = artifacts
+        self.list.blockSignals(True)
+        self.list.clear()
+        for index, art in enumerate(artifacts):
+            item = QTreeWidgetItem([art.name, art.job_id, art.outcome, human_size(art.size) if art.size is not None else "",
+                                    art.created, art.io, art.compiler_version, art.target])
+            item.setData(0, Qt.ItemDataRole.UserRole, index)
+            item.setToolTip(5, art.io)
+            item.setToolTip(1, str(art.job_dir or ""))
+            item.setForeground(2, QColor(OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
+            if art.neff is not None and art.neff.info is None:
+                item.setForeground(5, QColor(theme.BAD))
+                item.setToolTip(5, art.neff.error)
+            elif art.neff is None:
+                item.setForeground(0, QColor(theme.ORIGINAL))
+                item.setToolTip(0, "This job made no NEFF: " + art.io if art.io else "This job made no NEFF.")
+            self.list.addTopLevelItem(item)
+            item.setSelected(art.key in selected)
+        self.list.blockSignals(False)
+        for col in range(len(COLUMNS)):
+            if col != 5:
+                self.list.resizeColumnToContents(col)
+        neffs = sum(1 for a in artifacts if a.neff)
+        others = len(artifacts) - neffs
+        text = f"{neffs} NEFF{'s' if neffs != 1 else ''}"
+        if others:
+            text += f" and {others} job{'s' if others != 1 else ''} that made none"
+        self.summary.setText(f"{text} in {self.workdir}" if artifacts else f"Nothing compiled yet in {self.workdir}")
+        self._on_list_item_selection_changed()
+
+    # ---- selection and detail ----
+
+    def selected(self) -> list[Artifact]:
+        items = sorted(self.list.selectedItems(), key=lambda i: self.list.indexOfTopLevelItem(i))
+        return [self.artifacts[i.data(0, Qt.ItemDataRole.UserRole)] for i in items]
+
+    def _on_list_item_selection_changed(self) -> None:
+        self._show_selection(self.selected())
+
+    def _show_selection(self, chosen: list[Artifact]) -> None:
+        one = chosen[0] if len(chosen) == 1 else None
+        has_job = one is not None and one.job_dir is not None
+        self.buttons["open"].setEnabled(one is not None)
+        self.buttons["copy_path"].setEnabled(one is not None)
+        self.buttons["copy_reproduce"].setEnabled(has_job and (one.job_dir / "reproduce.py").is_file())
+        self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
+        self.buttons["delete"].setEnabled(has_job)
+        self.detail.clear()
+        self.job_detail.clear()
+        self.spec_text.clear()
+        self.diff.clear()
+        self.tabs.setTabEnabled(2, len(chosen) == 2)
+        if one is not None:
+            self._fill_neff(one)
+            self._fill_job(one)
+            if self.tabs.currentIndex() == 2:
+                self.tabs.setCurrentIndex(0 if one.neff else 1)
+        elif len(chosen) == 2:
+            self._fill_diff(*chosen)
+            self.tabs.setCurrentIndex(2)
+
+    def _add(self, tree: QTreeWidget, parent, field: str, value, *, colour: str | None = None) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([field, _value(value)])
+        item.setToolTip(1, _value(value))
+        if colour:
+            item.setForeground(1, QColor(colour))
+        if parent is None:
+            tree.addTopLevelItem(item)
+        else:
+            parent.addChild(item)
+        return item
+
+    def _fill_neff(self, art: Artifact) -> None:
+        tree = self.detail
+        if art.neff is None:
+            self._add(tree, None, "NEFF", art.io or "this job made no NEFF", colour=theme.WARN)
+            return
+        rec = art.neff
+        self._add(tree, None, "Path", rec.path)
+        self._add(tree, None, "Size", f"{rec.size:,} bytes")
+        if rec.info is None:
+            self._add(tree, None, "Error", rec.error, colour=theme.BAD)
+            return
+        info = rec.info
+        for key, value in (("sha256", info.sha256), ("Compiler version", info.compiler_version),
+                           ("Target", info.target), ("Compressed", info.compressed),
+                           ("Subgraphs", ", ".join(info.subgraphs) or None),
+                           ("Constants", f"{info.constants_count} ({info.constants_bytes:,} bytes)")):
+            self._add(tree, None, key, value)
+        header = self._add(tree, None, "Header", "")
+        for key, value in info.header.to_dict().items():
+            self._add(tree, header, key, value)
+        for title, tensors in (("Inputs", info.inputs), ("Outputs", info.outputs)):
+            group = self._add(tree, None, title, f"{len(tensors)}")
+            for t in tensors:
+                self._add(tree, group, t.name, f"{t.dtype or '?'} {list(t.shape) if t.shape is not None else '?'}"
+                          + (f" · {t.nbytes:,} bytes" if t.nbytes is not None else ""))
+            group.setExpanded(True)
+        members = self._add(tree, None, "Members", f"{len(info.members)}")
+        for m in info.members:
+            self._add(tree, members, m.name, f"{m.size:,} bytes ({m.type})")
+        for warning in (*info.warnings, *rec.warnings):
+            self._add(tree, None, "Warning", warning, colour=theme.WARN)
+
+    def _fill_job(self, art: Artifact) -> None:
+        tree, record = self.job_detail, art.record
+        if art.job_dir is None:
+            self._add(tree, None, "Job", "no job.json above this NEFF", colour=theme.WARN)
+            return
+        if art.job_error:
+            self._add(tree, None, "Error", art.job_error, colour=theme.BAD)
+        self._add(tree, None, "Directory", str(art.job_dir))
+        for key in ("job_id", "outcome", "reason", "backend", "backend_reason", "created", "finished"):
+            self._add(tree, None, key, record.get(key),
+                      colour=OUTCOME_COLOURS.get(record.get(key)) if key == "outcome" else None)
+        duration = record.get("duration_s")
+        self._add(tree, None, "duration", f"{duration:.1f} s" if isinstance(duration, (int, float)) else None)
+        self._add(tree, None, "numerics", numerics_text(record.get("numerics")))
+        command = record.get("compiler_command") or {}
+        cmd = self._add(tree, None, "compiler command", command.get("note") or "")
+        for key in ("requested", "actual", "dropped"):
+            value = command.get(key)
+            self._add(tree, cmd, key, " ".join(value) if isinstance(value, list) and key != "dropped" else value)
+        cmd.setExpanded(True)
+        stages = self._add(tree, None, "timings", "")
+        for name, entry in (record.get("stages") or {}).items():
+            d = entry.get("duration_s") if isinstance(entry, dict) else None
+            self._add(tree, stages, name, f"{d:.2f} s" if isinstance(d, (int, float)) else "—")
+        stages.setExpanded(True)
+        spec = art.job.spec if art.job else record.get("spec")
+        if spec:
+            try:
+                self.spec_text.setPlainText(dumps_toml(from_dict(spec)))
+            except SpecError as exc:
+                self.spec_text.setPlainText(f"# this job's spec no longer loads: {exc}\n{json.dumps(spec, indent=2)}")
+
+    def _fill_diff(self, a: Artifact, b: Artifact) -> None:
+        if not (a.neff and a.neff.info and b.neff and b.neff.info):
+            item = QTreeWidgetItem(["", "", "Diff compares two readable NEFFs; select two NEFF rows.", ""])
+            self.diff.addTopLevelItem(item)
+            return
+        diffs = diff_neffs(a.neff.info, b.neff.info, job_a=a.job, job_b=b.job)
+        if not diffs:
+            self.diff.addTopLevelItem(QTreeWidgetItem(["", "", "No differences.", ""]))
+        for d in diffs:
+            item = QTreeWidgetItem([d.section, d.key, _value(d.a), _value(d.b)])
+            item.setToolTip(2, _value(d.a))
+            item.setToolTip(3, _value(d.b))
+            self.diff.addTopLevelItem(item)
+        self.diff.setHeaderLabels(["Section", "Field", f"A: {a.job_id or a.name}", f"B: {b.job_id or b.name}"])
+        for col in range(2):
+            self.diff.resizeColumnToContents(col)
+
+    # ---- actions ----
+
+    def _one(self) -> Artifact | None:
+        chosen = self.selected()
+        return chosen[0] if len(chosen) == 1 else None
+
+    def _on_open_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None:
+            folder = art.job_dir or Path(art.neff.path).parent
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    def _on_copy_path_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None:
+            QGuiApplication.clipboard().setText(art.neff.path if art.neff else str(art.job_dir))
+
+    def _on_copy_reproduce_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None and art.job_dir is not None:
+            script = art.job_dir / "reproduce.py"
+            try:
+                QGuiApplication.clipboard().setText(script.read_text(encoding="utf-8"))
+            except OSError as exc:
+                self.summary.setText(f"Cannot read {script}: {exc}")
+
+    def _on_reopen_button_clicked(self) -> None:
+        art = self._one()
+        if art is None or not (art.job and art.job.spec):
+            return
+        try:
+            spec = from_dict(art.job.spec)
+        except SpecError as exc:
+            self.summary.setText(f"This job's spec no longer loads: {exc}")
+            return
+        self.spec_requested.emit(spec)
+
+    def _on_delete_button_clicked(self) -> None:
+        art = self._one()
+        if art is None or art.job_dir is None or self.workdir is None:
+            return
+        if not self.confirm(f"Delete job {art.job_dir.name}?\n\nIts directory, NEFFs, log and record are removed "
+                            "from disk. This cannot be undone."):
+            return
+        self.summary.setText(f"Deleting {art.job_dir.name}…")
+        job_dir = str(art.job_dir)
+        self._delete_worker = create_worker(
+            delete_job, self.workdir, art.job_dir, _ignore_errors=True,
+            _connect={"returned": lambda _: self._on_delete_worker_returned(job_dir),
+                      "errored": self._on_delete_worker_errored})
+
+    def _on_delete_worker_returned(self, job_dir: str) -> None:
+        self._delete_worker = None
+        self.deleted.emit(job_dir)
+        self.rescan()
+
+    def _on_delete_worker_errored(self, exc: Exception) -> None:
+        self._delete_worker = None
+        self.summary.setText(f"Not deleted: {exc}")
+
+    def _ask(self, text: str) -> bool:
+        answer = QMessageBox.question(self, "Delete job", text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                      QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
+

@@ -1,0 +1,125 @@
+"""What the Artifacts tab lists: the workdir's NEFFs from the index, plus jobs that made none (Qt-free)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neffbench.neff import JobRecord, JobRecordError, NeffRecord, read_job, scan_workdir
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One row: a NEFF (``neff`` set) or a job without a NEFF (cpu-check, failed, cancelled)."""
+
+    neff: NeffRecord | None
+    job: JobRecord | None
+    job_dir: Path | None
+    record: dict[str, Any]  # job.json as written (stages, numerics, durations), {} when there is none
+    job_error: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.neff.path if self.neff else str(self.job_dir)
+
+    @property
+    def name(self) -> str:
+        return Path(self.neff.path).name if self.neff else "(no NEFF)"
+
+    @property
+    def job_id(self) -> str:
+        if self.job and self.job.job_id:
+            return self.job.job_id
+        return self.job_dir.name if self.job_dir else ""
+
+    @property
+    def outcome(self) -> str:
+        return (self.job.outcome if self.job else None) or ("no job.json" if self.neff else "?")
+
+    @property
+    def created(self) -> str:
+        if self.job and self.job.created:
+            return self.job.created.replace("T", " ").rstrip("Z")[:19]
+        return self.neff.modified.replace("T", " ").rstrip("Z") if self.neff else ""
+
+    @property
+    def size(self) -> int | None:
+        return self.neff.size if self.neff else None
+
+    @property
+    def io(self) -> str:
+        if self.neff is None:
+            return self.record.get("neff_note") or self.record.get("reason") or ""
+        if self.neff.info is None:
+            return f"unreadable: {self.neff.error}"
+        return self.neff.info.io_summary()
+
+    @property
+    def compiler_version(self) -> str:
+        if self.neff and self.neff.info:
+            return self.neff.info.compiler_version or "?"
+        return ""
+
+    @property
+    def target(self) -> str:
+        if self.neff and self.neff.info:
+            return self.neff.info.target or "?"
+        return ""
+
+
+def _read_raw(job_json: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(job_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def scan(workdir: str | Path) -> list[Artifact]:
+    """Every NEFF below the workdir (newest first), then every job directory that holds none.
+
+    Runs on a worker thread: it reads files. A missing workdir is an empty list.
+    """
+    root = Path(workdir)
+    if not root.is_dir():
+        return []
+    rows: list[Artifact] = []
+    jobs_with_neffs: set[Path] = set()
+    for rec in scan_workdir(root):
+        job_dir = Path(rec.job_path).parent if rec.job_path else None
+        if job_dir is not None:
+            jobs_with_neffs.add(job_dir)
+        rows.append(Artifact(rec, rec.job, job_dir, _read_raw(Path(rec.job_path)) if rec.job_path else {},
+                             rec.job_error))
+    others = []
+    for job_json in root.glob("*/job.json"):
+        job_dir = job_json.parent
+        if job_dir in jobs_with_neffs:
+            continue
+        try:
+            job, error = read_job(job_json), None
+        except JobRecordError as exc:
+            job, error = None, str(exc)
+        others.append(Artifact(None, job, job_dir, _read_raw(job_json), error))
+    others.sort(key=lambda a: a.created, reverse=True)
+    return rows + others
+
+
+def delete_job(workdir: str | Path, job_dir: str | Path) -> None:
+    """Remove a job directory, refusing anything that is not a finished job directly inside the workdir."""
+    root, target = Path(workdir).resolve(), Path(job_dir).resolve()
+    if target.parent != root or not (target / "job.json").is_file():
+        raise ValueError(f"{target} is not a job directory of {root}")
+    record = _read_raw(target / "job.json")
+    if record.get("outcome") == "running":
+        from neffbench.jobs.records import process_alive
+
+        if process_alive(record.get("pid"), record.get("pid_start")):
+            raise ValueError(f"{target.name} is still running")
+    if os.path.islink(target):
+        raise ValueError(f"{target} is a symbolic link")
+    shutil.rmtree(target)

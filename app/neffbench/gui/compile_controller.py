@@ -1,0 +1,202 @@
+"""Runs the compile pipeline's JobRunner for each bucket on a QThread and re-emits its output as Qt signals."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from neffbench.jobs import JobResult, JobRunner
+from neffbench.spec import CompileSpec, spec_hash
+
+log = logging.getLogger(__name__)
+
+# How often queued log lines are handed to the GUI: often enough to look live, rarely enough to batch.
+LINE_FLUSH_MS = 50
+
+
+class LineBuffer:
+    """Collects lines on the job's thread; the GUI thread takes them in one batch."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def append(self, line: str) -> None:
+        with self._lock:
+            self._lines.append(line)
+
+    def take(self) -> list[str]:
+        with self._lock:
+            lines, self._lines = self._lines, []
+        return lines
+
+
+@dataclass
+class CompileRun:
+    """What a compile of all buckets came to."""
+
+    spec: CompileSpec
+    results: list[JobResult] = field(default_factory=list)
+    error: str | None = None  # the controller itself failed (not a job)
+    cancelled: bool = False
+
+    @property
+    def outcome(self) -> str:
+        if self.error:
+            return "failed"
+        if self.cancelled or any(r.outcome == "cancelled" for r in self.results):
+            return "cancelled"
+        if self.results and all(r.outcome == "succeeded" for r in self.results):
+            return "succeeded"
+        return "failed"
+
+
+class _BucketLoop(QObject):
+    """Lives on the compile thread: one JobRunner after another, blocking there, never on the GUI thread."""
+
+    job_started = Signal(int, str)
+    event_received = Signal(dict)
+    job_finished = Signal(object)
+    failed = Signal(str)
+    done = Signal()
+
+    def __init__(self, spec: CompileSpec, workdir: Path, buffer: LineBuffer, backend: str):
+        super().__init__()
+        self.spec = spec
+        self.workdir = workdir
+        self.buffer = buffer
+        self.backend = backend
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._runner: JobRunner | None = None
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            for n in self.spec.inputs.num_tokens:
+                with self._lock:
+                    if self._cancelled:
+                        break
+                    runner = JobRunner(self.spec.for_bucket(n), workdir=self.workdir, backend=self.backend,
+                                       timeout=self.spec.compiler.timeout, on_line=self.buffer.append,
+                                       on_event=self.event_received.emit)
+                    self._runner = runner
+                job_dir = runner.start()
+                self.job_started.emit(n, str(job_dir))
+                result = runner.wait()
+                self.job_finished.emit(result)
+        except Exception as exc:  # noqa: BLE001 - reported to the user; the UI must return to idle
+            log.exception("compile failed")
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.done.emit()
+
+    def cancel(self) -> None:
+        """Thread-safe: stops the running job (JobRunner.cancel does not block) and any bucket after it."""
+        with self._lock:
+            self._cancelled = True
+            runner = self._runner
+        if runner is not None:
+            runner.cancel()
+
+
+class CompileController(QObject):
+    """Starts and cancels compiles; everything it reports arrives as signals on the GUI thread."""
+
+    started = Signal(object)  # CompileSpec
+    lines_received = Signal(list)
+    event_received = Signal(dict)
+    job_started = Signal(int, str)  # bucket, job directory
+    job_finished = Signal(object)  # JobResult
+    finished = Signal(object)  # CompileRun
+
+    def __init__(self, parent: QObject | None = None, *, backend: str = "auto"):
+        super().__init__(parent)
+        self.backend = backend
+        self._buffer = LineBuffer()
+        self._thread: QThread | None = None
+        self._loop: _BucketLoop | None = None
+        self._run: CompileRun | None = None
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setInterval(LINE_FLUSH_MS)
+        self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None
+
+    def start(self, spec: CompileSpec, workdir: str | Path) -> None:
+        if self.is_running:
+            raise RuntimeError("a compile is already running")
+        self._run = CompileRun(spec)
+        self._buffer = LineBuffer()
+        thread = QThread(self)
+        thread.setObjectName("neffbench-compile")
+        loop = _BucketLoop(spec, Path(workdir), self._buffer, self.backend)
+        loop.moveToThread(thread)
+        thread.started.connect(loop.run)
+        loop.job_started.connect(self.job_started)
+        loop.event_received.connect(self.event_received)
+        loop.job_finished.connect(self._on_loop_job_finished)
+        loop.failed.connect(self._on_loop_failed)
+        loop.done.connect(thread.quit)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._loop = thread, loop
+        self._flush_timer.start()
+        self.started.emit(spec)
+        thread.start()
+
+    def cancel(self) -> None:
+        """Asks the job to stop; ``finished`` follows when it has (SIGKILL after the runner's grace period)."""
+        if self._loop is not None and self._run is not None:
+            self._run.cancelled = True
+            self._loop.cancel()
+
+    def _on_flush_timer_timeout(self) -> None:
+        lines = self._buffer.take()
+        if lines:
+            self.lines_received.emit(lines)
+
+    def _on_loop_job_finished(self, result: JobResult) -> None:
+        self._on_flush_timer_timeout()  # the job's last lines before its result
+        self._run.results.append(result)
+        self.job_finished.emit(result)
+
+    def _on_loop_failed(self, message: str) -> None:
+        self._run.error = message
+
+    def _on_thread_finished(self) -> None:
+        self._flush_timer.stop()
+        self._on_flush_timer_timeout()
+        run, thread, loop = self._run, self._thread, self._loop
+        self._thread = self._loop = self._run = None
+        loop.deleteLater()
+        thread.deleteLater()
+        self.finished.emit(run)
+
+
+def last_duration(workdir: str | Path, spec: CompileSpec, backend: str | None) -> float | None:
+    """How long the newest succeeded job of the same spec hash (and backend) took, from its job.json.
+
+    Plain file reading, run on a worker thread: the workdir may hold many jobs.
+    """
+    wanted = spec_hash(spec.for_bucket(spec.inputs.num_tokens[0]))
+    best: tuple[str, float] | None = None
+    for record_path in Path(workdir).glob("*/job.json"):
+        try:
+            record = json.loads(record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if (record.get("spec_hash") != wanted or record.get("outcome") != "succeeded"
+                or (backend and record.get("backend") != backend)):
+            continue
+        duration = record.get("duration_s")
+        created = record.get("created") or ""
+        if isinstance(duration, (int, float)) and (best is None or created > best[0]):
+            best = (created, float(duration))
+    return None if best is None else best[1]

@@ -1,0 +1,280 @@
+"""The Compile tab: state and elapsed clock, stages and compiler passes as they happen, the log, and results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.gui import theme
+from neffbench.gui.compile_controller import CompileRun
+from neffbench.gui.log_view import LogView
+from neffbench.jobs import NO_NEFF_NOTE, JobResult
+from neffbench.spec import CompileSpec
+
+OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
+
+
+def clock(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def human_size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def numerics_text(numerics: dict | None) -> str:
+    """Max error against the eager reference, or why it was not checked."""
+    if not numerics:
+        return "not checked"
+    if not numerics.get("checked"):
+        return f"not checked: {numerics.get('skipped_reason') or 'no reason given'}"
+    verdict = "within" if numerics.get("match") else "OUTSIDE"
+    where = numerics.get("where") or "?"
+    return (f"max abs error {numerics.get('max_abs_error', float('nan')):.3g} ({verdict} atol {numerics.get('atol'):g} "
+            f"/ rtol {numerics.get('rtol'):g}, {where})")
+
+
+class CompilePanel(QWidget):
+    """Presents what the CompileController reports; ``job_activated`` asks to show a job's artifacts."""
+
+    job_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state_label = QLabel("Idle. Press Compile (Ctrl+Return) to compile every bucket of the spec.")
+        self.state_label.setObjectName("compileState")
+        self.state_label.setWordWrap(True)
+        font = self.state_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.state_label.setFont(font)
+        self.elapsed_label = QLabel()
+        self.elapsed_label.setObjectName("elapsed")
+        self.backend_label = QLabel()
+        self.backend_label.setWordWrap(True)
+        self.stages = QTreeWidget()
+        self.stages.setHeaderLabels(["Stage / compiler pass", "State", "Time"])
+        stage_header = self.stages.header()
+        stage_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        stage_header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        stage_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        stage_header.setStretchLastSection(False)
+        self.stages.setRootIsDecorated(True)
+        self.stages.setToolTip("Stages of each job as the worker reports them, and the compiler's passes as they "
+                               "start and finish. No percentage: a compile's length is not known in advance.")
+        self.log_view = LogView()
+        self.results = QTreeWidget()
+        self.results.setHeaderLabels(["Bucket", "Outcome", "NEFF", "Numerics vs eager reference", "Job"])
+        self.results.setRootIsDecorated(False)
+        self.results.setToolTip("Double-click a job to see it in Artifacts.")
+        header = self.results.header()
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.stages)
+        self.splitter.addWidget(self.log_view)
+        self.splitter.setSizes([380, 800])
+        self.vsplitter = QSplitter(Qt.Orientation.Vertical)
+        self.vsplitter.addWidget(self.splitter)
+        self.vsplitter.addWidget(self.results)
+        self.vsplitter.setSizes([600, 160])
+        top = QHBoxLayout()
+        top.addWidget(self.state_label, 1)
+        top.addWidget(self.elapsed_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.backend_label)
+        layout.addWidget(self.vsplitter, 1)
+        self._elapsed = QElapsedTimer()
+        self._clock = QTimer(self)
+        self._clock.setInterval(250)
+        self._clock.timeout.connect(self._on_clock_timeout)
+        self._last_duration: float | None = None
+        self._buckets: tuple[int, ...] = ()
+        self._job: QTreeWidgetItem | None = None
+        self._stage: QTreeWidgetItem | None = None
+        self._stage_started: float | None = None
+        self._passes: dict[str, QTreeWidgetItem] = {}
+        self.results.itemActivated.connect(self._on_results_item_activated)
+        self._show_elapsed()
+
+    def show_plan(self, spec: CompileSpec, workdir: str, backend: str | None) -> None:
+        """Before the first compile: what pressing Compile will do."""
+        if self._elapsed.isValid():
+            return  # a run's outcome stays on show until the next one
+        n = len(spec.inputs.num_tokens)
+        what = {"cpu-check": "the cpu-check backend (a CPU trace; no NEFF is made here)",
+                "neuron": "torch_neuronx and neuronx-cc"}.get(backend or "", "the backend the toolchain check picks")
+        self.state_label.setText(
+            f"Idle. Compile (Ctrl+Return) runs {n} job{'s' if n != 1 else ''} for {spec.name} "
+            f"({', '.join(str(b) for b in spec.inputs.num_tokens)} tokens), one after another, with {what}, "
+            f"into {workdir}.")
+
+    # ---- reports from the controller ----
+
+    def show_started(self, spec: CompileSpec, backend_hint: str = "") -> None:
+        self._buckets = spec.inputs.num_tokens
+        self.stages.clear()
+        self.results.clear()
+        self.log_view.clear()
+        self._last_duration = None
+        self._elapsed.start()
+        self._clock.start()
+        n = len(self._buckets)
+        self.state_label.setText(f"Compiling {spec.name}: {n} bucket{'s' if n > 1 else ''} "
+                                 f"({', '.join(str(b) for b in self._buckets)} tokens), one after another.")
+        self.backend_label.setText(backend_hint)
+        self._show_elapsed()
+
+    def show_last_duration(self, seconds: float | None) -> None:
+        self._last_duration = seconds
+        self._show_elapsed()
+
+    def show_job_started(self, bucket: int, job_dir: str) -> None:
+        index = self._buckets.index(bucket) + 1 if bucket in self._buckets else 0
+        self._job = QTreeWidgetItem([f"Bucket {bucket} tokens ({index} of {len(self._buckets)})", "running", ""])
+        self._job.setToolTip(0, job_dir)
+        self.stages.addTopLevelItem(self._job)
+        self._job.setExpanded(True)
+        self._stage = None
+        self._passes = {}
+        self.log_view.set_log_path(Path(job_dir) / "job.log")
+        self.state_label.setText(f"Compiling bucket {bucket} ({index} of {len(self._buckets)}) in {Path(job_dir).name}")
+
+    def show_event(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "stage":
+            self._enter_stage(event.get("stage", "?"), event.get("t"))
+        elif kind == "backend":
+            self._show_backend(event)
+        elif kind == "pass":
+            self._show_pass(event)
+        elif kind == "compiler_error" and event.get("code"):
+            self.log_view.add_error_code(event["code"], event.get("message", ""))
+        elif kind == "compiler_status" and self._job is not None:
+            self._job.setText(1, f"compiler {event.get('status')}")
+
+    def show_job_finished(self, result: JobResult) -> None:
+        self._close_stage(None)
+        if self._job is not None:
+            self._job.setText(1, result.outcome)
+            self._job.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
+            self._job.setText(2, clock(result.record.get("duration_s") or 0))
+        neffs = result.neffs
+        if neffs:
+            neff_text = ", ".join(f"{Path(n['path']).name} ({human_size(n.get('size'))})" for n in neffs)
+        else:
+            neff_text = result.record.get("neff_note") or "no NEFF"
+        item = QTreeWidgetItem([str(result.record.get("num_tokens", "?")), result.outcome, neff_text,
+                                numerics_text(result.numerics), result.job_dir.name])
+        item.setData(0, Qt.ItemDataRole.UserRole, str(result.job_dir))
+        item.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
+        if result.reason:
+            for col in range(5):
+                item.setToolTip(col, result.reason)
+        if not neffs and result.record.get("backend") == "cpu-check":
+            item.setToolTip(2, f"{NO_NEFF_NOTE}: the Neuron toolchain is not installed here, so the compile ran "
+                               "torch.jit.trace on CPU to check the module and made no NEFF.")
+        self.results.addTopLevelItem(item)
+        for col in range(self.results.columnCount() - 1):
+            self.results.resizeColumnToContents(col)
+
+    def show_finished(self, run: CompileRun) -> None:
+        self._clock.stop()
+        self._show_elapsed()
+        outcome = run.outcome
+        done = len(run.results)
+        text = {"succeeded": f"Succeeded: {done} of {len(run.spec.inputs.num_tokens)} bucket(s) compiled.",
+                "cancelled": f"Cancelled after {done} of {len(run.spec.inputs.num_tokens)} bucket(s).",
+                "failed": "Failed: " + (run.error or next((r.reason or r.outcome for r in run.results
+                                                         if r.outcome != "succeeded"), "see the log"))}[outcome]
+        if outcome == "succeeded" and not any(r.neffs for r in run.results):
+            text += f" {NO_NEFF_NOTE}: checked on CPU, nothing was compiled for Neuron."
+        self.state_label.setText(text)
+        self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
+
+    def reset_style(self) -> None:
+        self.state_label.setStyleSheet("")
+
+    # ---- internals ----
+
+    def _show_backend(self, event: dict) -> None:
+        backend, reason = event.get("backend"), event.get("reason") or ""
+        if backend == "cpu-check":
+            self.backend_label.setText(f"Backend cpu-check: torch.jit.trace on CPU, no NEFF will be made ({reason}).")
+            self.backend_label.setStyleSheet(f"color: {theme.WARN};")
+        else:
+            cpu = event.get("cpu_backend")
+            extra = f"; cpu_backend={cpu} ({event.get('cpu_backend_reason')})" if cpu is not None else ""
+            self.backend_label.setText(f"Backend {backend}: {reason}{extra}.")
+            self.backend_label.setStyleSheet("")
+
+    def _enter_stage(self, stage: str, t: float | None) -> None:
+        self._close_stage(t)
+        if self._job is None or stage == "done":
+            return
+        self._stage = QTreeWidgetItem([stage, "running", ""])
+        self._stage_started = t
+        self._job.addChild(self._stage)
+        self._job.setText(1, stage)
+        self.stages.scrollToItem(self._stage)
+
+    def _close_stage(self, t: float | None) -> None:
+        if self._stage is None:
+            return
+        self._stage.setText(1, "done")
+        if isinstance(t, (int, float)) and isinstance(self._stage_started, (int, float)):
+            self._stage.setText(2, f"{t - self._stage_started:.1f} s")
+        self._stage = None
+
+    def _show_pass(self, event: dict) -> None:
+        parent = self._stage or self._job
+        if parent is None:
+            return
+        key = event.get("path") or event.get("name", "?")
+        item = self._passes.get(key)
+        if item is None:
+            item = QTreeWidgetItem([event.get("name", "?"), "", ""])
+            parent.addChild(item)
+            parent.setExpanded(True)
+            self._passes[key] = item
+        if event.get("state") == "finished":
+            item.setText(1, "finished")
+            duration = event.get("duration_s")
+            item.setText(2, f"{duration:.2f} s" if isinstance(duration, (int, float)) else "")
+        else:
+            item.setText(1, "running")
+            self.stages.scrollToItem(item)
+
+    def _on_clock_timeout(self) -> None:
+        self._show_elapsed()
+
+    def _show_elapsed(self) -> None:
+        parts = []
+        if self._elapsed.isValid():
+            parts.append(f"Elapsed {clock(self._elapsed.elapsed() / 1000)}")
+        if self._last_duration is not None:
+            parts.append(f"last time this spec took {clock(self._last_duration)}")
+        self.elapsed_label.setText(" · ".join(parts))
+
+    def _on_results_item_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        self.job_activated.emit(item.data(0, Qt.ItemDataRole.UserRole))

@@ -1,0 +1,5 @@
+"""pyqtgraph views of a :class:`neffbench.preview.Preview`, shared by the window and ``neffbench preview``."""
+
+from neffbench.gui.preview.panel import PreviewPanel
+
+__all__ = ["PreviewPanel"]

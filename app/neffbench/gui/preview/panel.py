@@ -1,0 +1,130 @@
+"""The Preview tab: token/head choosers, the pair-norm badge, the cast error and the three plot groups."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+
+from neffbench.gui import theme
+from neffbench.gui.preview.frequencies import FrequencyPlots
+from neffbench.gui.preview.rotation import RotationPlots
+from neffbench.gui.preview.tables import TableHeatmaps
+
+if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.preview imports
+    from neffbench.preview import Preview
+
+
+class PreviewPanel(QWidget):
+    """Presents a Preview; asks for another bucket through ``bucket_chosen``."""
+
+    bucket_chosen = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.preview: Preview | None = None
+        self.token_spin = QSpinBox(toolTip="Which example token's lanes to plot (the compile's seeded inputs).")
+        self.head_spin = QSpinBox(toolTip="Which query head to plot; the key plot shows the key head it shares.")
+        self.bucket_combo = QComboBox(toolTip="Which bucket's example inputs the rotation uses.")
+        self.bucket_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.pair_badge = QLabel("Pair norms: …")
+        self.pair_badge.setStyleSheet(theme.badge_style(None))
+        self.pair_badge.setToolTip("Rotation must keep the norm of every rotated pair (times the table's mscale) "
+                                   "and leave the pass-through lanes unchanged, for every token and head.")
+        self.cast_label = QLabel()
+        self.cast_label.setToolTip("Largest difference between the float32 table and the table in the cache dtype, "
+                                   "over every position and column.")
+        self.status_label = QLabel("Loading torch…")
+        self.status_label.setObjectName("previewStatus")
+        self.status_label.setWordWrap(True)
+        self.tables = TableHeatmaps()
+        self.frequencies = FrequencyPlots()
+        self.rotation = RotationPlots()
+        self.lower_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.lower_splitter.addWidget(self.frequencies)
+        self.lower_splitter.addWidget(self.rotation)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.tables)
+        self.splitter.addWidget(self.lower_splitter)
+        self.splitter.setSizes([420, 480])
+        # Until the first preview arrives (torch is still loading) a sentence beats six empty plots.
+        self.placeholder = QLabel("Loading torch in the background…\nThe cos/sin tables, frequencies and rotated "
+                                  "outputs appear here as soon as it is ready.")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setStyleSheet(f"color: {theme.ORIGINAL}; font-size: 14pt;")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.placeholder)
+        self.stack.addWidget(self.splitter)
+        self._layout()
+        self.token_spin.valueChanged.connect(self._on_token_spin_value_changed)
+        self.head_spin.valueChanged.connect(self._on_token_spin_value_changed)
+        self.bucket_combo.activated.connect(self._on_bucket_combo_activated)
+
+    def _layout(self) -> None:
+        controls = QHBoxLayout()
+        for text, widget in (("&Token", self.token_spin), ("&Head", self.head_spin), ("&Bucket", self.bucket_combo)):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            controls.addWidget(label)
+            controls.addWidget(widget)
+        controls.addSpacing(12)
+        controls.addWidget(self.status_label, 1)
+        controls.addWidget(self.cast_label)
+        controls.addWidget(self.pair_badge)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(controls)
+        layout.addWidget(self.stack, 1)
+
+    # ---- what the controller reports ----
+
+    def show_status(self, text: str, *, error: bool = False) -> None:
+        if self.preview is None:
+            self.placeholder.setText(text)
+        self.status_label.setText(text)
+        self.status_label.setStyleSheet(f"color: {theme.BAD};" if error else "")
+
+    def show_preview(self, preview: Preview) -> None:
+        self.preview = preview
+        self.stack.setCurrentWidget(self.splitter)
+        rot = preview.rotation
+        self._set_buckets(preview.spec.inputs.num_tokens, rot.bucket)
+        for spin, count in ((self.token_spin, rot.num_tokens), (self.head_spin, rot.query.shape[1])):
+            spin.blockSignals(True)
+            spin.setRange(0, count - 1)
+            spin.blockSignals(False)
+        self.tables.set_preview(preview)
+        self.frequencies.set_preview(preview)
+        self.rotation.set_preview(preview, self.token_spin.value(), self.head_spin.value())
+        check = preview.pair_check
+        self.pair_badge.setText(f"Pair norms {check.summary()}")
+        self.pair_badge.setStyleSheet(theme.badge_style(check.passed))
+        self.cast_label.setText(self._cast_text(preview))
+        ms = preview.timings.get("total", 0.0) * 1e3
+        note = f" · {rot.note}" if rot.note else ""
+        self.show_status(f"{preview.spec.name}: computed in {ms:.0f} ms{note}")
+
+    @staticmethod
+    def _cast_text(preview: Preview) -> str:
+        if preview.cache_dtype == "float32":
+            return "Cache float32: nothing lost to a cast"
+        pos, col = preview.cast_error_at
+        return (f"Cache float32 → {preview.cache_dtype}: max error {preview.cast_error:.3g} "
+                f"(position {pos}, column {col})")
+
+    def _set_buckets(self, buckets: tuple[int, ...], current: int) -> None:
+        self.bucket_combo.blockSignals(True)
+        self.bucket_combo.clear()
+        for n in buckets:
+            self.bucket_combo.addItem(f"{n} token{'s' if n != 1 else ''}", n)
+        self.bucket_combo.setCurrentIndex(max(0, list(buckets).index(current) if current in buckets else 0))
+        self.bucket_combo.blockSignals(False)
+
+    # ---- slots ----
+
+    def _on_token_spin_value_changed(self, _value: int) -> None:
+        self.rotation.show_token(self.token_spin.value(), self.head_spin.value())
+
+    def _on_bucket_combo_activated(self, index: int) -> None:
+        self.bucket_chosen.emit(int(self.bucket_combo.itemData(index)))

@@ -1,0 +1,133 @@
+"""Original and rotated lanes of one head for one token, with the pairing and the pass-through tail shown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+
+from neffbench.gui import theme
+
+if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.preview imports
+    from neffbench.preview import Preview
+
+
+def pair_colours(preview: Preview) -> list:
+    """One colour per lane: the two lanes of a pair share a colour, the tail is grey."""
+    half = preview.rotary_dim // 2
+    cmap = pg.colormap.get("CET-C6")
+    lane_colour = [pg.mkBrush(theme.ORIGINAL)] * preview.head_size
+    for k, (a, b) in enumerate(preview.pairing()):
+        brush = pg.mkBrush(cmap.map(k / max(1, half), mode="qcolor"))
+        lane_colour[a] = lane_colour[b] = brush
+    return lane_colour
+
+
+def key_head_for(preview: Preview, head: int) -> int:
+    spec = preview.spec.model
+    return head * spec.num_heads_k // spec.num_heads_q
+
+
+class _LanePlot:
+    """One tensor's plot: curves made once, data set per token and head."""
+
+    def __init__(self, plot: pg.PlotItem):
+        self.plot = plot
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.showGrid(x=True, y=True, alpha=0.2)
+        plot.setLabel("bottom", "lane (element of the head)")
+        self.original = plot.plot(pen=pg.mkPen(theme.ORIGINAL, width=1), symbol="o", symbolSize=4,
+                                  symbolBrush=theme.ORIGINAL, symbolPen=None)
+        self.rotated = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5), symbol="o", symbolSize=6,
+                                 symbolPen=None)
+        self.tail = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(128, 128, 128, 40),
+                                        pen=pg.mkPen(None))
+        self.tail_label = pg.TextItem("pass-through", color=theme.ORIGINAL, anchor=(0, 0))
+        plot.addItem(self.tail, ignoreBounds=True)
+        plot.addItem(self.tail_label, ignoreBounds=True)
+        pen = pg.mkPen(theme.BAD, width=1, style=Qt.PenStyle.DashLine)
+        self.partners = [pg.InfiniteLine(angle=90, movable=False, pen=pen) for _ in range(2)]
+        for line in self.partners:
+            line.hide()
+            plot.addItem(line, ignoreBounds=True)
+
+    def set_data(self, title: str, before: np.ndarray, after: np.ndarray, preview: Preview, brushes: list) -> None:
+        lanes = np.arange(preview.head_size)
+        self.original.setData(lanes, before)
+        self.rotated.setData(lanes, after, symbolBrush=brushes)
+        self.plot.setTitle(title)
+        has_tail = preview.rotary_dim < preview.head_size
+        self.tail.setVisible(has_tail)
+        self.tail_label.setVisible(has_tail)
+        if has_tail:
+            self.tail.setRegion((preview.rotary_dim - 0.5, preview.head_size - 0.5))
+            top = float(max(np.max(before), np.max(after)))
+            self.tail_label.setPos(preview.rotary_dim - 0.4, top)
+        self.plot.enableAutoRange()
+
+    def show_partners(self, lanes: tuple[int, int] | None) -> None:
+        for line, lane in zip(self.partners, lanes or (None, None)):
+            line.setVisible(lane is not None)
+            if lane is not None:
+                line.setPos(lane)
+
+
+class RotationPlots(pg.GraphicsLayoutWidget):
+    """Query (top) and key (bottom); hovering a lane marks the lane it is rotated with."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._preview: Preview | None = None
+        self.query = _LanePlot(self.addPlot(row=0, col=0))
+        self.key = _LanePlot(self.addPlot(row=1, col=0))
+        self.key.plot.setXLink(self.query.plot)
+        self.pairing_label = self.addLabel("", row=2, col=0, justify="left")
+        self.token = 0
+        self.head = 0
+        self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+
+    def set_preview(self, preview: Preview, token: int = 0, head: int = 0) -> None:
+        self._preview = preview
+        self._brushes = pair_colours(preview)
+        half = preview.rotary_dim // 2
+        if preview.is_neox_style:
+            text = f"NeoX pairing: lane i rotates with lane i+{half} (split halves)"
+        else:
+            text = "GPT-J pairing: lane 2k rotates with lane 2k+1 (interleaved)"
+        if preview.rotary_dim < preview.head_size:
+            text += f" · lanes {preview.rotary_dim}..{preview.head_size - 1} pass through"
+        text += (f"<br><span style='color:{theme.ORIGINAL}'>grey: original</span> · colour: rotated, one colour "
+                 "per pair · hover a lane to mark its partner")
+        self.pairing_label.setText(text)
+        self.show_token(token, head)
+
+    def show_token(self, token: int, head: int) -> None:
+        preview = self._preview
+        if preview is None:
+            return
+        rot = preview.rotation
+        self.token = token = max(0, min(token, rot.num_tokens - 1))
+        self.head = head = max(0, min(head, rot.query.shape[1] - 1))
+        position = int(rot.positions[token])
+        self.query.set_data(f"query · token {token} (position {position}) · head {head}",
+                            rot.query[token, head], rot.query_out[token, head], preview, self._brushes)
+        self.key.plot.setVisible(rot.key is not None)
+        if rot.key is not None:
+            kh = key_head_for(preview, head)
+            self.key.set_data(f"key · token {token} · key head {kh}", rot.key[token, kh], rot.key_out[token, kh],
+                              preview, self._brushes)
+
+    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
+        preview = self._preview
+        if preview is None:
+            return
+        partners = None
+        for lane_plot in (self.query, self.key):
+            if lane_plot.plot.isVisible() and lane_plot.plot.sceneBoundingRect().contains(pos):
+                lane = int(round(lane_plot.plot.vb.mapSceneToView(pos).x()))
+                partners = next((p for p in preview.pairing() if lane in p), None)
+        for lane_plot in (self.query, self.key):
+            lane_plot.show_partners(partners)

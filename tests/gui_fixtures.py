@@ -1,0 +1,65 @@
+"""Fixtures for the GUI tests: a workbench window with settings of its own, closed and drained afterwards."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie still answers kill(0): only a process that can still run counts.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def settings_path(tmp_path) -> Path:
+    return tmp_path / "settings.ini"
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path, settings_path):
+    """``make_window(background=False)`` opens a window; each is closed, and the worker pool drained, at teardown."""
+    from PySide6.QtCore import QThreadPool
+
+    from neffbench.gui import theme
+    from neffbench.gui.main_window import MainWindow
+    from neffbench.gui.settings import Settings
+
+    theme.configure_plots()
+    windows = []
+
+    def make(*, background: bool = False, workdir: Path | None = None, show: bool = True) -> MainWindow:
+        window = MainWindow(Settings.at(settings_path), background=background)
+        qtbot.addWidget(window)
+        if workdir is not None or not windows:
+            window.set_workdir(workdir or tmp_path / "workdir", rescan=False)
+        if show:
+            window.show()
+            qtbot.waitExposed(window)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        if window.controller.is_running:
+            window.controller.cancel()
+            qtbot.waitUntil(lambda w=window: not w.controller.is_running, timeout=30_000)
+    # Workers report to widgets: let them finish before the widgets go.
+    QThreadPool.globalInstance().waitForDone(30_000)
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()

@@ -1,0 +1,119 @@
+"""The Artifacts tab: NEFFs and jobs of the workdir, watched for changes, with detail and actions."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from neffbench.presets import load_preset
+from neffbench.spec import to_dict
+from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
+from tests.neff_factory import build_neff, write_job
+
+pytestmark = pytest.mark.gui
+
+
+def make_job(workdir, name: str, *, spec=None, neff: bool = True, reproduce: bool = True):
+    job_dir = workdir / name
+    neffs = []
+    if neff:
+        neffs.append(build_neff(job_dir / "compiler" / "graph.neff", inputs={"input0": ("float32", (4, 8))},
+                                outputs={"output0": ("float32", (4, 8))}, name="graph.neff"))
+    write_job(job_dir, spec=to_dict(spec or load_preset("seed")), neffs=neffs, stages={"tracing": {"duration_s": 1.5}})
+    if reproduce:
+        (job_dir / "reproduce.py").write_text("print('reproduce me')\n")
+    return job_dir
+
+
+@pytest.fixture
+def panel(window, tmp_path, qtbot):
+    artifacts = window.artifacts
+    workdir = tmp_path / "workdir"
+    workdir.mkdir(exist_ok=True)
+    artifacts.confirm = lambda text: True
+    return artifacts, workdir
+
+
+def scan(qtbot, artifacts):
+    with qtbot.waitSignal(artifacts.scanned, timeout=30_000):
+        artifacts.rescan()
+
+
+def test_new_files_appear_through_the_watcher(panel, qtbot):
+    artifacts, workdir = panel
+    scan(qtbot, artifacts)
+    assert artifacts.artifacts == [] and "Nothing compiled yet" in artifacts.summary.text()
+    with qtbot.waitSignal(artifacts.scanned, timeout=30_000):
+        make_job(workdir, "job-a")  # no rescan asked for: the watcher notices
+    assert [a.job_id for a in artifacts.artifacts] == ["job-a"]
+    row = artifacts.list.topLevelItem(0)
+    assert row.text(0) == "graph.neff" and row.text(2) == "succeeded"
+    assert "input0 float32[4,8] -> output0 float32[4,8]" in row.text(5)
+
+
+def test_unreadable_neffs_are_listed_with_their_error(panel, qtbot):
+    artifacts, workdir = panel
+    bad = workdir / "job-bad" / "broken.neff"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not a neff at all")
+    scan(qtbot, artifacts)
+    row = artifacts.list.topLevelItem(0)
+    assert row.text(0) == "broken.neff" and row.text(5).startswith("unreadable:")
+    artifacts.select(str(bad))
+    assert artifacts.detail.topLevelItem(artifacts.detail.topLevelItemCount() - 1).text(0) == "Error"
+
+
+def test_the_real_sample_shows_its_header_and_io(panel, qtbot, sample_neff):
+    artifacts, workdir = panel
+    target = workdir / "sample" / sample_neff.name
+    target.parent.mkdir(parents=True)
+    shutil.copy(sample_neff, target)  # into the test's temporary workdir only
+    scan(qtbot, artifacts)
+    art = artifacts.artifacts[0]
+    assert art.neff.info.compiler_version == "2.23.6484.0"
+    artifacts.select(art.key)
+    text = [artifacts.detail.topLevelItem(i).text(0) + "=" + artifacts.detail.topLevelItem(i).text(1)
+            for i in range(artifacts.detail.topLevelItemCount())]
+    assert "Target=cayman" in text
+    inputs = next(artifacts.detail.topLevelItem(i) for i in range(artifacts.detail.topLevelItemCount())
+                  if artifacts.detail.topLevelItem(i).text(0) == "Inputs")
+    assert [inputs.child(i).text(0) for i in range(inputs.childCount())] == ["x", "y"]
+
+
+def test_actions_copy_reopen_and_delete(panel, window, qtbot):
+    artifacts, workdir = panel
+    llama = load_preset("llama3.1-8b")
+    job_dir = make_job(workdir, "job-llama", spec=llama)
+    make_job(workdir, "job-cpu", neff=False)
+    scan(qtbot, artifacts)
+    assert {a.job_id for a in artifacts.artifacts} == {"job-llama", "job-cpu"}
+    artifacts.select(str(job_dir / "compiler" / "graph.neff"))
+    assert all(b.isEnabled() for b in artifacts.buttons.values())
+    artifacts.buttons["copy_path"].click()
+    assert QGuiApplication.clipboard().text() == str(job_dir / "compiler" / "graph.neff")
+    artifacts.buttons["copy_reproduce"].click()
+    assert QGuiApplication.clipboard().text() == "print('reproduce me')\n"
+    with qtbot.waitSignal(artifacts.spec_requested):
+        artifacts.buttons["reopen"].click()
+    assert window.form.spec().name == "llama3.1-8b" and window.form.spec().rope.max_pos == 131072
+    asked = []
+    artifacts.confirm = lambda text: asked.append(text) or False
+    artifacts.buttons["delete"].click()
+    assert asked and job_dir.exists()  # declined: nothing happens
+    artifacts.confirm = lambda text: True
+    with qtbot.waitSignal(artifacts.scanned, timeout=30_000):
+        artifacts.buttons["delete"].click()
+    assert not job_dir.exists()
+    assert [a.job_id for a in artifacts.artifacts] == ["job-cpu"]
+
+
+def test_delete_refuses_anything_but_a_job_directory(tmp_path):
+    from neffbench.gui.artifacts_model import delete_job
+
+    (tmp_path / "workdir" / "notajob").mkdir(parents=True)
+    with pytest.raises(ValueError):
+        delete_job(tmp_path / "workdir", tmp_path / "workdir" / "notajob")
+    with pytest.raises(ValueError):
+        delete_job(tmp_path / "workdir", tmp_path)

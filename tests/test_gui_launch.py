@@ -1,0 +1,53 @@
+"""``neffbench`` with no arguments: the window is painted before torch loads, the tabs and the preview follow,
+and quitting exits cleanly."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+# Runs the real launch(); a timer finds its window, watches it, and quits once the preview is shown.
+SCRIPT = r"""
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from neffbench.gui import launch
+seen = {}
+
+def watch():
+    from neffbench.gui.main_window import MainWindow
+    windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    if not windows:
+        QTimer.singleShot(0, watch)
+        return
+    window = windows[0]
+    window.first_painted.connect(lambda: seen.setdefault("torch_at_first_paint", "torch" in sys.modules))
+    def built():
+        seen["panels"] = True
+        window.preview_controller.computed.connect(lambda p: (seen.setdefault("preview", p.spec.name), window.close()))
+    window.panels_built.connect(built)
+
+app = launch.make_app(["neffbench"])
+QTimer.singleShot(0, watch)
+QTimer.singleShot(120_000, app.quit)
+code = launch.launch()
+print(seen)
+sys.exit(code)
+"""
+
+
+def test_launch_paints_before_torch_loads_then_fills_in_and_exits_cleanly(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=180,
+                          cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+    assert seen == {"torch_at_first_paint": False, "panels": True, "preview": "seed"}
+    # Settings were saved where QSettings keeps them for this user.
+    assert any(p.suffix == ".conf" for p in tmp_path.rglob("*"))
