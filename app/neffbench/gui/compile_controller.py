@@ -55,6 +55,17 @@ class CompileRun:
             return "succeeded"
         return "failed"
 
+    @property
+    def cpu_check_only(self) -> bool:
+        """Every job ran the CPU check: whatever the outcome, nothing was compiled for Neuron."""
+        return bool(self.results) and not any(r.record.get("makes_neff") for r in self.results)
+
+    @property
+    def headline(self) -> str:
+        """A short, honest status line: a cpu-check run never reads as a compile."""
+        what = "CPU check (no NEFF)" if self.cpu_check_only else "Compile"
+        return f"{what} {self.outcome}"
+
 
 class _BucketLoop(QObject):
     """Lives on the compile thread: one JobRunner after another, blocking there, never on the GUI thread."""

@@ -203,12 +203,13 @@ class CompilePanel(QWidget):
         self._show_elapsed()
         outcome = run.outcome
         done = len(run.results)
-        text = {"succeeded": f"Succeeded: {done} of {len(run.spec.inputs.num_tokens)} bucket(s) compiled.",
+        verb = "checked on CPU" if run.cpu_check_only else "compiled"
+        text = {"succeeded": f"Succeeded: {done} of {len(run.spec.inputs.num_tokens)} bucket(s) {verb}.",
                 "cancelled": f"Cancelled after {done} of {len(run.spec.inputs.num_tokens)} bucket(s).",
                 "failed": "Failed: " + (run.error or next((r.reason or r.outcome for r in run.results
                                                          if r.outcome != "succeeded"), "see the log"))}[outcome]
-        if outcome == "succeeded" and not any(r.neffs for r in run.results):
-            text += f" {NO_NEFF_NOTE}: checked on CPU, nothing was compiled for Neuron."
+        if outcome == "succeeded" and run.cpu_check_only:
+            text += f" {NO_NEFF_NOTE}: nothing was compiled for Neuron."
         self.state_label.setText(text)
         self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
 

@@ -441,7 +441,7 @@ class MainWindow(QMainWindow):
         self.compile_panel.show_finished(run)
         self.cancel_action.setEnabled(False)
         self._update_compile_action()
-        self.statusBar().showMessage(f"Compile {run.outcome}", 5000)
+        self.statusBar().showMessage(run.headline, 5000)
         if self._close_when_idle:
             self.close()
 
