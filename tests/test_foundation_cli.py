@@ -125,3 +125,13 @@ def test_extra_args_are_one_shell_quoted_option(capsys):
     assert main(["check", "seed", "--extra-args=-O3 --verbose info"]) == 2
     assert "Extra args set --optlevel 3 but the optlevel field is 2" in capsys.readouterr().err
     assert main(["check", "seed", "--extra-args", "--verbose info"]) == 0
+
+
+def test_no_display_gets_a_sentence_not_a_core_dump():
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    proc = run_cli(env=env)
+    assert proc.returncode == 1
+    assert "no display to open the workbench window on" in proc.stderr
+    assert "neffbench preview SPEC --out DIR" in proc.stderr

@@ -100,7 +100,8 @@ def _probe_neuronx_cc() -> Component:
     return Component("neuronx-cc", True, version, path)
 
 
-def _display() -> str | None:
+def display() -> str | None:
+    """Where a window would appear (DISPLAY, WAYLAND_DISPLAY, an offscreen Qt platform), or None."""
     platform_name = os.environ.get("QT_QPA_PLATFORM", "")
     if platform_name.startswith(("offscreen", "minimal")):
         return f"QT_QPA_PLATFORM={platform_name} (no window is shown)"
@@ -134,7 +135,7 @@ def gather() -> Facts:
         torch_neuronx=_probe_torch_neuronx(),
         neuronx_cc=_probe_neuronx_cc(),
         devices=neuron_devices(),
-        display=_display(),
+        display=display(),
         host=platform.node(),
     )
 
