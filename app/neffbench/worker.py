@@ -3,6 +3,10 @@
 Started by :class:`neffbench.jobs.JobRunner` as the leader of its own process group, with stdout
 and stderr merged into one pipe. It reads ``JOB_DIR/spec.toml`` and never writes ``job.json``
 (the parent is its only writer); it writes ``model.pt``, ``reproduce.py`` and ``compiler/``.
+
+With ``--standby`` instead of JOB_DIR (:class:`neffbench.jobs.standby.StandbyWorker`) it imports
+torch first, then reads the job directory as one line from stdin and runs that job; at EOF
+without a line it exits 0 and says nothing.
 """
 
 from __future__ import annotations
@@ -132,17 +136,53 @@ def _reason(exc: BaseException, stage: str) -> str:
     return f"{type(exc).__name__} during {stage}: {text[0] if text else 'no message'}"
 
 
+def _preload() -> None:
+    """What every job imports, before there is a job: torch is most of a worker's start."""
+    try:
+        import torch  # noqa: F401
+
+        from neffbench.jobs import reproduce, verify  # noqa: F401
+        from neffbench.kernels import build  # noqa: F401
+    except Exception:  # noqa: BLE001 - the job imports them again, fails the same way and reports it
+        traceback.print_exc(file=sys.stderr)
+    # Not torch_neuronx: whether to set the platform override before importing it depends on the spec.
+
+
+def _wait_for_job() -> Path | None:
+    """The job directory the parent sends on stdin, or None when it closed stdin without one."""
+    _preload()
+    line = sys.stdin.buffer.readline()
+    if not line.endswith(b"\n"):
+        return None
+    # From here on as a spawned worker: nothing to read on stdin (the compiler inherits it).
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return Path(os.fsdecode(line[:-1]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m neffbench.worker", description=__doc__.splitlines()[0])
-    parser.add_argument("job_dir", type=Path)
+    parser.add_argument("job_dir", type=Path, nargs="?")
     parser.add_argument("--backend", choices=BACKENDS, default="auto")
+    parser.add_argument("--standby", action="store_true",
+                        help="import torch first, then read JOB_DIR as one line from stdin (exit 0 at EOF)")
     args = parser.parse_args(argv)
+    if (args.job_dir is None) != args.standby:
+        parser.error("give either JOB_DIR or --standby")
     # A crash in torch or the compiler bindings still leaves a Python traceback in job.log.
     faulthandler.enable()
+    if args.standby:
+        args.job_dir = _wait_for_job()
+        if args.job_dir is None:
+            return 0  # the parent went away, or ran the job some other way
     out = Emitter()
     job = Job(args.job_dir, args.backend, out)
-    out.line(f"neffbench: worker pid {os.getpid()} for job {args.job_dir.name}")
+    started = " (a standby, started before the job)" if args.standby else ""
+    out.line(f"neffbench: worker pid {os.getpid()} for job {args.job_dir.name}{started}")
     try:
+        if args.standby:
+            os.chdir(args.job_dir)  # where a spawned worker starts
         job.run()
     except JobFailure as exc:
         if exc.__cause__ is not None:

@@ -8,16 +8,40 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from neffbench.cli.spec_args import add_spec_arguments, print_problems, spec_from_args
-from neffbench.spec import SpecError, validate
+
+if TYPE_CHECKING:
+    from neffbench.jobs.standby import StandbyWorker
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 _TICK_S = 0.5
 
 
+def prestart(argv: list[str]) -> StandbyWorker | None:
+    """Start the worker before anything else (called by the CLI's main with the command's arguments).
+
+    Its torch import is most of a job's time; started here it overlaps the parent's own start-up
+    (the spec machinery, the parser, loading and checking the spec). Only the backend is read
+    from ``argv``; a wrong guess costs nothing, the runner then discards it and spawns afresh.
+    """
+    if "-h" in argv or "--help" in argv:
+        return None
+    backend = "auto"
+    for i, arg in enumerate(argv):
+        if arg == "--backend" and i + 1 < len(argv):
+            backend = argv[i + 1]
+        elif arg.startswith("--backend="):
+            backend = arg.split("=", 1)[1]
+    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.jobs.standby import StandbyWorker
+
+    return StandbyWorker.try_start(backend) if backend in BACKENDS else None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    from neffbench.cli.spec_args import add_spec_arguments
+
     p = sub.add_parser(
         "compile", help="compile a spec into NEFFs (one job per bucket) and record each job",
         description="Compile SPEC (a file or preset) into one NEFF per num_tokens bucket. Each job gets its own "
@@ -98,8 +122,23 @@ def _plain_writer(out: TextIO):
 
 
 def run(args: argparse.Namespace) -> int:
+    from neffbench.jobs.standby import StandbyWorker
+
+    # Started by prestart() when run from the command line, else now: either way before the spec is
+    # loaded. run_buckets owns it once called; discarding it again here then does nothing.
+    standby = getattr(args, "prestarted", None) or StandbyWorker.try_start(args.backend)
+    try:
+        return _run(args, standby)
+    finally:
+        if standby is not None:
+            standby.discard()
+
+
+def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
+    from neffbench.cli.spec_args import print_problems, spec_from_args
     from neffbench.jobs import run_buckets
     from neffbench.jobs.summary import bucket_table, summary_lines
+    from neffbench.spec import SpecError, validate
 
     try:
         spec = spec_from_args(args)
@@ -126,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     def work() -> None:
         try:
             results.extend(run_buckets(spec, backend=args.backend, jobs=args.jobs, on_line=on_line,
-                                       on_event=on_event, cancel_event=cancel))
+                                       on_event=on_event, cancel_event=cancel, standby=standby))
         except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             failure.append(exc)
 

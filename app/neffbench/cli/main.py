@@ -43,18 +43,26 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     if not args_list:
         return gui_main()
-    parser = build_parser(args_list[0])
-    args = parser.parse_args(args_list)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    command = args_list[0]
+    # A command may start slow work before its arguments are even parsed (compile starts its worker).
+    module = importlib.import_module(COMMANDS[command]) if command in COMMANDS else None
+    prestarted = module.prestart(args_list[1:]) if hasattr(module, "prestart") else None
     try:
+        parser = build_parser(command)
+        args = parser.parse_args(args_list)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        args.prestarted = prestarted
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         # `neffbench ... | head` closed the pipe: not an error worth a traceback.
         return 0
+    finally:
+        if prestarted is not None:
+            prestarted.discard()  # a no-op once a job has taken it
 
 
 def gui_main() -> int:

@@ -8,17 +8,16 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import neffbench
 from neffbench.jobs import records
 from neffbench.jobs.compilerlog import CompilerLog, command_from_text, dropped_options, explain_exit_code
 from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
+from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.spec import CompileSpec, SpecError, errors, save
 
 log = logging.getLogger(__name__)
@@ -58,11 +57,14 @@ class JobRunner:
     ``start`` and ``wait`` belong to one thread (the GUI runs them on a QThread; ``on_line`` and
     ``on_event`` are called on that thread). ``cancel`` may be called from any thread at any time,
     also before ``start``.
+
+    A ``standby`` worker, once the runner is constructed, belongs to the runner: ``start`` hands
+    the job to it when its backend is this job's, and discards it otherwise (also when cancelled).
     """
 
     def __init__(self, spec: CompileSpec, *, workdir: str | Path | None = None, backend: str = "auto",
                  timeout: float | None = None, on_line: LineCallback | None = None,
-                 on_event: EventCallback | None = None):
+                 on_event: EventCallback | None = None, standby: StandbyWorker | None = None):
         if len(spec.inputs.num_tokens) != 1:
             raise ValueError(f"a job compiles one bucket; use run_buckets for {list(spec.inputs.num_tokens)}")
         if backend not in BACKENDS:
@@ -77,6 +79,7 @@ class JobRunner:
         self.grace_s = GRACE_S
         self.on_line = on_line
         self.on_event = on_event
+        self.standby = standby
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -99,6 +102,15 @@ class JobRunner:
         if self.job_dir is not None:
             raise RuntimeError("this job has already been started")
         try:
+            return self._start()
+        finally:
+            # Whatever happened (another backend, cancelled, an error), a standby not handed over
+            # must not outlive start(); after a hand-over this does nothing.
+            if self.standby is not None:
+                self.standby.discard()
+
+    def _start(self) -> Path:
+        try:
             records.mark_interrupted(self.workdir)
         except OSError:
             log.warning("could not check %s for interrupted jobs", self.workdir, exc_info=True)
@@ -114,7 +126,7 @@ class JobRunner:
             cancelled = self._cancelled
             if not cancelled:
                 try:
-                    self._proc = self._spawn(job_dir)
+                    self._proc = self._take_standby(job_dir) or self._spawn(job_dir)
                 except OSError as exc:
                     spawn_error = f"could not start the worker: {exc}"
         if cancelled or spawn_error:
@@ -129,20 +141,14 @@ class JobRunner:
         self._emit({"type": "started", "job_dir": str(job_dir), "pid": self._proc.pid})
         return job_dir
 
+    def _take_standby(self, job_dir: Path) -> subprocess.Popen | None:
+        """The standby's process, now this job's worker, or None to spawn one."""
+        if self.standby is None or self.standby.backend != self.backend:
+            return None
+        return self.standby.hand_over(job_dir)
+
     def _spawn(self, job_dir: Path) -> subprocess.Popen:
-        env = os.environ.copy()
-        env["PYTHONUNBUFFERED"] = "1"
-        env["PYTHONIOENCODING"] = "utf-8"
-        # The worker must import this very neffbench. When the parent found it only through a path
-        # added at run time, hand that path on (but never put site-packages ahead of the stdlib).
-        package_root = Path(neffbench.__file__).resolve().parent.parent
-        if package_root not in {Path(p).resolve() for p in sys.path if p}:
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package_root), env.get("PYTHONPATH")) if p)
-        cmd = [sys.executable, "-m", "neffbench.worker", str(job_dir), "--backend", self.backend]
-        # Its own session makes it lead a process group, so one killpg reaches the compiler too; cwd is
-        # the job so that anything written to the current directory stays with the job.
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                cwd=job_dir, env=env, start_new_session=True)
+        return spawn_worker(self.backend, job_dir)
 
     # ---- cancel ------------------------------------------------------------------------------
 
@@ -451,49 +457,66 @@ def _prefixed(on_line: LineCallback, prefix: str) -> LineCallback:
 
 def run_buckets(spec: CompileSpec, *, workdir: str | Path | None = None, backend: str = "auto", jobs: int = 1,
                 timeout: float | None = None, on_line: LineCallback | None = None,
-                on_event: EventCallback | None = None,
-                cancel_event: threading.Event | None = None) -> list[JobResult]:
+                on_event: EventCallback | None = None, cancel_event: threading.Event | None = None,
+                standby: StandbyWorker | None = None) -> list[JobResult]:
     """One job per ``num_tokens`` bucket, ``jobs`` at a time; results in bucket order.
 
     With several jobs at once each line is prefixed with its bucket (events carry ``num_tokens``).
     Setting ``cancel_event`` cancels running jobs and records the rest as cancelled before start.
+    A given ``standby`` belongs to this call from here on and goes to the first bucket's job. One job
+    at a time, each job's start also starts the next bucket's worker as a standby, so that its torch
+    import overlaps this job's compile.
     """
-    problems = errors(spec)
-    if problems:
-        raise SpecError(problems)
-    buckets = spec.inputs.num_tokens
-    parallel = jobs > 1 and len(buckets) > 1
-    runners = []
-    for n in buckets:
-        line_cb = _prefixed(on_line, f"[num_tokens={n}] ") if parallel and on_line is not None else on_line
-        runners.append(JobRunner(spec.for_bucket(n), workdir=workdir, backend=backend, timeout=timeout,
-                                 on_line=line_cb, on_event=on_event))
-
-    def run_one(runner: JobRunner) -> JobResult:
-        if cancel_event is not None and cancel_event.is_set():
-            runner.cancel()
-        runner.start()
-        return runner.wait()
-
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            if cancel_event.wait(POLL_S):
-                for runner in runners:
-                    runner.cancel()
-                return
-
-    watcher = threading.Thread(target=watch, name="neffbench-bucket-cancel", daemon=True) if cancel_event else None
-    if watcher:
-        watcher.start()
+    # Every standby this call owns; those no job took are discarded at the end, whatever happened.
+    standbys = [standby] if standby is not None else []
     try:
-        if not parallel:
-            return [run_one(r) for r in runners]
-        from concurrent.futures import ThreadPoolExecutor
+        problems = errors(spec)
+        if problems:
+            raise SpecError(problems)
+        buckets = spec.inputs.num_tokens
+        parallel = jobs > 1 and len(buckets) > 1
+        runners = []
+        for i, n in enumerate(buckets):
+            line_cb = _prefixed(on_line, f"[num_tokens={n}] ") if parallel and on_line is not None else on_line
+            runners.append(JobRunner(spec.for_bucket(n), workdir=workdir, backend=backend, timeout=timeout,
+                                     on_line=line_cb, on_event=on_event, standby=standby if i == 0 else None))
 
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="neffbench-job") as pool:
-            return list(pool.map(run_one, runners))
+        def cancelled() -> bool:
+            return cancel_event is not None and cancel_event.is_set()
+
+        def run_one(runner: JobRunner, next_runner: JobRunner | None = None) -> JobResult:
+            if cancelled():
+                runner.cancel()
+            runner.start()
+            if next_runner is not None and not cancelled():
+                next_standby = StandbyWorker.try_start(backend)
+                if next_standby is not None:
+                    standbys.append(next_standby)
+                    next_runner.standby = next_standby
+            return runner.wait()
+
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                if cancel_event.wait(POLL_S):
+                    for runner in runners:
+                        runner.cancel()
+                    return
+
+        watcher = threading.Thread(target=watch, name="neffbench-bucket-cancel", daemon=True) if cancel_event else None
+        if watcher:
+            watcher.start()
+        try:
+            if not parallel:
+                return [run_one(r, nxt) for r, nxt in zip(runners, [*runners[1:], None])]
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="neffbench-job") as pool:
+                return list(pool.map(run_one, runners))
+        finally:
+            # Not joined: it notices within POLL_S and cancelling a finished job does nothing.
+            done.set()
     finally:
-        # Not joined: it notices within POLL_S and cancelling a finished job does nothing.
-        done.set()
+        for leftover in standbys:
+            leftover.discard()

@@ -1,0 +1,136 @@
+"""Starting the worker process: its command and environment, and a standby worker started before its job exists."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import neffbench
+from neffbench.jobs.protocol import BACKENDS
+
+log = logging.getLogger(__name__)
+
+# SIGKILL ends a process at once; only one stuck in the kernel could keep us waiting, and not for long.
+REAP_WAIT_S = 5.0
+
+
+def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path | None = None) -> subprocess.Popen:
+    """Start ``python -m neffbench.worker`` for ``job_dir``, or as a standby (``--standby``) when it is None.
+
+    Either way the worker leads a new session, and so a process group: one killpg reaches the
+    compiler too. Its stdout and stderr share one pipe. A job's worker runs in the job directory, so
+    that anything written to the current directory stays with the job; a standby gets its job
+    directory on stdin and changes into it itself.
+    """
+    env = os.environ.copy()
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"
+    # The worker must import this very neffbench. When the parent found it only through a path
+    # added at run time, hand that path on (but never put site-packages ahead of the stdlib).
+    package_root = Path(neffbench.__file__).resolve().parent.parent
+    if package_root not in {Path(p).resolve() for p in sys.path if p}:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package_root), env.get("PYTHONPATH")) if p)
+    target = ["--standby"] if job_dir is None else [str(job_dir)]
+    cmd = [sys.executable, "-m", "neffbench.worker", *target, "--backend", backend]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE if job_dir is None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=job_dir if cwd is None else cwd,
+                            env=env, start_new_session=True)
+
+
+def _exited(proc: subprocess.Popen) -> bool:
+    """Whether it has exited, without reaping it (so its pid, and group id, stay ours)."""
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _kill_and_reap(proc: subprocess.Popen) -> None:
+    # Not reaped yet, so the group id cannot have been reused: the group is still the standby's.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+    try:
+        proc.wait(REAP_WAIT_S)
+    except subprocess.TimeoutExpired:
+        log.warning("standby worker %d did not end %g s after SIGKILL", proc.pid, REAP_WAIT_S)
+
+
+class StandbyWorker:
+    """A worker started before its job exists, so that its ``import torch`` overlaps the parent's own work.
+
+    Who owns the process:
+
+    - from the constructor until ``hand_over`` or ``discard``: this object, and so whoever holds it,
+      who must call one of the two (``discard`` after ``hand_over`` does nothing, so a ``finally:
+      discard()`` is always safe);
+    - after ``hand_over`` returned a Popen: the caller (a JobRunner, which cancels, times out and
+      reaps it like any worker it spawned; the standby has led its own process group from the start);
+    - after ``hand_over`` returned None, or ``discard``: nobody, it has been killed and reaped here;
+    - if the parent dies first: the standby reads EOF on its stdin and exits by itself.
+
+    ``hand_over`` and ``discard`` may be called from different threads.
+    """
+
+    def __init__(self, backend: str = "auto"):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+        self.backend = backend
+        self._lock = threading.Lock()
+        # `python -m` puts the current directory first on sys.path, and the parent's may hold any .py
+        # file that would shadow one of torch's imports: "/" holds none, like a spawned worker's fresh
+        # job directory, and unlike a temporary directory cannot vanish under torch's import (MKL
+        # then fails to load). The worker changes into its job directory once it has one.
+        self._proc: subprocess.Popen | None = spawn_worker(backend, cwd="/")
+        self.pid = self._proc.pid
+
+    @classmethod
+    def try_start(cls, backend: str = "auto") -> StandbyWorker | None:
+        """A standby, or None when it could not be started (the job then spawns its worker as usual)."""
+        try:
+            return cls(backend)
+        except OSError:
+            log.warning("could not start a standby worker", exc_info=True)
+            return None
+
+    def hand_over(self, job_dir: str | Path) -> subprocess.Popen | None:
+        """Send it ``job_dir`` and return its Popen, which the caller owns from now on.
+
+        None when it has already exited, or cannot take the job: it has then been reaped here and
+        the caller spawns a worker of its own.
+        """
+        line = os.fsencode(str(job_dir)) + b"\n"
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is None:
+                return None
+            if line.count(b"\n") == 1 and not _exited(proc):
+                try:
+                    # The one line is all that is ever written; closing stdin tells it that.
+                    proc.stdin.write(line)
+                    proc.stdin.close()
+                except OSError:  # it died in between: a broken pipe
+                    pass
+                else:
+                    return proc
+            _kill_and_reap(proc)
+            return None
+
+    def discard(self) -> None:
+        """SIGKILL its process group and reap it, unless it was handed over; idempotent."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is not None:
+                _kill_and_reap(proc)
