@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from neffbench.cli.spec_args import add_spec_arguments, print_problems, spec_from_args
-from neffbench.spec import SpecError, spec_hash, validate
+from neffbench.cli.spec_args import add_spec_arguments, checked_spec
+from neffbench.spec import spec_hash
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,16 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        spec = spec_from_args(args)
-    except SpecError as exc:
-        print_problems(exc.problems, file=sys.stderr)
-        return 2
-    problems = validate(spec)
-    errors = [p for p in problems if p.severity == "error"]
-    print_problems(problems, file=sys.stderr)
-    if errors:
-        print(f"{args.spec}: {len(errors)} error(s); nothing can be compiled until they are fixed.", file=sys.stderr)
+    spec = checked_spec(args, refusal="nothing can be compiled until they are fixed")
+    if spec is None:
         return 2
     buckets = ", ".join(str(n) for n in spec.inputs.num_tokens)
     print(f"{args.spec}: OK ({spec.name}, {len(spec.inputs.num_tokens)} bucket(s): {buckets} tokens, "

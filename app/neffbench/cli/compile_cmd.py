@@ -135,20 +135,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
-    from neffbench.cli.spec_args import print_problems, spec_from_args
+    from neffbench.cli.spec_args import checked_spec
     from neffbench.jobs import run_buckets
     from neffbench.jobs.summary import bucket_table, summary_lines
-    from neffbench.spec import SpecError, validate
 
-    try:
-        spec = spec_from_args(args)
-    except SpecError as exc:
-        print_problems(exc.problems, file=sys.stderr)
-        return EXIT_INVALID
-    problems = validate(spec)
-    print_problems(problems, file=sys.stderr)
-    if any(p.severity == "error" for p in problems):
-        print(f"{args.spec}: invalid spec; nothing was started.", file=sys.stderr)
+    spec = checked_spec(args, refusal="nothing was started")
+    if spec is None:
         return EXIT_INVALID
     if args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)

@@ -7,8 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from neffbench.cli.spec_args import add_spec_arguments, print_problems, spec_from_args
-from neffbench.spec import SpecError, errors
+from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 
 # (file stem, panel attribute): the whole tab first, then each plot group on its own.
 PLOTS = (("preview", None), ("tables", "tables"), ("frequencies", "frequencies"), ("rotation", "rotation"))
@@ -34,15 +33,8 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        spec = spec_from_args(args)
-    except SpecError as exc:
-        print_problems(exc.problems, file=sys.stderr)
-        return 2
-    problems = errors(spec)
-    if problems:
-        print_problems(problems, file=sys.stderr)
-        print(f"{args.spec}: the spec has errors; nothing to preview.", file=sys.stderr)
+    spec = checked_spec(args, refusal="nothing to preview")
+    if spec is None:
         return 2
     if args.bucket is not None and args.bucket not in spec.inputs.num_tokens:
         print(f"--bucket {args.bucket} is not one of the spec's buckets {list(spec.inputs.num_tokens)}.", file=sys.stderr)

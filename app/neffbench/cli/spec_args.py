@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import typing
 from pathlib import Path
 
@@ -100,3 +101,26 @@ def spec_from_args(args: argparse.Namespace) -> CompileSpec:
 def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:
     for p in problems:
         print(str(p), file=file)
+
+
+def checked_spec(args: argparse.Namespace, *, refusal: str) -> CompileSpec | None:
+    """The spec SPEC and the overrides name, with its warnings and errors printed to stderr.
+
+    None when it cannot be used (the caller exits 2); ``refusal`` ends the closing line, saying
+    what was not done.
+    """
+    from neffbench.spec import validate
+
+    try:
+        spec = spec_from_args(args)
+    except SpecError as exc:
+        print_problems(exc.problems, file=sys.stderr)
+        print(f"{args.spec}: the spec cannot be read; {refusal}.", file=sys.stderr)
+        return None
+    problems = validate(spec)
+    print_problems(problems, file=sys.stderr)
+    n_errors = sum(p.severity == "error" for p in problems)
+    if n_errors:
+        print(f"{args.spec}: {n_errors} error(s); {refusal}.", file=sys.stderr)
+        return None
+    return spec
