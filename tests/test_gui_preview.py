@@ -88,6 +88,9 @@ def test_a_spec_with_errors_says_why_there_is_no_preview(ready, qtbot):
     with qtbot.waitSignal(ready.preview_controller.failed, timeout=30_000):
         ready.form.editor("model.rotary_dim").widget.setValue(63)
     assert "No preview" in ready.preview_panel.status_label.text()
+    assert "last valid spec" in ready.preview_panel.status_label.text()
+    # No badge may vouch for plots of another spec.
+    assert ready.preview_panel.pair_badge.text() == "Pair norms: not checked"
 
 
 def test_the_window_module_does_not_import_torch():

@@ -388,7 +388,7 @@ class MainWindow(QMainWindow):
         self.preview_panel.show_status("Updating the preview…")
 
     def _on_preview_controller_failed(self, message: str) -> None:
-        self.preview_panel.show_status(f"No preview: {message}", error=True)
+        self.preview_panel.show_invalid(message)
 
     def _on_preview_panel_bucket_chosen(self, bucket: int) -> None:
         self.preview_controller.request(self.form.spec(), bucket)

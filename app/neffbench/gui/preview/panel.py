@@ -85,6 +85,14 @@ class PreviewPanel(QWidget):
         self.status_label.setText(text)
         self.status_label.setStyleSheet(f"color: {theme.BAD};" if error else "")
 
+    def show_invalid(self, message: str) -> None:
+        """The form's spec cannot be previewed: say so, and let no badge vouch for the old plots."""
+        shown = f" (the plots still show {self.preview.spec.name}, the last valid spec)" if self.preview else ""
+        self.pair_badge.setText("Pair norms: not checked")
+        self.pair_badge.setStyleSheet(theme.badge_style(None))
+        self.cast_label.setText("")
+        self.show_status(f"No preview{shown}: {message}", error=True)
+
     def show_preview(self, preview: Preview) -> None:
         self.preview = preview
         self.stack.setCurrentWidget(self.splitter)
