@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from neffbench.resources import resource_path
+from neffbench.bundled import resource_path
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGING = REPO / "packaging"

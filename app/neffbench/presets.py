@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from neffbench.resources import resource_path
+from neffbench.bundled import resource_path
 from neffbench.spec import CompileSpec, load
 
 # The seed example first, then the models in the order a user would look for them.

@@ -26,7 +26,7 @@ from neffbench.gui.doctor_status import DoctorStatus
 from neffbench.gui.settings import Settings
 from neffbench.gui.spec_form import SpecForm
 from neffbench.presets import load_preset, preset_names
-from neffbench.resources import resource_path
+from neffbench.bundled import resource_path
 from neffbench.spec import CompileSpec, SpecError, load, loads_toml, save
 
 TITLE = "NEFF Workbench"

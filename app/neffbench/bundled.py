@@ -1,4 +1,4 @@
-"""Bundled resources (presets, icons): inside the wheel as ``neffbench/resources``, in a checkout at ``resources/``."""
+"""Bundled files (presets, icons): inside the wheel as ``neffbench/resources/``, in a checkout at the top-level ``resources/``."""
 
 from __future__ import annotations
 
