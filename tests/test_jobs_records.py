@@ -114,3 +114,27 @@ def test_the_parent_side_imports_neither_torch_nor_qt():
             "print(sorted(m for m in ('torch', 'PySide6', 'torch_neuronx') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert proc.stdout.strip() == "[]"
+
+
+def test_last_duration_is_the_newest_succeeded_job_of_the_same_spec(tmp_path):
+    import json
+
+    from neffbench.jobs.records import last_duration
+    from neffbench.presets import load_preset
+    from neffbench.spec import spec_hash
+
+    spec = load_preset("seed")
+    same = spec_hash(spec.for_bucket(1))
+
+    def job(name, **rec):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "job.json").write_text(json.dumps(rec))
+
+    job("a", spec_hash=same, outcome="succeeded", backend="cpu-check", duration_s=3.0, created="2026-01-01T00:00:00Z")
+    job("b", spec_hash=same, outcome="succeeded", backend="cpu-check", duration_s=2.0, created="2026-01-02T00:00:00Z")
+    job("c", spec_hash=same, outcome="failed", backend="cpu-check", duration_s=9.0, created="2026-01-03T00:00:00Z")
+    job("d", spec_hash="other", outcome="succeeded", backend="cpu-check", duration_s=7.0, created="2026-01-04T00:00:00Z")
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / "job.json").write_text("{not json")
+    assert last_duration(tmp_path, spec, "cpu-check") == 2.0
+    assert last_duration(tmp_path, spec, "neuron") is None

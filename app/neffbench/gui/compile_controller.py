@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from neffbench.jobs import JobResult, JobRunner
-from neffbench.spec import CompileSpec, spec_hash
+from neffbench.spec import CompileSpec
 
 log = logging.getLogger(__name__)
 
@@ -189,25 +188,3 @@ class CompileController(QObject):
         loop.deleteLater()
         thread.deleteLater()
         self.finished.emit(run)
-
-
-def last_duration(workdir: str | Path, spec: CompileSpec, backend: str | None) -> float | None:
-    """How long the newest succeeded job of the same spec hash (and backend) took, from its job.json.
-
-    Plain file reading, run on a worker thread: the workdir may hold many jobs.
-    """
-    wanted = spec_hash(spec.for_bucket(spec.inputs.num_tokens[0]))
-    best: tuple[str, float] | None = None
-    for record_path in Path(workdir).glob("*/job.json"):
-        try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if (record.get("spec_hash") != wanted or record.get("outcome") != "succeeded"
-                or (backend and record.get("backend") != backend)):
-            continue
-        duration = record.get("duration_s")
-        created = record.get("created") or ""
-        if isinstance(duration, (int, float)) and (best is None or created > best[0]):
-            best = (created, float(duration))
-    return None if best is None else best[1]

@@ -427,7 +427,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(COMPILE_TAB)
         from superqt.utils import create_worker
 
-        from neffbench.gui.compile_controller import last_duration
+        from neffbench.jobs.records import last_duration
 
         self._duration_worker = create_worker(
             last_duration, spec.workdir, spec, status.backend,

@@ -227,3 +227,25 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
         log.info("marked %s interrupted", job_dir)
         marked.append(job_dir)
     return marked
+
+
+def last_duration(workdir: str | Path, spec: CompileSpec, backend: str | None) -> float | None:
+    """How long the newest succeeded job of the spec's first bucket (and backend) took, or None.
+
+    Reads every job record in the workdir: call it off the GUI thread.
+    """
+    wanted = spec_hash(spec.for_bucket(spec.inputs.num_tokens[0]))
+    best: tuple[str, float] | None = None
+    for record_path in Path(workdir).glob("*/job.json"):
+        try:
+            record = json.loads(record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if (record.get("spec_hash") != wanted or record.get("outcome") != "succeeded"
+                or (backend and record.get("backend") != backend)):
+            continue
+        duration = record.get("duration_s")
+        created = record.get("created") or ""
+        if isinstance(duration, (int, float)) and (best is None or created > best[0]):
+            best = (created, float(duration))
+    return None if best is None else best[1]
