@@ -59,15 +59,23 @@ class Facts:
         return out
 
 
-def _dist_version(dist: str) -> str | None:
+def dist_version(dist: str) -> str | None:
+    """The installed version of a distribution, or None."""
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
         return None
 
 
+def neuronx_import_failure(message: str) -> str:
+    """What a failed ``import torch_neuronx`` means, from the first line of its error."""
+    if "WRONG PACKAGE" in message:
+        return "the PyPI placeholder is installed (real torch-neuronx comes from AWS's package index)"
+    return message
+
+
 def _probe_torch_neuronx() -> Component:
-    if _dist_version("torch-neuronx") is None and importlib.util.find_spec("torch_neuronx") is None:
+    if dist_version("torch-neuronx") is None and importlib.util.find_spec("torch_neuronx") is None:
         return Component("torch_neuronx", False, detail="not installed")
     try:
         out = subprocess.run([sys.executable, "-c", _NEURONX_PROBE], capture_output=True, text=True,
@@ -77,9 +85,8 @@ def _probe_torch_neuronx() -> Component:
     status, _, rest = out.partition(" ")
     if status == "OK":
         return Component("torch_neuronx", True, rest, "imports")
-    if "WRONG PACKAGE" in rest:
-        rest = "the PyPI placeholder is installed (real torch-neuronx comes from AWS's package index)"
-    return Component("torch_neuronx", False, detail=f"installed but does not import: {rest or 'no output'}")
+    return Component("torch_neuronx", False,
+                     detail=f"installed but does not import: {neuronx_import_failure(rest) or 'no output'}")
 
 
 def _probe_neuronx_cc() -> Component:
@@ -125,8 +132,8 @@ def gather() -> Facts:
         torch_c = Component("torch", True, torch.__version__)
     except Exception as exc:  # noqa: BLE001 - any failure to import is what we report
         torch_c = Component("torch", False, detail=f"{type(exc).__name__}: {exc}")
-    pyside = _dist_version("PySide6-Essentials") or _dist_version("PySide6")
-    pg = _dist_version("pyqtgraph")
+    pyside = dist_version("PySide6-Essentials") or dist_version("PySide6")
+    pg = dist_version("pyqtgraph")
     return Facts(
         python=Component("python", True, platform.python_version(), sys.executable),
         torch=torch_c,

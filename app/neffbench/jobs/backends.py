@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import os
 import platform
 import re
@@ -14,7 +13,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from neffbench.doctor import Component, Facts, choose_backend, neuron_devices, use_cpu_backend
+from neffbench.doctor import (
+    Component, Facts, choose_backend, dist_version, neuron_devices, neuronx_import_failure, use_cpu_backend,
+)
 from neffbench.jobs.protocol import BACKENDS
 from neffbench.spec import CompileSpec
 
@@ -55,20 +56,11 @@ def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
     try:
         module = importlib.import_module("torch_neuronx")
     except Exception as exc:  # noqa: BLE001 - the PyPI placeholder raises ImportError, broken installs anything
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        if "WRONG PACKAGE" in first:
-            first = "the PyPI placeholder is installed (real torch-neuronx comes from AWS's package index)"
+        first = neuronx_import_failure(str(exc).splitlines()[0] if str(exc) else "")
         detail = "not installed" if isinstance(exc, ModuleNotFoundError) and exc.name == "torch_neuronx" else (
             f"does not import: {type(exc).__name__}: {first}")
         return None, Component("torch_neuronx", False, detail=detail)
     return module, Component("torch_neuronx", True, getattr(module, "__version__", "unknown"), "imports")
-
-
-def dist_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def resolve(requested: str, spec: CompileSpec) -> Backend:
