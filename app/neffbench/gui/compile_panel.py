@@ -21,6 +21,7 @@ from neffbench.gui import theme
 from neffbench.gui.compile_controller import CompileRun
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
+from neffbench.jobs.summary import human_bytes
 from neffbench.spec import CompileSpec
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
@@ -30,16 +31,6 @@ def clock(seconds: float) -> str:
     seconds = int(seconds)
     h, rest = divmod(seconds, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
-
-
-def human_size(n: int | None) -> str:
-    if n is None:
-        return "?"
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
 
 
 def numerics_text(numerics: dict | None) -> str:
@@ -181,7 +172,7 @@ class CompilePanel(QWidget):
             self._job.setText(2, clock(result.record.get("duration_s") or 0))
         neffs = result.neffs
         if neffs:
-            neff_text = ", ".join(f"{Path(n['path']).name} ({human_size(n.get('size'))})" for n in neffs)
+            neff_text = ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
         else:
             neff_text = result.record.get("neff_note") or "no NEFF"
         item = QTreeWidgetItem([str(result.record.get("num_tokens", "?")), result.outcome, neff_text,
