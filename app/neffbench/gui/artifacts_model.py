@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -71,14 +70,6 @@ class Artifact:
         return ""
 
 
-def _read_raw(job_json: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(job_json.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def scan(workdir: str | Path) -> list[Artifact]:
     """Every NEFF below the workdir (newest first), then every job directory that holds none.
 
@@ -93,8 +84,7 @@ def scan(workdir: str | Path) -> list[Artifact]:
         job_dir = Path(rec.job_path).parent if rec.job_path else None
         if job_dir is not None:
             jobs_with_neffs.add(job_dir)
-        rows.append(Artifact(rec, rec.job, job_dir, _read_raw(Path(rec.job_path)) if rec.job_path else {},
-                             rec.job_error))
+        rows.append(Artifact(rec, rec.job, job_dir, rec.job.record if rec.job else {}, rec.job_error))
     others = []
     for job_json in root.glob("*/job.json"):
         job_dir = job_json.parent
@@ -104,7 +94,7 @@ def scan(workdir: str | Path) -> list[Artifact]:
             job, error = read_job(job_json), None
         except JobRecordError as exc:
             job, error = None, str(exc)
-        others.append(Artifact(None, job, job_dir, _read_raw(job_json), error))
+        others.append(Artifact(None, job, job_dir, job.record if job else {}, error))
     others.sort(key=lambda a: a.created, reverse=True)
     return rows + others
 
@@ -114,7 +104,10 @@ def delete_job(workdir: str | Path, job_dir: str | Path) -> None:
     root, target = Path(workdir).resolve(), Path(job_dir).resolve()
     if target.parent != root or not (target / "job.json").is_file():
         raise ValueError(f"{target} is not a job directory of {root}")
-    record = _read_raw(target / "job.json")
+    try:
+        record = read_job(target / "job.json").record
+    except JobRecordError:
+        record = {}
     if record.get("outcome") == "running":
         from neffbench.jobs.records import process_alive
 

@@ -36,6 +36,8 @@ class JobRecord:
     requested_command: tuple[str, ...] | None
     actual_command: tuple[str, ...] | None
     neffs: tuple[dict[str, Any], ...]
+    # The whole document as written (stages, numerics, durations...), for callers that show all of it.
+    record: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def directory(self) -> Path:
@@ -90,6 +92,7 @@ def read_job(path: str | os.PathLike[str]) -> JobRecord:
         backend=_text(doc, "backend"), spec=doc["spec"] if isinstance(doc.get("spec"), dict) else {},
         spec_hash=_text(doc, "spec_hash"), requested_command=_argv(command.get("requested")),
         actual_command=_argv(command.get("actual")), neffs=tuple(n for n in neffs if isinstance(n, dict)),
+        record=doc,
     )
 
 
