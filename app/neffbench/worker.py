@@ -24,7 +24,7 @@ from neffbench.jobs.backends import BACKENDS, Backend, JobFailure, cpu_check_tra
 from neffbench.jobs.childio import Emitter, LogTail
 from neffbench.jobs.compiler_command import LOGFILE_NAME, equivalent_command, job_compiler_args
 from neffbench.jobs.summary import describe_numerics
-from neffbench.spec import CompileSpec, load
+from neffbench.spec import load
 
 
 class Job:
@@ -36,6 +36,7 @@ class Job:
         self.out = emitter
         self.stage = "start"
         self._stage_t0 = time.perf_counter()
+        self._reported = 0  # pre-flight problems already written to the log
 
     def enter(self, stage: str) -> None:
         self.stage = stage
@@ -58,28 +59,39 @@ class Job:
 
         import torch
 
-        from neffbench.jobs import reproduce, verify
-        from neffbench.kernels.build import build_module, example_inputs, rope_scaling
+        from neffbench.jobs import preflight, reproduce, verify
+        from neffbench.kernels import registry
+        from neffbench.kernels.api import KernelError
 
+        kernel = registry.for_spec(spec)
         self.out.event({"type": "versions", **versions(backend)})
-        reproduce.write(self.job_dir, spec, rope_scaling=rope_scaling(spec), backend=backend.name)
 
         self.enter("inputs")
-        module = build_module(spec).eval()
-        inputs = example_inputs(spec)
+        try:
+            built = kernel.build(spec)
+        except KernelError as exc:
+            raise JobFailure(str(exc)) from None
+        report = preflight.Report()
+        for message in built.warnings:
+            report.warning(message)
+        preflight.check_inputs(report, built.input_names, built.inputs,
+                               keeps_int64=preflight.native_int64(spec.compiler.extra_args))
+        if built.info:
+            self.out.event({"type": "kernel_info", "info": built.info})
+        reproduce.write(self.job_dir, spec, backend=backend.name, built=built)
         self.enter("reference")
         with torch.no_grad():
-            reference = module(*inputs)
+            reference = built.module(*built.inputs)
+        preflight.check_outputs(report, built.output_names, verify.as_tuple(reference))
+        self._preflight_gate(report)
 
         self.enter("tracing")
         t0 = time.perf_counter()
         if backend.name == "neuron":
-            traced = self._trace_neuron(backend, spec, module, inputs)
+            self._probe(report, built, blocking=False)
+            traced = self._trace_neuron(backend, spec, built.module, built.inputs)
         else:
-            traced, tracer_warnings = cpu_check_trace(module, inputs)
-            for message in tracer_warnings:
-                self.out.line(f"warning: {message}")
-                self.out.event({"type": "warning", "message": message})
+            traced = self._probe(report, built, blocking=True)
         trace_s = time.perf_counter() - t0
         self.metric("trace_s", round(trace_s, 4), "s")
         self.out.line(f"neffbench: traced in {trace_s:.2f} s" + (" (no NEFF, cpu-check)" if backend.name == "cpu-check" else ""))
@@ -92,13 +104,14 @@ class Job:
 
         self.enter("verifying")
         if backend.name == "cpu-check":
-            numerics = verify.verify(traced, module, spec, inputs, reference,
+            numerics = verify.verify(traced, built, spec, reference,
                                      where="CPU (torch.jit trace; no NEFF, cpu-check)", on_device=False)
         elif backend.cpu_backend:
             numerics = verify.skipped(spec, f"device verification skipped: traced with cpu_backend=True "
-                                            f"({backend.cpu_backend_reason}), so the NEFF cannot run on this host")
+                                            f"({backend.cpu_backend_reason}), so the NEFF cannot run on this host",
+                                      built, reference)
         else:
-            numerics = verify.verify(traced, module, spec, inputs, reference, where="Neuron device", on_device=True)
+            numerics = verify.verify(traced, built, spec, reference, where="Neuron device", on_device=True)
         self.out.event({"type": "numerics", **numerics})
         self.out.line(f"neffbench: {describe_numerics(numerics)}")
         if numerics["checked"] and not numerics["match"]:
@@ -106,7 +119,45 @@ class Job:
                              f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
         self.enter("done")
 
-    def _trace_neuron(self, backend: Backend, spec: CompileSpec, module: Any, inputs: tuple[Any, ...]) -> Any:
+    def _preflight_gate(self, report: Any, final: bool = False) -> None:
+        """Record what pre-flight found so far; its first error fails the job."""
+        for severity, message in report.problems[self._reported:]:
+            self.out.line(f"neffbench: pre-flight {severity}: {message}")
+            if severity == "warning":
+                self.out.event({"type": "warning", "message": message})
+        self._reported = len(report.problems)
+        if final:
+            self.out.event({"type": "preflight", **report.to_json()})
+        if report.errors:
+            if not final:
+                self.out.event({"type": "preflight", **report.to_json()})
+            raise JobFailure(f"pre-flight: {report.errors[0]}")
+
+    def _probe(self, report: Any, built: Any, *, blocking: bool) -> Any:
+        """The CPU trace (the cpu-check job itself, or a probe before a Neuron compile) and its graph checks.
+
+        The probe is stricter than torch_neuronx.trace in places, so before a Neuron compile its own
+        failure is a warning, never a reason not to compile.
+        """
+        from neffbench.jobs import preflight
+
+        try:
+            traced, tracer_warnings = cpu_check_trace(built.module, built.inputs)
+        except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
+            if blocking:
+                raise
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no message"
+            report.warning(f"the CPU trace probe failed ({type(exc).__name__}: {first}); the Neuron compile "
+                           "goes ahead, since torch_neuronx.trace is more lenient in places.")
+            self._preflight_gate(report, final=True)
+            return None
+        for message in tracer_warnings:
+            report.warning(message)
+        preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+        self._preflight_gate(report, final=True)
+        return traced
+
+    def _trace_neuron(self, backend: Backend, spec: Any, module: Any, inputs: tuple[Any, ...]) -> Any:
         compiler_dir = self.job_dir / "compiler"
         compiler_dir.mkdir(exist_ok=True)
         args = job_compiler_args(spec, compiler_dir)
@@ -141,8 +192,11 @@ def _preload() -> None:
     try:
         import torch  # noqa: F401
 
-        from neffbench.jobs import reproduce, verify  # noqa: F401
-        from neffbench.kernels import build  # noqa: F401
+        from neffbench.jobs import preflight, reproduce, verify  # noqa: F401
+        from neffbench.kernels import registry
+
+        # The job's kernel is not known yet; the default one is the likeliest.
+        registry.get(registry.DEFAULT).preload()
     except Exception:  # noqa: BLE001 - the job imports them again, fails the same way and reports it
         traceback.print_exc(file=sys.stderr)
     # Not torch_neuronx: whether to set the platform override before importing it depends on the spec.

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from neffbench.cli.spec_args import add_spec_arguments, checked_spec
+from neffbench.kernels.api import describe_buckets
 from neffbench.spec import spec_hash
 
 
@@ -21,7 +22,5 @@ def run(args: argparse.Namespace) -> int:
     spec = checked_spec(args, refusal="nothing can be compiled until they are fixed")
     if spec is None:
         return 2
-    buckets = ", ".join(str(n) for n in spec.inputs.num_tokens)
-    print(f"{args.spec}: OK ({spec.name}, {len(spec.inputs.num_tokens)} bucket(s): {buckets} tokens, "
-          f"spec hash {spec_hash(spec)[:8]})")
+    print(f"{args.spec}: OK ({spec.name}, {describe_buckets(spec)}, spec hash {spec_hash(spec)[:8]})")
     return 0

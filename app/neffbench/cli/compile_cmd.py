@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "compile", help="compile a spec into NEFFs (one job per bucket) and record each job",
-        description="Compile SPEC (a file or preset) into one NEFF per num_tokens bucket. Each job gets its own "
+        description="Compile SPEC (a file, a preset or a module entry such as FILE.py:NAME) into one NEFF per bucket. Each job gets its own "
         "directory under the workdir with spec.toml, job.log, job.json, model.pt, reproduce.py and the NEFFs. "
         "Exit 0 when every job succeeds, 1 when one fails, 130 when cancelled (Ctrl-C), 2 for an invalid spec.")
     add_spec_arguments(p)
@@ -57,13 +57,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def bucket_label(bucket: Any) -> str:
+    from neffbench.kernels.api import bucket_label as label
+
+    return label(bucket)
+
+
 class Progress:
     """A status line under the streaming log when the output is a terminal: stage and elapsed time per job."""
 
     def __init__(self, out: TextIO):
         self._out = out
         self._lock = threading.Lock()
-        self._jobs: dict[str, tuple[int | None, str, float]] = {}
+        self._jobs: dict[str, tuple[str, str, float]] = {}
         self._shown = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._tick, name="neffbench-progress", daemon=True)
@@ -76,8 +82,7 @@ class Progress:
 
     def _draw(self) -> None:
         now = time.monotonic()
-        parts = [f"[{n} tok] {stage} {now - t0:.1f}s" if n is not None else f"{stage} {now - t0:.1f}s"
-                 for n, stage, t0 in self._jobs.values()]
+        parts = [f"[{label}] {stage} {now - t0:.1f}s" for label, stage, t0 in self._jobs.values()]
         self._out.write("\r\033[K" + ("  ".join(parts) if parts else ""))
         self._out.flush()
         self._shown = bool(parts)
@@ -93,7 +98,7 @@ class Progress:
         with self._lock:
             key = ev.get("job_id") or "?"
             if ev["type"] == "started":
-                self._jobs[key] = (ev.get("num_tokens"), "starting", time.monotonic())
+                self._jobs[key] = (bucket_label(ev.get("bucket")), "starting", time.monotonic())
             elif ev["type"] == "stage" and key in self._jobs:
                 n, _, t0 = self._jobs[key]
                 self._jobs[key] = (n, ev.get("stage", "?"), t0)

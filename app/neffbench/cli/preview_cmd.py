@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"--size must look like 1400x900, got {args.size!r}.", file=sys.stderr)
         return 2
-    from neffbench.preview import PreviewError, compute
+    from neffbench.kernels.rope.preview import PreviewError, compute
 
     try:
         preview = compute(spec, bucket=args.bucket)

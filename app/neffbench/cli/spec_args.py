@@ -12,11 +12,12 @@ import sys
 import typing
 from pathlib import Path
 
-from neffbench.spec import SECTIONS, CompileSpec, Problem, SpecError, load, section_fields, top_fields
-from neffbench.spec.schema import CompileSpec as _CompileSpec
+from neffbench.kernels import registry
+from neffbench.spec import Problem, SpecError, fields_of, load, sections_of, top_fields_of
 from neffbench.spec.validate import split_extra_args
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
+_SPEC_DEST = "spec:"
 
 
 def _shell_words(text: str) -> tuple[str, ...]:
@@ -30,47 +31,90 @@ def _option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _add_field_option(group: argparse._ArgumentGroup, dest: str, f: dataclasses.Field, tp: typing.Any) -> None:
+def _add_field_option(group: argparse._ArgumentGroup, option: str, f: dataclasses.Field, tp: typing.Any,
+                      choices: list[str] | None) -> None:
     meta = f.metadata
+    dest = _SPEC_DEST + option
     origin = typing.get_origin(tp)
     inner = next((a for a in typing.get_args(tp) if a is not type(None)), tp) if origin is not tuple else tp
     help_text = meta["help"].replace("%", "%%")
     if inner is bool:
-        group.add_argument(_option_name(f.name), dest=dest, action=argparse.BooleanOptionalAction, default=None,
-                           help=help_text)
+        group.add_argument(option, dest=dest, action=argparse.BooleanOptionalAction, default=None, help=help_text)
     elif typing.get_origin(inner) is tuple and typing.get_args(inner)[0] is str:
         # One shell-quoted string: argparse would take "--verbose" in a list for an option of its own.
-        group.add_argument(_option_name(f.name), dest=dest, type=_shell_words, default=None, metavar="'ARGS'",
+        group.add_argument(option, dest=dest, type=_shell_words, default=None, metavar="'ARGS'",
                            help=help_text + " Quote them as one argument, e.g. --extra-args='--verbose info'.")
     elif typing.get_origin(inner) is tuple:
         item = typing.get_args(inner)[0]
-        group.add_argument(_option_name(f.name), dest=dest, nargs="+", type=item, default=None,
+        group.add_argument(option, dest=dest, nargs="+", type=item, default=None,
                            metavar=_PLACEHOLDER.get(item, "V"), help=help_text)
     else:
-        group.add_argument(_option_name(f.name), dest=dest, type=inner, default=None,
-                           choices=meta["choices"], metavar=None if meta["choices"] else _PLACEHOLDER.get(inner, "V"),
-                           help=help_text)
+        group.add_argument(option, dest=dest, type=inner, default=None, choices=choices,
+                           metavar=None if choices else _PLACEHOLDER.get(inner, "V"), help=help_text)
+
+
+def _kernel_fields(kernel: typing.Any) -> typing.Iterator[tuple[str, dataclasses.Field, typing.Any]]:
+    """(key, field, type) for every top and section field of a kernel's spec."""
+    cls = kernel.spec_class
+    hints = typing.get_type_hints(cls)
+    for f in top_fields_of(cls):
+        yield f.name, f, hints[f.name]
+    for section, sect_cls in sections_of(cls).items():
+        sect_hints = typing.get_type_hints(sect_cls)
+        for f in fields_of(cls, section):
+            yield f"{section}.{f.name}", f, sect_hints[f.name]
 
 
 def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    """SPEC (a .toml/.json file, or a preset name) and ``--<field>`` overrides for every spec field."""
+    """SPEC (a .toml/.json file, a preset name, or what a kernel accepts, such as FILE.py:NAME) and
+    ``--<field>`` overrides for every field of every kernel's spec.
+
+    Kernels share an option when they have a field of that name (``--num-tokens``, ``--target``);
+    the override applies to the field of the loaded spec's kernel.
+    """
     parser.add_argument("spec", metavar="SPEC", nargs=None if required else "?",
-                        help="spec file (.toml or .json), or the name of a bundled preset")
-    hints = typing.get_type_hints(_CompileSpec)
-    top = parser.add_argument_group("spec overrides")
-    for f in top_fields():
-        _add_field_option(top, f"spec:{f.name}", f, hints[f.name])
-    for section, cls in SECTIONS.items():
-        group = parser.add_argument_group(f"[{section}] overrides")
-        sect_hints = typing.get_type_hints(cls)
-        for f in section_fields(section):
-            _add_field_option(group, f"spec:{section}.{f.name}", f, sect_hints[f.name])
+                        help="spec file (.toml or .json), the name of a bundled preset, or a module entry "
+                        "(FILE.py:NAME or package.module:NAME)")
+    options: dict[str, list[tuple[str, str]]] = {}  # option -> [(kernel, key)]
+    pending: dict[str, tuple[str, dataclasses.Field, typing.Any, list[str]]] = {}
+    order: list[str] = []
+    for kernel in registry.available():
+        for key, f, tp in _kernel_fields(kernel):
+            option = _option_name(f.name)
+            options.setdefault(option, []).append((kernel.name, key))
+            choices = list(f.metadata["choices"] or ())
+            if option not in pending:
+                group = "spec" if "." not in key else f"[{key.split('.')[0]}]"
+                pending[option] = (group, f, tp, choices)
+                order.append(option)
+            else:
+                merged = pending[option][3]
+                merged += [c for c in choices if c not in merged]
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for option in order:
+        group, f, tp, choices = pending[option]
+        if group not in groups:
+            groups[group] = parser.add_argument_group(f"{group} overrides")
+        _add_field_option(groups[group], option, f, tp, choices or None)
+    extra = parser.add_argument_group("kernel options")
+    for kernel in registry.available():
+        add = getattr(kernel, "add_cli_options", None)
+        if add is not None:
+            add(extra)
+    parser.set_defaults(_spec_options=options)
 
 
-def resolve_spec_source(source: str) -> CompileSpec:
-    """Load SPEC: an existing file wins; otherwise a preset of that name; otherwise a clear error."""
+def resolve_spec_source(source: str) -> typing.Any:
+    """Load SPEC: an existing file wins; then a preset of that name; then what a kernel makes of it."""
     path = Path(source)
-    if path.exists() or path.suffix.lower() in (".toml", ".json") or "/" in source:
+    if path.is_file() or (path.suffix.lower() in (".toml", ".json") and ":" not in source):
+        return load(path)
+    for kernel in registry.available():
+        from_source = getattr(kernel, "spec_from_source", None)
+        spec = from_source(source) if from_source is not None else None
+        if spec is not None:
+            return spec
+    if path.suffix.lower() in (".toml", ".json") or "/" in source:
         return load(path)
     from neffbench.presets import load_preset
 
@@ -80,22 +124,35 @@ def resolve_spec_source(source: str) -> CompileSpec:
         raise SpecError([Problem("", f"'{source}' is neither a spec file nor a preset. {exc.args[0]}")]) from None
 
 
-def spec_from_args(args: argparse.Namespace) -> CompileSpec:
+def spec_from_args(args: argparse.Namespace) -> typing.Any:
     """The spec named by SPEC with the command line's overrides applied (not yet validated)."""
     spec = resolve_spec_source(args.spec)
+    kernel = registry.for_spec(spec)
+    options: dict[str, list[tuple[str, str]]] = getattr(args, "_spec_options", {})
     top: dict[str, typing.Any] = {}
-    sections: dict[str, dict[str, typing.Any]] = {s: {} for s in SECTIONS}
+    sections: dict[str, dict[str, typing.Any]] = {}
+    problems: list[Problem] = []
     for dest, value in vars(args).items():
-        if not dest.startswith("spec:") or value is None:
+        if not dest.startswith(_SPEC_DEST) or value is None:
             continue
-        key = dest[len("spec:"):]
+        option = dest[len(_SPEC_DEST):]
+        keys = [key for name, key in options.get(option, []) if name == kernel.name]
+        if not keys:
+            problems.append(Problem(option, f"{option} does not apply to a {kernel.name} spec."))
+            continue
+        key = keys[0]
+        value = tuple(value) if isinstance(value, list) else value
         if "." in key:
             section, name = key.split(".", 1)
-            sections[section][name] = tuple(value) if isinstance(value, list) else value
+            sections.setdefault(section, {})[name] = value
         else:
             top[key] = value
-    replaced = {s: dataclasses.replace(getattr(spec, s), **v) for s, v in sections.items() if v}
-    return dataclasses.replace(spec, **top, **replaced)
+    if problems:
+        raise SpecError(problems)
+    replaced = {s: dataclasses.replace(getattr(spec, s), **v) for s, v in sections.items()}
+    spec = dataclasses.replace(spec, **top, **replaced)
+    apply = getattr(kernel, "apply_cli_options", None)
+    return apply(spec, args) if apply is not None else spec
 
 
 def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:
@@ -103,7 +160,7 @@ def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:
         print(str(p), file=file)
 
 
-def checked_spec(args: argparse.Namespace, *, refusal: str) -> CompileSpec | None:
+def checked_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:
     """The spec SPEC and the overrides name, with its warnings and errors printed to stderr.
 
     None when it cannot be used (the caller exits 2); ``refusal`` ends the closing line, saying

@@ -14,14 +14,14 @@ DEBOUNCE_MS = 120
 def _load_torch() -> str:
     import torch
 
-    import neffbench.preview  # noqa: F401 - imported here so that the first compute does not pay for it
+    import neffbench.kernels.rope.preview  # noqa: F401 - imported here so that the first compute does not pay for it
 
     return torch.__version__
 
 
 def _compute(spec: CompileSpec, bucket: int | None):
     """A Preview, or the reason there is none (returned, not raised: the GUI shows it)."""
-    from neffbench.preview import PreviewError, compute
+    from neffbench.kernels.rope.preview import PreviewError, compute
 
     try:
         return compute(spec, bucket=bucket)
@@ -32,7 +32,7 @@ def _compute(spec: CompileSpec, bucket: int | None):
 class PreviewController(QObject):
     torch_loaded = Signal(str)
     computing = Signal()
-    computed = Signal(object)  # neffbench.preview.Preview
+    computed = Signal(object)  # neffbench.kernels.rope.preview.Preview
     failed = Signal(str)
 
     def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS):

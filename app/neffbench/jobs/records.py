@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from neffbench.spec import CompileSpec, spec_hash, to_dict
+from neffbench.kernels import registry
+from neffbench.spec import spec_hash, to_dict
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,14 @@ RECORD_NAME = "job.json"
 OUTCOMES = ("running", "succeeded", "failed", "cancelled", "interrupted")
 FINAL_OUTCOMES = OUTCOMES[1:]
 NO_NEFF_NOTE = "no NEFF (cpu-check)"
+
+
+def bucket_of(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's bucket; records written before kernels existed have only ``num_tokens``."""
+    bucket = record.get("bucket")
+    if isinstance(bucket, dict):
+        return bucket
+    return {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
 
 
 def utc_now() -> _dt.datetime:
@@ -39,11 +48,11 @@ def iso(when: _dt.datetime | None = None) -> str:
     return (when or utc_now()).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def job_dir_name(spec: CompileSpec, when: _dt.datetime | None = None) -> str:
+def job_dir_name(spec: Any, when: _dt.datetime | None = None) -> str:
     return f"{spec.name}-{(when or utc_now()).strftime('%Y%m%dT%H%M%SZ')}-{spec_hash(spec)[:8]}"
 
 
-def create_job_dir(workdir: str | Path, spec: CompileSpec, when: _dt.datetime | None = None) -> Path:
+def create_job_dir(workdir: str | Path, spec: Any, when: _dt.datetime | None = None) -> Path:
     """A new, empty job directory; ``mkdir`` is the lock, so two compiles never share one."""
     root = Path(workdir)
     root.mkdir(parents=True, exist_ok=True)
@@ -89,16 +98,21 @@ def process_alive(pid: int | None, start_time: str | None = None) -> bool:
     return start_time is None or now is None or now == start_time
 
 
-def new_record(spec: CompileSpec, job_dir: Path, *, backend_requested: str, timeout: float | None,
+def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: float | None,
                argv: list[str] | None = None) -> dict[str, Any]:
     """The record of a job that is about to start (outcome ``running``)."""
     known = backend_requested if backend_requested in ("neuron", "cpu-check") else None
+    kernel = registry.for_spec(spec)
+    bucket = kernel.buckets(spec)[0]
     pid = os.getpid()
     return {
         "schema_version": SCHEMA_VERSION,
         "job_id": job_dir.name,
         "name": spec.name,
-        "num_tokens": spec.inputs.num_tokens[0],
+        "kernel": kernel.name,
+        "bucket": bucket,
+        # Records before kernels had only this; it stays for the kernels whose bucket is a token count.
+        "num_tokens": bucket.get("num_tokens"),
         "spec": to_dict(spec),
         "spec_hash": spec_hash(spec),
         "backend_requested": backend_requested,
@@ -229,12 +243,13 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
     return marked
 
 
-def last_duration(workdir: str | Path, spec: CompileSpec, backend: str | None) -> float | None:
+def last_duration(workdir: str | Path, spec: Any, backend: str | None) -> float | None:
     """How long the newest succeeded job of the spec's first bucket (and backend) took, or None.
 
     Reads every job record in the workdir: call it off the GUI thread.
     """
-    wanted = spec_hash(spec.for_bucket(spec.inputs.num_tokens[0]))
+    kernel = registry.for_spec(spec)
+    wanted = spec_hash(kernel.for_bucket(spec, kernel.buckets(spec)[0]))
     best: tuple[str, float] | None = None
     for record_path in Path(workdir).glob("*/job.json"):
         try:

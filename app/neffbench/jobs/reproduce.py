@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Any
 
 import neffbench
 from neffbench.jobs.compiler_command import base_args, equivalent_command, job_compiler_args, shell_line
-from neffbench.spec import CompileSpec, spec_hash
+from neffbench.kernels import registry
+from neffbench.kernels.api import Built, bucket_label
+from neffbench.spec import spec_hash
 
 SCRIPT_NAME = "reproduce.py"
 _OUT = "OUTPUT_DIR"
-
-
-def _kernel_source() -> str:
-    """rope.py as it ran, without its docstring and ``__future__`` import (the script has its own)."""
-    text = (Path(neffbench.__file__).parent / "kernels" / "rope.py").read_text(encoding="utf-8")
-    tree = ast.parse(text)
-    first = tree.body[0]
-    lines = text.splitlines()
-    if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant):
-        lines = lines[first.end_lineno:]
-    body = "\n".join(line for line in lines if line.strip() != "from __future__ import annotations")
-    return body.strip() + "\n"
 
 
 def _wrap_command(argv: list[str], width: int = 92) -> list[str]:
@@ -44,10 +33,16 @@ def _wrap_command(argv: list[str], width: int = 92) -> list[str]:
     return lines
 
 
-def render(spec: CompileSpec, *, job_id: str, rope_scaling: dict[str, Any] | None, backend: str | None) -> str:
-    """The script's text for a single-bucket spec."""
-    m, r, i, c = spec.model, spec.rope, spec.inputs, spec.compiler
-    n = i.num_tokens[0]
+def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None = None,
+           rope_scaling: Any = None) -> str:
+    """The script's text for a single-bucket spec.
+
+    ``built`` is what the job traced (the module kernel's wrapper needs it); ``rope_scaling`` is
+    ignored (the RoPE kernel derives it) and kept for callers written before kernels existed.
+    """
+    kernel = registry.for_spec(spec)
+    c = spec.compiler
+    bucket = kernel.buckets(spec)[0]
     args = job_compiler_args(spec, f"{_OUT}/compiler")
     wrapped = _wrap_command(equivalent_command(f"{_OUT}/compiler", args))
     ends = [" \\"] * (len(wrapped) - 1) + [""]
@@ -56,10 +51,11 @@ def render(spec: CompileSpec, *, job_id: str, rope_scaling: dict[str, Any] | Non
     if backend == "cpu-check":
         note = ("# The job that wrote this script used the cpu-check backend: it made no NEFF. This script\n"
                 "# makes one, on a host with the Neuron toolchain.\n")
+    needs = getattr(kernel, "reproduce_needs", lambda s: "")(spec)
     return f'''#!/usr/bin/env python3
-"""Rebuild the NEFF of neffbench job {job_id}: {spec.name}, {n} token(s), spec hash {spec_hash(spec)[:8]}.
+"""Rebuild the NEFF of neffbench job {job_id}: {spec.name}, {bucket_label(bucket)}, spec hash {spec_hash(spec)[:8]}.
 
-Standalone: needs torch and torch-neuronx with neuronx-cc (from AWS's package index), not neffbench.
+Standalone: needs torch and torch-neuronx with neuronx-cc (from AWS's package index), not neffbench.{needs}
 
     python reproduce.py [OUTPUT_DIR]    # default: reproduce-out/ beside this file
 
@@ -90,61 +86,22 @@ if CPU_BACKEND:
 import torch
 import torch_neuronx
 
-# ---- the RoPE forward pass and its cos/sin table, exactly as neffbench {neffbench.__version__} traced them ----
+# ---- the {kernel.title} kernel and this job's values, exactly as neffbench {neffbench.__version__} built them ----
 
-{_kernel_source()}
-# ---- this job's values ----
+{kernel.reproduce_source(spec, built).strip()}
 
-HEAD_SIZE = {m.head_size!r}
-ROTARY_DIM = {m.effective_rotary_dim!r}
-IS_NEOX_STYLE = {m.is_neox_style!r}
-WITH_KEY = {m.with_key!r}
-NUM_HEADS_Q = {m.num_heads_q!r}
-NUM_HEADS_K = {m.num_heads_k!r}
-MAX_POS = {r.max_pos!r}
-BASE = {r.base!r}
-ROPE_SCALING = {rope_scaling!r}
-CACHE_MODE = {r.cache_mode!r}  # "input": the table is the last input; "buffer": inlined into the NEFF
-CACHE_DTYPE = {r.cache_dtype!r}
-NUM_TOKENS = {n!r}
-POSITIONS = {i.positions!r}
-POSITION_OFFSET = {i.position_offset!r}
-DTYPE = {i.dtype!r}
-SEED = {i.seed!r}
+
+# ---- the compile ----
+
 COMPILER_ARGS = {base_args(spec)!r}  # --logfile is added below
-
-
-def build_cache() -> torch.Tensor:
-    return build_cos_sin_cache(ROTARY_DIM, MAX_POS, BASE, ROPE_SCALING).to(TORCH_DTYPES[CACHE_DTYPE])
-
-
-def example_inputs(cache: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """Seeded inputs in the module's order: positions, query, [key], [cos_sin_cache]."""
-    generator = torch.Generator().manual_seed(SEED)
-    if POSITIONS == "range":
-        positions = torch.arange(NUM_TOKENS, dtype=torch.int64)
-    elif POSITIONS == "offset":
-        positions = torch.arange(POSITION_OFFSET, POSITION_OFFSET + NUM_TOKENS, dtype=torch.int64)
-    else:
-        positions = torch.randint(0, MAX_POS, (NUM_TOKENS,), generator=generator, dtype=torch.int64)
-    dtype = TORCH_DTYPES[DTYPE]
-    query = torch.randn(NUM_TOKENS, NUM_HEADS_Q * HEAD_SIZE, generator=generator, dtype=torch.float32).to(dtype)
-    out = [positions, query]
-    if WITH_KEY:
-        out.append(torch.randn(NUM_TOKENS, NUM_HEADS_K * HEAD_SIZE, generator=generator, dtype=torch.float32).to(dtype))
-    if CACHE_MODE == "input":
-        out.append(cache)
-    return tuple(out)
 
 
 def main(argv: list[str]) -> int:
     out = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent / "reproduce-out"
     compiler_dir = out / "compiler"
     compiler_dir.mkdir(parents=True, exist_ok=True)
-    cache = build_cache()
-    module = RopeModule(HEAD_SIZE, ROTARY_DIM, IS_NEOX_STYLE, with_key=WITH_KEY,
-                        cache=cache if CACHE_MODE == "buffer" else None)
-    inputs = example_inputs(cache)
+    module = build_module()
+    inputs = example_inputs()
     with torch.no_grad():
         reference = module(*inputs)
     torch.save(inputs, out / "example_inputs.pt")
@@ -167,9 +124,8 @@ if __name__ == "__main__":
 '''
 
 
-def write(job_dir: Path, spec: CompileSpec, *, rope_scaling: dict[str, Any] | None, backend: str | None) -> Path:
+def write(job_dir: Path, spec: Any, *, backend: str | None, built: Built | None = None) -> Path:
     path = Path(job_dir) / SCRIPT_NAME
-    path.write_text(render(spec, job_id=Path(job_dir).name, rope_scaling=rope_scaling, backend=backend),
-                    encoding="utf-8")
+    path.write_text(render(spec, job_id=Path(job_dir).name, backend=backend, built=built), encoding="utf-8")
     path.chmod(0o755)
     return path

@@ -17,8 +17,10 @@ from typing import Any, Callable
 from neffbench.jobs import records
 from neffbench.jobs.compilerlog import CompilerLog, command_from_text, dropped_options, explain_exit_code
 from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
+from neffbench.jobs.record_events import apply_event
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
-from neffbench.spec import CompileSpec, SpecError, errors, save
+from neffbench.kernels import registry
+from neffbench.spec import SpecError, errors, save
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +64,12 @@ class JobRunner:
     the job to it when its backend is this job's, and discards it otherwise (also when cancelled).
     """
 
-    def __init__(self, spec: CompileSpec, *, workdir: str | Path | None = None, backend: str = "auto",
+    def __init__(self, spec: Any, *, workdir: str | Path | None = None, backend: str = "auto",
                  timeout: float | None = None, on_line: LineCallback | None = None,
                  on_event: EventCallback | None = None, standby: StandbyWorker | None = None):
-        if len(spec.inputs.num_tokens) != 1:
-            raise ValueError(f"a job compiles one bucket; use run_buckets for {list(spec.inputs.num_tokens)}")
+        buckets = registry.for_spec(spec).buckets(spec)
+        if len(buckets) != 1:
+            raise ValueError(f"a job compiles one bucket; use run_buckets for {buckets}")
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
         problems = errors(spec)
@@ -287,34 +290,14 @@ class JobRunner:
 
     def _handle_event(self, ev: dict[str, Any]) -> None:
         kind = ev["type"]
-        rec = self.record
         if kind == "stage":
-            if ev.get("stage") == rec.get("stage"):
+            if ev.get("stage") == self.record.get("stage"):
                 return  # already entered on the compiler's first line
             self._enter_stage(ev.get("stage", "?"), ev.get("t"))
-        elif kind == "backend":
-            rec["backend"] = ev.get("backend")
-            rec["backend_reason"] = ev.get("reason")
-            rec["makes_neff"] = bool(ev.get("makes_neff"))
-            rec["cpu_backend"] = ev.get("cpu_backend")
-            rec["cpu_backend_reason"] = ev.get("cpu_backend_reason")
-            if rec["backend"] == "cpu-check":
-                rec["neff_note"] = records.NO_NEFF_NOTE
-                rec["compiler_command"]["note"] = "cpu-check runs no compiler"
-            records.write_record(self.job_dir, rec)
-        elif kind == "versions":
-            rec["versions"].update({k: v for k, v in ev.items() if k != "type"})
-        elif kind == "compiler_command":
-            rec["compiler_command"]["requested"] = ev.get("requested")
-            rec["compiler_command"]["requested_args"] = ev.get("requested_args")
-        elif kind == "metric":
-            rec["metrics"][ev.get("name", "?")] = ev.get("value")
-        elif kind == "warning":
-            rec["warnings"].append(ev.get("message"))
-        elif kind == "numerics":
-            rec["numerics"] = {k: v for k, v in ev.items() if k != "type"}
         elif kind == "outcome":
             self._child_outcome = ev
+        elif apply_event(self.record, ev):
+            records.write_record(self.job_dir, self.record)
         self._emit(ev)
 
     def _enter_stage(self, stage: str, t: float | None) -> None:
@@ -330,7 +313,8 @@ class JobRunner:
         records.write_record(self.job_dir, self.record)
 
     def _emit(self, ev: dict[str, Any]) -> None:
-        ev = {**ev, "job_id": self.record.get("job_id"), "num_tokens": self.record.get("num_tokens")}
+        ev = {**ev, "job_id": self.record.get("job_id"), "bucket": self.record.get("bucket"),
+              "num_tokens": self.record.get("num_tokens")}
         if self._events_fh is not None and not self._events_fh.closed:
             self._events_fh.write(json.dumps(ev, default=str, ensure_ascii=False) + "\n")
         self._call(self.on_event, ev)
@@ -448,75 +432,10 @@ def _close_stage(entry: dict[str, Any], when: str) -> None:
     entry["duration_s"] = round((end - start).total_seconds(), 3)
 
 
-def _prefixed(on_line: LineCallback, prefix: str) -> LineCallback:
-    def call(line: str) -> None:
-        on_line(prefix + line)
+def __getattr__(name: str) -> Any:
+    # run_buckets lives in neffbench.jobs.buckets; code that imported it from here keeps working.
+    if name == "run_buckets":
+        from neffbench.jobs.buckets import run_buckets
 
-    return call
-
-
-def run_buckets(spec: CompileSpec, *, workdir: str | Path | None = None, backend: str = "auto", jobs: int = 1,
-                timeout: float | None = None, on_line: LineCallback | None = None,
-                on_event: EventCallback | None = None, cancel_event: threading.Event | None = None,
-                standby: StandbyWorker | None = None) -> list[JobResult]:
-    """One job per ``num_tokens`` bucket, ``jobs`` at a time; results in bucket order.
-
-    With several jobs at once each line is prefixed with its bucket (events carry ``num_tokens``).
-    Setting ``cancel_event`` cancels running jobs and records the rest as cancelled before start.
-    A given ``standby`` belongs to this call from here on and goes to the first bucket's job. One job
-    at a time, each job's start also starts the next bucket's worker as a standby, so that its torch
-    import overlaps this job's compile.
-    """
-    # Every standby this call owns; those no job took are discarded at the end, whatever happened.
-    standbys = [standby] if standby is not None else []
-    try:
-        problems = errors(spec)
-        if problems:
-            raise SpecError(problems)
-        buckets = spec.inputs.num_tokens
-        parallel = jobs > 1 and len(buckets) > 1
-        runners = []
-        for i, n in enumerate(buckets):
-            line_cb = _prefixed(on_line, f"[num_tokens={n}] ") if parallel and on_line is not None else on_line
-            runners.append(JobRunner(spec.for_bucket(n), workdir=workdir, backend=backend, timeout=timeout,
-                                     on_line=line_cb, on_event=on_event, standby=standby if i == 0 else None))
-
-        def cancelled() -> bool:
-            return cancel_event is not None and cancel_event.is_set()
-
-        def run_one(runner: JobRunner, next_runner: JobRunner | None = None) -> JobResult:
-            if cancelled():
-                runner.cancel()
-            runner.start()
-            if next_runner is not None and not cancelled():
-                next_standby = StandbyWorker.try_start(backend)
-                if next_standby is not None:
-                    standbys.append(next_standby)
-                    next_runner.standby = next_standby
-            return runner.wait()
-
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.is_set():
-                if cancel_event.wait(POLL_S):
-                    for runner in runners:
-                        runner.cancel()
-                    return
-
-        watcher = threading.Thread(target=watch, name="neffbench-bucket-cancel", daemon=True) if cancel_event else None
-        if watcher:
-            watcher.start()
-        try:
-            if not parallel:
-                return [run_one(r, nxt) for r, nxt in zip(runners, [*runners[1:], None])]
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="neffbench-job") as pool:
-                return list(pool.map(run_one, runners))
-        finally:
-            # Not joined: it notices within POLL_S and cancelling a finished job does nothing.
-            done.set()
-    finally:
-        for leftover in standbys:
-            leftover.discard()
+        return run_buckets
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

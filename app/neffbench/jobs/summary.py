@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from neffbench.jobs.records import NO_NEFF_NOTE
+from neffbench.jobs.records import NO_NEFF_NOTE, bucket_of
 
 
 def human_bytes(n: int | None) -> str:
@@ -96,13 +96,15 @@ def summary_lines(record: dict[str, Any], job_dir: str | None = None) -> list[st
 
 def bucket_table(records: list[dict[str, Any]]) -> list[str]:
     """Outcome, NEFF size, time and error per bucket."""
-    rows = [("num_tokens", "outcome", "NEFF", "compile s", "job s", "error")]
-    for rec in records:
+    buckets = [bucket_of(rec) for rec in records]
+    axes = list(dict.fromkeys(k for b in buckets for k in b)) or ["bucket"]
+    rows = [(" ".join(axes), "outcome", "NEFF", "compile s", "job s", "error")]
+    for rec, bucket in zip(records, buckets):
         compile_s = (rec.get("metrics") or {}).get("compile_s")
         error = rec.get("reason") or ""
         if rec.get("error") and rec["error"].get("code"):
             error = f"[{rec['error']['code']}] {error}"
-        rows.append((str(rec.get("num_tokens")), str(rec.get("outcome")), neff_cell(rec),
+        rows.append((" ".join(str(bucket.get(a, "-")) for a in axes), str(rec.get("outcome")), neff_cell(rec),
                      f"{compile_s:.2f}" if isinstance(compile_s, (int, float)) else "-",
                      f"{rec['duration_s']:.2f}" if isinstance(rec.get("duration_s"), (int, float)) else "-",
                      error[:80]))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from neffbench.spec.schema import CompileSpec
+from typing import Any
 
 
-def compiler_args(spec: CompileSpec) -> list[str]:
+def compiler_args(spec: Any) -> list[str]:
     """Arguments passed as ``compiler_args`` to ``torch_neuronx.trace`` (log and output are added by the job)."""
     c = spec.compiler
     args = ["--target", c.target]

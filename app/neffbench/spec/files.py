@@ -15,7 +15,7 @@ from typing import Any
 import tomli_w
 
 from neffbench.spec.problems import Problem, SpecError
-from neffbench.spec.schema import SECTIONS, CompileSpec, is_active, section_fields, top_fields
+from neffbench.spec.schema import kernel_of, sections_of, tables_of, top_fields_of
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,20 +23,33 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
-def to_dict(spec: CompileSpec) -> dict[str, Any]:
+def _plain(value: Any) -> Any:
+    """Tuples as lists, all the way down: what TOML and JSON hold."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    return value
+
+
+def to_dict(spec: Any) -> dict[str, Any]:
     """Plain nested dict with every set value; ``None`` fields are left out (TOML has no null)."""
-    out: dict[str, Any] = {}
-    for f in top_fields():
-        out[f.name] = getattr(spec, f.name)
-    for section in SECTIONS:
+    out: dict[str, Any] = {"kernel": kernel_of(spec)}
+    for f in top_fields_of(spec):
+        value = getattr(spec, f.name)
+        if value is not None:
+            out[f.name] = _plain(value)
+    for section in sections_of(spec):
         sect = getattr(spec, section)
         body: dict[str, Any] = {}
-        for f in section_fields(section):
+        for f in dataclasses.fields(sect):
             value = getattr(sect, f.name)
             if value is None:
                 continue
-            body[f.name] = list(value) if isinstance(value, tuple) else value
+            body[f.name] = _plain(value)
         out[section] = body
+    for table in tables_of(spec):
+        out[table] = _plain(getattr(spec, table))
     return out
 
 
@@ -46,6 +59,8 @@ def _did_you_mean(key: str, known: list[str]) -> str:
 
 
 def _type_name(tp: Any) -> str:
+    if typing.get_origin(tp) is dict:
+        return "a table"
     return {int: "a whole number", float: "a number", bool: "true or false", str: "text"}.get(tp, str(tp))
 
 
@@ -53,6 +68,8 @@ def _coerce(where: str, tp: Any, value: Any) -> tuple[Any, Problem | None]:
     """Convert a value read from a file to the field's type, or say what is wrong with it."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
+    if tp is Any:
+        return value, None
     if origin in (typing.Union, types.UnionType):
         if value is None:
             return None, None
@@ -68,6 +85,16 @@ def _coerce(where: str, tp: Any, value: Any) -> tuple[Any, Problem | None]:
                 return None, problem
             out.append(got)
         return tuple(out), None
+    if origin is dict:
+        if not isinstance(value, dict):
+            return None, Problem(where, f"must be a table, got {value!r}.")
+        table = {}
+        for key, item in value.items():
+            got, problem = _coerce(f"{where}.{key}", args[1], item)
+            if problem:
+                return None, problem
+            table[str(key)] = got
+        return table, None
     if tp is bool:
         if isinstance(value, bool):
             return value, None
@@ -85,19 +112,39 @@ def _coerce(where: str, tp: Any, value: Any) -> tuple[Any, Problem | None]:
     return None, Problem(where, f"must be {_type_name(tp)}, got {value!r}.")
 
 
-def from_dict(data: dict[str, Any]) -> CompileSpec:
-    """Build a spec from a nested dict; every unknown key and badly typed value is reported at once."""
+def spec_class(kernel: str) -> type:
+    """The spec dataclass of a kernel; SpecError naming the kernel when there is none."""
+    from neffbench.kernels import registry
+
+    try:
+        return registry.get(kernel).spec_class
+    except KeyError as exc:
+        raise SpecError([Problem("kernel", exc.args[0])]) from None
+
+
+def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> Any:
+    """Build a spec from a nested dict; every unknown key and badly typed value is reported at once.
+
+    ``kernel`` picks the spec's class (absent: ``rope``, as every spec before kernels existed).
+    ``base_dir`` is the folder of the spec file, against which a kernel resolves relative paths.
+    """
     if not isinstance(data, dict):
         raise SpecError([Problem("", "A spec must be a table of sections (model, rope, inputs, compiler).")])
+    kernel = data.get("kernel", "rope")
+    if not isinstance(kernel, str):
+        raise SpecError([Problem("kernel", f"must be text naming a kernel, got {kernel!r}.")])
+    cls = spec_class(kernel)
+    sections = sections_of(cls)
+    tables = tables_of(cls)
     problems: list[Problem] = []
-    hints = typing.get_type_hints(CompileSpec)
-    top_names = [f.name for f in top_fields()]
-    known_top = top_names + list(SECTIONS)
+    hints = typing.get_type_hints(cls)
+    top_names = [f.name for f in top_fields_of(cls)]
+    known_top = ["kernel", *top_names, *sections, *tables]
     top_kwargs: dict[str, Any] = {}
     for key, value in data.items():
-        if key in SECTIONS:
+        if key == "kernel" or key in sections:
             continue
-        if key not in top_names:
+        if key not in top_names and key not in tables:
             problems.append(Problem(key, f"Unknown key '{key}'.{_did_you_mean(key, known_top)}"))
             continue
         got, problem = _coerce(key, hints[key], value)
@@ -105,20 +152,21 @@ def from_dict(data: dict[str, Any]) -> CompileSpec:
             problems.append(problem)
         else:
             top_kwargs[key] = got
-    sections: dict[str, Any] = {}
-    for section, cls in SECTIONS.items():
+    parsed: dict[str, Any] = {}
+    for section, sect_cls in sections.items():
         body = data.get(section, {})
         if not isinstance(body, dict):
             problems.append(Problem(section, f"'{section}' must be a table of settings."))
             continue
-        names = [f.name for f in section_fields(section)]
-        sect_hints = typing.get_type_hints(cls)
+        names = [f.name for f in dataclasses.fields(sect_cls)]
+        sect_hints = typing.get_type_hints(sect_cls)
         kwargs: dict[str, Any] = {}
         for key, value in body.items():
             where = f"{section}.{key}"
             if key not in names:
                 # A key that belongs to another section is a common slip: point at where it lives.
-                home = next((s for s in SECTIONS if s != section and key in [f.name for f in section_fields(s)]), None)
+                home = next((s for s, c in sections.items()
+                             if s != section and key in [f.name for f in dataclasses.fields(c)]), None)
                 hint = f" It belongs in [{home}]." if home else _did_you_mean(key, names)
                 problems.append(Problem(where, f"Unknown key '{key}' in [{section}].{hint}"))
                 continue
@@ -127,25 +175,32 @@ def from_dict(data: dict[str, Any]) -> CompileSpec:
                 problems.append(problem)
             else:
                 kwargs[key] = got
-        sections[section] = cls(**kwargs)
+        parsed[section] = sect_cls(**kwargs)
     if problems:
         raise SpecError(problems)
-    return CompileSpec(**top_kwargs, **sections)
+    spec = cls(**top_kwargs, **parsed)
+    if base_dir is not None:
+        from neffbench.kernels import registry
+
+        anchor = getattr(registry.get(kernel), "anchor", None)
+        if anchor is not None:
+            spec = anchor(spec, Path(base_dir))
+    return spec
 
 
-def dumps_toml(spec: CompileSpec) -> str:
+def dumps_toml(spec: Any) -> str:
     return tomli_w.dumps(to_dict(spec))
 
 
-def loads_toml(text: str, source: str = "spec") -> CompileSpec:
+def loads_toml(text: str, source: str = "spec", *, base_dir: str | Path | None = None) -> Any:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError([Problem("", f"{source} is not valid TOML: {exc}.")]) from None
-    return from_dict(data)
+    return from_dict(data, base_dir=base_dir)
 
 
-def load(path: str | Path) -> CompileSpec:
+def load(path: str | Path) -> Any:
     """Read a spec from a .toml or .json file."""
     p = Path(path)
     try:
@@ -155,11 +210,11 @@ def load(path: str | Path) -> CompileSpec:
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([Problem("", f"Cannot read spec file {p}: {exc}.")]) from None
     if p.suffix.lower() == ".json":
-        return loads_json(text, str(p))
-    return loads_toml(text, str(p))
+        return loads_json(text, str(p), base_dir=p.resolve().parent)
+    return loads_toml(text, str(p), base_dir=p.resolve().parent)
 
 
-def save(spec: CompileSpec, path: str | Path) -> Path:
+def save(spec: Any, path: str | Path) -> Path:
     """Write a spec as TOML (or JSON for a .json path), atomically so a crash never leaves half a file."""
     p = Path(path)
     text = dumps_json(spec) if p.suffix.lower() == ".json" else dumps_toml(spec)
@@ -169,41 +224,26 @@ def save(spec: CompileSpec, path: str | Path) -> Path:
     return p
 
 
-def dumps_json(spec: CompileSpec) -> str:
+def dumps_json(spec: Any) -> str:
     return json.dumps(to_dict(spec), indent=2, sort_keys=False) + "\n"
 
 
-def loads_json(text: str, source: str = "spec") -> CompileSpec:
+def loads_json(text: str, source: str = "spec", *, base_dir: str | Path | None = None) -> Any:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SpecError([Problem("", f"{source} is not valid JSON: {exc}.")]) from None
-    return from_dict(data)
+    return from_dict(data, base_dir=base_dir)
 
 
-def neff_relevant(spec: CompileSpec) -> dict[str, Any]:
-    """The values that can change the compiled NEFF, normalised so equivalent specs agree."""
-    out: dict[str, Any] = {}
-    for section in SECTIONS:
-        sect = getattr(spec, section)
-        body: dict[str, Any] = {}
-        for f in section_fields(section):
-            if not f.metadata["neff"] or not is_active(spec, section, f.name):
-                continue
-            value = getattr(sect, f.name)
-            body[f.name] = list(value) if isinstance(value, tuple) else value
-        out[section] = body
-    # rotary_dim and partial_rotary_factor are two spellings of one number.
-    model = out["model"]
-    model.pop("partial_rotary_factor", None)
-    model["rotary_dim"] = spec.model.effective_rotary_dim
-    # As an input the table's values are data, not code: only its shape and dtype reach the NEFF.
-    if spec.rope.cache_mode == "input":
-        out["rope"] = {k: out["rope"][k] for k in ("max_pos", "cache_mode", "cache_dtype")}
-    return out
+def neff_relevant(spec: Any) -> dict[str, Any]:
+    """The values that can change the compiled NEFF, normalised by the spec's kernel so equivalent specs agree."""
+    from neffbench.kernels import registry
+
+    return registry.for_spec(spec).neff_relevant(spec)
 
 
-def spec_hash(spec: CompileSpec) -> str:
+def spec_hash(spec: Any) -> str:
     """Stable hex digest of what determines the NEFF (names, workdir, seeds and timeouts excluded)."""
     canonical = json.dumps(neff_relevant(spec), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

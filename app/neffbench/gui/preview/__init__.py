@@ -1,4 +1,4 @@
-"""pyqtgraph views of a :class:`neffbench.preview.Preview`, shared by the window and ``neffbench preview``."""
+"""pyqtgraph views of a :class:`neffbench.kernels.rope.preview.Preview`, shared by the window and ``neffbench preview``."""
 
 from neffbench.gui.preview.panel import PreviewPanel
 

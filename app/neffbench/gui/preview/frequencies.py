@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from neffbench.gui import theme
 
-if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.preview imports
-    from neffbench.preview import Preview
+if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
+    from neffbench.kernels.rope.preview import Preview
 
 BAND_LABELS = {
     "unchanged": "unchanged (extrapolates)",

@@ -12,8 +12,8 @@ from neffbench.gui.preview.frequencies import FrequencyPlots
 from neffbench.gui.preview.rotation import RotationPlots
 from neffbench.gui.preview.tables import TableHeatmaps
 
-if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.preview imports
-    from neffbench.preview import Preview
+if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
+    from neffbench.kernels.rope.preview import Preview
 
 
 class PreviewPanel(QWidget):

@@ -10,8 +10,8 @@ from PySide6.QtCore import QPointF, Qt
 
 from neffbench.gui import theme
 
-if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.preview imports
-    from neffbench.preview import Preview
+if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
+    from neffbench.kernels.rope.preview import Preview
 
 
 def pair_colours(preview: Preview) -> list:

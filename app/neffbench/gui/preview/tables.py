@@ -8,8 +8,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.preview imports
-    from neffbench.preview import Preview
+if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
+    from neffbench.kernels.rope.preview import Preview
 
 
 # Drawn columns per heatmap: about a screen's width. More only costs time; the numbers never depend on it.

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from neffbench.kernels.rope import TORCH_DTYPES, RopeModule, build_cos_sin_cache
-from neffbench.spec.schema import ROPE_TYPE_REVEALS, CompileSpec
-
-# Tolerances for traced-vs-eager and device-vs-reference comparisons. float32 allows a few ulps of
-# reassociation; bfloat16 keeps 8 mantissa bits (eps 2**-7) and float16 11 (eps 2**-10), and one
-# rotation does two products and a sum, so a couple of eps of |x| plus rounding of the result.
-TOLERANCES: dict[str, tuple[float, float]] = {  # dtype: (atol, rtol)
-    "float32": (1e-5, 1e-5),
-    "bfloat16": (3e-2, 1.6e-2),
-    "float16": (4e-3, 2e-3),
-}
-
+from neffbench.kernels.api import TOLERANCES, TensorSig  # noqa: F401 - TOLERANCES re-exported
+from neffbench.kernels.rope.ops import TORCH_DTYPES, RopeModule, build_cos_sin_cache
+from neffbench.kernels.rope.params import ROPE_TYPE_REVEALS
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
 def rope_scaling(spec: CompileSpec) -> dict[str, Any] | None:
     """The spec's scaling as the Hugging Face ``rope_scaling`` dict (None for default)."""
@@ -75,16 +66,6 @@ def example_inputs(spec: CompileSpec, num_tokens: int | None = None) -> tuple[to
     if spec.rope.cache_mode == "input":
         out.append(build_cache(spec))
     return tuple(out)
-
-
-@dataclass(frozen=True)
-class TensorSig:
-    """One NEFF input or output as torch_neuronx names it (input0..N, output0..M)."""
-
-    name: str
-    role: str  # what it is in RoPE terms: positions, query, key, cos_sin_cache
-    dtype: str
-    shape: tuple[int, ...]
 
 
 def io_signature(spec: CompileSpec, num_tokens: int | None = None) -> tuple[list[TensorSig], list[TensorSig]]:

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from neffbench.kernels.build import TOLERANCES, build_module, example_inputs, rope_scaling
-from neffbench.kernels.rope import TORCH_DTYPES, build_cos_sin_cache, frequencies
-from neffbench.spec import CompileSpec, errors, is_active
+from neffbench.kernels.rope.build import TOLERANCES, build_module, example_inputs, rope_scaling
+from neffbench.kernels.rope.ops import TORCH_DTYPES, build_cos_sin_cache, frequencies
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.spec import errors, is_active
 
 # The rotation preview needs every example input in memory; above this many query elements
 # it uses fewer tokens (and says so) rather than allocate gigabytes.

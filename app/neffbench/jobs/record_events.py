@@ -1,0 +1,41 @@
+"""How the worker's events change a job's record; the runner applies them and rewrites ``job.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neffbench.jobs import records
+
+
+def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
+    """Apply one event (other than ``stage`` and ``outcome``, which the runner handles); True when
+    the change is worth writing ``job.json`` at once."""
+    kind = ev["type"]
+    if kind == "backend":
+        rec["backend"] = ev.get("backend")
+        rec["backend_reason"] = ev.get("reason")
+        rec["makes_neff"] = bool(ev.get("makes_neff"))
+        rec["cpu_backend"] = ev.get("cpu_backend")
+        rec["cpu_backend_reason"] = ev.get("cpu_backend_reason")
+        if rec["backend"] == "cpu-check":
+            rec["neff_note"] = records.NO_NEFF_NOTE
+            rec["compiler_command"]["note"] = "cpu-check runs no compiler"
+        return True
+    if kind == "versions":
+        rec["versions"].update({k: v for k, v in ev.items() if k != "type"})
+    elif kind == "compiler_command":
+        rec["compiler_command"]["requested"] = ev.get("requested")
+        rec["compiler_command"]["requested_args"] = ev.get("requested_args")
+    elif kind == "metric":
+        rec["metrics"][ev.get("name", "?")] = ev.get("value")
+    elif kind == "warning":
+        rec["warnings"].append(ev.get("message"))
+    elif kind == "numerics":
+        rec["numerics"] = {k: v for k, v in ev.items() if k != "type"}
+    elif kind == "kernel_info":
+        rec["kernel_info"] = ev.get("info")
+        return True
+    elif kind == "preflight":
+        rec["preflight"] = {k: v for k, v in ev.items() if k != "type"}
+        return True
+    return False

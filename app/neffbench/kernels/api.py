@@ -1,0 +1,165 @@
+"""What a kernel contributes to the workbench, and what the jobs, records, GUI and CLI may ask of it.
+
+A kernel is a folder (or a plugin package) with a ``Kernel`` subclass instance. The parts that run
+everywhere (its spec class, validation, buckets, hash payload) import neither torch nor Qt; the parts
+marked "torch" run in the worker child or a preview thread only, and import torch lazily.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from neffbench.spec.problems import Problem
+from neffbench.spec.schema import fields_of, is_active, sections_of
+
+Bucket = Mapping[str, int]
+
+# Tolerances for traced-vs-eager and device-vs-reference comparisons. float32 allows a few ulps of
+# reassociation; bfloat16 keeps 8 mantissa bits (eps 2**-7) and float16 11 (eps 2**-10), and one
+# rotation does two products and a sum, so a couple of eps of |x| plus rounding of the result.
+TOLERANCES: dict[str, tuple[float, float]] = {  # dtype: (atol, rtol)
+    "float32": (1e-5, 1e-5),
+    "bfloat16": (3e-2, 1.6e-2),
+    "float16": (4e-3, 2e-3),
+    # Only the module kernel has these: float64 inputs, and integer-only outputs (which must be equal).
+    "float64": (1e-9, 1e-9),
+    "int": (0.0, 0.0),
+}
+
+
+@dataclass(frozen=True)
+class TensorSig:
+    """One NEFF input or output as torch_neuronx names it (input0..N, output0..M)."""
+
+    name: str
+    role: str  # what it is to the kernel: positions, query, x, input_ids, last_hidden_state, ...
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclass
+class Built:
+    """What a job traces: the module, its example inputs in argument order, and their names.
+
+    ``module`` takes tensors only and returns a tensor or a flat tuple of tensors. ``info`` goes into
+    ``job.json`` under ``kernel_info`` (for the module kernel: entry, resolved name, file sha256, ...).
+    ``float64`` builds the same module and inputs in float64 for the dtype-cost comparison, or is None
+    where the module does not allow it.
+    """
+
+    module: Any
+    inputs: tuple[Any, ...]
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...] = ()
+    info: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+class KernelError(Exception):
+    """A problem only building the kernel can find (an entry that does not resolve, an input that
+    names no parameter): one sentence, which the job reports as its failure reason."""
+
+
+class Kernel:
+    """Base class: override what differs. Methods marked (torch) import torch and run in the worker."""
+
+    name: str = ""
+    title: str = ""
+    summary: str = ""
+    spec_class: type = object
+    # Folder of ``*.toml`` presets this kernel brings (each file says ``kernel = "<name>"``).
+    preset_dir: Path | None = None
+    # Qualified names ("module:attr") of Qt widgets for this kernel, loaded by the GUI on first use:
+    # a preview panel taking (parent) with ``show_preview(data)``, and a spec form. None: the generic ones.
+    gui_preview: str | None = None
+    gui_form: str | None = None
+    # Spec fields whose range the kernel checks itself (section.name), so the generic check skips them.
+    own_range_checks: frozenset[str] = frozenset()
+
+    # ---- everywhere (no torch) -------------------------------------------------------------
+
+    def default_spec(self) -> Any:
+        return self.spec_class()
+
+    def validate(self, spec: Any) -> list[Problem]:
+        """The kernel's own rules; the generic ranges, name, workdir and compiler rules are checked elsewhere."""
+        return []
+
+    def buckets(self, spec: Any) -> list[dict[str, int]]:
+        """One dict per NEFF to compile, in order (shapes are fixed at trace time)."""
+        return [{"num_tokens": n} for n in spec.inputs.num_tokens]
+
+    def for_bucket(self, spec: Any, bucket: Bucket) -> Any:
+        """The single-bucket spec one job compiles."""
+        return dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, num_tokens=(bucket["num_tokens"],)))
+
+    def neff_relevant(self, spec: Any) -> dict[str, Any]:
+        """What can change the NEFF: every active field marked ``neff``, by section (plus the kernel's name)."""
+        out: dict[str, Any] = {"kernel": self.name}
+        for section in sections_of(spec):
+            body: dict[str, Any] = {}
+            for f in fields_of(spec, section):
+                if f.metadata.get("neff", True) and is_active(spec, section, f.name):
+                    value = getattr(getattr(spec, section), f.name)
+                    body[f.name] = list(value) if isinstance(value, tuple) else value
+            out[section] = body
+        return out
+
+    def dtype(self, spec: Any) -> str:
+        """The dtype that sets the numerics tolerance."""
+        return spec.inputs.dtype
+
+    def seed(self, spec: Any) -> int:
+        return spec.inputs.seed
+
+    def with_seed(self, spec: Any, seed: int) -> Any:
+        return dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, seed=seed))
+
+    def io_signature(self, spec: Any) -> tuple[list[TensorSig], list[TensorSig]] | None:
+        """What the NEFF will take and return, without building a tensor; None when only a build can tell."""
+        return None
+
+    def items_per_call(self, bucket: Bucket) -> int:
+        """What throughput counts (tokens for the vLLM kernels)."""
+        return int(bucket.get("num_tokens", 1))
+
+    # ---- torch ------------------------------------------------------------------------------
+
+    def preload(self) -> None:
+        """Import what ``build`` needs, so that a worker started before its job has it ready."""
+
+    def build(self, spec: Any) -> Built:  # pragma: no cover - every kernel overrides it
+        raise NotImplementedError
+
+    def example_inputs(self, spec: Any) -> tuple[Any, ...]:
+        """Example inputs of a single-bucket spec (verification asks again with another seed)."""
+        return self.build(spec).inputs
+
+    def reproduce_source(self, spec: Any, built: Built) -> str:
+        """Python source for ``reproduce.py`` that defines ``build_module()`` and ``example_inputs()``
+        with this job's values, using torch alone (and the user's own code for the module kernel)."""
+        raise NotImplementedError
+
+    def preview(self, spec: Any, bucket: Bucket | None = None) -> Any:
+        """Preview data for ``gui_preview`` (and ``neffbench preview``); None: the generic one."""
+        return None
+
+
+def bucket_label(bucket: Bucket | None) -> str:
+    """``num_tokens=8`` or ``batch=1 seq=128``: how a bucket reads in logs and tables."""
+    if not bucket:
+        return "-"
+    return " ".join(f"{k}={v}" for k, v in bucket.items())
+
+
+def describe_buckets(spec: Any) -> str:
+    """``2 bucket(s): 1, 8 tokens`` or ``2 bucket(s): batch=1 seq=128; batch=1 seq=512``."""
+    from neffbench.kernels import registry
+
+    buckets = registry.for_spec(spec).buckets(spec)
+    if buckets and all(list(b) == ["num_tokens"] for b in buckets):
+        return f"{len(buckets)} bucket(s): {', '.join(str(b['num_tokens']) for b in buckets)} tokens"
+    return f"{len(buckets)} bucket(s): {'; '.join(bucket_label(b) for b in buckets)}"

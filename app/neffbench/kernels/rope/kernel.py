@@ -1,0 +1,74 @@
+"""The RoPE kernel as the registry sees it: its spec, rules, hash, build and reproduction script part."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neffbench.bundled import resource_path
+from neffbench.kernels.api import Built, Kernel, TensorSig
+from neffbench.kernels.rope import validate as rules
+from neffbench.kernels.rope.params import RopeCompileSpec
+
+
+class RopeKernel(Kernel):
+    name = "rope"
+    title = "RoPE (vLLM rotary embedding)"
+    summary = ("vLLM's RotaryEmbedding.forward: NeoX or GPT-J pairing, partial rotary, GQA, optional key, "
+               "linear/dynamic/llama3/yarn scaling; the cos/sin table as an input or inlined.")
+    spec_class = RopeCompileSpec
+    gui_preview = "neffbench.gui.preview.panel:PreviewPanel"
+    own_range_checks = rules.OWN_RANGE_CHECKS
+
+    @property
+    def preset_dir(self) -> Any:
+        return resource_path("presets")
+
+    def validate(self, spec: RopeCompileSpec) -> list:
+        return rules.validate(spec)
+
+    def neff_relevant(self, spec: RopeCompileSpec) -> dict[str, Any]:
+        out = super().neff_relevant(spec)
+        # RoPE specs hashed this way before kernels existed: job directories keep their names.
+        del out["kernel"]
+        # rotary_dim and partial_rotary_factor are two spellings of one number.
+        model = out["model"]
+        model.pop("partial_rotary_factor", None)
+        model["rotary_dim"] = spec.model.effective_rotary_dim
+        # As an input the table's values are data, not code: only its shape and dtype reach the NEFF.
+        if spec.rope.cache_mode == "input":
+            out["rope"] = {k: out["rope"][k] for k in ("max_pos", "cache_mode", "cache_dtype")}
+        return out
+
+    def io_signature(self, spec: RopeCompileSpec) -> tuple[list[TensorSig], list[TensorSig]]:
+        from neffbench.kernels.rope.build import io_signature
+
+        return io_signature(spec)
+
+    def preload(self) -> None:
+        from neffbench.kernels.rope import build  # noqa: F401
+
+    def build(self, spec: RopeCompileSpec) -> Built:
+        from neffbench.kernels.rope.build import build_module, example_inputs, rope_scaling
+
+        inputs = example_inputs(spec)
+        ins, outs = self.io_signature(spec)
+        return Built(build_module(spec).eval(), inputs, tuple(t.role for t in ins), tuple(t.role for t in outs),
+                     info={"rope_scaling": rope_scaling(spec)})
+
+    def example_inputs(self, spec: RopeCompileSpec) -> tuple[Any, ...]:
+        from neffbench.kernels.rope.build import example_inputs
+
+        return example_inputs(spec)
+
+    def reproduce_source(self, spec: RopeCompileSpec, built: Built) -> str:
+        from neffbench.kernels.rope.reproduce import source
+
+        return source(spec)
+
+    def preview(self, spec: RopeCompileSpec, bucket: Any = None) -> Any:
+        from neffbench.kernels.rope.preview import compute
+
+        return compute(spec, bucket=None if bucket is None else bucket.get("num_tokens"))
+
+
+KERNEL = RopeKernel()
