@@ -1,0 +1,261 @@
+"""From a module spec to what gets traced (torch; worker child only): resolve, construct, bind, build inputs, probe, wrap."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neffbench.kernels.api import Built, KernelError
+from neffbench.kernels.module import entry as entries
+from neffbench.kernels.module import outputs as outs
+from neffbench.kernels.module import tensors, wrapper
+from neffbench.kernels.module.binding import bind
+from neffbench.kernels.module.params import ModuleCompileSpec
+from neffbench.kernels.module.signature import forward_of, kind_of
+
+
+@dataclass
+class Target:
+    """The resolved entry and the callable the inputs go to."""
+
+    obj: Any  # what the entry names
+    made: Any  # the module or function that is called (obj itself, or what the factory returned)
+    mode: str  # "factory" or "object"
+    kind: str  # "class", "function" or "instance"
+    qualname: str
+    label: str  # how the callee reads in a sentence: "MLP.forward", "scaled_add"
+
+
+def _qualname(obj: Any, entry: entries.Entry) -> str:
+    """``transformers.models.bert.modeling_bert.BertModel``, or ``mlp.py:MLP`` for a class from a file."""
+    target = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
+    qualname = getattr(target, "__qualname__", type(obj).__name__)
+    module = getattr(target, "__module__", "?")
+    if module.startswith(entries.USER_PREFIX) and entry.is_file:
+        return f"{Path(entry.target).name}:{qualname}"
+    return f"{module}.{qualname}"
+
+
+def _call_mode(requested: str, obj: Any, kwargs: dict[str, Any], inputs: list[str]) -> str:
+    """auto: a class is a factory; a function is one when given kwargs, or when the inputs are not its
+    parameters (``make_mlp(hidden_size=...)`` builds, ``scaled_add(x, y)`` is the forward)."""
+    if requested != "auto":
+        return requested
+    if inspect.isclass(obj):
+        return "factory"
+    if kwargs and callable(obj):
+        return "factory"
+    if inspect.isfunction(obj) and inputs:
+        try:
+            params = inspect.signature(obj).parameters
+        except (TypeError, ValueError):
+            return "object"
+        takes_inputs = any(name in params for name in inputs) or any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params.values())
+        return "object" if takes_inputs else "factory"
+    return "object"
+
+
+def build_value(value: Any, paths: tuple[str, ...], where: str) -> Any:
+    """A kwargs value: a table with ``entry`` builds a nested object (a config); anything else is itself."""
+    if isinstance(value, dict) and "entry" in value:
+        try:
+            obj = entries.resolve(str(value["entry"]), paths)
+        except entries.EntryError as exc:
+            raise KernelError(f"{where}: {exc}") from None
+        kwargs = {k: build_value(v, paths, f"{where}.{k}") for k, v in (value.get("kwargs") or {}).items()}
+        if value.get("call", "factory") == "object":
+            return obj
+        try:
+            return obj(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
+            raise KernelError(f"{where}: calling {value['entry']}(...) raised {type(exc).__name__}: "
+                              f"{_first(exc)}") from exc
+    if isinstance(value, dict):
+        return {k: build_value(v, paths, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [build_value(v, paths, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no message"
+
+
+def resolve_target(spec: ModuleCompileSpec) -> Target:
+    m = spec.module
+    try:
+        obj = entries.resolve(m.entry, m.path)
+    except entries.EntryError as exc:
+        raise KernelError(str(exc)) from None
+    mode = _call_mode(m.call, obj, m.kwargs, list(spec.inputs))
+    kind = kind_of(obj)
+    if mode == "factory":
+        if not callable(obj):
+            raise KernelError(f"entry {m.entry} is {type(obj).__name__}, which is not callable, so it cannot be a "
+                              "factory; use call = \"object\" if it is the module.")
+        kwargs = {k: build_value(v, m.path, f"module.kwargs.{k}") for k, v in m.kwargs.items()}
+        try:
+            made = obj(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
+            raise KernelError(f"calling {m.entry}(**kwargs) raised {type(exc).__name__}: {_first(exc)}") from exc
+    else:
+        if m.kwargs:
+            raise KernelError(f"entry {m.entry} is used as the object (call = \"object\"), so [module.kwargs] "
+                              "would be ignored; remove them or use call = \"factory\".")
+        made = obj
+    if not callable(made):
+        what = f"calling {m.entry}" if mode == "factory" else f"entry {m.entry}"
+        raise KernelError(f"{what} gave {type(made).__name__}, which is not callable: it needs a forward "
+                          "(an nn.Module) or to be a function.")
+    import torch
+
+    if isinstance(made, torch.nn.Module):
+        made.eval()
+        label = f"{type(made).__name__}.forward"
+    else:
+        label = getattr(made, "__qualname__", type(made).__name__)
+    return Target(obj, made, mode, kind, _qualname(made if mode == "factory" else obj, entries.parse(m.entry)), label)
+
+
+def single_bucket(spec: ModuleCompileSpec) -> dict[str, int]:
+    return {axis: values[0] for axis, values in spec.buckets.items() if values}
+
+
+def all_buckets(spec: ModuleCompileSpec) -> list[dict[str, int]]:
+    axes = list(spec.buckets)
+    return [dict(zip(axes, combo)) for combo in itertools.product(*(spec.buckets[a] for a in axes))]
+
+
+def _examples(spec: ModuleCompileSpec, bucket: dict[str, int]) -> dict[str, Any]:
+    import torch
+
+    try:
+        func = entries.resolve(spec.module.examples, spec.module.path)
+    except entries.EntryError as exc:
+        raise KernelError(f"module.examples: {exc}") from None
+    torch.manual_seed(spec.seed)
+    try:
+        made = func(**bucket)
+    except Exception as exc:  # noqa: BLE001 - the user's function may raise anything
+        raise KernelError(f"the examples function {spec.module.examples} raised {type(exc).__name__}: "
+                          f"{_first(exc)}") from exc
+    if not isinstance(made, dict) or not all(isinstance(v, torch.Tensor) for v in made.values()):
+        raise KernelError(f"the examples function {spec.module.examples} must return {{name: tensor}}; it "
+                          f"returned {type(made).__name__}.")
+    return made
+
+
+def make_inputs(spec: ModuleCompileSpec, names: list[str]) -> tuple[Any, ...]:
+    """The example tensors of the spec's first bucket, in ``names`` order, from its seed."""
+    import torch
+
+    bucket = single_bucket(spec)
+    generator = torch.Generator().manual_seed(spec.seed)
+    from_examples = _examples(spec, bucket) if spec.module.examples else {}
+    out = []
+    for name in names:
+        if name in spec.inputs:
+            try:
+                out.append(tensors.build(tensors.parse(spec.inputs[name]), bucket, generator))
+            except tensors.TensorSpecError as exc:
+                raise KernelError(f"inputs.{name}: {exc}") from None
+        else:
+            out.append(from_examples[name])
+    return tuple(out)
+
+
+def _embedding_problem(target: Any, names: list[str], inputs: tuple[Any, ...]) -> str | None:
+    """Which input holds ids beyond which embedding table: the sentence for ``index out of range in self``."""
+    import torch
+
+    if not isinstance(target, torch.nn.Module):
+        return None
+    for mod_name, mod in target.named_modules():
+        if not isinstance(mod, torch.nn.Embedding):
+            continue
+        for name, tensor in zip(names, inputs):
+            if tensor.dtype.is_floating_point or tensor.dtype == torch.bool or tensor.numel() == 0:
+                continue
+            high, low = int(tensor.max()), int(tensor.min())
+            if high >= mod.num_embeddings or low < 0:
+                return (f"input '{name}' has token ids from {low} to {high}, out of range of the embedding "
+                        f"'{mod_name}' ({mod.num_embeddings} rows): use randint(0, {mod.num_embeddings}).")
+    return None
+
+
+def build(spec: ModuleCompileSpec) -> Built:
+    target = resolve_target(spec)
+    forward = forward_of(target.made)
+    names = list(spec.inputs)
+    if spec.module.examples:
+        names += [n for n in _examples(spec, single_bucket(spec)) if n not in names]
+    binding = bind(forward, target.label, names, spec.module.constants)
+    if binding.errors:
+        raise KernelError(binding.errors[0])
+    inputs = make_inputs(spec, binding.inputs)
+    kwargs = {n: t for n, t in zip(binding.inputs, inputs)}
+    import torch
+
+    positional = [kwargs.pop(n) for n in binding.inputs if n in binding.positional_only]
+    try:
+        with torch.no_grad():
+            raw = target.made(*positional, **kwargs, **spec.module.constants)
+    except IndexError as exc:
+        sentence = _embedding_problem(target.made, binding.inputs, inputs) if "out of range" in str(exc) else None
+        raise KernelError(sentence or f"calling {target.label} raised IndexError: {_first(exc)}") from exc
+    except Exception as exc:  # noqa: BLE001 - the user's forward may raise anything
+        where = _user_frame(exc, spec)
+        raise KernelError(f"calling {target.label} raised {type(exc).__name__}{where}: {_first(exc)}") from exc
+    found = outs.leaves(raw, spec.module.outputs)
+    if found.errors:
+        raise KernelError(found.errors[0])
+    src = wrapper.source(binding.inputs, binding.positional_only, spec.module.constants, found.paths, target.label)
+    module = wrapper.make(src, target.made).eval()
+    parsed = entries.parse(spec.module.entry)
+    info = {
+        "entry": spec.module.entry,
+        "resolved": target.qualname,
+        "kind": target.kind,
+        "call": target.mode,
+        "file_sha256": entries.file_sha256(parsed),
+        "kwargs": spec.module.kwargs,
+        "constants": spec.module.constants,
+        "inputs": [tensors.describe(n, tensors.parse(spec.inputs[n]), single_bucket(spec)) if n in spec.inputs
+                   else f"{n}: {str(t.dtype).replace('torch.', '')}{list(t.shape)} (examples function)"
+                   for n, t in zip(binding.inputs, inputs)],
+        "outputs": [outs.name_of(p) for p in found.paths],
+        "wrapper": src,
+        "versions": _library_versions(),
+    }
+    return Built(module, inputs, tuple(binding.inputs), tuple(outs.name_of(p) for p in found.paths), info,
+                 warnings=list(binding.warnings))
+
+
+def _user_frame(exc: BaseException, spec: ModuleCompileSpec) -> str:
+    import traceback
+
+    try:
+        parsed = entries.parse(spec.module.entry)
+    except entries.EntryError:
+        return ""
+    if not parsed.is_file:
+        return ""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == parsed.target]
+    return f" at {Path(parsed.target).name}:{frames[-1].lineno}" if frames else ""
+
+
+def _library_versions() -> dict[str, str | None]:
+    """The versions of model libraries the user's code imported (transformers, diffusers)."""
+    import sys
+
+    out: dict[str, str | None] = {}
+    for name in ("transformers", "diffusers"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            out[name] = getattr(mod, "__version__", None)
+    return out

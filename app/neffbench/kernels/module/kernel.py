@@ -1,0 +1,222 @@
+"""The module kernel as the registry sees it: any nn.Module or function, from a file or a package."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from neffbench.kernels.api import Built, Kernel
+from neffbench.kernels.module import entry as entries
+from neffbench.kernels.module import rules, tensors
+from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
+from neffbench.spec.problems import Problem, SpecError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+def _value(text: str) -> Any:
+    """A command-line value as TOML reads it (4096, 1e-6, true, "x"), or the text itself."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _pairs(items: list[str] | None, option: str, sep: str = "=") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise SpecError([Problem(option, f"{option} {item!r} is not NAME{sep}VALUE.")])
+        out[key.strip()] = value.strip()
+    return out
+
+
+class ModuleKernel(Kernel):
+    name = "module"
+    title = "Any PyTorch module or function"
+    summary = ("An nn.Module, a factory that builds one (a Hugging Face model from its config), or a plain "
+               "function, from a package or your own .py file; inputs bound by forward-parameter name.")
+    spec_class = ModuleCompileSpec
+    gui_form = "neffbench.gui.module_form:ModuleForm"
+    # The bound built last in this process: verification asks for fresh inputs of the same module.
+    _bound: tuple[str, tuple[str, ...]] | None = None
+
+    @property
+    def preset_dir(self) -> Any:
+        from neffbench.bundled import resource_path
+
+        return resource_path("presets") / "module"
+
+    # ---- spec ----------------------------------------------------------------------------------
+
+    def validate(self, spec: ModuleCompileSpec) -> list[Problem]:
+        return rules.validate(spec)
+
+    def buckets(self, spec: ModuleCompileSpec) -> list[dict[str, int]]:
+        from neffbench.kernels.module.build import all_buckets
+
+        return all_buckets(spec)
+
+    def for_bucket(self, spec: ModuleCompileSpec, bucket: Any) -> ModuleCompileSpec:
+        return dataclasses.replace(spec, buckets={axis: (bucket[axis],) for axis in spec.buckets})
+
+    def seed(self, spec: ModuleCompileSpec) -> int:
+        return spec.seed
+
+    def with_seed(self, spec: ModuleCompileSpec, seed: int) -> ModuleCompileSpec:
+        return dataclasses.replace(spec, seed=seed)
+
+    def dtype(self, spec: ModuleCompileSpec) -> str:
+        """The first floating input's dtype sets the tolerance (float32 when all inputs are integers)."""
+        for text in spec.inputs.values():
+            try:
+                dtype = tensors.parse(text).dtype
+            except tensors.TensorSpecError:
+                continue
+            if dtype in tensors.FLOAT_DTYPES:
+                return dtype
+        return "float32"
+
+    def items_per_call(self, bucket: Any) -> int:
+        for axis in ("batch", "batch_size", "tokens", "num_tokens"):
+            if axis in bucket:
+                return int(bucket[axis])
+        return 1
+
+    def neff_relevant(self, spec: ModuleCompileSpec) -> dict[str, Any]:
+        m = spec.module
+        out = super().neff_relevant(spec)  # kernel name and [compiler]; [module] is replaced below
+        entry_key, sha = m.entry, None
+        try:
+            parsed = entries.parse(m.entry)
+            if parsed.is_file:
+                # The file's content, not where it lies: a moved file compiles the same NEFF.
+                entry_key, sha = f"{Path(parsed.target).name}:{parsed.attr}", entries.file_sha256(parsed)
+        except entries.EntryError:
+            pass
+        canonical_inputs = {}
+        for name, text in spec.inputs.items():
+            try:
+                canonical_inputs[name] = tensors.parse(text).format()
+            except tensors.TensorSpecError:
+                canonical_inputs[name] = text
+        examples_sha = None
+        if m.examples:
+            try:
+                examples_sha = entries.file_sha256(entries.parse(m.examples))
+            except entries.EntryError:
+                pass
+        out["module"] = {"entry": entry_key, "file_sha256": sha, "call": m.call, "outputs": list(m.outputs),
+                         "kwargs": m.kwargs, "constants": m.constants, "examples": m.examples and Path(
+                             m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
+                         "examples_sha256": examples_sha}
+        out["inputs"] = canonical_inputs
+        out["buckets"] = {k: list(v) for k, v in spec.buckets.items()}
+        return json.loads(json.dumps(out, default=str))
+
+    def anchor(self, spec: ModuleCompileSpec, base_dir: Path) -> ModuleCompileSpec:
+        """Relative paths in a spec file are relative to the file: make them absolute as it is read."""
+        m = spec.module
+        inputs = {}
+        for name, text in spec.inputs.items():
+            try:
+                parsed = tensors.parse(text)
+            except tensors.TensorSpecError:
+                inputs[name] = text
+                continue
+            if parsed.init.kind == "file" and not Path(parsed.init.args[0]).is_absolute():
+                init = tensors.Init("file", (str((base_dir / parsed.init.args[0]).resolve()),))
+                parsed = dataclasses.replace(parsed, init=init)
+                inputs[name] = parsed.format()
+            else:
+                inputs[name] = text
+        module = dataclasses.replace(
+            m, entry=entries.anchored(m.entry, base_dir),
+            examples=entries.anchored(m.examples, base_dir) if m.examples else "",
+            path=tuple(str((base_dir / p).resolve()) if not Path(p).is_absolute() else p for p in m.path))
+        return dataclasses.replace(spec, module=module, inputs=inputs)
+
+    # ---- command line --------------------------------------------------------------------------
+
+    def spec_from_source(self, source: str) -> ModuleCompileSpec | None:
+        """``FILE.py:NAME`` or ``package.module:NAME`` as SPEC: a module spec for that entry."""
+        if ":" not in source or not entries.looks_like_entry(source):
+            return None
+        parsed = entries.parse(source)
+        name = parsed.attr.split(".")[-1].replace("_", "-") or "module"
+        return ModuleCompileSpec(name=name, module=ModuleSection(entry=entries.anchored(source, Path.cwd())))
+
+    def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
+        group.add_argument("--input", dest="module_inputs", action="append", metavar="NAME:SPEC",
+                           help="module kernel: a tensor input by forward-parameter name, e.g. "
+                           "--input 'x:f32[{tokens},4096]' (repeat for each)")
+        group.add_argument("--kwarg", dest="module_kwargs", action="append", metavar="NAME=VALUE",
+                           help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, gelu)")
+        group.add_argument("--constant", dest="module_constants", action="append", metavar="NAME=VALUE",
+                           help="module kernel: a non-tensor forward argument bound by name")
+        group.add_argument("--bucket", dest="module_buckets", action="append", metavar="AXIS=V1,V2,...",
+                           help="module kernel: the values of a {axis}; one NEFF per combination")
+
+    def apply_cli_options(self, spec: Any, args: argparse.Namespace) -> Any:
+        given = [getattr(args, d, None) for d in ("module_inputs", "module_kwargs", "module_constants",
+                                                  "module_buckets")]
+        if not isinstance(spec, ModuleCompileSpec):
+            if any(given):
+                raise SpecError([Problem("--input", f"--input, --kwarg, --constant and --bucket are for module "
+                                                    f"specs; this is a {getattr(spec, 'kernel', 'rope')} spec.")])
+            return spec
+        inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
+        kwargs = {**spec.module.kwargs, **{k: _value(v) for k, v in _pairs(given[1], "--kwarg").items()}}
+        constants = {**spec.module.constants, **{k: _value(v) for k, v in _pairs(given[2], "--constant").items()}}
+        buckets = dict(spec.buckets)
+        for axis, values in _pairs(given[3], "--bucket").items():
+            try:
+                buckets[axis] = tuple(int(v) for v in values.split(",") if v.strip())
+            except ValueError:
+                raise SpecError([Problem("--bucket", f"--bucket {axis}={values}: values must be whole numbers "
+                                                     "separated by commas.")]) from None
+        module = dataclasses.replace(spec.module, kwargs=kwargs, constants=constants)
+        return dataclasses.replace(spec, inputs=inputs, buckets=buckets, module=module)
+
+    # ---- torch ---------------------------------------------------------------------------------
+
+    def _key(self, spec: ModuleCompileSpec) -> str:
+        text = json.dumps(self.neff_relevant(spec), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def build(self, spec: ModuleCompileSpec) -> Built:
+        from neffbench.kernels.module.build import build
+
+        built = build(spec)
+        ModuleKernel._bound = (self._key(spec), built.input_names)
+        return built
+
+    def example_inputs(self, spec: ModuleCompileSpec) -> tuple[Any, ...]:
+        from neffbench.kernels.module.build import make_inputs
+
+        bound = ModuleKernel._bound
+        if bound is not None and bound[0] == self._key(spec):
+            return make_inputs(spec, list(bound[1]))
+        return self.build(spec).inputs
+
+    def reproduce_needs(self, spec: ModuleCompileSpec) -> str:
+        parsed = entries.parse(spec.module.entry)
+        where = parsed.target if parsed.is_file else f"the package {parsed.target.split('.')[0]}"
+        return f"\nIt also needs the code it compiles: {where} (entry {spec.module.entry})."
+
+    def reproduce_source(self, spec: ModuleCompileSpec, built: Built) -> str:
+        from neffbench.kernels.module.reproduce import source
+
+        return source(spec, built)
+
+
+KERNEL = ModuleKernel()

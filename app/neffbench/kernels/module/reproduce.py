@@ -1,0 +1,92 @@
+"""The module kernel's part of ``reproduce.py``: load the entry, build it, wrap it (the traced wrapper, verbatim), make the inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neffbench.kernels.api import Built
+from neffbench.kernels.module.params import ModuleCompileSpec
+from neffbench.kernels.source import module_source
+
+_LOADER = '''
+import importlib
+import importlib.util
+
+
+def load_entry(text: str):
+    """'package.module:attr' imported, or 'path/to/file.py:attr' executed, as neffbench resolves them."""
+    target, _, attr = text.rpartition(":")
+    if target.endswith(".py"):
+        spec = importlib.util.spec_from_file_location("neffbench_user_" + Path(target).stem, target)
+        holder = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = holder
+        sys.path.insert(0, str(Path(target).parent))
+        spec.loader.exec_module(holder)
+    else:
+        holder = importlib.import_module(target)
+    obj = holder
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def build_value(value):
+    """A kwargs value; a table with 'entry' builds a nested object (a config)."""
+    if isinstance(value, dict) and "entry" in value:
+        obj = load_entry(value["entry"])
+        if value.get("call", "factory") == "object":
+            return obj
+        return obj(**{k: build_value(v) for k, v in (value.get("kwargs") or {}).items()})
+    if isinstance(value, dict):
+        return {k: build_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [build_value(v) for v in value]
+    return value
+'''
+
+
+def source(spec: ModuleCompileSpec, built: Built) -> str:
+    m = spec.module
+    info = built.info
+    tensors_src = module_source(Path(__file__).with_name("tensors.py"))
+    bucket = {axis: values[0] for axis, values in spec.buckets.items()}
+    return f'''{tensors_src}
+{_LOADER}
+
+# ---- this job's values ----
+
+ENTRY = {m.entry!r}  # resolved to {info.get("resolved")}
+ENTRY_SHA256 = {info.get("file_sha256")!r}
+CALL = {info.get("call")!r}  # factory: ENTRY(**KWARGS) builds the module; object: ENTRY is it
+IMPORT_PATH = {list(m.path)!r}
+KWARGS = {m.kwargs!r}
+INPUT_NAMES = {list(built.input_names)!r}
+INPUT_SPECS = {dict(spec.inputs)!r}
+EXAMPLES = {m.examples!r}
+BUCKET = {bucket!r}
+SEED = {spec.seed!r}
+
+
+# The wrapper neffbench traced, verbatim: tensors in by name, constants bound, a flat tuple out.
+{info.get("wrapper", "").strip()}
+
+
+def build_module() -> torch.nn.Module:
+    sys.path[:0] = IMPORT_PATH
+    obj = load_entry(ENTRY)
+    inner = obj(**{{k: build_value(v) for k, v in KWARGS.items()}}) if CALL == "factory" else obj
+    if isinstance(inner, torch.nn.Module):
+        inner.eval()
+    return NeffbenchWrapper(inner).eval()
+
+
+def example_inputs() -> tuple[torch.Tensor, ...]:
+    """Seeded inputs in the wrapper's order, as neffbench built them."""
+    generator = torch.Generator().manual_seed(SEED)
+    from_examples = {{}}
+    if EXAMPLES:
+        torch.manual_seed(SEED)
+        from_examples = load_entry(EXAMPLES)(**BUCKET)
+    return tuple(build(parse(INPUT_SPECS[name]), BUCKET, generator) if name in INPUT_SPECS
+                 else from_examples[name] for name in INPUT_NAMES)
+'''

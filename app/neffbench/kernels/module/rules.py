@@ -1,0 +1,93 @@
+"""The module kernel's checks that need no import of the user's code: entry syntax, tensor specs, buckets, names."""
+
+from __future__ import annotations
+
+import keyword
+from pathlib import Path
+
+from neffbench.kernels.module import entry as entries
+from neffbench.kernels.module import tensors
+from neffbench.kernels.module.params import ModuleCompileSpec
+from neffbench.spec.problems import Problem
+
+MAX_BUCKETS = 256  # combinations; more is almost surely a typo, and each one is a compile
+
+
+def _error(field: str, message: str) -> Problem:
+    return Problem(field, message, "error")
+
+
+def _warning(field: str, message: str) -> Problem:
+    return Problem(field, message, "warning")
+
+
+def _check_entry(field: str, text: str, problems: list[Problem], *, what: str = "the entry") -> None:
+    try:
+        parsed = entries.parse(text)
+    except entries.EntryError as exc:
+        problems.append(_error(field, str(exc)[0].upper() + str(exc)[1:]))
+        return
+    if parsed.is_file and not Path(parsed.target).is_file():
+        problems.append(_error(field, f"The file of {what}, {parsed.target}, does not exist."))
+
+
+def validate(spec: ModuleCompileSpec) -> list[Problem]:
+    problems: list[Problem] = []
+    m = spec.module
+    if not m.entry.strip():
+        problems.append(_error("module.entry", "Set the entry to compile: 'package.module:attr' or "
+                                               "'path/to/file.py:attr'."))
+    else:
+        _check_entry("module.entry", m.entry, problems)
+    if m.examples:
+        _check_entry("module.examples", m.examples, problems, what="the examples function")
+    for folder in m.path:
+        if not Path(folder).is_dir():
+            problems.append(_error("module.path", f"Import path folder {folder} does not exist."))
+    if not spec.inputs and not m.examples:
+        problems.append(_error("inputs", "No inputs: give one tensor spec per forward parameter under [inputs] "
+                                         "(such as x = \"f32[{tokens},64]\"), or an examples function."))
+    used_axes: set[str] = set()
+    for name, text in spec.inputs.items():
+        where = f"inputs.{name}"
+        if not name.isidentifier() or keyword.iskeyword(name):
+            problems.append(_error(where, f"Input name '{name}' is not a Python parameter name."))
+        try:
+            parsed = tensors.parse(text)
+        except tensors.TensorSpecError as exc:
+            problems.append(_error(where, f"{exc}."))
+            continue
+        for axis in parsed.axes():
+            used_axes.add(axis)
+            if axis not in spec.buckets:
+                have = ", ".join(spec.buckets) or "none"
+                problems.append(_error(where, f"Input '{name}' uses {{{axis}}}, which is not a [buckets] axis "
+                                              f"(axes: {have})."))
+        if parsed.init.kind == "file" and not Path(parsed.init.args[0]).is_file():
+            problems.append(_error(where, f"Input '{name}' reads {parsed.init.args[0]}, which does not exist."))
+    for name in spec.module.constants:
+        if name in spec.inputs:
+            problems.append(_error(f"module.constants.{name}", f"'{name}' is both an input and a constant; "
+                                                                "keep one."))
+    combos = 1
+    for axis, values in spec.buckets.items():
+        where = f"buckets.{axis}"
+        if not axis.isidentifier():
+            problems.append(_error(where, f"Bucket axis '{axis}' is not a name (letters, digits, '_')."))
+        if not values:
+            problems.append(_error(where, f"Bucket axis '{axis}' lists no values."))
+        seen: set[int] = set()
+        for v in values:
+            if v < 1:
+                problems.append(_error(where, f"Every value of {axis} must be at least 1; got {v}."))
+            elif v in seen:
+                problems.append(_error(where, f"{axis} = {v} is listed twice."))
+            seen.add(v)
+        combos *= max(len(values), 1)
+        if axis not in used_axes and not m.examples:
+            problems.append(_warning(where, f"Bucket axis '{axis}' is used by no input, so its buckets compile "
+                                            "the same NEFF."))
+    if combos > MAX_BUCKETS:
+        problems.append(_error("buckets", f"The buckets make {combos} combinations, more than {MAX_BUCKETS}; "
+                                          "each one is a compile."))
+    return problems
