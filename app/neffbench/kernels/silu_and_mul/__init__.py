@@ -1,0 +1,1 @@
+"""The SiluAndMul kernel: vLLM's SwiGLU activation ``silu(x[..., :d]) * x[..., d:]``."""
