@@ -19,6 +19,8 @@ COMMANDS = {
     "diff": "neffbench.cli.inspect_cmd",
     "preset": "neffbench.cli.preset_cmd",
     "doctor": "neffbench.cli.doctor_cmd",
+    "kernel": "neffbench.cli.kernel_cmd",
+    "resolve": "neffbench.cli.kernel_cmd",
 }
 
 

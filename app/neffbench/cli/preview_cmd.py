@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the PNG files")
     p.add_argument("--token", type=int, default=0, help="example token whose lanes are plotted (default 0)")
     p.add_argument("--head", type=int, default=0, help="query head whose lanes are plotted (default 0)")
-    p.add_argument("--bucket", type=int, default=None, help="bucket whose example inputs are used (default: first)")
+    p.add_argument("--at", dest="bucket", type=int, default=None, metavar="N",
+                   help="the num_tokens bucket whose example inputs are used (default: the first)")
     p.add_argument("--size", default="1400x900", metavar="WxH", help="size of the full preview image (default 1400x900)")
     p.set_defaults(func=run)
 
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if spec is None:
         return 2
     if args.bucket is not None and args.bucket not in spec.inputs.num_tokens:
-        print(f"--bucket {args.bucket} is not one of the spec's buckets {list(spec.inputs.num_tokens)}.", file=sys.stderr)
+        print(f"--at {args.bucket} is not one of the spec's buckets {list(spec.inputs.num_tokens)}.", file=sys.stderr)
         return 2
     try:
         width, height = _size(args.size)

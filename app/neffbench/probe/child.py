@@ -1,0 +1,160 @@
+"""The probe child: ``python -m neffbench.probe resolve|check`` reads a JSON request on stdin and prints one JSON report.
+
+resolve: the entry's kind, qualified name, factory and forward signatures (built with the given
+kwargs when only the built object has a forward). check: the kernel's build, the eager run, the
+CPU trace and pre-flight, and per-tensor statistics and histograms of inputs and outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+import warnings
+from typing import Any
+
+HISTOGRAM_BINS = 48
+# Above this many elements statistics and histograms use an evenly strided sample.
+SAMPLE = 1_000_000
+
+
+def _sentence(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def resolve(request: dict[str, Any]) -> dict[str, Any]:
+    import inspect
+    from pathlib import Path
+
+    from neffbench.kernels.module import entry as entries
+    from neffbench.kernels.module.build import build_value
+    from neffbench.kernels.module.signature import describe_params, format_params, forward_of, kind_of
+
+    text = request["entry"]
+    paths = tuple(request.get("path") or ())
+    kwargs = request.get("kwargs") or {}
+    try:
+        obj = entries.resolve(text, paths)
+    except entries.EntryError as exc:
+        return {"ok": False, "error": str(exc)}
+    kind = kind_of(obj)
+    module = getattr(obj, "__module__", None) if kind != "instance" else type(obj).__module__
+    parsed = entries.parse(text)
+    if parsed.is_file and str(module).startswith(entries.USER_PREFIX):
+        module = Path(parsed.target).name
+    # Its own docstring only: an undocumented module would otherwise show nn.Module's.
+    own_doc = (obj.__dict__.get("__doc__") if kind == "class" else getattr(obj, "__doc__", None)) or ""
+    out: dict[str, Any] = {"ok": True, "entry": text, "kind": kind,
+                           "qualname": getattr(obj, "__qualname__", type(obj).__qualname__),
+                           "module": module,
+                           "doc": inspect.cleandoc(own_doc).split("\n\n")[0][:400] if own_doc else "",
+                           "factory": None, "forward": None, "forward_note": None}
+    if kind == "class":
+        out["factory"] = describe_params(obj.__init__, skip_self=True)
+        forward = getattr(obj, "forward", None)
+        if forward is not None:
+            out["forward"] = describe_params(forward, skip_self=True)
+    elif kind == "function":
+        params = describe_params(obj)
+        out["function"] = params
+        # A function may be the forward itself or a factory; building it shows which.
+        takes_tensors = any(p["widget"] == "tensor" for p in params)
+        if request.get("call") == "object" or (request.get("call") != "factory" and takes_tensors):
+            out["forward"] = params
+        else:
+            out["factory"] = params
+            try:
+                made = obj(**{k: build_value(v, paths, f"kwargs.{k}") for k, v in kwargs.items()})
+                out["forward"] = describe_params(forward_of(made), skip_self=True)
+                out["built"] = type(made).__qualname__
+            except Exception as exc:  # noqa: BLE001 - the user's factory may raise anything
+                out["forward_note"] = (f"calling {text}(**kwargs) to see its forward raised "
+                                       f"{type(exc).__name__}: {_sentence(exc)}")
+    else:
+        out["forward"] = describe_params(forward_of(obj), skip_self=True)
+    for key in ("factory", "forward", "function"):
+        if out.get(key) is not None:
+            out[f"{key}_text"] = format_params(out[key])
+    return out
+
+
+def _tensor_report(name: str, tensor: Any) -> dict[str, Any]:
+    import numpy as np
+    import torch
+
+    from neffbench.kernels.plots import histogram, stats
+
+    flat = tensor.detach().reshape(-1)
+    if flat.numel() > SAMPLE:
+        flat = flat[:: flat.numel() // SAMPLE + 1]
+    values = flat.to(torch.float64).numpy() if not tensor.is_complex() else np.abs(flat.numpy())
+    hist = histogram(name, values, bins=HISTOGRAM_BINS)
+    return {"name": name, "dtype": str(tensor.dtype).replace("torch.", ""), "shape": list(tensor.shape),
+            "stats": stats(values), "histogram": {"edges": np.asarray(hist.x).tolist(),
+                                                  "counts": np.asarray(hist.y).tolist()}}
+
+
+def check(request: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    from neffbench.jobs import preflight
+    from neffbench.jobs.backends import cpu_check_trace
+    from neffbench.jobs.verify import as_tuple
+    from neffbench.kernels import registry
+    from neffbench.kernels.api import KernelError
+    from neffbench.spec import from_dict
+
+    spec = from_dict(request["spec"])
+    kernel = registry.for_spec(spec)
+    spec = kernel.for_bucket(spec, request.get("bucket") or kernel.buckets(spec)[0])
+    report = preflight.Report()
+    timings: dict[str, float] = {}
+    out: dict[str, Any] = {"ok": True, "bucket": kernel.buckets(spec)[0]}
+    t0 = time.perf_counter()
+    try:
+        built = kernel.build(spec)
+    except KernelError as exc:
+        report.error(str(exc))
+        return {**out, "ok": False, **report.to_json()}
+    timings["build_s"] = time.perf_counter() - t0
+    for message in built.warnings:
+        report.warning(message)
+    preflight.check_inputs(report, built.input_names, built.inputs,
+                           keeps_int64=preflight.native_int64(spec.compiler.extra_args))
+    with torch.no_grad():
+        reference = as_tuple(built.module(*built.inputs))
+    preflight.check_outputs(report, built.output_names, reference)
+    t1 = time.perf_counter()
+    try:
+        traced, tracer_warnings = cpu_check_trace(built.module, built.inputs)
+        for message in tracer_warnings:
+            report.warning(message)
+        preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+    except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
+        report.error(f"the CPU trace failed: {type(exc).__name__}: {_sentence(exc)}")
+    timings["trace_s"] = time.perf_counter() - t1
+    out["inputs"] = [_tensor_report(n, t) for n, t in zip(built.input_names, built.inputs)]
+    out["outputs"] = [_tensor_report(n, t) for n, t in zip(built.output_names or
+                                                           [f"output{i}" for i in range(len(reference))], reference)]
+    out["info"] = {k: v for k, v in built.info.items() if k != "wrapper"}
+    out["timings"] = timings
+    out["ok"] = not report.errors
+    return {**out, **report.to_json()}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in ("resolve", "check"):
+        print("usage: python -m neffbench.probe resolve|check < request.json", file=sys.stderr)
+        return 2
+    request = json.loads(sys.stdin.read() or "{}")
+    warnings.simplefilter("ignore", DeprecationWarning)
+    try:
+        report = resolve(request) if argv[0] == "resolve" else check(request)
+    except Exception as exc:  # noqa: BLE001 - whatever the user's code does ends as a report
+        traceback.print_exc(file=sys.stderr)
+        report = {"ok": False, "error": f"{type(exc).__name__}: {_sentence(exc)}"}
+    sys.stdout.write(json.dumps(report, default=str) + "\n")
+    sys.stdout.flush()
+    return 0
