@@ -117,18 +117,40 @@ def _quiet_jit_deprecation() -> None:
     warnings.filterwarnings("ignore", message=r"`torch\.jit\..*is deprecated", category=DeprecationWarning)
 
 
+def _where(filename: str, lineno: int) -> str:
+    """``problems.py:113`` for a user's file; ``transformers/masking_utils.py:229`` inside a package."""
+    parts = Path(filename).parts
+    if "site-packages" in parts:
+        return f"{'/'.join(parts[parts.index('site-packages') + 1:])}:{lineno}"
+    return f"{filename}:{lineno}"
+
+
+def _torch_internal(filename: str) -> bool:
+    # Warnings raised inside torch itself (printing a tensor while tracing, for one) say nothing
+    # about the user's module.
+    import torch
+
+    return str(Path(filename).resolve()).startswith(str(Path(torch.__file__).resolve().parent))
+
+
 def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str]]:
-    """torch.jit.trace as torch_neuronx.trace's last step runs it (strict=False); returns the tracer's warnings too."""
+    """torch.jit.trace as torch_neuronx.trace's last step runs it (strict=False); returns the tracer's
+    warnings too, each once, with the file and line that raised it."""
     import torch
 
     _quiet_jit_deprecation()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", torch.jit.TracerWarning)
         traced = torch.jit.trace(module, inputs, strict=False, check_trace=False)
-    messages = []
+    messages: list[str] = []
     for w in caught:
         if issubclass(w.category, torch.jit.TracerWarning):
-            messages.append(f"TracerWarning: {w.message}")
+            if _torch_internal(w.filename):
+                continue
+            first = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
+            text = f"TracerWarning at {_where(w.filename, w.lineno)}: {first}"
+            if text not in messages:
+                messages.append(text)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return traced, messages

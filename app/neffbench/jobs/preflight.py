@@ -99,6 +99,22 @@ def _outputs(graph: Any) -> list[Any]:
     return [ret]
 
 
+def _element(value: Any) -> Any | None:
+    """What an unpacked tuple element really is: ``TupleUnpack(TupleConstruct(a, b))[1]`` is ``b``.
+
+    Without this every element of a tuple would seem to depend on what any other element does.
+    """
+    node = value.node()
+    if node.kind() not in ("prim::TupleUnpack", "prim::ListUnpack"):
+        return None
+    source = list(node.inputs())[0].node()
+    if source.kind() not in ("prim::TupleConstruct", "prim::ListConstruct"):
+        return None
+    index = list(node.outputs()).index(value)
+    items = list(source.inputs())
+    return items[index] if index < len(items) else None
+
+
 def _reaches(value: Any, targets: set[Any], seen: set[Any]) -> bool:
     stack = [value]
     while stack:
@@ -108,7 +124,8 @@ def _reaches(value: Any, targets: set[Any], seen: set[Any]) -> bool:
         if v in seen:
             continue
         seen.add(v)
-        stack.extend(v.node().inputs())
+        element = _element(v)
+        stack.extend([element] if element is not None else v.node().inputs())
     return False
 
 

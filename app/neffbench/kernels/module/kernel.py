@@ -106,7 +106,8 @@ class ModuleKernel(Kernel):
         canonical_inputs = {}
         for name, text in spec.inputs.items():
             try:
-                canonical_inputs[name] = tensors.parse(text).format()
+                # "f32[4]" and "float32[4] randn" are one spec: the default init spelled out.
+                canonical_inputs[name] = dataclasses.replace(tensors.parse(text), explicit_init=True).format()
             except tensors.TensorSpecError:
                 canonical_inputs[name] = text
         examples_sha = None

@@ -41,7 +41,8 @@ def _is_mapping(value: Any) -> bool:
 
 
 def _describe(value: Any) -> str:
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def collect(value: Any, path: Path, out: Leaves) -> None:

@@ -74,7 +74,7 @@ def widget_for(annotation: Any, default: Any = inspect.Parameter.empty) -> dict[
 
 
 def _annotation_text(ann: Any) -> str | None:
-    if ann is inspect.Parameter.empty:
+    if ann is inspect.Parameter.empty or typing.get_origin(ann) is getattr(typing, "Unpack", None):
         return None
     if isinstance(ann, type):
         return ann.__qualname__
@@ -96,6 +96,8 @@ def describe_params(func: Any, *, skip_self: bool = False) -> list[dict[str, Any
         params = params[1:]
     for p in params:
         ann = hints.get(p.name, p.annotation)
+        if p.kind is p.VAR_KEYWORD:
+            ann = inspect.Parameter.empty  # **kwargs: Unpack[TypedDict] says nothing a form can use
         entry = {"name": p.name, "kind": _KINDS[p.kind], "annotation": _annotation_text(ann),
                  "has_default": p.default is not inspect.Parameter.empty,
                  "default": None if p.default is inspect.Parameter.empty else _plain(p.default)}

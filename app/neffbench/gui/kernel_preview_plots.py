@@ -1,0 +1,263 @@
+"""A kernel's own preview plots: a grid of PlotWidgets, one per ``Plot``, each drawn once and re-fed with setData."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from neffbench.gui import theme
+
+if TYPE_CHECKING:  # plots.py is numpy only, but the GUI only needs its shapes
+    from neffbench.kernels.plots import Plot, Series
+
+# Data series take these in turn (matplotlib's tab10, which the RoPE panel's blue starts); references are grey.
+SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+# Below this width (of the scroll area) two plots side by side get too narrow to read.
+TWO_COLUMN_WIDTH = 720
+MIN_PLOT_HEIGHT = 230
+# Corners the legend may take, in the order preferred when several are equally empty: (x, y) anchors
+# in the view box, y = 0 at the top.
+CORNERS = ((1, 0), (0, 0), (1, 1), (0, 1))
+
+
+def _xy(series: Series) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(series.x, dtype=np.float64).ravel(), np.asarray(series.y, dtype=np.float64).ravel()
+
+
+def occupied_points(plot: Plot) -> tuple[np.ndarray, np.ndarray]:
+    """Points on everything the plot draws, dense enough that a legend box over a line or a bar contains some."""
+    xs, ys = [], []
+    for series in plot.series:
+        x, y = _xy(series)
+        if plot.kind == "histogram" and len(x) == len(y) + 1 and len(y):
+            # A bar covers its whole height, so sample each bin from 0 up to its count.
+            centres = (x[:-1] + x[1:]) / 2
+            levels = np.linspace(0.0, 1.0, 9)
+            xs.append(np.repeat(centres, len(levels)))
+            ys.append(np.outer(y, levels).ravel())
+        elif plot.kind == "bars" and len(y):
+            levels = np.linspace(0.0, 1.0, 9)
+            xs.append(np.repeat(np.arange(len(y), dtype=np.float64), len(levels)))
+            ys.append(np.outer(y, levels).ravel())
+        elif len(x) == len(y) and len(y):
+            if len(x) < 200:  # a two-point reference line is still a line across the box
+                t = np.linspace(0, len(x) - 1, 200)
+                x, y = np.interp(t, np.arange(len(x)), x), np.interp(t, np.arange(len(y)), y)
+            xs.append(x)
+            ys.append(y)
+    if not xs:
+        return np.zeros(0), np.zeros(0)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    if plot.log_y:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = np.log10(y)
+    keep = np.isfinite(x) & np.isfinite(y)
+    return x[keep], y[keep]
+
+
+def quietest_corner(x: np.ndarray, y: np.ndarray, width: float, height: float) -> tuple[int, int]:
+    """The corner whose ``width`` x ``height`` box (fractions of the view) holds the fewest points."""
+    if not len(x):
+        return CORNERS[0]
+    pad = 0.04  # about what auto-range adds around the data
+    spans = []
+    for v in (x, y):
+        lo, hi = float(v.min()), float(v.max())
+        span = hi - lo or 1.0
+        spans.append((lo - pad * span, span * (1 + 2 * pad)))
+    fx = (x - spans[0][0]) / spans[0][1]
+    fy = 1.0 - (y - spans[1][0]) / spans[1][1]  # 0 at the top, as the anchors count
+    scores = []
+    for ax, ay in CORNERS:
+        in_x = fx >= 1 - width if ax else fx <= width
+        in_y = fy >= 1 - height if ay else fy <= height
+        scores.append(int(np.count_nonzero(in_x & in_y)))
+    return CORNERS[int(np.argmin(scores))]
+
+
+def _pen(series: Series, index: int, width: float = 1.6):
+    if series.role == "reference":
+        return pg.mkPen(theme.ORIGINAL, width=1.4, style=Qt.PenStyle.DashLine)
+    return pg.mkPen(SERIES_COLOURS[index % len(SERIES_COLOURS)], width=width)
+
+
+class PlotCell(QWidget):
+    """One Plot: its PlotWidget and the note under it. ``items`` are made once per series slot and re-fed."""
+
+    def __init__(self, title: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = title
+        self.plot_widget = pg.PlotWidget()
+        self.plot_widget.setMinimumHeight(MIN_PLOT_HEIGHT)
+        self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
+        self.plot_item.setMenuEnabled(False)
+        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        self.plot_item.setClipToView(True)
+        self.plot_item.setDownsampling(auto=True, mode="peak")
+        self.legend = self.plot_item.addLegend(offset=None, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 210),
+                                               pen=pg.mkPen("#b0b0b0"))
+        self.items: list[Any] = []
+        self._names: list[tuple[int, str]] = []
+        self._points: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
+        self.legend_corner = CORNERS[0]
+        self.note_label = QLabel(wordWrap=True)
+        self.note_label.setStyleSheet("color: #555555;")
+        self.note_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 6)
+        layout.setSpacing(2)
+        layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.note_label)
+        self.plot_item.vb.sigResized.connect(self._on_view_box_resized)
+
+    def set_plot(self, plot: Plot) -> None:
+        item = self.plot_item
+        item.setTitle(plot.title, size="10pt")
+        item.setLabel("bottom", plot.x_label)
+        item.setLabel("left", plot.y_label)
+        item.setLogMode(False, plot.log_y)
+        data_index = 0
+        for slot, series in enumerate(plot.series):
+            colour_index = data_index
+            if series.role != "reference":
+                data_index += 1
+            self._draw(slot, plot, series, colour_index)
+        for extra in self.items[len(plot.series):]:
+            item.removeItem(extra)
+        del self.items[len(plot.series):]
+        self._set_legend([s.name for s in plot.series])
+        self.note_label.setText(plot.note)
+        self.note_label.setVisible(bool(plot.note))
+        self._points = occupied_points(plot)
+        self._place_legend()
+        item.enableAutoRange()
+
+    def _draw(self, slot: int, plot: Plot, series: Series, colour_index: int) -> None:
+        wanted = pg.BarGraphItem if plot.kind == "bars" else pg.PlotDataItem
+        if slot < len(self.items) and not isinstance(self.items[slot], wanted):
+            self.plot_item.removeItem(self.items[slot])
+            self.items[slot] = None
+        if plot.kind == "bars":
+            self._draw_bars(slot, plot, series, colour_index)
+            return
+        if slot == len(self.items):
+            self.items.append(None)
+        if self.items[slot] is None:
+            self.items[slot] = self.plot_item.plot()
+        curve: pg.PlotDataItem = self.items[slot]
+        x, y = _xy(series)
+        pen = _pen(series, colour_index)
+        if plot.kind == "histogram" and len(x) == len(y) + 1:
+            filled = series.role != "reference" and not plot.log_y
+            brush = pg.mkBrush(pen.color().red(), pen.color().green(), pen.color().blue(), 45)
+            if plot.log_y:  # an empty bin has no logarithm; draw it at the axis instead of breaking the step
+                y = np.where(y > 0, y, np.nan)
+            curve.setData(x, y, pen=pen, stepMode="center", fillLevel=0 if filled else None,
+                          fillBrush=brush if filled else None, connect="finite")
+        else:
+            curve.setData(x, y, pen=pen, stepMode=None, fillLevel=None, fillBrush=None, connect="finite")
+
+    def _draw_bars(self, slot: int, plot: Plot, series: Series, colour_index: int) -> None:
+        values = np.asarray(series.y, dtype=np.float64).ravel()
+        labels = [str(v) for v in np.asarray(series.x).ravel()]
+        n = max(1, len(plot.series))
+        width = 0.8 / n
+        x = np.arange(len(values)) - 0.4 + width * (slot + 0.5)
+        colour = theme.ORIGINAL if series.role == "reference" else SERIES_COLOURS[colour_index % len(SERIES_COLOURS)]
+        opts = {"x": x, "height": values, "width": width, "brush": pg.mkBrush(colour), "pen": pg.mkPen(colour)}
+        if slot == len(self.items):
+            self.items.append(None)
+        if self.items[slot] is None:
+            self.items[slot] = pg.BarGraphItem(**opts)
+            self.plot_item.addItem(self.items[slot])
+        else:
+            self.items[slot].setOpts(**opts)
+        self.plot_item.getAxis("bottom").setTicks([list(enumerate(labels))])
+
+    def _set_legend(self, names: list[str]) -> None:
+        wanted = [(id(item), name) for item, name in zip(self.items, names)]
+        if wanted == self._names:
+            return
+        self.legend.clear()
+        for item, name in zip(self.items, names):
+            self.legend.addItem(item, name)
+        self._names = wanted
+
+    def legend_names(self) -> list[str]:
+        return [label.text for _sample, label in self.legend.items]
+
+    def _place_legend(self) -> None:
+        vb = self.plot_item.vb
+        rect = self.legend.boundingRect()
+        if vb.width() > 50 and vb.height() > 50:
+            width, height = (rect.width() + 12) / vb.width(), (rect.height() + 12) / vb.height()
+        else:  # not laid out yet; placed again once the view box has a size
+            width, height = 0.45, 0.3
+        ax, ay = quietest_corner(*self._points, min(width, 1.0), min(height, 1.0))
+        self.legend_corner = (ax, ay)
+        self.legend.anchor(itemPos=(ax, ay), parentPos=(ax, ay), offset=(-8 if ax else 8, -8 if ay else 8))
+
+    def _on_view_box_resized(self, _vb=None) -> None:
+        self._place_legend()
+
+
+class PlotGrid(QWidget):
+    """Cells by plot title in two columns (one when narrow); a title seen before keeps its cell."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.cells: dict[str, PlotCell] = {}
+        self.order: list[str] = []
+        self.columns = 2
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(4, 4, 4, 4)
+        self.grid.setHorizontalSpacing(10)
+        self.grid.setVerticalSpacing(6)
+
+    def set_plots(self, plots: list[Plot]) -> None:
+        titles = [p.title for p in plots]
+        for title in set(self.cells) - set(titles):
+            cell = self.cells.pop(title)
+            self.grid.removeWidget(cell)
+            cell.deleteLater()
+        for plot in plots:
+            cell = self.cells.get(plot.title)
+            if cell is None:
+                cell = self.cells[plot.title] = PlotCell(plot.title, self)
+            cell.set_plot(plot)
+        self.order = titles
+        self._lay_out()
+
+    def set_columns(self, columns: int) -> None:
+        if columns != self.columns:
+            self.columns = columns
+            self._lay_out()
+
+    def _lay_out(self) -> None:
+        for cell in self.cells.values():
+            self.grid.removeWidget(cell)
+        for i, title in enumerate(self.order):
+            self.grid.addWidget(self.cells[title], i // self.columns, i % self.columns)
+        for col in range(2):
+            self.grid.setColumnStretch(col, 1 if col < self.columns else 0)
+
+
+class PlotScroll(QScrollArea):
+    """Scrolls the grid when its rows do not fit; picks the column count from its own width, which a
+    scroll bar appearing does not change (the viewport's would, and could flip the layout back and forth)."""
+
+    def __init__(self, grid: PlotGrid, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.grid = grid
+        self.setWidget(grid)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.grid.set_columns(2 if event.size().width() >= TWO_COLUMN_WIDTH else 1)
+        super().resizeEvent(event)
