@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from neffbench.presets import load_preset, preset_names, preset_text
+from neffbench.presets import load_preset, preset_kernels, preset_names, preset_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,9 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     names = preset_names()
+    kernels = preset_kernels()
     width = max(len(n) for n in names)
+    kwidth = max(len(k) for k in kernels.values())
     for name in names:
-        print(f"{name:<{width}}  {load_preset(name).description}")
+        print(f"{name:<{width}}  {kernels[name]:<{kwidth}}  {load_preset(name).description}")
     return 0
 
 
