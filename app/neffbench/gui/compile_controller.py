@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -10,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from neffbench.jobs import JobResult, JobRunner
-from neffbench.spec import CompileSpec
+from neffbench.kernels import registry
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,7 @@ class LineBuffer:
 class CompileRun:
     """What a compile of all buckets came to."""
 
-    spec: CompileSpec
+    spec: Any
     results: list[JobResult] = field(default_factory=list)
     error: str | None = None  # the controller itself failed (not a job)
     cancelled: bool = False
@@ -69,13 +71,13 @@ class CompileRun:
 class _BucketLoop(QObject):
     """Lives on the compile thread: one JobRunner after another, blocking there, never on the GUI thread."""
 
-    job_started = Signal(int, str)
+    job_started = Signal(object, str)  # bucket (a dict of axis values), job directory
     event_received = Signal(dict)
     job_finished = Signal(object)
     failed = Signal(str)
     done = Signal()
 
-    def __init__(self, spec: CompileSpec, workdir: Path, buffer: LineBuffer, backend: str):
+    def __init__(self, spec: Any, workdir: Path, buffer: LineBuffer, backend: str):
         super().__init__()
         self.spec = spec
         self.workdir = workdir
@@ -88,16 +90,17 @@ class _BucketLoop(QObject):
     @Slot()
     def run(self) -> None:
         try:
-            for n in self.spec.inputs.num_tokens:
+            kernel = registry.for_spec(self.spec)
+            for bucket in kernel.buckets(self.spec):
                 with self._lock:
                     if self._cancelled:
                         break
-                    runner = JobRunner(self.spec.for_bucket(n), workdir=self.workdir, backend=self.backend,
+                    runner = JobRunner(kernel.for_bucket(self.spec, bucket), workdir=self.workdir, backend=self.backend,
                                        timeout=self.spec.compiler.timeout, on_line=self.buffer.append,
                                        on_event=self.event_received.emit)
                     self._runner = runner
                 job_dir = runner.start()
-                self.job_started.emit(n, str(job_dir))
+                self.job_started.emit(bucket, str(job_dir))
                 result = runner.wait()
                 self.job_finished.emit(result)
         except Exception as exc:  # noqa: BLE001 - reported to the user; the UI must return to idle
@@ -118,10 +121,10 @@ class _BucketLoop(QObject):
 class CompileController(QObject):
     """Starts and cancels compiles; everything it reports arrives as signals on the GUI thread."""
 
-    started = Signal(object)  # CompileSpec
+    started = Signal(object)  # the spec
     lines_received = Signal(list)
     event_received = Signal(dict)
-    job_started = Signal(int, str)  # bucket, job directory
+    job_started = Signal(object, str)  # bucket, job directory
     job_finished = Signal(object)  # JobResult
     finished = Signal(object)  # CompileRun
 
@@ -140,7 +143,7 @@ class CompileController(QObject):
     def is_running(self) -> bool:
         return self._thread is not None
 
-    def start(self, spec: CompileSpec, workdir: str | Path) -> None:
+    def start(self, spec: Any, workdir: str | Path) -> None:
         if self.is_running:
             raise RuntimeError("a compile is already running")
         self._run = CompileRun(spec)

@@ -22,7 +22,9 @@ from neffbench.gui.compile_controller import CompileRun
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import human_bytes
-from neffbench.spec import CompileSpec
+from neffbench.kernels import registry
+from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
+from neffbench.jobs.records import bucket_of
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
 
@@ -108,22 +110,23 @@ class CompilePanel(QWidget):
         self.results.itemActivated.connect(self._on_results_item_activated)
         self._show_elapsed()
 
-    def show_plan(self, spec: CompileSpec, workdir: str, backend: str | None) -> None:
+    def show_plan(self, spec, workdir: str, backend: str | None) -> None:
         """Before the first compile: what pressing Compile will do."""
         if self._elapsed.isValid():
             return  # a run's outcome stays on show until the next one
-        n = len(spec.inputs.num_tokens)
+        buckets = registry.for_spec(spec).buckets(spec)
+        n = len(buckets)
         what = {"cpu-check": "the cpu-check backend (a CPU trace; no NEFF is made here)",
                 "neuron": "torch_neuronx and neuronx-cc"}.get(backend or "", "the backend the toolchain check picks")
         self.state_label.setText(
             f"Idle. Compile (Ctrl+Return) runs {n} job{'s' if n != 1 else ''} for {spec.name} "
-            f"({', '.join(str(b) for b in spec.inputs.num_tokens)} tokens), one after another, with {what}, "
+            f"({buckets_text(buckets)}), one after another, with {what}, "
             f"into {workdir}.")
 
     # ---- reports from the controller ----
 
-    def show_started(self, spec: CompileSpec, backend_hint: str = "") -> None:
-        self._buckets = spec.inputs.num_tokens
+    def show_started(self, spec, backend_hint: str = "") -> None:
+        self._buckets = registry.for_spec(spec).buckets(spec)
         self.stages.clear()
         self.results.clear()
         self.log_view.clear()
@@ -132,7 +135,7 @@ class CompilePanel(QWidget):
         self._clock.start()
         n = len(self._buckets)
         self.state_label.setText(f"Compiling {spec.name}: {n} bucket{'s' if n > 1 else ''} "
-                                 f"({', '.join(str(b) for b in self._buckets)} tokens), one after another.")
+                                 f"({buckets_text(self._buckets)}), one after another.")
         self.backend_label.setText(backend_hint)
         self._show_elapsed()
 
@@ -140,16 +143,17 @@ class CompilePanel(QWidget):
         self._last_duration = seconds
         self._show_elapsed()
 
-    def show_job_started(self, bucket: int, job_dir: str) -> None:
+    def show_job_started(self, bucket: dict, job_dir: str) -> None:
         index = self._buckets.index(bucket) + 1 if bucket in self._buckets else 0
-        self._job = QTreeWidgetItem([f"Bucket {bucket} tokens ({index} of {len(self._buckets)})", "running", ""])
+        self._job = QTreeWidgetItem([f"Bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)})", "running", ""])
         self._job.setToolTip(0, job_dir)
         self.stages.addTopLevelItem(self._job)
         self._job.setExpanded(True)
         self._stage = None
         self._passes = {}
         self.log_view.set_log_path(Path(job_dir) / "job.log")
-        self.state_label.setText(f"Compiling bucket {bucket} ({index} of {len(self._buckets)}) in {Path(job_dir).name}")
+        self.state_label.setText(f"Compiling bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)}) in "
+                                 f"{Path(job_dir).name}")
 
     def show_event(self, event: dict) -> None:
         kind = event.get("type")
@@ -175,7 +179,7 @@ class CompilePanel(QWidget):
             neff_text = ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
         else:
             neff_text = result.record.get("neff_note") or "no NEFF"
-        item = QTreeWidgetItem([str(result.record.get("num_tokens", "?")), result.outcome, neff_text,
+        item = QTreeWidgetItem([_bucket_cell(bucket_of(result.record)), result.outcome, neff_text,
                                 numerics_text(result.numerics), result.job_dir.name])
         item.setData(0, Qt.ItemDataRole.UserRole, str(result.job_dir))
         item.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
@@ -195,8 +199,9 @@ class CompilePanel(QWidget):
         outcome = run.outcome
         done = len(run.results)
         verb = "checked on CPU" if run.cpu_check_only else "compiled"
-        text = {"succeeded": f"Succeeded: {done} of {len(run.spec.inputs.num_tokens)} bucket(s) {verb}.",
-                "cancelled": f"Cancelled after {done} of {len(run.spec.inputs.num_tokens)} bucket(s).",
+        total = len(registry.for_spec(run.spec).buckets(run.spec))
+        text = {"succeeded": f"Succeeded: {done} of {total} bucket(s) {verb}.",
+                "cancelled": f"Cancelled after {done} of {total} bucket(s).",
                 "failed": "Failed: " + (run.error or next((r.reason or r.outcome for r in run.results
                                                          if r.outcome != "succeeded"), "see the log"))}[outcome]
         if outcome == "succeeded" and run.cpu_check_only:
@@ -270,3 +275,10 @@ class CompilePanel(QWidget):
 
     def _on_results_item_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         self.job_activated.emit(item.data(0, Qt.ItemDataRole.UserRole))
+
+
+def _bucket_cell(bucket: dict) -> str:
+    """The results table's first column: the token count, or ``batch=1 seq=128``."""
+    if list(bucket) == ["num_tokens"]:
+        return str(bucket["num_tokens"])
+    return bucket_label(bucket) if bucket else "?"

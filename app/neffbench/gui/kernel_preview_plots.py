@@ -59,10 +59,10 @@ def occupied_points(plot: Plot) -> tuple[np.ndarray, np.ndarray]:
     return x[keep], y[keep]
 
 
-def quietest_corner(x: np.ndarray, y: np.ndarray, width: float, height: float) -> tuple[int, int]:
-    """The corner whose ``width`` x ``height`` box (fractions of the view) holds the fewest points."""
+def quietest_corner(x: np.ndarray, y: np.ndarray, width: float, height: float) -> tuple[tuple[int, int], int]:
+    """The corner whose ``width`` x ``height`` box (fractions of the view) holds the fewest points, and how many."""
     if not len(x):
-        return CORNERS[0]
+        return CORNERS[0], 0
     pad = 0.04  # about what auto-range adds around the data
     spans = []
     for v in (x, y):
@@ -76,13 +76,22 @@ def quietest_corner(x: np.ndarray, y: np.ndarray, width: float, height: float) -
         in_x = fx >= 1 - width if ax else fx <= width
         in_y = fy >= 1 - height if ay else fy <= height
         scores.append(int(np.count_nonzero(in_x & in_y)))
-    return CORNERS[int(np.argmin(scores))]
+    best = int(np.argmin(scores))
+    return CORNERS[best], scores[best]
 
 
 def _pen(series: Series, index: int, width: float = 1.6):
     if series.role == "reference":
         return pg.mkPen(theme.ORIGINAL, width=1.4, style=Qt.PenStyle.DashLine)
     return pg.mkPen(SERIES_COLOURS[index % len(SERIES_COLOURS)], width=width)
+
+
+class RowLegend(pg.LegendItem):
+    """A legend that the plot's own layout places (in a row under the axis) rather than one anchored over the data."""
+
+    def updateSize(self) -> None:  # noqa: N802 - pyqtgraph override
+        # LegendItem sizes itself with setGeometry at (0, 0), over the title; ask the plot's layout instead.
+        self.updateGeometry()
 
 
 class PlotCell(QWidget):
@@ -98,12 +107,20 @@ class PlotCell(QWidget):
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.plot_item.setClipToView(True)
         self.plot_item.setDownsampling(auto=True, mode="peak")
-        self.legend = self.plot_item.addLegend(offset=None, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 210),
-                                               pen=pg.mkPen("#b0b0b0"))
+        # In the quietest corner of the data when one is free, else in a row under the plot (outside the data).
+        self.corner_legend = self.plot_item.addLegend(offset=None, labelTextSize="8pt",
+                                                      brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#b0b0b0"))
+        self.below_legend = RowLegend(labelTextSize="8pt", frame=False)
+        # Its own width, centred under the plot, rather than entries spread over the whole width.
+        self.below_legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.below_legend.layout.setContentsMargins(0, 0, 0, 0)  # empty, it takes no room
+        self.plot_item.layout.addItem(self.below_legend, 4, 1)
+        self.plot_item.layout.setAlignment(self.below_legend, Qt.AlignmentFlag.AlignHCenter)
+        self.legend = self.corner_legend
         self.items: list[Any] = []
         self._names: list[tuple[int, str]] = []
         self._points: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
-        self.legend_corner = CORNERS[0]
+        self.legend_corner: tuple[int, int] | None = CORNERS[0]
         self.note_label = QLabel(wordWrap=True)
         self.note_label.setStyleSheet("color: #555555;")
         self.note_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -182,27 +199,72 @@ class PlotCell(QWidget):
         wanted = [(id(item), name) for item, name in zip(self.items, names)]
         if wanted == self._names:
             return
-        self.legend.clear()
-        for item, name in zip(self.items, names):
-            self.legend.addItem(item, name)
         self._names = wanted
+        self._fill(self.legend)
+
+    def _fill(self, legend: pg.LegendItem) -> None:
+        for other in (self.corner_legend, self.below_legend):
+            other.clear()
+        for item, (_id, name) in zip(self.items, self._names):
+            legend.addItem(item, name)
+        self.legend = legend
+        # An empty corner legend would still draw its frame.
+        self.corner_legend.setVisible(legend is self.corner_legend and bool(legend.items))
 
     def legend_names(self) -> list[str]:
         return [label.text for _sample, label in self.legend.items]
 
     def _place_legend(self) -> None:
+        """Into a corner no data passes through, or under the plot; re-run when the view box changes size."""
         vb = self.plot_item.vb
-        rect = self.legend.boundingRect()
-        if vb.width() > 50 and vb.height() > 50:
-            width, height = (rect.width() + 12) / vb.width(), (rect.height() + 12) / vb.height()
-        else:  # not laid out yet; placed again once the view box has a size
+        # Measure as if the legend were in the corner, so that its own row under the plot cannot flip the choice.
+        below = self.below_legend.height()
+        if vb.width() > 50 and vb.height() > 50 and self.legend.items:
+            sizes = self._entry_sizes()
+            width = (max(w for w, _ in sizes) + 16) / vb.width()
+            height = (sum(h for _, h in sizes) + 16) / (vb.height() + below)
+        else:  # not laid out yet: assume a box big enough that a free corner surely is one
             width, height = 0.45, 0.3
-        ax, ay = quietest_corner(*self._points, min(width, 1.0), min(height, 1.0))
-        self.legend_corner = (ax, ay)
-        self.legend.anchor(itemPos=(ax, ay), parentPos=(ax, ay), offset=(-8 if ax else 8, -8 if ay else 8))
+        corner, crowd = quietest_corner(*self._points, min(width, 1.0), min(height, 1.0))
+        if crowd == 0:
+            if self.legend is not self.corner_legend:
+                self._fill(self.corner_legend)
+            ax, ay = corner
+            self.corner_legend.anchor(itemPos=corner, parentPos=corner, offset=(-8 if ax else 8, -8 if ay else 8))
+            self.legend_corner = corner
+            return
+        if self.legend is not self.below_legend:
+            self._fill(self.below_legend)
+        self.legend_corner = None
+        self._fit_columns()
+
+    def _entry_sizes(self) -> list[tuple[float, float]]:
+        hint = Qt.SizeHint.PreferredSize
+        sizes = []
+        for sample, label in self.legend.items:
+            a, b = sample.effectiveSizeHint(hint), label.effectiveSizeHint(hint)
+            sizes.append((a.width() + b.width() + 8, max(a.height(), b.height())))
+        return sizes
+
+    def _fit_columns(self) -> None:
+        """As many entries side by side as fit the plot's width."""
+        widths = [w for w, _ in self._entry_sizes()]
+        room = self.plot_item.width() or 400.0
+        columns = len(widths)
+        while columns > 1 and sum(max(widths[c::columns]) for c in range(columns)) > room:
+            columns -= 1
+        self.below_legend.setColumnCount(max(1, columns))
 
     def _on_view_box_resized(self, _vb=None) -> None:
         self._place_legend()
+
+
+class _GridLayout(QGridLayout):
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        # The notes wrap, so the cells have a height for every width, and a scroll area asked for it makes the
+        # grid as tall as its preferred size: it would scroll at any window height. Its minimum is what matters;
+        # each cell still gives its note the lines it needs.
+        return False
 
 
 class PlotGrid(QWidget):
@@ -213,7 +275,7 @@ class PlotGrid(QWidget):
         self.cells: dict[str, PlotCell] = {}
         self.order: list[str] = []
         self.columns = 2
-        self.grid = QGridLayout(self)
+        self.grid = _GridLayout(self)
         self.grid.setContentsMargins(4, 4, 4, 4)
         self.grid.setHorizontalSpacing(10)
         self.grid.setVerticalSpacing(6)
@@ -240,8 +302,13 @@ class PlotGrid(QWidget):
     def _lay_out(self) -> None:
         for cell in self.cells.values():
             self.grid.removeWidget(cell)
+        count = len(self.order)
         for i, title in enumerate(self.order):
-            self.grid.addWidget(self.cells[title], i // self.columns, i % self.columns)
+            # An odd last plot takes the whole row rather than leave half of it empty.
+            span = self.columns if i == count - 1 and i % self.columns == 0 else 1
+            self.grid.addWidget(self.cells[title], i // self.columns, i % self.columns, 1, span)
+        for row in range(self.grid.rowCount()):
+            self.grid.setRowStretch(row, 1 if row < (count + self.columns - 1) // self.columns else 0)
         for col in range(2):
             self.grid.setColumnStretch(col, 1 if col < self.columns else 0)
 

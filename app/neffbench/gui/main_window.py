@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui.doctor_status import DoctorStatus
 from neffbench.gui.settings import Settings
-from neffbench.gui.spec_form import SpecForm
-from neffbench.presets import load_preset, preset_names
+from neffbench.gui.kernel_forms import KernelForms
+from neffbench.kernels import registry
+from neffbench.presets import load_preset, preset_kernels, preset_names
 from neffbench.bundled import resource_path
-from neffbench.spec import CompileSpec, SpecError, load, loads_toml, save
+from neffbench.spec import SpecError, load, loads_toml, save
 
 TITLE = "NEFF Workbench"
 PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB = range(3)
@@ -90,7 +91,7 @@ class MainWindow(QMainWindow):
     # ---- construction ----
 
     def _build(self) -> None:
-        self.form = SpecForm()
+        self.form = KernelForms()
         self.form.setMinimumWidth(330)
         self.tabs = QTabWidget()
         self._pages = []
@@ -129,15 +130,26 @@ class MainWindow(QMainWindow):
         self.workdir_action = self._action("Choose workdir…", None, "Pick the directory that receives the jobs")
         self.quit_action = self._action("Quit", QKeySequence.StandardKey.Quit)
         self.preset_actions: dict[str, QAction] = {}
+        kernels = preset_kernels()
         for name in preset_names():
             self.preset_actions[name] = QAction(name, self)
+            self.preset_actions[name].setData(kernels.get(name))
         for i in range(3):
             tab_action = self._action(f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
             tab_action.triggered.connect(lambda _checked=False, i=i: self.tabs.setCurrentIndex(i))
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addActions([self.open_action, self.save_action])
         self.presets_menu = file_menu.addMenu("&Presets")
-        self.presets_menu.addActions(list(self.preset_actions.values()))
+        # One submenu per kernel; the default kernel's presets, the first and most, stay at the top level.
+        submenus: dict[str, object] = {}
+        for action in self.preset_actions.values():
+            kernel = action.data() or registry.DEFAULT
+            if kernel == registry.DEFAULT:
+                self.presets_menu.addAction(action)
+                continue
+            if kernel not in submenus:
+                submenus[kernel] = self.presets_menu.addMenu(kernel)
+            submenus[kernel].addAction(action)
         file_menu.addAction(self.workdir_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
@@ -178,20 +190,23 @@ class MainWindow(QMainWindow):
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
         if self.panels_ready:
             return
+        from PySide6.QtWidgets import QStackedWidget
+
         from neffbench.gui.artifacts import ArtifactsPanel
         from neffbench.gui.compile_controller import CompileController
         from neffbench.gui.compile_panel import CompilePanel
-        from neffbench.gui.preview import PreviewPanel
         from neffbench.gui.preview_controller import PreviewController
 
         self.controller = CompileController(self)
         self.preview_controller = PreviewController(self)
-        self.preview_panel = PreviewPanel()
+        self.preview_stack = QStackedWidget()
+        self.preview_panels: dict[str, QWidget] = {}
         self.compile_panel = CompilePanel()
         self.artifacts = ArtifactsPanel()
         self.artifacts.workdir = self.workdir
-        for page, panel in zip(self._pages, (self.preview_panel, self.compile_panel, self.artifacts)):
+        for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts)):
             page.layout().addWidget(panel)
+        self._show_preview_panel(self.form.kernel)
         self._wire_panels()
         self.panels_ready = True
         for key, splitter in self._splitters().items():
@@ -221,9 +236,10 @@ class MainWindow(QMainWindow):
         preview, ctl = self.preview_controller, self.controller
         preview.torch_loaded.connect(self._on_preview_controller_torch_loaded)
         preview.computing.connect(self._on_preview_controller_computing)
-        preview.computed.connect(self.preview_panel.show_preview)
+        preview.computed.connect(self._on_preview_controller_computed)
         preview.failed.connect(self._on_preview_controller_failed)
-        self.preview_panel.bucket_chosen.connect(self._on_preview_panel_bucket_chosen)
+        preview.checked.connect(self._on_preview_controller_checked)
+        self.form.kernel_changed.connect(self._on_form_kernel_changed)
         ctl.started.connect(self._on_controller_started)
         ctl.lines_received.connect(self.compile_panel.log_view.append_lines)
         ctl.event_received.connect(self.compile_panel.show_event)
@@ -261,10 +277,15 @@ class MainWindow(QMainWindow):
     def _splitters(self) -> dict[str, QSplitter]:
         if not self.panels_ready:
             return {}
-        return {"preview": self.preview_panel.splitter,
-                "preview_lower": self.preview_panel.lower_splitter, "compile": self.compile_panel.splitter,
-                "compile_results": self.compile_panel.vsplitter, "log": self.compile_panel.log_view.splitter,
-                "artifacts": self.artifacts.splitter}
+        out = {"compile": self.compile_panel.splitter, "compile_results": self.compile_panel.vsplitter,
+               "log": self.compile_panel.log_view.splitter, "artifacts": self.artifacts.splitter}
+        # Each kernel's preview keeps its own splitters (the default kernel's under the keys it always had).
+        for name, panel in self.preview_panels.items():
+            prefix = "preview" if name == registry.DEFAULT else f"preview_{name}"
+            for attr, suffix in (("splitter", ""), ("lower_splitter", "_lower")):
+                if isinstance(getattr(panel, attr, None), QSplitter):
+                    out[prefix + suffix] = getattr(panel, attr)
+        return out
 
     def save_settings(self) -> None:
         s = self.settings
@@ -285,7 +306,7 @@ class MainWindow(QMainWindow):
 
     # ---- public operations (the actions' targets, and what tests drive) ----
 
-    def current_spec(self) -> CompileSpec:
+    def current_spec(self):
         """The form's spec with the toolbar's workdir."""
         return dataclasses.replace(self.form.spec(), workdir=str(self.workdir))
 
@@ -346,10 +367,11 @@ class MainWindow(QMainWindow):
         if self.background:
             self.start_background()
 
-    def _on_form_spec_changed(self, spec: CompileSpec) -> None:
+    def _on_form_spec_changed(self, spec) -> None:
         self.setWindowTitle(f"{spec.name} — {TITLE}")
         if self.panels_ready:
-            self.preview_controller.request(spec, self.preview_panel.bucket_combo.currentData())
+            combo = getattr(self.preview_panel, "bucket_combo", None)
+            self.preview_controller.request(spec, combo.currentData() if combo is not None else None)
 
     def _on_form_problems_changed(self, _problems: list) -> None:
         self._refresh_compile_state()
@@ -384,14 +406,60 @@ class MainWindow(QMainWindow):
         # (a full collection over them stalls the event loop for ~100 ms; they live as long as the app).
         gc.freeze()
 
+    @property
+    def preview_panel(self) -> QWidget:
+        """The Preview tab's panel of the kernel in the form."""
+        return self.preview_panels[self.form.kernel]
+
+    def _show_preview_panel(self, kernel_name: str) -> None:
+        """The kernel's own preview panel (``Kernel.gui_preview``) or the generic one, built on first use."""
+        if kernel_name not in self.preview_panels:
+            import pkgutil
+
+            target = registry.get(kernel_name).gui_preview or "neffbench.gui.kernel_preview:KernelPreviewPanel"
+            panel = pkgutil.resolve_name(target)()
+            if hasattr(panel, "bucket_chosen"):
+                panel.bucket_chosen.connect(self._on_preview_panel_bucket_chosen)
+            if hasattr(panel, "check_requested"):
+                panel.check_requested.connect(self._on_preview_panel_check_requested)
+            self.preview_panels[kernel_name] = panel
+            self.preview_stack.addWidget(panel)
+        self.preview_stack.setCurrentWidget(self.preview_panels[kernel_name])
+
+    def _on_form_kernel_changed(self, name: str) -> None:
+        if self.panels_ready:
+            self._show_preview_panel(name)
+
     def _on_preview_controller_computing(self) -> None:
         self.preview_panel.show_status("Updating the preview…")
+
+    def _on_preview_controller_computed(self, preview) -> None:
+        from neffbench.gui.preview_controller import NO_PREVIEW
+
+        if preview is None:
+            self.preview_panel.show_status(NO_PREVIEW)
+        else:
+            self.preview_panel.show_preview(preview)
 
     def _on_preview_controller_failed(self, message: str) -> None:
         self.preview_panel.show_invalid(message)
 
+    def _on_preview_controller_checked(self, report: dict) -> None:
+        show = getattr(self.preview_panel, "show_check", None)
+        if show is not None:
+            show(report)
+
     def _on_preview_panel_bucket_chosen(self, bucket: int) -> None:
         self.preview_controller.request(self.form.spec(), bucket)
+
+    def _on_preview_panel_check_requested(self) -> None:
+        if self.form.errors():
+            self.preview_panel.show_invalid("Fix the form's errors first: the CPU check needs a valid spec.")
+            return
+        running = getattr(self.preview_panel, "show_check_running", None)
+        if running is not None:
+            running()
+        self.preview_controller.request_check(self.current_spec())
 
     def _on_open_action_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open spec", str(self.workdir.parent),
@@ -415,7 +483,7 @@ class MainWindow(QMainWindow):
         if text and Path(text).expanduser().absolute() != self.workdir:
             self.set_workdir(text)
 
-    def _on_controller_started(self, spec: CompileSpec) -> None:
+    def _on_controller_started(self, spec) -> None:
         status = self.doctor_status
         hint = ""
         if status.backend == "cpu-check":
@@ -449,7 +517,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(ARTIFACTS_TAB)
         self.artifacts.select(job_dir)
 
-    def _on_artifacts_spec_requested(self, spec: CompileSpec) -> None:
+    def _on_artifacts_spec_requested(self, spec) -> None:
         self.form.set_spec(spec)
         self.statusBar().showMessage(f"Loaded the spec of a job ({spec.name}); the workdir is unchanged.", 5000)
 
@@ -470,5 +538,8 @@ class MainWindow(QMainWindow):
             event.ignore()  # closes when the controller reports the job has ended
             return
         self.save_settings()
+        from neffbench.probe.client import close_shared
+
+        close_shared()  # the warm probe, if Resolve or a CPU check started one
         event.accept()
 

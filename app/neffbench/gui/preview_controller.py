@@ -1,47 +1,75 @@
 """Recomputes the preview off the GUI thread: torch loads in the background, edits are debounced, and only
-the newest spec is computed (a slow recompute is never queued behind another)."""
+the newest spec is computed (a slow recompute is never queued behind another).
+
+The preview is the kernel's own (``Kernel.preview``: RoPE's tables and rotation, RMSNorm's row norms),
+computed in a thread of this process with the kernel's code; the CPU check of any kernel (the
+user's module included) runs in a probe child, because it runs code the window must not import.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 from superqt.utils import QSignalDebouncer, create_worker
 
-from neffbench.spec import CompileSpec
+from typing import Any
+
+from neffbench.kernels import registry
 
 DEBOUNCE_MS = 120
+NO_PREVIEW = "This kernel has no preview of its own: Run CPU check shows its outputs, statistics and graph."
 
 
 def _load_torch() -> str:
     import torch
 
-    import neffbench.kernels.rope.preview  # noqa: F401 - imported here so that the first compute does not pay for it
-
+    # The default kernel's preview, imported here so that the first compute does not pay for it.
+    registry.get(registry.DEFAULT).preview_preload()
     return torch.__version__
 
 
-def _compute(spec: CompileSpec, bucket: int | None):
-    """A Preview, or the reason there is none (returned, not raised: the GUI shows it)."""
-    from neffbench.kernels.rope.preview import PreviewError, compute
+def _compute(spec: Any, bucket: int | None):
+    """The kernel's preview, or the reason there is none (returned, not raised: the GUI shows it)."""
+    from neffbench.spec import errors
+
+    problems = errors(spec)
+    if problems:
+        return "; ".join(f"{p.field}: {p.message}" for p in problems)
+    kernel = registry.for_spec(spec)
+    chosen = None
+    if bucket is not None:
+        chosen = next((b for b in kernel.buckets(spec) if b.get("num_tokens") == bucket), None)
+    try:
+        result = kernel.preview(spec, chosen)
+    except ValueError as exc:  # the kernel's own refusals (RoPE's PreviewError is one)
+        return str(exc)
+    return result  # None: the kernel has no preview of its own (NO_PREVIEW says what to do instead)
+
+
+def _check(spec: Any) -> dict:
+    from neffbench.probe.client import ProbeError, shared
+    from neffbench.spec import to_dict
 
     try:
-        return compute(spec, bucket=bucket)
-    except PreviewError as exc:
-        return str(exc)
+        return shared().ask("check", {"spec": to_dict(spec)})
+    except ProbeError as exc:
+        return {"ok": False, "error": str(exc)}
 
 
 class PreviewController(QObject):
     torch_loaded = Signal(str)
     computing = Signal()
-    computed = Signal(object)  # neffbench.kernels.rope.preview.Preview
+    computed = Signal(object)  # what the kernel's preview returned (a RoPE Preview, a KernelPreview, None)
     failed = Signal(str)
+    checked = Signal(dict)  # a probe's CPU-check report
 
     def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS):
         super().__init__(parent)
         self._ready = False
         self._loading = None
         self._worker = None  # the running compute: the reference keeps it alive until it reports
-        self._wanted: tuple[CompileSpec, int | None] | None = None
-        self._running: tuple[CompileSpec, int | None] | None = None
+        self._wanted: tuple[Any, int | None] | None = None
+        self._running: tuple[Any, int | None] | None = None
+        self._check_worker = None
         self._debouncer = QSignalDebouncer(self)
         self._debouncer.setTimeout(debounce_ms)
         self._debouncer.triggered.connect(self._on_debouncer_triggered)
@@ -62,12 +90,25 @@ class PreviewController(QObject):
                                                             "errored": self._on_loading_errored},
                                       _ignore_errors=True)
 
-    def request(self, spec: CompileSpec, bucket: int | None = None) -> None:
-        """Ask for the preview of ``spec``; edits within the debounce time coalesce."""
-        if bucket is not None and bucket not in spec.inputs.num_tokens:
-            bucket = None
+    def request(self, spec: Any, bucket: int | None = None) -> None:
+        """Ask for the preview of ``spec`` (``bucket``: a token count); edits within the debounce time coalesce."""
         self._wanted = (spec, bucket)
         self._debouncer.throttle()
+
+    @property
+    def is_checking(self) -> bool:
+        return self._check_worker is not None
+
+    def request_check(self, spec: Any) -> None:
+        """Run the CPU check of ``spec`` in a probe child; ``checked`` carries its report."""
+        if self._check_worker is not None:
+            return
+        self._check_worker = create_worker(_check, spec, _connect={"returned": self._on_check_worker_returned},
+                                           _ignore_errors=True)
+
+    def _on_check_worker_returned(self, report: dict) -> None:
+        self._check_worker = None
+        self.checked.emit(report)
 
     def _on_loading_returned(self, version: str) -> None:
         self._ready, self._loading = True, None

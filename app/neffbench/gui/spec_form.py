@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QScrollArea, QTool
 
 from neffbench.gui import theme
 from neffbench.gui.field_editors import FieldEditor, editor_for
-from neffbench.spec import SECTIONS, CompileSpec, Problem, is_active, section_fields, top_fields, validate
+from neffbench.spec import Problem, fields_of, is_active, sections_of, top_fields_of, validate
 
-SECTION_TITLES = {"": "Job", "model": "Model", "rope": "RoPE table", "inputs": "Example inputs",
-                  "compiler": "Compiler"}
+# Titles of the sections every kernel has; a kernel titles its own (``Kernel.section_titles``).
+SECTION_TITLES = {"": "Job", "inputs": "Example inputs", "compiler": "Compiler"}
 
 
 class _Row:
@@ -56,15 +56,25 @@ class _Row:
 
 
 class SpecForm(QScrollArea):
-    """Edits a CompileSpec. ``spec_changed`` carries the new spec after every edit (or ``set_spec``);
-    ``problems_changed`` carries validation's problems plus fields whose text is not a value yet."""
+    """Edits a spec of one kernel (any frozen dataclass spec: its top fields and dataclass sections).
+
+    ``spec_changed`` carries the new spec after every edit (or ``set_spec``); ``problems_changed``
+    carries validation's problems plus fields whose text is not a value yet.
+    """
 
     spec_changed = Signal(object)
     problems_changed = Signal(list)
 
-    def __init__(self, parent: QWidget | None = None, *, exclude: tuple[str, ...] = ("workdir",)):
+    def __init__(self, parent: QWidget | None = None, *, exclude: tuple[str, ...] = ("workdir",),
+                 spec_class: type | None = None, titles: dict[str, str] | None = None):
         super().__init__(parent)
-        self._spec = CompileSpec()
+        if spec_class is None:
+            from neffbench.kernels import registry
+
+            default = registry.get(registry.DEFAULT)
+            spec_class, titles = default.spec_class, default.section_titles
+        self._titles = {**SECTION_TITLES, **(titles or {})}
+        self._spec = spec_class()
         self._exclude = exclude
         self._rows: dict[str, _Row] = {}
         self._problems: list[Problem] = []
@@ -78,15 +88,15 @@ class SpecForm(QScrollArea):
         self.banner.setWordWrap(True)
         self.banner.hide()
         self._body.addWidget(self.banner)
-        self._build_section("", top_fields(), typing.get_type_hints(CompileSpec))
-        for section, cls in SECTIONS.items():
-            self._build_section(section, section_fields(section), typing.get_type_hints(cls))
+        self._build_section("", top_fields_of(spec_class), typing.get_type_hints(spec_class))
+        for section, cls in sections_of(spec_class).items():
+            self._build_section(section, fields_of(spec_class, section), typing.get_type_hints(cls))
         self._body.addStretch(1)
         self.setWidget(body)
         self.set_spec(self._spec)
 
     def _build_section(self, section: str, fields: tuple[dataclasses.Field, ...], hints: dict) -> None:
-        group = QGroupBox(SECTION_TITLES[section])
+        group = QGroupBox(self._titles.get(section, section.replace("_", " ").capitalize()))
         group_layout = QVBoxLayout(group)
         group_layout.setContentsMargins(8, 4, 8, 6)
         form = QFormLayout()
@@ -117,7 +127,7 @@ class SpecForm(QScrollArea):
 
     # ---- public ----
 
-    def spec(self) -> CompileSpec:
+    def spec(self):
         return self._spec
 
     def problems(self) -> list[Problem]:
@@ -133,7 +143,7 @@ class SpecForm(QScrollArea):
     def problem_label(self, key: str) -> QLabel:
         return self._rows[key].problem
 
-    def set_spec(self, spec: CompileSpec) -> None:
+    def set_spec(self, spec) -> None:
         """Show ``spec`` in the widgets (edits that follow build on it)."""
         self._updating = True
         try:
@@ -146,9 +156,9 @@ class SpecForm(QScrollArea):
 
     # ---- internals ----
 
-    def _collect(self) -> CompileSpec:
+    def _collect(self):
         top = {}
-        sections = {s: {} for s in SECTIONS}
+        sections = {s: {} for s in sections_of(self._spec)}
         for key, row in self._rows.items():
             section, _, name = key.rpartition(".")
             (sections[section] if section else top)[name] = row.editor.value()
@@ -192,6 +202,6 @@ def _disclosure(text: str) -> QToolButton:
     return button
 
 
-def _get(spec: CompileSpec, key: str):
+def _get(spec, key: str):
     section, _, name = key.rpartition(".")
     return getattr(getattr(spec, section) if section else spec, name)

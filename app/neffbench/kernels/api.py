@@ -76,6 +76,8 @@ class Kernel:
     # a preview panel taking (parent) with ``show_preview(data)``, and a spec form. None: the generic ones.
     gui_preview: str | None = None
     gui_form: str | None = None
+    # Form titles of the kernel's own sections (by section name); others are titled by their name.
+    section_titles: dict[str, str] = {}
     # Spec fields whose range the kernel checks itself (section.name), so the generic check skips them.
     own_range_checks: frozenset[str] = frozenset()
 
@@ -143,6 +145,9 @@ class Kernel:
         with this job's values, using torch alone (and the user's own code for the module kernel)."""
         raise NotImplementedError
 
+    def preview_preload(self) -> None:
+        """Import what ``preview`` needs, on the window's background thread before the first preview."""
+
     def preview(self, spec: Any, bucket: Bucket | None = None) -> Any:
         """Preview data for ``gui_preview`` (and ``neffbench preview``); None: the generic one."""
         return None
@@ -160,6 +165,18 @@ def describe_buckets(spec: Any) -> str:
     from neffbench.kernels import registry
 
     buckets = registry.for_spec(spec).buckets(spec)
+    return f"{len(buckets)} bucket(s): {buckets_text(buckets)}"
+
+
+def buckets_text(buckets: list[dict[str, int]]) -> str:
+    """``1, 8 tokens`` or ``batch=1 seq=128; batch=1 seq=512``."""
     if buckets and all(list(b) == ["num_tokens"] for b in buckets):
-        return f"{len(buckets)} bucket(s): {', '.join(str(b['num_tokens']) for b in buckets)} tokens"
-    return f"{len(buckets)} bucket(s): {'; '.join(bucket_label(b) for b in buckets)}"
+        return f"{', '.join(str(b['num_tokens']) for b in buckets)} tokens"
+    return "; ".join(bucket_label(b) for b in buckets)
+
+
+def bucket_phrase(bucket: Bucket | None) -> str:
+    """``8 tokens`` for the vLLM kernels, ``batch=1 seq=128`` otherwise: a bucket in a sentence."""
+    if bucket and list(bucket) == ["num_tokens"]:
+        return f"{bucket['num_tokens']} tokens"
+    return bucket_label(bucket)

@@ -144,17 +144,45 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     return {**out, **report.to_json()}
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in ("resolve", "check"):
-        print("usage: python -m neffbench.probe resolve|check < request.json", file=sys.stderr)
-        return 2
-    request = json.loads(sys.stdin.read() or "{}")
-    warnings.simplefilter("ignore", DeprecationWarning)
+COMMANDS = {"resolve": resolve, "check": check}
+
+
+def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
     try:
-        report = resolve(request) if argv[0] == "resolve" else check(request)
+        return COMMANDS[command](request)
     except Exception as exc:  # noqa: BLE001 - whatever the user's code does ends as a report
         traceback.print_exc(file=sys.stderr)
-        report = {"ok": False, "error": f"{type(exc).__name__}: {_sentence(exc)}"}
+        return {"ok": False, "error": f"{type(exc).__name__}: {_sentence(exc)}"}
+
+
+def serve() -> int:
+    """A warm probe: torch imported once, then one JSON request per stdin line, one report per stdout line.
+
+    Libraries the user's code imports (transformers) stay imported between requests, which is most
+    of a check's time; the user's own files are executed afresh whenever they change.
+    """
+    import torch  # noqa: F401 - the point of a warm probe
+
+    sys.stdout.write(json.dumps({"ready": True}) + "\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        report = answer(message["command"], message.get("request") or {})
+        sys.stdout.write(json.dumps(report, default=str) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    warnings.simplefilter("ignore", DeprecationWarning)
+    if argv == ["serve"]:
+        return serve()
+    if len(argv) != 1 or argv[0] not in COMMANDS:
+        print("usage: python -m neffbench.probe resolve|check < request.json, or serve", file=sys.stderr)
+        return 2
+    report = answer(argv[0], json.loads(sys.stdin.read() or "{}"))
     sys.stdout.write(json.dumps(report, default=str) + "\n")
     sys.stdout.flush()
     return 0

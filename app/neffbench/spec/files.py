@@ -130,7 +130,9 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
     """
     if not isinstance(data, dict):
         raise SpecError([Problem("", "A spec must be a table of sections (model, rope, inputs, compiler).")])
-    kernel = data.get("kernel", "rope")
+    from neffbench.kernels.registry import DEFAULT
+
+    kernel = data.get("kernel", DEFAULT)
     if not isinstance(kernel, str):
         raise SpecError([Problem("kernel", f"must be text naming a kernel, got {kernel!r}.")])
     cls = spec_class(kernel)

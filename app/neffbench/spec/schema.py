@@ -148,4 +148,6 @@ def is_active(spec: Any, section: str, name: str) -> bool:
 
 
 def kernel_of(spec: Any) -> str:
-    return getattr(spec, "kernel", "rope")
+    from neffbench.kernels.registry import DEFAULT
+
+    return getattr(spec, "kernel", DEFAULT)

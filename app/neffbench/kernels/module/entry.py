@@ -94,7 +94,8 @@ def _user_frame(exc: BaseException, path: str) -> str:
 def _load_file(path: Path) -> Any:
     if not path.is_file():
         raise EntryError(f"entry file {path} does not exist.")
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    # Keyed by place and content: a warm probe executes an edited file afresh.
+    digest = hashlib.sha256(str(path).encode() + path.read_bytes()).hexdigest()[:12]
     name = f"{USER_PREFIX}{re.sub(r'[^A-Za-z0-9_]', '_', path.stem)}_{digest}"
     if name in sys.modules:
         return sys.modules[name]

@@ -16,6 +16,7 @@ class RmsNormKernel(Kernel):
     summary = ("vLLM's RMSNorm.forward_static: x * rsqrt(mean(x^2) + eps) * weight in float32, optionally with "
                "the fused residual add; the weight inlined or as an input.")
     spec_class = RmsNormCompileSpec
+    section_titles = {"norm": "RMSNorm"}
     own_range_checks = rules.OWN_RANGE_CHECKS
 
     @property

@@ -18,6 +18,7 @@ class RopeKernel(Kernel):
     spec_class = RopeCompileSpec
     gui_preview = "neffbench.gui.preview.panel:PreviewPanel"
     own_range_checks = rules.OWN_RANGE_CHECKS
+    section_titles = {"model": "Model", "rope": "RoPE table"}
 
     @property
     def preset_dir(self) -> Any:
@@ -64,6 +65,9 @@ class RopeKernel(Kernel):
         from neffbench.kernels.rope.reproduce import source
 
         return source(spec)
+
+    def preview_preload(self) -> None:
+        from neffbench.kernels.rope import preview  # noqa: F401
 
     def preview(self, spec: RopeCompileSpec, bucket: Any = None) -> Any:
         from neffbench.kernels.rope.preview import compute

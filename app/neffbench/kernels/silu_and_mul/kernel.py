@@ -16,6 +16,7 @@ class SiluAndMulKernel(Kernel):
     summary = ("vLLM's SiluAndMul.forward_native: silu(x[..., :d]) * x[..., d:], the activation between a "
                "gated MLP's gate/up and down projections.")
     spec_class = SiluAndMulCompileSpec
+    section_titles = {"act": "SiluAndMul"}
     own_range_checks = rules.OWN_RANGE_CHECKS
 
     @property

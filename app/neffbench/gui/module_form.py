@@ -1,0 +1,433 @@
+"""The module kernel's form: entry and Resolve, generated constructor arguments, inputs, buckets and compiler."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import html
+import typing
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QCompleter,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.gui import theme
+from neffbench.gui.field_editors import FieldEditor, editor_for
+from neffbench.gui.module_form_buckets import BucketsEditor
+from neffbench.gui.module_form_inputs import InputsEditor
+from neffbench.gui.module_form_kwargs import KwargsEditor
+from neffbench.gui.module_form_parts import FieldRow, disclosure, problem_label, show_problems
+from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
+from neffbench.spec import CompilerSpec, Problem, is_active, validate
+
+_JOB = ("name", "seed", "description")
+_MODULE = ("entry", "call", "path", "outputs", "examples")
+_PLACEHOLDERS = {"module.path": "folders, such as src ../lib", "module.outputs": "such as logits 0 hidden_states",
+                 "module.examples": "file.py:make_examples", "module.entry": "package.module:attr or path/to/file.py:attr"}
+NOT_RESOLVED = ("Not resolved yet. Resolve reads the entry's signature in a separate process: the window never "
+                "imports your code.")
+
+
+def _resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Worker thread: ask a probe child to resolve the entry; failures come back as reports too."""
+    from neffbench.probe.client import ProbeError, ask
+
+    try:
+        report = ask("resolve", request)
+    except (ProbeError, OSError) as exc:
+        report = {"ok": False, "error": str(exc)}
+    report.setdefault("entry", request["entry"])
+    return token, report
+
+
+def _entry_names(path: str) -> list[str]:
+    """Worker thread: the top-level classes, functions and objects of a .py file, read with ast (never run)."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name) and not t.id.isupper()]
+    return [n for n in dict.fromkeys(names) if not n.startswith("_")]
+
+
+def _group(title: str, body: QVBoxLayout) -> QVBoxLayout:
+    group = QGroupBox(title)
+    group.setObjectName(f"section:{title}")
+    layout = QVBoxLayout(group)
+    layout.setContentsMargins(8, 4, 8, 6)
+    body.addWidget(group)
+    return layout
+
+
+def _form(parent_layout: QVBoxLayout | None = None, widget: QWidget | None = None) -> QFormLayout:
+    form = QFormLayout(widget) if widget is not None else QFormLayout()
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    if widget is not None:
+        form.setContentsMargins(0, 0, 0, 0)
+    if parent_layout is not None:
+        parent_layout.addLayout(form)
+    return form
+
+
+class ModuleForm(QScrollArea):
+    """Edits a ModuleCompileSpec. ``spec_changed`` carries the new spec after every edit (or ``set_spec``);
+    ``problems_changed`` validation's problems plus fields whose text is not a value yet; ``resolved`` the
+    probe's report of each Resolve that was not superseded (also when it failed: ``ok`` is False)."""
+
+    spec_changed = Signal(object)
+    problems_changed = Signal(list)
+    resolved = Signal(dict)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._spec = ModuleCompileSpec()
+        self._rows: dict[str, FieldRow] = {}
+        self._problems: list[Problem] = []
+        self._updating = False
+        self._report: dict[str, Any] | None = None  # the last successful Resolve
+        self._token = 0  # the newest Resolve; older results are stale
+        self._waiting = False
+        self._request_entry = ""
+        self._failure: dict[str, Any] | None = None  # the last failed Resolve, shown while its entry is unchanged
+        self._workers: set[Any] = set()  # running workers, referenced until they finish
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        self._body = QVBoxLayout(body)
+        self._body.setContentsMargins(6, 6, 6, 6)
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        self._body.addWidget(self.banner)
+        self._build_job()
+        self._build_module()
+        self.kwargs = KwargsEditor()
+        _group("Constructor arguments", self._body).addWidget(self.kwargs)
+        self.inputs = InputsEditor()
+        _group("Inputs", self._body).addWidget(self.inputs)
+        self.buckets = BucketsEditor()
+        _group("Buckets", self._body).addWidget(self.buckets)
+        self._build_compiler()
+        self._body.addStretch(1)
+        self.setWidget(body)
+        self._wire()
+        self.set_spec(self._spec)
+
+    # ---- building ----
+
+    def _add_rows(self, prefix: str, cls: type, names: tuple[str, ...], form: QFormLayout,
+                  advanced: QFormLayout | None = None, beside: dict[str, QWidget] | None = None) -> None:
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            if f.name not in names:
+                continue
+            key = f"{prefix}{f.name}"
+            editor = editor_for(f, hints[f.name])
+            if key in _PLACEHOLDERS:
+                editor.widget.setPlaceholderText(_PLACEHOLDERS[key])
+            layout = advanced if advanced is not None and f.metadata["advanced"] else form
+            self._rows[key] = FieldRow(key, editor, layout, beside=(beside or {}).get(key))
+
+    def _advanced(self, group: QVBoxLayout) -> QFormLayout:
+        toggle = disclosure("Advanced")
+        inner = QWidget()
+        inner.hide()
+        toggle.toggled.connect(inner.setVisible)
+        group.addWidget(toggle)
+        group.addWidget(inner)
+        return _form(widget=inner)
+
+    def _build_job(self) -> None:
+        group = _group("Job", self._body)
+        form = _form(group)
+        self._add_rows("", ModuleCompileSpec, _JOB, form, self._advanced(group))
+
+    def _build_module(self) -> None:
+        group = _group("Module", self._body)
+        form = _form(group)
+        self.open_button = QPushButton("Open .py…")
+        self.open_button.setObjectName("open-file-button")
+        self.open_button.setToolTip("Choose your own .py file, then type (or pick) the attribute after the ':'")
+        entry_box = QWidget()
+        line = QHBoxLayout(entry_box)
+        line.setContentsMargins(0, 0, 0, 0)
+        self._add_rows("module.", ModuleSection, _MODULE, form, self._advanced(group),
+                       beside={"module.entry": entry_box})
+        entry = self._rows["module.entry"].editor.widget
+        line.addWidget(entry, 1)
+        line.addWidget(self.open_button)
+        self._completer = QCompleter(QStringListModel([], self), self)
+        self._completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        entry.setCompleter(self._completer)
+        self.resolve_button = QPushButton("Resolve")
+        self.resolve_button.setObjectName("resolve-button")
+        self.resolve_button.setToolTip("Read the entry's kind and signatures in a child process; the form then "
+                                       "gets one field per constructor argument and one row per forward parameter")
+        self.summary = QLabel(NOT_RESOLVED)
+        self.summary.setObjectName("resolve-summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.resolve_button)
+        buttons.addStretch(1)
+        form.addRow(buttons)
+        form.addRow(self.summary)
+
+    def _build_compiler(self) -> None:
+        group = _group("Compiler", self._body)
+        names = tuple(f.name for f in dataclasses.fields(CompilerSpec))
+        self._add_rows("compiler.", CompilerSpec, names, _form(group), self._advanced(group))
+
+    def _wire(self) -> None:
+        for row in self._rows.values():
+            row.edited.connect(self._on_part_edited)
+        self.kwargs.edited.connect(self._on_part_edited)
+        self.inputs.edited.connect(self._on_part_edited)
+        self.buckets.edited.connect(self._on_part_edited)
+        self.resolve_button.clicked.connect(self.resolve)
+        self.open_button.clicked.connect(self._on_open_button_clicked)
+
+    # ---- public ----
+
+    def spec(self) -> ModuleCompileSpec:
+        return self._spec
+
+    def problems(self) -> list[Problem]:
+        return list(self._problems)
+
+    def errors(self) -> list[Problem]:
+        return [p for p in self._problems if p.severity == "error"]
+
+    def editor(self, key: str) -> FieldEditor:
+        """The editor of a generated row: ``name``, ``module.entry``, ``compiler.target``, ``kwargs.<name>``."""
+        if key in self._rows:
+            return self._rows[key].editor
+        name = key.removeprefix("module.").removeprefix("kwargs.")
+        found = self.kwargs.editor(name) if key.startswith(("kwargs.", "module.kwargs.")) else None
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def problem_label(self, key: str) -> QLabel:
+        return self.findChild(QLabel, f"problem:{key}")
+
+    @property
+    def is_resolving(self) -> bool:
+        """A Resolve runs whose result will be shown (superseded ones may still be finishing)."""
+        return self._waiting
+
+    def set_spec(self, spec: ModuleCompileSpec) -> None:
+        """Show ``spec`` (edits that follow build on it). A signature resolved for another entry is dropped."""
+        if self._report is not None and self._report["entry"] != spec.module.entry:
+            self._report = None
+        if self._waiting and self._request_entry != spec.module.entry:
+            self._token += 1  # a Resolve of the old entry: its result no longer applies
+            self._waiting = False
+        self._updating = True
+        try:
+            for key, row in self._rows.items():
+                row.set_value(_get(spec, key))
+            self._show_signature(spec)
+        finally:
+            self._updating = False
+        self._spec = spec
+        self._refresh()
+
+    def resolve(self) -> None:
+        """Resolve the entry in a probe child, on a worker thread; a Resolve still running is superseded."""
+        from superqt.utils import create_worker  # after the first paint: superqt imports all its widgets
+
+        m = self._spec.module
+        self._token += 1
+        if not m.entry.strip():
+            self._on_resolver_returned((self._token, {"ok": False, "entry": "", "error": "Set the entry first: "
+                                                      "'package.module:attr' or 'path/to/file.py:attr'."}))
+            return
+        self._waiting, self._request_entry = True, m.entry
+        self._show_summary()
+        request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
+        worker = create_worker(_resolve_entry, self._token, request, _start_thread=False,
+                               _connect={"returned": self._on_resolver_returned}, _ignore_errors=True)
+        worker.errored.connect(functools.partial(self._on_resolver_errored, self._token))
+        self._keep(worker)
+
+    def choose_file(self, path: str) -> None:
+        """Put ``path:`` into the entry and focus it; the file's top-level names become completions."""
+        from superqt.utils import create_worker
+
+        row = self._rows["module.entry"]
+        row.edit(f"{path}:")
+        edit = row.editor.widget
+        edit.setFocus()
+        edit.setCursorPosition(len(edit.text()))
+        worker = create_worker(_entry_names, path, _start_thread=False, _ignore_errors=True,
+                               _connect={"returned": functools.partial(self._on_scanner_returned, path)})
+        self._keep(worker)
+
+    # ---- internals ----
+
+    def _keep(self, worker: Any) -> None:
+        self._workers.add(worker)
+        worker.finished.connect(functools.partial(self._workers.discard, worker))
+        worker.start()
+
+    def _show_signature(self, spec: ModuleCompileSpec) -> None:
+        report = self._report or {}
+        factory = report.get("factory") if spec.module.call != "object" else None
+        callee = report.get("qualname", "").rpartition(".")[2] if report else ""
+        self.kwargs.set_state(factory if report else None, spec.module.kwargs, callee)
+        note = report.get("forward_note") or ("" if report.get("forward") is not None or not report
+                                              else "The forward has no readable signature: add its inputs by hand.")
+        self.inputs.set_state(report.get("forward") if report else None, spec.inputs, spec.module.constants, note)
+        self.buckets.set_value(spec.buckets)
+
+    def _collect(self) -> ModuleCompileSpec:
+        values: dict[str, dict[str, Any]] = {"": {}, "module": {}, "compiler": {}}
+        for key, row in self._rows.items():
+            section, _, name = key.rpartition(".")
+            values[section][name] = row.value()
+        inputs, constants = self.inputs.value()
+        module = dataclasses.replace(self._spec.module, **values["module"], kwargs=self.kwargs.value(),
+                                     constants=constants)
+        compiler = dataclasses.replace(self._spec.compiler, **values["compiler"])
+        return dataclasses.replace(self._spec, **values[""], module=module, inputs=inputs,
+                                   buckets=self.buckets.value(), compiler=compiler)
+
+    def _on_part_edited(self) -> None:
+        if self._updating:
+            return
+        self._spec = self._collect()
+        self._refresh()
+
+    def _refresh(self) -> None:
+        spec = self._spec
+        for key, row in self._rows.items():
+            section, _, name = key.rpartition(".")
+            row.set_visible(section != "compiler" or is_active(spec, section, name))
+        current = self._report is not None and self._report["entry"] == spec.module.entry
+        problems = [Problem(key, row.editor.parse_error) for key, row in self._rows.items() if row.editor.parse_error]
+        problems += self.kwargs.problems(current=current) + self.inputs.problems() + self.buckets.problems()
+        problems += validate(spec)
+        self._problems = sorted(problems, key=lambda p: p.severity != "error")
+        by_field: dict[str, list[Problem]] = {}
+        for p in self._problems:
+            by_field.setdefault(p.field, []).append(p)
+        for key, row in self._rows.items():
+            show_problems(row.problem, by_field.pop(key, []))
+        self.kwargs.show_problems(by_field)
+        self.inputs.show_problems(by_field)
+        self.buckets.show_problems(by_field)
+        rest = [p for ps in by_field.values() for p in ps]  # the workdir, the spec as a whole
+        self.banner.setVisible(bool(rest))
+        self.banner.setText("\n".join(str(p) for p in rest))
+        self.banner.setStyleSheet(f"color: {theme.BAD};")
+        self.buckets.show_shapes(spec)
+        self._show_summary()
+        self.problems_changed.emit(self._problems)
+        self.spec_changed.emit(spec)
+
+    def _show_summary(self) -> None:
+        parts = []
+        if self._waiting:
+            parts.append(f"<i>Resolving {html.escape(self._request_entry)}…</i>")
+        failure = self._failure
+        if failure is not None and failure.get("entry") == self._spec.module.entry:
+            error = failure.get("error") or "Resolve failed."
+            parts.append(f'<span style="color: {theme.BAD}">✖ {html.escape(error)}</span>')
+        report = self._report
+        if report is None:
+            if not parts:
+                parts.append(html.escape(NOT_RESOLVED))
+        else:
+            parts += _summary_lines(report)
+            if report["entry"] != self._spec.module.entry:
+                parts.append(f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; '
+                             "press Resolve again.</span>")
+        self.summary.setText("<br>".join(parts))
+
+    def _on_resolver_returned(self, result: tuple[int, dict[str, Any]]) -> None:
+        token, report = result
+        if token != self._token:
+            return  # superseded by a newer Resolve (or a new spec)
+        self._waiting = False
+        self._failure = None if report.get("ok") else report
+        if report.get("ok"):
+            self._report = report
+            self._updating = True
+            try:
+                self._show_signature(self._spec)
+            finally:
+                self._updating = False
+            self._spec = self._collect()
+            self._refresh()
+        else:
+            self._show_summary()
+        self.resolved.emit(report)
+
+    def _on_resolver_errored(self, token: int, exc: Exception) -> None:
+        entry = self._spec.module.entry
+        self._on_resolver_returned((token, {"ok": False, "entry": entry, "error": f"{type(exc).__name__}: {exc}"}))
+
+    def _on_scanner_returned(self, path: str, names: list[str]) -> None:
+        self._completer.model().setStringList([f"{path}:{n}" for n in names])
+        edit = self._rows["module.entry"].editor.widget
+        if edit.text() == f"{path}:" and edit.hasFocus() and names:
+            self._completer.setCompletionPrefix(edit.text())
+            self._completer.complete()
+
+    def _on_open_button_clicked(self) -> None:
+        current = self._spec.module.entry.rpartition(":")[0]
+        start = str(Path(current).parent) if current.endswith(".py") else str(Path.cwd())
+        path, _ = QFileDialog.getOpenFileName(self, "Choose the Python file to compile", start,
+                                              "Python files (*.py);;All files (*)")
+        if path:
+            self.choose_file(path)
+
+
+def _summary_lines(report: dict[str, Any]) -> list[str]:
+    """Kind, qualified name, first doc line, and the factory and forward signatures, as rich-text lines."""
+    e = html.escape
+    kind, qualname = report.get("kind", "?"), report.get("qualname", "?")
+    module = report.get("module")
+    where = f"{module}:{qualname}" if module and str(module).endswith(".py") else f"{module}.{qualname}" if module \
+        else qualname
+    lines = [f"<b>{e(kind)}</b> {e(where)}"]
+    doc = (report.get("doc") or "").strip().splitlines()
+    if doc:
+        lines.append(f"<i>{e(doc[0])}</i>")
+    name = qualname.rpartition(".")[2]
+    if report.get("factory_text"):
+        lines.append(f"<b>factory</b> <tt>{e(name)}{e(report['factory_text'])}</tt>")
+    if report.get("forward_text"):
+        callee = f"{report['built']}.forward" if report.get("built") else (f"{name}.forward" if kind != "function"
+                                                                           else name)
+        lines.append(f"<b>forward</b> <tt>{e(callee)}{e(report['forward_text'])}</tt>")
+    if report.get("forward_note"):
+        lines.append(f'<span style="color: {theme.WARN}">⚠ {e(report["forward_note"])}</span>')
+    return lines
+
+
+def _get(spec: ModuleCompileSpec, key: str) -> Any:
+    section, _, name = key.rpartition(".")
+    return getattr(getattr(spec, section) if section else spec, name)

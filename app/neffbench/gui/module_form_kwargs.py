@@ -1,0 +1,385 @@
+"""The module form's constructor arguments: one generated field per factory parameter, and TOML rows for the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.gui.field_editors import INT_LIMIT, BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
+from neffbench.gui.module_form_parts import (
+    TOML_EXAMPLES,
+    FloatTextEditor,
+    TomlEditor,
+    format_toml,
+    meta_field,
+    problem_label,
+    show_problems,
+)
+from neffbench.spec import Problem
+
+UNSET = object()  # a parameter the user has not set: left out of module.kwargs
+_BOUNDLESS = ("*args", "**kwargs")
+
+
+def signature_text(p: dict[str, Any]) -> str:
+    text = p["name"] + (f": {p['annotation']}" if p.get("annotation") else "")
+    return text + (f" = {p['default']!r}" if p.get("has_default") else "")
+
+
+def _fits(widget: str, p: dict[str, Any], value: Any) -> bool:
+    """Whether the generated widget can show ``value`` exactly (else the parameter gets a TOML row)."""
+    if widget == "bool":
+        return isinstance(value, bool)
+    if widget == "int":
+        lo, hi = max(p.get("min", -INT_LIMIT), -INT_LIMIT + 1), min(p.get("max", INT_LIMIT), INT_LIMIT)
+        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+    if widget == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if widget == "str":
+        return isinstance(value, str)
+    if widget == "choices":
+        return value in p.get("choices", ())
+    return True
+
+
+class SignatureRow(QObject):
+    """One factory parameter: its widget, a Default button, and a problem line. Unset until the user sets it."""
+
+    edited = Signal()
+
+    def __init__(self, p: dict[str, Any], value: Any, layout: QFormLayout):
+        super().__init__()
+        self.name, self.param = p["name"], p
+        self.key = f"module.kwargs.{self.name}"
+        widget = p.get("widget", "other")
+        if widget not in ("bool", "int", "float", "str", "choices") or (value is not UNSET and not _fits(widget, p, value)):
+            widget = "other"
+        has_default = p.get("has_default", False)
+        self.default = p.get("default") if has_default and _fits(widget, p, p.get("default")) else UNSET
+        self.widget_kind = widget
+        self.editor = self._make_editor(widget, p)
+        self.editor.widget.setObjectName(f"kwargs.{self.name}")
+        self.reset = QToolButton(text="Default")
+        self.reset.setObjectName(f"kwargs.{self.name}.default")
+        self.reset.setToolTip("Use the parameter's default: leave it out of module.kwargs.")
+        self.label = QLabel(self.name)
+        self.label.setToolTip(self.editor.widget.toolTip())
+        self.label.setBuddy(self.editor.widget)
+        self.problem = problem_label(self.key)
+        holder = QWidget()
+        box = QVBoxLayout(holder)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(1)
+        line = QHBoxLayout()
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.editor.widget, 1)
+        line.addWidget(self.reset)
+        box.addLayout(line)
+        box.addWidget(self.problem)
+        layout.addRow(self.label, holder)
+        self._quiet = False
+        self._original, self._clean = value, True
+        self._show(value)
+        self.editor.edited.connect(self._on_editor_edited)
+        self.reset.clicked.connect(self._on_reset_clicked)
+
+    def _make_editor(self, widget: str, p: dict[str, Any]) -> FieldEditor:
+        tip = signature_text(p) + "\nNot set, the default is used and the name stays out of module.kwargs."
+        bounds = {k: p[k] for k in ("min", "max") if k in p}
+        shows_default = p.get("has_default") and _fits(widget, p, p.get("default")) and p.get("default") is not None
+        empty = f"default ({p['default']!r})" if p.get("has_default") else "required"
+        if widget == "bool":
+            return BoolEditor(meta_field(self.name, tip))
+        if widget == "int":
+            editor = IntEditor(meta_field(self.name, tip, optional=not shows_default, **bounds))
+            editor.widget.setSpecialValueText(empty)
+            return editor
+        if widget == "choices":
+            self._choices = list(p.get("choices") or ())
+            labels = [str(c) for c in self._choices]
+            self._placeholder = not shows_default
+            editor = ChoiceEditor(meta_field(self.name, tip, choices=tuple(([f"({empty})"] if self._placeholder else [])
+                                                                          + labels)))
+            return editor
+        if widget == "float":
+            editor = FloatTextEditor(meta_field(self.name, tip, **bounds))
+        elif widget == "str":
+            editor = TextEditor(meta_field(self.name, tip))
+        else:
+            editor = TomlEditor(meta_field(self.name, tip + f"\nA TOML value: {TOML_EXAMPLES}."))
+            empty = f"default: {p['default']}" if p.get("has_default") else f"required: {TOML_EXAMPLES}"
+        editor.widget.setPlaceholderText(empty)
+        return editor
+
+    def _show(self, value: Any) -> None:
+        self.is_set = value is not UNSET
+        shown = value if self.is_set else self.default
+        self._quiet = True
+        try:
+            if self.widget_kind == "choices":
+                index = self._choices.index(shown) if shown is not UNSET else -1
+                self.editor.widget.setCurrentIndex(index + 1 if self._placeholder else max(index, 0))
+            elif self.widget_kind == "bool":
+                self.editor.set_value(bool(shown) if shown is not UNSET else False)
+            else:
+                self.editor.set_value(None if shown is UNSET or shown is None else shown)
+        finally:
+            self._quiet = False
+        self._set_marked()
+
+    def _set_marked(self) -> None:
+        font = QFont(self.label.font())
+        font.setBold(self.is_set)
+        self.label.setFont(font)
+        self.reset.setEnabled(self.is_set)
+
+    def _read(self) -> Any:
+        """What the widget shows, or UNSET when it shows its empty state ("required", no text)."""
+        if self.widget_kind == "choices":
+            index = self.editor.widget.currentIndex() - (1 if self._placeholder else 0)
+            return self._choices[index] if 0 <= index < len(self._choices) else UNSET
+        value = self.editor.value()
+        if value is None or (self.widget_kind == "str" and value == "" and self.default is UNSET):
+            return UNSET
+        return value
+
+    def value(self) -> Any:
+        """The value to write into module.kwargs, or UNSET. Until edited, the spec's own value (exact)."""
+        if self._clean:
+            return self._original
+        return self._read() if self.is_set else UNSET
+
+    def problems(self) -> list[Problem]:
+        if not self._clean:
+            self._read()
+        if self.editor.parse_error:
+            return [Problem(self.key, self.editor.parse_error)]
+        return []
+
+    def _on_editor_edited(self) -> None:
+        if self._quiet:
+            return
+        self._clean = False
+        self.is_set = self._read() is not UNSET or bool(self.editor.parse_error)
+        self._set_marked()
+        self.edited.emit()
+
+    def _on_reset_clicked(self) -> None:
+        self._clean = False
+        self._show(UNSET)
+        self.edited.emit()
+
+
+class TomlRow(QObject):
+    """An argument the signature does not list (or every argument, before a Resolve): a name and a TOML value."""
+
+    edited = Signal()
+    removed = Signal(object)
+
+    def __init__(self, name: str, value: Any, box: QVBoxLayout):
+        super().__init__()
+        self.widget = QWidget()
+        layout = QVBoxLayout(self.widget)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        line = QHBoxLayout()
+        line.setContentsMargins(0, 0, 0, 0)
+        self.name_edit = QLineEdit(name)
+        self.name_edit.setPlaceholderText("name")
+        self.name_edit.setMaximumWidth(180)
+        self.editor = TomlEditor(meta_field(name or "argument", f"A TOML value: {TOML_EXAMPLES}."))
+        self.editor.widget.setPlaceholderText(TOML_EXAMPLES)
+        self.remove = QToolButton(text="✕")
+        self.remove.setToolTip("Remove this argument")
+        line.addWidget(self.name_edit)
+        line.addWidget(QLabel("="))
+        line.addWidget(self.editor.widget, 1)
+        line.addWidget(self.remove)
+        layout.addLayout(line)
+        self.problem = problem_label(f"module.kwargs.{name}")
+        layout.addWidget(self.problem)
+        box.addWidget(self.widget)
+        self._original, self._dirty = value, False
+        if value is not UNSET:
+            self.editor.set_value(value)
+        self._rename()
+        self.name_edit.textEdited.connect(self._on_name_edit_text_edited)
+        self.editor.edited.connect(self._on_editor_edited)
+        self.remove.clicked.connect(self._on_remove_clicked)
+
+    @property
+    def name(self) -> str:
+        return self.name_edit.text().strip()
+
+    def _rename(self) -> None:
+        self.name_edit.setObjectName(f"kwargs.{self.name}.name")
+        self.editor.widget.setObjectName(f"kwargs.{self.name}")
+        self.problem.setObjectName(f"problem:module.kwargs.{self.name}")
+
+    def value(self) -> Any:
+        if not self._dirty:
+            return self._original
+        value = self.editor.value()
+        return UNSET if value is None else value
+
+    def problems(self) -> list[Problem]:
+        key = f"module.kwargs.{self.name}"
+        value = self.value()
+        if self.editor.parse_error:
+            return [Problem(key, self.editor.parse_error)]
+        if value is not UNSET and not self.name:
+            return [Problem("module.kwargs", f"The argument = {format_toml(value)} has no name.")]
+        if self.name and not self.name.isidentifier():
+            return [Problem(key, f"'{self.name}' is not a parameter name (letters, digits, '_').")]
+        return []
+
+    def _on_name_edit_text_edited(self) -> None:
+        self._rename()
+        self.edited.emit()
+
+    def _on_editor_edited(self) -> None:
+        self._dirty = True
+        self.edited.emit()
+
+    def _on_remove_clicked(self) -> None:
+        self.removed.emit(self)
+
+
+class KwargsEditor(QWidget):
+    """``module.kwargs``: generated rows for a resolved factory signature, TOML rows for everything else."""
+
+    edited = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("module.kwargs")
+        self.params: list[dict[str, Any]] | None = None
+        self.callee = ""
+        self.open_ended = True
+        self.rows: list[SignatureRow] = []
+        self.toml_rows: list[TomlRow] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setObjectName("kwargs-note")
+        self.note.setEnabled(False)  # the palette's disabled text: a hint, not a value
+        layout.addWidget(self.note)
+        self._rows_holder = QWidget()
+        self._form = QFormLayout(self._rows_holder)
+        self._form.setContentsMargins(0, 0, 0, 0)
+        self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        layout.addWidget(self._rows_holder)
+        self._toml_box = QVBoxLayout()
+        self._toml_box.setSpacing(3)
+        layout.addLayout(self._toml_box)
+        self.add_button = QPushButton("Add argument")
+        self.add_button.setObjectName("add-kwarg-button")
+        self.add_button.setToolTip("An argument by name with a TOML value (for parameters the signature does not list)")
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.add_button)
+        bottom.addStretch(1)
+        layout.addLayout(bottom)
+        self.problem = problem_label("module.kwargs")
+        layout.addWidget(self.problem)
+        self.add_button.clicked.connect(self._on_add_button_clicked)
+
+    def set_state(self, params: list[dict[str, Any]] | None, kwargs: dict[str, Any], callee: str = "") -> None:
+        """Show ``kwargs`` in fields generated from ``params`` (None: not resolved, TOML rows only)."""
+        for row in self.rows:
+            row.deleteLater()
+        while self._form.rowCount():
+            self._form.removeRow(0)
+        for row in self.toml_rows:
+            self._drop(row)
+        self.rows, self.toml_rows = [], []
+        self.params, self.callee = params, callee
+        listed = [p for p in params or [] if p["kind"] not in _BOUNDLESS]
+        self.open_ended = params is None or any(p["kind"] == "**kwargs" for p in params)
+        for p in listed:
+            value = kwargs.get(p["name"], UNSET)
+            row = SignatureRow(p, value, self._form)
+            row.edited.connect(self.edited)
+            self.rows.append(row)
+        names = {p["name"] for p in listed}
+        for name, value in kwargs.items():
+            if name not in names:
+                self._add_toml_row(name, value)
+        self._rows_holder.setVisible(bool(self.rows))
+        if params is None:
+            self.note.setText("Resolve the entry to get one field per parameter; until then each argument is a "
+                              "name and a TOML value.")
+        elif not listed:
+            self.note.setText(f"{callee or 'The factory'} takes no arguments by name.")
+        else:
+            self.note.setText("Bold: set, written into module.kwargs. The others keep their defaults.")
+
+    def _add_toml_row(self, name: str, value: Any) -> TomlRow:
+        row = TomlRow(name, value, self._toml_box)
+        row.edited.connect(self.edited)
+        row.removed.connect(self._on_row_removed)
+        self.toml_rows.append(row)
+        return row
+
+    def value(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for row in [*self.rows, *self.toml_rows]:
+            value = row.value()
+            if value is not UNSET and row.name:
+                out.setdefault(row.name, value)
+        return out
+
+    def editor(self, name: str) -> FieldEditor | None:
+        return next((r.editor for r in [*self.rows, *self.toml_rows] if r.name == name), None)
+
+    def problems(self, *, current: bool) -> list[Problem]:
+        """Text that is no value yet; with a ``current`` signature also missing and unknown arguments."""
+        out = [p for row in [*self.rows, *self.toml_rows] for p in row.problems()]
+        seen: set[str] = set()
+        for row in [*self.rows, *self.toml_rows]:
+            if row.value() is not UNSET and row.name in seen:
+                out.append(Problem(f"module.kwargs.{row.name}", f"'{row.name}' is given twice; the first one counts."))
+            seen.add(row.name)
+        if not current or self.params is None:
+            return out
+        for row in self.rows:
+            if not row.param.get("has_default") and row.value() is UNSET and row.param["kind"] != "positional-only":
+                out.append(Problem(row.key, f"{self.callee}(...) needs {row.name}: it has no default."))
+        if not self.open_ended:
+            for row in self.toml_rows:
+                if row.name and row.value() is not UNSET:
+                    out.append(Problem(f"module.kwargs.{row.name}", f"{self.callee}(...) has no parameter "
+                                       f"'{row.name}'; the call will fail.", "warning"))
+        return out
+
+    def show_problems(self, by_field: dict[str, list[Problem]]) -> None:
+        for row in [*self.rows, *self.toml_rows]:
+            show_problems(row.problem, by_field.pop(f"module.kwargs.{row.name}", []) if row.name else [])
+        show_problems(self.problem, by_field.pop("module.kwargs", []))
+
+    def _on_add_button_clicked(self) -> None:
+        row = self._add_toml_row("", UNSET)
+        row.name_edit.setFocus()
+
+    def _on_row_removed(self, row: TomlRow) -> None:
+        self.toml_rows.remove(row)
+        self._drop(row)
+        self.edited.emit()
+
+    def _drop(self, row: TomlRow) -> None:
+        self._toml_box.removeWidget(row.widget)
+        row.widget.hide()
+        row.widget.deleteLater()
+        row.deleteLater()

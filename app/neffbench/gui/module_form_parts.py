@@ -1,0 +1,240 @@
+"""Pieces the module form shares: TOML value text, tensor-spec columns, text editors, problem lines, field rows."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+import re
+import sys
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
+
+from neffbench.gui import theme
+from neffbench.gui.field_editors import FieldEditor
+from neffbench.kernels.module.tensors import DTYPE_ALIASES
+from neffbench.spec import Problem
+from neffbench.spec.schema import ui
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DTYPES = tuple(dict.fromkeys(DTYPE_ALIASES.values()))  # canonical names, floats first
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+# dtype[dims] init, as tensors.parse splits it; loose here so that text which does not parse still fills the columns.
+_SPEC_RE = re.compile(r"\s*([^\[\s]*)\s*\[([^\]]*)\]\s*(.*?)\s*", re.DOTALL)
+TOML_EXAMPLES = '64, 1e-6, true, "gelu" or { entry = "package.module:Config", kwargs = { hidden_size = 64 } }'
+
+
+# ---- TOML values ----
+
+def format_toml(value: Any) -> str:
+    """``value`` as a TOML inline value (what a TOML row shows; ``parse_toml`` reads it back equal)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = (f"{k if _BARE_KEY.fullmatch(k) else format_toml(k)} = {format_toml(v)}" for k, v in value.items())
+        return "{ " + ", ".join(items) + " }"
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return format_toml(str(value))
+
+
+def parse_toml(text: str) -> Any:
+    """One TOML value; ValueError with a sentence when the text is not one."""
+    try:
+        table = tomllib.loads(f"v = {text}")
+    except tomllib.TOMLDecodeError as exc:
+        reason = re.sub(r"\s*\(at .*\)$", "", str(exc))
+        raise ValueError(f"'{text.strip()}' is not a TOML value ({reason}); such as {TOML_EXAMPLES}.") from None
+    if set(table) != {"v"}:
+        raise ValueError(f"'{text.strip()}' is more than one TOML value; such as {TOML_EXAMPLES}.")
+    return table["v"]
+
+
+# ---- tensor specs in columns ----
+
+def split_tensor(text: str) -> tuple[str, str, str]:
+    """(canonical dtype, dims, init) of a tensor spec's text; whatever does not fit lands in init."""
+    match = _SPEC_RE.fullmatch(text)
+    if match is None:
+        return "", "", text.strip()
+    dtype, dims, init = match.groups()
+    shape = ",".join(d.strip() for d in dims.split(",")) if dims.strip() else ""
+    return DTYPE_ALIASES.get(dtype, dtype), shape, init
+
+
+def compose_tensor(dtype: str, shape: str, init: str) -> str:
+    dims = ",".join(d.strip() for d in shape.split(",")) if shape.strip() else ""
+    return f"{dtype}[{dims}] {init.strip()}".strip()
+
+
+# ---- editors the field_editors family lacks ----
+
+def meta_field(label: str, help: str, **kwargs: Any) -> dataclasses.Field:
+    """A stand-in dataclass field so that generated rows can use the FieldEditors of spec fields."""
+    return dataclasses.field(metadata=ui(label, help, **kwargs))
+
+
+class FloatTextEditor(FieldEditor):
+    """Any float as typed (1e-12 stays 1e-12); empty text is None. Bounds from min/max."""
+
+    def __init__(self, field: dataclasses.Field):
+        line = QLineEdit()
+        super().__init__(field, line)
+        line.textEdited.connect(self.edited)
+
+    def value(self) -> float | None:
+        text = self.widget.text().strip()
+        self.parse_error = None
+        if not text:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            self.parse_error = f"'{text}' is not a number; type one such as 0.1 or 1e-6."
+            return None
+        lo, hi = self.field.metadata["min"], self.field.metadata["max"]
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            self.parse_error = f"{text} is outside {lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}."
+        return value
+
+    def set_value(self, value: float | None) -> None:
+        self.parse_error = None
+        self.widget.setText("" if value is None else repr(float(value)))
+
+
+class TomlEditor(FieldEditor):
+    """A TOML value typed on one line; empty text is None. ``lenient``: text that is no TOML is the string itself."""
+
+    def __init__(self, field: dataclasses.Field, *, lenient: bool = False):
+        line = QLineEdit()
+        super().__init__(field, line)
+        self.lenient = lenient
+        line.textEdited.connect(self.edited)
+
+    def value(self) -> Any:
+        text = self.widget.text().strip()
+        self.parse_error = None
+        if not text:
+            return None
+        try:
+            return parse_toml(text)
+        except ValueError as exc:
+            if self.lenient:
+                return text
+            self.parse_error = str(exc)
+            return None
+
+    def set_value(self, value: Any) -> None:
+        self.parse_error = None
+        self.widget.setText("" if value is None else format_toml(value))
+
+
+# ---- problems and rows ----
+
+def problem_label(key: str) -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setObjectName(f"problem:{key}")
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.hide()
+    return label
+
+
+def show_problems(label: QLabel, problems: list[Problem]) -> None:
+    """The ✖/⚠ lines of ``problems`` in the worst one's colour (hidden when there are none)."""
+    if not problems:
+        label.hide()
+        label.clear()
+        return
+    worst = "error" if any(p.severity == "error" for p in problems) else "warning"
+    label.setText("\n".join(f"{'✖' if p.severity == 'error' else '⚠'} {p.message}" for p in problems))
+    label.setStyleSheet(f"color: {theme.PROBLEM_COLOURS[worst]};")
+    label.setProperty("severity", worst)
+    label.show()
+
+
+def disclosure(text: str) -> QToolButton:
+    """A flat ▸/▾ button that shows and hides a section's advanced fields."""
+    button = QToolButton(text=text, checkable=True, autoRaise=True)
+    button.setObjectName(f"disclosure:{text}")
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    button.setArrowType(Qt.ArrowType.RightArrow)
+    button.toggled.connect(lambda on: button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow))
+    return button
+
+
+class FieldRow(QObject):
+    """A spec field's label, editor and problem line; until edited it gives back the value it was shown."""
+
+    edited = Signal()
+
+    def __init__(self, key: str, editor: FieldEditor, layout: QFormLayout, *, beside: QWidget | None = None):
+        super().__init__(editor.widget)
+        self.key = key
+        self.editor = editor
+        self.layout = layout
+        self._original: Any = None
+        self._dirty = False
+        self._quiet = False
+        editor.widget.setObjectName(key)
+        meta = editor.field.metadata
+        self.label = QLabel(meta["label"])
+        self.label.setToolTip(meta["help"])
+        self.label.setBuddy(editor.widget)
+        self.problem = problem_label(key)
+        self.holder = QWidget()
+        box = QVBoxLayout(self.holder)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(1)
+        box.addWidget(beside or editor.widget)
+        box.addWidget(self.problem)
+        layout.addRow(self.label, self.holder)
+        editor.edited.connect(self._on_editor_edited)
+
+    def set_value(self, value: Any) -> None:
+        self._quiet = True
+        try:
+            self.editor.set_value(value)
+        finally:
+            self._quiet = False
+        self._original, self._dirty = value, False
+
+    def edit(self, value: Any) -> None:
+        """Show ``value`` as if the user had typed it (``edited`` follows)."""
+        self.set_value(value)
+        self._dirty = True
+        self.edited.emit()
+
+    def value(self) -> Any:
+        # A spin box rounds to its decimals: the value read from a file stays exact until the user edits it.
+        return self.editor.value() if self._dirty else self._original
+
+    def set_visible(self, visible: bool) -> None:
+        self.layout.setRowVisible(self.holder, visible)
+
+    def _on_editor_edited(self) -> None:
+        if self._quiet:
+            return
+        self._dirty = True
+        self.edited.emit()
