@@ -195,8 +195,9 @@ def _preload() -> None:
         from neffbench.jobs import preflight, reproduce, verify  # noqa: F401
         from neffbench.kernels import registry
 
-        # The job's kernel is not known yet; the default one is the likeliest.
-        registry.get(registry.DEFAULT).preload()
+        # The job's kernel is not known yet: every built-in one gets ready (plugins load on use).
+        for name in registry.BUILTIN:
+            registry.get(name).preload()
     except Exception:  # noqa: BLE001 - the job imports them again, fails the same way and reports it
         traceback.print_exc(file=sys.stderr)
     # Not torch_neuronx: whether to set the platform override before importing it depends on the spec.

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSplitter,
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSizePolicy, QSplitter,
                                QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from neffbench.gui import theme
@@ -21,6 +21,7 @@ BAD_BACKGROUND = "#fde7e7"
 DATA_DEPENDENT_WHY = ("{op}: its output's shape depends on the input values, and a NEFF has fixed shapes, "
                       "so this graph cannot be compiled. Use a fixed-size mask and torch.where instead.")
 ROLE_TENSOR = Qt.ItemDataRole.UserRole
+MAX_PROBLEMS_HEIGHT = 160
 
 
 def _number(value: Any) -> str:
@@ -38,12 +39,32 @@ def _ms(seconds: float) -> str:
 def check_summary(report: dict[str, Any]) -> str:
     """``bucket num_tokens=128 · 79 ms (build 28 ms, trace 51 ms)``: which bucket, and how long each step took."""
     bucket = report.get("bucket")
-    where = f"bucket {bucket_label(bucket) if isinstance(bucket, dict) else bucket}" if bucket else "no bucket"
+    if not bucket:
+        return "The check stopped before it reached a bucket."
+    where = f"bucket {bucket_label(bucket) if isinstance(bucket, dict) else bucket}"
     timings = {k.removesuffix("_s"): float(v) for k, v in (report.get("timings") or {}).items()}
     if not timings:
         return where
     steps = ", ".join(f"{k} {_ms(v)}" for k, v in timings.items())
     return f"{where} · took {_ms(sum(timings.values()))} ({steps})"
+
+
+class _FitScroll(QScrollArea):
+    """As tall as its wrapped contents, up to MAX_PROBLEMS_HEIGHT; scrolls beyond."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().sizeHint()
+        inner = self.widget()
+        if inner is None:
+            return hint
+        height = inner.heightForWidth(max(100, self.viewport().width()))
+        height = inner.sizeHint().height() if height < 0 else height
+        return QSize(hint.width(), min(MAX_PROBLEMS_HEIGHT, height + 2 * self.frameWidth()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
 
 
 class CheckView(QWidget):
@@ -65,15 +86,18 @@ class CheckView(QWidget):
         self.problems_layout = QVBoxLayout(self.problems_box)
         self.problems_layout.setContentsMargins(4, 2, 4, 2)
         self.problems_layout.addStretch(1)
-        self.problems_scroll = QScrollArea(widgetResizable=True, visible=False)
+        self.problems_scroll = _FitScroll(widgetResizable=True, visible=False)
+        self.problems_scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.problems_scroll.setWidget(self.problems_box)
-        self.problems_scroll.setMaximumHeight(150)
         self.tensor_tree = QTreeWidget()
         self.tensor_tree.setHeaderLabels(list(TENSOR_COLUMNS))
         self.tensor_tree.setRootIsDecorated(False)
         self.tensor_tree.setUniformRowHeights(True)
         self.tensor_tree.setAlternatingRowColors(True)
-        self.tensor_tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.tensor_tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(44)
         self.hist_widget = pg.PlotWidget()
         self.hist_plot: pg.PlotItem = self.hist_widget.getPlotItem()
         self.hist_plot.setMenuEnabled(False)
@@ -90,6 +114,7 @@ class CheckView(QWidget):
         self.ops_table = QTableWidget(0, 2)
         self.ops_table.setHorizontalHeaderLabels(["operator", "count"])
         self.ops_table.verticalHeader().setVisible(False)
+        self.ops_table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.ops_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.ops_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.ops_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -125,6 +150,7 @@ class CheckView(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(self.problems_scroll)
         layout.addWidget(self.splitter, 1)
+        layout.addStretch(0)
 
     # ---- what the panel passes on ----
 
@@ -152,6 +178,8 @@ class CheckView(QWidget):
         self._fill_tensors(report)
         self._fill_interface(report)
         self._fill_ops(report)
+        # With nothing built there is nothing to tabulate: the banner and the problems are the whole report.
+        self.splitter.setVisible(bool(report.get("inputs") or report.get("outputs") or report.get("interface")))
 
     def _show_banner(self, report: dict[str, Any], ok: bool, errors: list[dict[str, Any]]) -> None:
         if ok:
@@ -159,10 +187,9 @@ class CheckView(QWidget):
             return
         if report.get("error"):
             text = f"The CPU check could not run: {report['error']}"
-        elif len(errors) == 1:
-            text = f"This spec will not compile as it is: {errors[0].get('message', '')}"
         else:
-            text = f"This spec will not compile as it is: the CPU check found {len(errors)} errors (listed below)."
+            n = len(errors)
+            text = f"This spec will not compile as it is: the CPU check found {n} error{'s' if n != 1 else ''}."
         self.banner.setText(text)
         self.banner.show()
 
@@ -181,6 +208,7 @@ class CheckView(QWidget):
             self.problems_layout.insertWidget(len(self.problem_labels), label)
             self.problem_labels.append(label)
         self.problems_scroll.setVisible(bool(problems))
+        self.problems_scroll.updateGeometry()
 
     def _fill_tensors(self, report: dict[str, Any]) -> None:
         tree = self.tensor_tree
@@ -257,7 +285,7 @@ class CheckView(QWidget):
             top.setExpanded(True)
 
         if not interface:
-            QTreeWidgetItem(tree, ["Not known: the check stopped before the trace."])
+            QTreeWidgetItem(tree, ["Not traced"])
             return
         group("NEFF inputs", list(interface.get("inputs") or []))
         group("NEFF outputs", list(interface.get("outputs") or []))
@@ -273,7 +301,6 @@ class CheckView(QWidget):
         counts = dict(report.get("op_counts") or {})
         flagged = {label.split(" ")[0]: label for label in report.get("data_dependent") or []}
         rows = sorted(counts.items(), key=lambda kv: (-int(kv[1]), kv[0]))
-        table.setSortingEnabled(False)
         table.setRowCount(len(rows))
         for row, (op, count) in enumerate(rows):
             name, number = QTableWidgetItem(op), QTableWidgetItem()
@@ -287,8 +314,6 @@ class CheckView(QWidget):
                     cell.setToolTip(tip)
             table.setItem(row, 0, name)
             table.setItem(row, 1, number)
-        table.setSortingEnabled(True)
-        table.sortItems(1, Qt.SortOrder.DescendingOrder)
         total = sum(int(c) for c in counts.values())
         if "interface" not in report:
             self.ops_label.setText("Traced graph: not traced")

@@ -113,7 +113,7 @@ class PlotCell(QWidget):
         self.below_legend = RowLegend(labelTextSize="8pt", frame=False)
         # Its own width, centred under the plot, rather than entries spread over the whole width.
         self.below_legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.below_legend.layout.setContentsMargins(0, 0, 0, 0)  # empty, it takes no room
+        self.below_legend.layout.setContentsMargins(0, 3, 0, 0)  # empty, it takes (almost) no room
         self.plot_item.layout.addItem(self.below_legend, 4, 1)
         self.plot_item.layout.setAlignment(self.below_legend, Qt.AlignmentFlag.AlignHCenter)
         self.legend = self.corner_legend

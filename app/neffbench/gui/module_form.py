@@ -28,7 +28,8 @@ from neffbench.gui.field_editors import FieldEditor, editor_for
 from neffbench.gui.module_form_buckets import BucketsEditor
 from neffbench.gui.module_form_inputs import InputsEditor
 from neffbench.gui.module_form_kwargs import KwargsEditor
-from neffbench.gui.module_form_parts import FieldRow, disclosure, problem_label, show_problems
+from neffbench.gui.module_form_parts import FieldRow, disclosure, show_problems
+from neffbench.gui.module_form_report import entry_names, resolve_entry, summary_lines
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate
 
@@ -38,35 +39,6 @@ _PLACEHOLDERS = {"module.path": "folders, such as src ../lib", "module.outputs":
                  "module.examples": "file.py:make_examples", "module.entry": "package.module:attr or path/to/file.py:attr"}
 NOT_RESOLVED = ("Not resolved yet. Resolve reads the entry's signature in a separate process: the window never "
                 "imports your code.")
-
-
-def _resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    """Worker thread: ask a probe child to resolve the entry; failures come back as reports too."""
-    from neffbench.probe.client import ProbeError, ask
-
-    try:
-        report = ask("resolve", request)
-    except (ProbeError, OSError) as exc:
-        report = {"ok": False, "error": str(exc)}
-    report.setdefault("entry", request["entry"])
-    return token, report
-
-
-def _entry_names(path: str) -> list[str]:
-    """Worker thread: the top-level classes, functions and objects of a .py file, read with ast (never run)."""
-    import ast
-
-    try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return []
-    names = []
-    for node in tree.body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
-            names.append(node.name)
-        elif isinstance(node, ast.Assign):
-            names += [t.id for t in node.targets if isinstance(t, ast.Name) and not t.id.isupper()]
-    return [n for n in dict.fromkeys(names) if not n.startswith("_")]
 
 
 def _group(title: str, body: QVBoxLayout) -> QVBoxLayout:
@@ -237,6 +209,11 @@ class ModuleForm(QScrollArea):
         """A Resolve runs whose result will be shown (superseded ones may still be finishing)."""
         return self._waiting
 
+    @property
+    def busy(self) -> bool:
+        """Some worker (a Resolve, superseded or not, or a file scan) has not delivered yet."""
+        return bool(self._workers)
+
     def set_spec(self, spec: ModuleCompileSpec) -> None:
         """Show ``spec`` (edits that follow build on it). A signature resolved for another entry is dropped."""
         if self._report is not None and self._report["entry"] != spec.module.entry:
@@ -267,7 +244,7 @@ class ModuleForm(QScrollArea):
         self._waiting, self._request_entry = True, m.entry
         self._show_summary()
         request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
-        worker = create_worker(_resolve_entry, self._token, request, _start_thread=False,
+        worker = create_worker(resolve_entry, self._token, request, _start_thread=False,
                                _connect={"returned": self._on_resolver_returned}, _ignore_errors=True)
         worker.errored.connect(functools.partial(self._on_resolver_errored, self._token))
         self._keep(worker)
@@ -281,7 +258,7 @@ class ModuleForm(QScrollArea):
         edit = row.editor.widget
         edit.setFocus()
         edit.setCursorPosition(len(edit.text()))
-        worker = create_worker(_entry_names, path, _start_thread=False, _ignore_errors=True,
+        worker = create_worker(entry_names, path, _start_thread=False, _ignore_errors=True,
                                _connect={"returned": functools.partial(self._on_scanner_returned, path)})
         self._keep(worker)
 
@@ -360,7 +337,7 @@ class ModuleForm(QScrollArea):
             if not parts:
                 parts.append(html.escape(NOT_RESOLVED))
         else:
-            parts += _summary_lines(report)
+            parts += summary_lines(report)
             if report["entry"] != self._spec.module.entry:
                 parts.append(f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; '
                              "press Resolve again.</span>")
@@ -403,29 +380,6 @@ class ModuleForm(QScrollArea):
                                               "Python files (*.py);;All files (*)")
         if path:
             self.choose_file(path)
-
-
-def _summary_lines(report: dict[str, Any]) -> list[str]:
-    """Kind, qualified name, first doc line, and the factory and forward signatures, as rich-text lines."""
-    e = html.escape
-    kind, qualname = report.get("kind", "?"), report.get("qualname", "?")
-    module = report.get("module")
-    where = f"{module}:{qualname}" if module and str(module).endswith(".py") else f"{module}.{qualname}" if module \
-        else qualname
-    lines = [f"<b>{e(kind)}</b> {e(where)}"]
-    doc = (report.get("doc") or "").strip().splitlines()
-    if doc:
-        lines.append(f"<i>{e(doc[0])}</i>")
-    name = qualname.rpartition(".")[2]
-    if report.get("factory_text"):
-        lines.append(f"<b>factory</b> <tt>{e(name)}{e(report['factory_text'])}</tt>")
-    if report.get("forward_text"):
-        callee = f"{report['built']}.forward" if report.get("built") else (f"{name}.forward" if kind != "function"
-                                                                           else name)
-        lines.append(f"<b>forward</b> <tt>{e(callee)}{e(report['forward_text'])}</tt>")
-    if report.get("forward_note"):
-        lines.append(f'<span style="color: {theme.WARN}">⚠ {e(report["forward_note"])}</span>')
-    return lines
 
 
 def _get(spec: ModuleCompileSpec, key: str) -> Any:

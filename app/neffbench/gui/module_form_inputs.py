@@ -23,52 +23,27 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui import theme
-from neffbench.gui.module_form_kwargs import signature_text
 from neffbench.gui.module_form_parts import (
     DTYPES,
+    FitTable,
     TOML_EXAMPLES,
     TomlEditor,
+    cell,
     compose_tensor,
     meta_field,
+    note_label,
     problem_label,
     show_problems,
     split_tensor,
 )
+from neffbench.gui.module_form_report import signature_text
 from neffbench.kernels.module.tensors import FLOAT_DTYPES
 from neffbench.spec import Problem
 
-COLUMNS = ("Parameter", "Use", "Dtype", "Shape", "Init", "Value", "")
-NAME, USE, DTYPE, SHAPE, INIT, VALUE, REMOVE = range(len(COLUMNS))
+COLUMNS = ("Parameter", "Use", "Dtype", "Shape", "Init", "Value")
+NAME, USE, DTYPE, SHAPE, INIT, VALUE = range(len(COLUMNS))
+MIN_COLUMN = 80  # shape, init and value stay readable; a narrow form scrolls the table sideways
 _SCALARS = ("int", "float", "bool", "str", "choices")
-
-
-class FitTable(QTableWidget):
-    """A table as tall as its rows (the form scrolls, not the table); columns may still scroll sideways."""
-
-    def __init__(self, rows: int, columns: int, parent: QWidget | None = None):
-        super().__init__(rows, columns, parent)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.verticalHeader().hide()
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-
-    def _height(self) -> int:
-        h = 2 * self.frameWidth() + self.horizontalHeader().sizeHint().height()
-        h += sum(self.rowHeight(r) for r in range(self.rowCount()))
-        if self.horizontalHeader().length() > self.viewport().width():
-            h += self.horizontalScrollBar().sizeHint().height()
-        return h
-
-    def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), self._height())
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(120, self._height())
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().resizeEvent(event)
-        self.updateGeometry()
 
 
 def _default_use(p: dict[str, Any], first_tensor: bool, spec_has_inputs: bool) -> str:
@@ -98,6 +73,7 @@ class InputRow(QObject):
                  clean: bool):
         super().__init__()
         self.param = p
+        self.remove: QToolButton | None = None
         row = table.rowCount()
         table.insertRow(row)
         self.table = table
@@ -112,7 +88,10 @@ class InputRow(QObject):
             self.name_edit = QLineEdit(name)
             self.name_edit.setPlaceholderText("parameter")
             self.name_edit.setFrame(False)
-            table.setCellWidget(row, NAME, self.name_edit)
+            self.remove = QToolButton(text="✕")
+            self.remove.setToolTip("Remove this input")
+            self.remove.setAutoRaise(True)
+            table.setCellWidget(row, NAME, cell(self.name_edit, self.remove))
         self.use = QComboBox()
         self.use.addItems(["tensor", "constant"] + (["default"] if p and p.get("has_default") else []))
         self.use.setToolTip("tensor: an input of the NEFF (a tensor spec); constant: a value bound by name and "
@@ -131,13 +110,7 @@ class InputRow(QObject):
         self.value_editor.widget.setPlaceholderText("TOML value")
         for column, widget in ((USE, self.use), (DTYPE, self.dtype), (SHAPE, self.shape), (INIT, self.init),
                                (VALUE, self.value_editor.widget)):
-            table.setCellWidget(row, column, widget)
-        self.remove = None
-        if p is None:
-            self.remove = QToolButton(text="✕")
-            self.remove.setToolTip("Remove this input")
-            self.remove.setAutoRaise(True)
-            table.setCellWidget(row, REMOVE, self.remove)
+            table.setCellWidget(row, column, cell(widget))
         self._original = None
         self._fill(use, given)
         self._clean = clean
@@ -166,10 +139,11 @@ class InputRow(QObject):
         self._enable()
 
     def _enable(self) -> None:
+        """Only the cells that mean something for the row's use are shown."""
         use = self.use.currentText()
         for widget in (self.dtype, self.shape, self.init):
-            widget.setEnabled(use == "tensor")
-        self.value_editor.widget.setEnabled(use == "constant")
+            widget.setVisible(use == "tensor")
+        self.value_editor.widget.setVisible(use == "constant")
         default = "randn" if self.dtype.currentText() in FLOAT_DTYPES else "ones" if self.dtype.currentText() == "bool" \
             else "zeros"
         self.init.setPlaceholderText(default)
@@ -264,19 +238,18 @@ class InputsEditor(QWidget):
         self._quiet = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.note = QLabel()
-        self.note.setObjectName("inputs-note")
-        self.note.setWordWrap(True)
-        self.note.setEnabled(False)
+        self.note = note_label("inputs-note")
         layout.addWidget(self.note)
         self.table = FitTable(0, len(COLUMNS))
         self.table.setObjectName("inputs-table")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         header = self.table.horizontalHeader()
+        header.setMinimumSectionSize(MIN_COLUMN)
         for column in range(len(COLUMNS)):
             stretch = column in (SHAPE, INIT, VALUE)
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if stretch
                                         else QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setColumnHidden(VALUE, True)
         layout.addWidget(self.table)
         self.problem = problem_label("inputs")
         layout.addWidget(self.problem)
@@ -321,7 +294,7 @@ class InputsEditor(QWidget):
                     self._add(None, name, "constant", value, clean=True)
         finally:
             self._quiet = False
-        self.table.updateGeometry()
+        self._columns()
         if params is None:
             note = note or "Resolve the entry to list its forward parameters, or add inputs by hand."
         self.note.setText(note)
@@ -362,13 +335,19 @@ class InputsEditor(QWidget):
         for row in self.rows:
             row.mark([p for p in problems if row.name and p.field.rpartition(".")[2] == row.name])
 
+    def _columns(self) -> None:
+        """The Value column only while some row is a constant."""
+        self.table.setColumnHidden(VALUE, not any(r.use.currentText() == "constant" for r in self.rows))
+        self.table.updateGeometry()
+
     def _on_row_edited(self) -> None:
+        self._columns()
         if not self._quiet:
             self.edited.emit()
 
     def _on_add_button_clicked(self) -> None:
         row = self._add(None, "", "tensor", None, clean=False)
-        self.table.updateGeometry()
+        self._columns()
         row.name_edit.setFocus()
         self.edited.emit()
 
@@ -376,5 +355,5 @@ class InputsEditor(QWidget):
         self.table.removeRow(self.rows.index(row))
         self.rows.remove(row)
         row.deleteLater()
-        self.table.updateGeometry()
+        self._columns()
         self.edited.emit()

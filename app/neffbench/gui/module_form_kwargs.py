@@ -24,18 +24,23 @@ from neffbench.gui.module_form_parts import (
     TomlEditor,
     format_toml,
     meta_field,
+    note_label,
     problem_label,
     show_problems,
 )
+from neffbench.gui.module_form_report import signature_text
 from neffbench.spec import Problem
 
 UNSET = object()  # a parameter the user has not set: left out of module.kwargs
 _BOUNDLESS = ("*args", "**kwargs")
 
 
-def signature_text(p: dict[str, Any]) -> str:
-    text = p["name"] + (f": {p['annotation']}" if p.get("annotation") else "")
-    return text + (f" = {p['default']!r}" if p.get("has_default") else "")
+def _required_hint(annotation: str | None) -> str:
+    """What a required argument the form cannot generate looks like in TOML (a config: a nested entry)."""
+    name = (annotation or "").rpartition(".")[2]
+    if name.isidentifier() and name[0].isupper():
+        return f'required, such as {{ entry = "package:{name}", kwargs = {{ … }} }}'
+    return "required: a TOML value"
 
 
 def _fits(widget: str, p: dict[str, Any], value: Any) -> bool:
@@ -119,7 +124,7 @@ class SignatureRow(QObject):
             editor = TextEditor(meta_field(self.name, tip))
         else:
             editor = TomlEditor(meta_field(self.name, tip + f"\nA TOML value: {TOML_EXAMPLES}."))
-            empty = f"default: {p['default']}" if p.get("has_default") else f"required: {TOML_EXAMPLES}"
+            empty = f"default: {p['default']}" if p.get("has_default") else _required_hint(p.get("annotation"))
         editor.widget.setPlaceholderText(empty)
         return editor
 
@@ -272,10 +277,7 @@ class KwargsEditor(QWidget):
         self.toml_rows: list[TomlRow] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.note = QLabel()
-        self.note.setWordWrap(True)
-        self.note.setObjectName("kwargs-note")
-        self.note.setEnabled(False)  # the palette's disabled text: a hint, not a value
+        self.note = note_label("kwargs-note")
         layout.addWidget(self.note)
         self._rows_holder = QWidget()
         self._form = QFormLayout(self._rows_holder)

@@ -1,4 +1,4 @@
-"""Pieces the module form shares: TOML value text, tensor-spec columns, text editors, problem lines, field rows."""
+"""Pieces the module form shares: TOML value text, tensor-spec columns, editors, problem lines, rows and tables."""
 
 from __future__ import annotations
 
@@ -10,8 +10,19 @@ import re
 import sys
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QTableWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from neffbench.gui import theme
 from neffbench.gui.field_editors import FieldEditor
@@ -161,6 +172,17 @@ def problem_label(key: str) -> QLabel:
     return label
 
 
+def note_label(key: str) -> QLabel:
+    """A hint about a section (what Resolve will add, what bold means): italic, in the text colour."""
+    label = QLabel()
+    label.setObjectName(key)
+    label.setWordWrap(True)
+    font = label.font()
+    font.setItalic(True)
+    label.setFont(font)
+    return label
+
+
 def show_problems(label: QLabel, problems: list[Problem]) -> None:
     """The ✖/⚠ lines of ``problems`` in the worst one's colour (hidden when there are none)."""
     if not problems:
@@ -238,3 +260,44 @@ class FieldRow(QObject):
             return
         self._dirty = True
         self.edited.emit()
+
+
+class FitTable(QTableWidget):
+    """A table as tall as its rows (the form scrolls, not the table); columns may still scroll sideways."""
+
+    def __init__(self, rows: int, columns: int, parent: QWidget | None = None):
+        super().__init__(rows, columns, parent)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.verticalHeader().hide()
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def _height(self) -> int:
+        h = 2 * self.frameWidth() + self.horizontalHeader().sizeHint().height()
+        h += sum(self.rowHeight(r) for r in range(self.rowCount()))
+        if self.horizontalHeader().length() > self.viewport().width():
+            h += self.horizontalScrollBar().sizeHint().height()
+        return h
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(120, self._height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.updateGeometry()
+
+
+def cell(widget: QWidget, *extra: QWidget) -> QWidget:
+    """A cell holder: the view shows and places the holder, so the widget inside can be hidden."""
+    holder = QWidget()
+    line = QHBoxLayout(holder)
+    line.setContentsMargins(0, 0, 0, 0)
+    line.setSpacing(0)
+    line.addWidget(widget, 1)
+    for w in extra:
+        line.addWidget(w)
+    return holder

@@ -194,6 +194,9 @@ class ModuleKernel(Kernel):
         text = json.dumps(self.neff_relevant(spec), sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
+    def preload(self) -> None:
+        from neffbench.kernels.module import build, reproduce  # noqa: F401
+
     def build(self, spec: ModuleCompileSpec) -> Built:
         from neffbench.kernels.module.build import build
 

@@ -38,6 +38,9 @@ class RmsNormKernel(Kernel):
 
         return io_signature(spec)
 
+    def preload(self) -> None:
+        from neffbench.kernels.rms_norm import build  # noqa: F401
+
     def build(self, spec: RmsNormCompileSpec) -> Built:
         from neffbench.kernels.rms_norm.build import build_module, example_inputs
 

@@ -31,6 +31,9 @@ class SiluAndMulKernel(Kernel):
 
         return io_signature(spec)
 
+    def preload(self) -> None:
+        from neffbench.kernels.silu_and_mul import build  # noqa: F401
+
     def build(self, spec: SiluAndMulCompileSpec) -> Built:
         from neffbench.kernels.silu_and_mul.build import build_module, example_inputs
 

@@ -1,0 +1,75 @@
+"""Reading the probe's resolve report for the module form: the worker's call, the summary, signature text."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from neffbench.gui import theme
+
+
+def resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Worker thread: ask a probe child to resolve the entry; failures come back as reports too."""
+    from neffbench.probe.client import ProbeError, ask
+
+    try:
+        report = ask("resolve", request)
+    except (ProbeError, OSError) as exc:
+        report = {"ok": False, "error": str(exc)}
+    report.setdefault("entry", request["entry"])
+    return token, report
+
+
+def entry_names(path: str) -> list[str]:
+    """Worker thread: the top-level classes, functions and objects of a .py file, read with ast (never run)."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name) and not t.id.isupper()]
+    return [n for n in dict.fromkeys(names) if not n.startswith("_")]
+
+
+def signature_text(p: dict[str, Any]) -> str:
+    text = p["name"] + (f": {p['annotation']}" if p.get("annotation") else "")
+    return text + (f" = {p['default']!r}" if p.get("has_default") else "")
+
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    """Kind, qualified name, first doc line, and the factory and forward signatures, as rich-text lines."""
+    e = html.escape
+    kind, qualname = report.get("kind", "?"), report.get("qualname", "?")
+    module = report.get("module")
+    where = f"{module}:{qualname}" if module and str(module).endswith(".py") else f"{module}.{qualname}" if module \
+        else qualname
+    lines = [f"<b>{e(kind)}</b> {e(where)}"]
+    doc = _first_sentence(report.get("doc") or "")
+    if doc:
+        lines.append(f"<i>{e(doc)}</i>")
+    name = qualname.rpartition(".")[2]
+    if report.get("factory_text"):
+        lines.append(f"<b>factory</b> <tt>{e(name)}{e(report['factory_text'])}</tt>")
+    if report.get("forward_text"):
+        callee = f"{report['built']}.forward" if report.get("built") else (f"{name}.forward" if kind != "function"
+                                                                           else name)
+        lines.append(f"<b>forward</b> <tt>{e(callee)}{e(report['forward_text'])}</tt>")
+    if report.get("forward_note"):
+        lines.append(f'<span style="color: {theme.WARN}">⚠ {e(report["forward_note"])}</span>')
+    return lines
+
+
+def _first_sentence(doc: str, limit: int = 240) -> str:
+    """The doc's first sentence on one line (docstrings wrap their first sentence over lines)."""
+    text = " ".join(doc.split("\n\n")[0].split())
+    end = text.find(". ")
+    text = text[: end + 1] if end >= 0 else text
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
