@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QCompleter,
     QFileDialog,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -28,7 +27,7 @@ from neffbench.gui.field_editors import FieldEditor, editor_for
 from neffbench.gui.module_form_buckets import BucketsEditor
 from neffbench.gui.module_form_inputs import InputsEditor
 from neffbench.gui.module_form_kwargs import KwargsEditor
-from neffbench.gui.module_form_parts import FieldRow, disclosure, show_problems
+from neffbench.gui.module_form_parts import FieldRow, disclosure, form_layout, group_box, show_problems
 from neffbench.gui.module_form_report import entry_names, resolve_entry, summary_lines
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate
@@ -39,25 +38,6 @@ _PLACEHOLDERS = {"module.path": "folders, such as src ../lib", "module.outputs":
                  "module.examples": "file.py:make_examples", "module.entry": "package.module:attr or path/to/file.py:attr"}
 NOT_RESOLVED = ("Not resolved yet. Resolve reads the entry's signature in a separate process: the window never "
                 "imports your code.")
-
-
-def _group(title: str, body: QVBoxLayout) -> QVBoxLayout:
-    group = QGroupBox(title)
-    group.setObjectName(f"section:{title}")
-    layout = QVBoxLayout(group)
-    layout.setContentsMargins(8, 4, 8, 6)
-    body.addWidget(group)
-    return layout
-
-
-def _form(parent_layout: QVBoxLayout | None = None, widget: QWidget | None = None) -> QFormLayout:
-    form = QFormLayout(widget) if widget is not None else QFormLayout()
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-    if widget is not None:
-        form.setContentsMargins(0, 0, 0, 0)
-    if parent_layout is not None:
-        parent_layout.addLayout(form)
-    return form
 
 
 class ModuleForm(QScrollArea):
@@ -94,11 +74,11 @@ class ModuleForm(QScrollArea):
         self._build_job()
         self._build_module()
         self.kwargs = KwargsEditor()
-        _group("Constructor arguments", self._body).addWidget(self.kwargs)
+        group_box("Constructor arguments", self._body).addWidget(self.kwargs)
         self.inputs = InputsEditor()
-        _group("Inputs", self._body).addWidget(self.inputs)
+        group_box("Inputs", self._body).addWidget(self.inputs)
         self.buckets = BucketsEditor()
-        _group("Buckets", self._body).addWidget(self.buckets)
+        group_box("Buckets", self._body).addWidget(self.buckets)
         self._build_compiler()
         self._body.addStretch(1)
         self.setWidget(body)
@@ -127,16 +107,16 @@ class ModuleForm(QScrollArea):
         toggle.toggled.connect(inner.setVisible)
         group.addWidget(toggle)
         group.addWidget(inner)
-        return _form(widget=inner)
+        return form_layout(widget=inner)
 
     def _build_job(self) -> None:
-        group = _group("Job", self._body)
-        form = _form(group)
+        group = group_box("Job", self._body)
+        form = form_layout(group)
         self._add_rows("", ModuleCompileSpec, _JOB, form, self._advanced(group))
 
     def _build_module(self) -> None:
-        group = _group("Module", self._body)
-        form = _form(group)
+        group = group_box("Module", self._body)
+        form = form_layout(group)
         self.open_button = QPushButton("Open .py…")
         self.open_button.setObjectName("open-file-button")
         self.open_button.setToolTip("Choose your own .py file, then type (or pick) the attribute after the ':'")
@@ -167,9 +147,9 @@ class ModuleForm(QScrollArea):
         form.addRow(self.summary)
 
     def _build_compiler(self) -> None:
-        group = _group("Compiler", self._body)
+        group = group_box("Compiler", self._body)
         names = tuple(f.name for f in dataclasses.fields(CompilerSpec))
-        self._add_rows("compiler.", CompilerSpec, names, _form(group), self._advanced(group))
+        self._add_rows("compiler.", CompilerSpec, names, form_layout(group), self._advanced(group))
 
     def _wire(self) -> None:
         for row in self._rows.values():
@@ -232,7 +212,7 @@ class ModuleForm(QScrollArea):
         self._refresh()
 
     def resolve(self) -> None:
-        """Resolve the entry in a probe child, on a worker thread; a Resolve still running is superseded."""
+        """Resolve the entry in the warm probe child, from a worker thread; a Resolve still running is superseded."""
         from superqt.utils import create_worker  # after the first paint: superqt imports all its widgets
 
         m = self._spec.module

@@ -94,6 +94,9 @@ class SignatureRow(QObject):
         box.addLayout(line)
         box.addWidget(self.problem)
         layout.addRow(self.label, holder)
+        # Added to a visible form, Qt would show them from a queued call: show them now, already parented.
+        self.label.show()
+        holder.show()
         self._quiet = False
         self._original, self._clean = value, True
         self._show(value)
@@ -138,6 +141,8 @@ class SignatureRow(QObject):
                 self.editor.widget.setCurrentIndex(index + 1 if self._placeholder else max(index, 0))
             elif self.widget_kind == "bool":
                 self.editor.set_value(bool(shown) if shown is not UNSET else False)
+            elif self.widget_kind == "str":
+                self.editor.set_value("" if shown is UNSET or shown is None else shown)
             else:
                 self.editor.set_value(None if shown is UNSET or shown is None else shown)
         finally:
@@ -216,6 +221,7 @@ class TomlRow(QObject):
         self.problem = problem_label(f"module.kwargs.{name}")
         layout.addWidget(self.problem)
         box.addWidget(self.widget)
+        self.widget.show()  # parented by now: shown with the form, not from a queued call
         self._original, self._dirty = value, False
         if value is not UNSET:
             self.editor.set_value(value)

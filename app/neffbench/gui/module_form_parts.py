@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -204,6 +205,26 @@ def disclosure(text: str) -> QToolButton:
     button.setArrowType(Qt.ArrowType.RightArrow)
     button.toggled.connect(lambda on: button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow))
     return button
+
+
+def group_box(title: str, body: QVBoxLayout) -> QVBoxLayout:
+    """A titled section of the form; its layout is returned."""
+    group = QGroupBox(title)
+    group.setObjectName(f"section:{title}")
+    layout = QVBoxLayout(group)
+    layout.setContentsMargins(8, 4, 8, 6)
+    body.addWidget(group)
+    return layout
+
+
+def form_layout(parent_layout: QVBoxLayout | None = None, widget: QWidget | None = None) -> QFormLayout:
+    form = QFormLayout(widget) if widget is not None else QFormLayout()
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    if widget is not None:
+        form.setContentsMargins(0, 0, 0, 0)
+    if parent_layout is not None:
+        parent_layout.addLayout(form)
+    return form
 
 
 class FieldRow(QObject):

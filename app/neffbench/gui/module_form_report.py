@@ -10,11 +10,14 @@ from neffbench.gui import theme
 
 
 def resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    """Worker thread: ask a probe child to resolve the entry; failures come back as reports too."""
-    from neffbench.probe.client import ProbeError, ask
+    """Worker thread: the window's warm probe child resolves the entry; failures come back as reports too.
+
+    The warm probe answers one request at a time, so a superseded Resolve still finishes first; the
+    form ignores its result. Its torch (and transformers) imports are paid once per window."""
+    from neffbench.probe.client import ProbeError, shared
 
     try:
-        report = ask("resolve", request)
+        report = shared().ask("resolve", request)
     except (ProbeError, OSError) as exc:
         report = {"ok": False, "error": str(exc)}
     report.setdefault("entry", request["entry"])

@@ -1,0 +1,284 @@
+"""The module form: generated from a Resolve in a probe child, inputs and buckets as tables, exact round trips."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QToolButton
+
+from neffbench.gui import theme
+from neffbench.gui.module_form import ModuleForm
+from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
+from neffbench.spec import dumps_toml, loads_toml
+
+pytestmark = pytest.mark.gui
+
+RESOLVE_TIMEOUT_MS = 60_000  # the first Resolve starts the warm probe child, which imports torch
+CORPUS_MLP = Path(__file__).parent / "data" / "modules" / "mlp.py"
+_OWN_MLP = '''
+from typing import Literal
+
+import torch
+from torch import nn
+
+
+class MLP(nn.Module):
+    def __init__(self, hidden_size: int, intermediate_size: int, activation: str, bias: bool, dropout: float):
+        super().__init__()
+        self.up = nn.Linear(hidden_size, intermediate_size, bias=bias)
+        self.down = nn.Linear(intermediate_size, hidden_size, bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(torch.relu(self.up(x)))
+
+
+def make_mlp(hidden_size: int = 64, intermediate_size: int = 128,
+             activation: Literal["gelu", "silu", "relu"] = "silu", bias: bool = True, dropout: float = 0.0):
+    return MLP(hidden_size, intermediate_size, activation, bias, dropout).eval()
+'''
+
+ROUND_TRIP_TOML = '''
+kernel = "module"
+name = "tiny-bert"
+seed = 7
+
+[module]
+entry = "transformers:BertModel"
+call = "factory"
+outputs = ["last_hidden_state"]
+
+[module.kwargs]
+add_pooling_layer = false
+config = { entry = "transformers:BertConfig", kwargs = { hidden_size = 64, num_hidden_layers = 2, layer_norm_eps = 1e-12 } }
+
+[module.constants]
+return_dict = false
+use_cache = false
+
+[inputs]
+input_ids = "i64[{batch},{seq}] randint(0, 1000)"
+attention_mask = "i64[{batch},{seq}] ones"
+
+[buckets]
+batch = [1, 4]
+seq = [128, 512]
+
+[compiler]
+target = "trn2"
+timeout = 1.5
+'''
+
+
+@pytest.fixture
+def mlp_file(tmp_path) -> Path:
+    """The corpus's mlp.py, or a small one of our own when the corpus is not there."""
+    if CORPUS_MLP.is_file():
+        return CORPUS_MLP
+    path = tmp_path / "mlp.py"
+    path.write_text(_OWN_MLP, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_probe():
+    """Resolve uses the process's warm probe child: stop it when this module's tests are done."""
+    yield
+    from neffbench.probe.client import close_shared
+
+    close_shared()
+
+
+@pytest.fixture
+def form(qtbot):
+    form = ModuleForm()
+    qtbot.addWidget(form)
+    form.resize(900, 1200)
+    form.show()
+    qtbot.waitExposed(form)
+    yield form
+    # Superseded Resolves still finish in their threads: let them deliver before the widgets go.
+    qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
+
+
+def _resolve(qtbot, form: ModuleForm, entry: str) -> dict:
+    form.set_spec(dataclasses.replace(form.spec(), module=ModuleSection(entry=entry)))
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS) as blocker:
+        qtbot.mouseClick(form.findChild(QPushButton, "resolve-button"), Qt.MouseButton.LeftButton)
+    return blocker.args[0]
+
+
+def _type(qtbot, edit: QLineEdit, text: str) -> None:
+    edit.clear()
+    qtbot.keyClicks(edit, text)
+
+
+def _no_user_code_here() -> bool:
+    return not any(name.startswith("neffbench_user_") for name in sys.modules)
+
+
+def test_a_factory_gets_one_field_per_parameter_after_resolve(qtbot, form, mlp_file):
+    report = _resolve(qtbot, form, f"{mlp_file}:make_mlp")
+    assert report["ok"], report
+    assert _no_user_code_here()
+    summary = form.findChild(QLabel, "resolve-summary").text()
+    assert "make_mlp" in summary and "hidden_size: int = 64" in summary and "(x: Tensor)" in summary
+
+    hidden = form.findChild(QSpinBox, "kwargs.hidden_size")
+    activation = form.findChild(QComboBox, "kwargs.activation")
+    bias = form.findChild(QCheckBox, "kwargs.bias")
+    dropout = form.findChild(QLineEdit, "kwargs.dropout")
+    assert form.editor("kwargs.hidden_size").widget is hidden
+    assert hidden.value() == 64 and "int = 64" in hidden.toolTip()
+    assert [activation.itemText(i) for i in range(activation.count())] == ["gelu", "silu", "relu"]
+    assert activation.currentText() == "silu" and bias.isChecked()
+    assert form.spec().module.kwargs == {}  # defaults are not written
+
+    with qtbot.waitSignal(form.spec_changed, timeout=1000):
+        hidden.setValue(256)
+    activation.setCurrentText("gelu")
+    bias.setChecked(False)
+    _type(qtbot, dropout, "1e-6")
+    assert form.spec().module.kwargs == {"hidden_size": 256, "activation": "gelu", "bias": False, "dropout": 1e-6}
+
+    qtbot.mouseClick(form.findChild(QToolButton, "kwargs.hidden_size.default"), Qt.MouseButton.LeftButton)
+    assert "hidden_size" not in form.spec().module.kwargs and hidden.value() == 64
+
+    _type(qtbot, dropout, "a lot")
+    assert form.problem_label("module.kwargs.dropout").isVisible()
+    assert any(p.field == "module.kwargs.dropout" for p in form.errors())
+    _type(qtbot, dropout, "0.25")
+    assert not form.problem_label("module.kwargs.dropout").isVisible()
+    assert form.spec().module.kwargs["dropout"] == 0.25
+
+
+def test_inputs_and_buckets_after_resolve(qtbot, form, mlp_file):
+    assert _resolve(qtbot, form, f"{mlp_file}:make_mlp")["ok"]
+    use = form.findChild(QComboBox, "inputs.x.use")
+    assert use is not None and use.currentText() == "tensor"
+    assert "x" in form.spec().inputs
+
+    form.findChild(QComboBox, "inputs.x.dtype").setCurrentText("bfloat16")
+    _type(qtbot, form.findChild(QLineEdit, "inputs.x.shape"), "{batch},{seq},64")
+    _type(qtbot, form.findChild(QLineEdit, "inputs.x.init"), "rand(-1, 1)")
+    assert form.spec().inputs == {"x": "bfloat16[{batch},{seq},64] rand(-1, 1)"}
+    inputs_problem = form.problem_label("inputs")
+    assert inputs_problem.isVisible() and "not a [buckets] axis" in inputs_problem.text()
+
+    shapes = form.findChild(QPlainTextEdit, "shapes")
+    for axis, values in (("batch", "1, 8"), ("seq", "128")):
+        qtbot.mouseClick(form.findChild(QPushButton, "add-axis-button"), Qt.MouseButton.LeftButton)
+        _type(qtbot, form.findChild(QLineEdit, "buckets..name"), axis)
+        _type(qtbot, form.findChild(QLineEdit, f"buckets.{axis}"), values)
+    assert form.spec().buckets == {"batch": (1, 8), "seq": (128,)}
+    assert not inputs_problem.isVisible()
+    assert "batch=8, seq=128  →  x: bfloat16[8,128,64] rand(-1, 1)" in shapes.toPlainText()
+    assert "batch=1, seq=128" in shapes.toPlainText()
+
+    _type(qtbot, form.findChild(QLineEdit, "buckets.seq"), "128, 512")
+    assert "x: bfloat16[8,512,64]" in shapes.toPlainText()  # updated as the user types
+
+    # An axis the buckets do not have: the problem shows under the inputs table, in the error colour.
+    _type(qtbot, form.findChild(QLineEdit, "inputs.x.shape"), "{tokens},64")
+    assert inputs_problem.isVisible() and "{tokens}" in inputs_problem.text()
+    assert "not a [buckets] axis" in inputs_problem.text()
+    assert theme.PROBLEM_COLOURS["error"] in inputs_problem.styleSheet()
+    assert any(p.field == "inputs.x" for p in form.errors())
+    assert "axis 'tokens'" in shapes.toPlainText()
+
+    use.setCurrentText("constant")  # a tensor row can become a constant
+    _type(qtbot, form.findChild(QLineEdit, "inputs.x.value"), "0.5")
+    assert "x" not in form.spec().inputs and form.spec().module.constants == {"x": 0.5}
+
+
+def test_a_bad_entry_shows_the_resolve_error(qtbot, form, tmp_path, mlp_file):
+    missing = tmp_path / "nowhere.py"
+    report = _resolve(qtbot, form, f"{missing}:Model")
+    assert not report["ok"]
+    summary = form.findChild(QLabel, "resolve-summary")
+    assert "does not exist" in summary.text() and theme.BAD in summary.text()
+    assert form.problem_label("module.entry").isVisible()  # validation says so too, under the entry
+
+    report = _resolve(qtbot, form, f"{mlp_file}:Nope")
+    assert not report["ok"] and "has no attribute 'Nope'" in report["error"]
+    assert "has no attribute" in summary.text() and "make_mlp" in summary.text()
+    assert _no_user_code_here()
+
+
+def test_a_second_resolve_supersedes_the_first(qtbot, form, tmp_path, mlp_file):
+    reports = []
+    form.resolved.connect(reports.append)
+    form.set_spec(ModuleCompileSpec(module=ModuleSection(entry=f"{mlp_file}:GatedMLP")))
+    form.resolve()  # imports torch in its child: slow
+    missing = f"{tmp_path / 'nowhere.py'}:Model"
+    form.set_spec(ModuleCompileSpec(module=ModuleSection(entry=missing)))
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS):
+        form.resolve()
+    qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
+    assert [r["entry"] for r in reports] == [missing]
+    assert form.findChild(QSpinBox, "kwargs.hidden_size") is None  # GatedMLP's signature never applied
+
+
+def test_a_spec_from_toml_round_trips_without_resolve(qtbot, form):
+    spec = loads_toml(ROUND_TRIP_TOML)
+    with qtbot.waitSignal(form.spec_changed, timeout=1000) as blocker:
+        form.set_spec(spec)
+    assert blocker.args[0] == spec
+    assert form.spec() == spec and dumps_toml(form.spec()) == dumps_toml(spec)
+
+    config = form.findChild(QLineEdit, "kwargs.config")
+    assert config.text() == ('{ entry = "transformers:BertConfig", kwargs = { hidden_size = 64, '
+                             'num_hidden_layers = 2, layer_norm_eps = 1e-12 } }')
+    assert form.findChild(QLineEdit, "kwargs.add_pooling_layer").text() == "false"
+    assert form.findChild(QComboBox, "inputs.input_ids.dtype").currentText() == "int64"
+    assert form.findChild(QLineEdit, "inputs.input_ids.shape").text() == "{batch},{seq}"
+    assert form.findChild(QLineEdit, "inputs.return_dict.value").text() == "false"
+    assert form.findChild(QLineEdit, "buckets.seq").text() == "128, 512"
+
+    # An edit elsewhere keeps everything else exactly as it was read (aliases, float timeout, order).
+    _type(qtbot, form.editor("name").widget, "renamed")
+    assert form.spec() == dataclasses.replace(spec, name="renamed")
+    assert dumps_toml(form.spec()) == dumps_toml(spec).replace('"tiny-bert"', '"renamed"')
+    assert form.findChild(QLabel, "resolve-summary").text().startswith("Not resolved")
+
+    _type(qtbot, config, '{ entry = "transformers:BertConfig", kwargs = { hidden_size = 32 } }')
+    assert form.spec().module.kwargs["config"] == {"entry": "transformers:BertConfig", "kwargs": {"hidden_size": 32}}
+    _type(qtbot, config, "{ entry = ")
+    assert form.problem_label("module.kwargs.config").isVisible()
+    assert any(p.field == "module.kwargs.config" for p in form.errors())
+
+
+def test_problems_show_under_their_fields(qtbot, form):
+    form.set_spec(ModuleCompileSpec(module=ModuleSection(entry="torch.nn:Linear")))
+    has_name_problem = lambda problems: any(p.field == "name" for p in problems)  # noqa: E731
+    with qtbot.waitSignal(form.problems_changed, timeout=1000, check_params_cb=has_name_problem):
+        _type(qtbot, form.editor("name").widget, "bad name!")
+    label = form.problem_label("name")
+    assert label.isVisible() and label.wordWrap() and "Name must be" in label.text()
+    assert form.problem_label("inputs").isVisible()  # no inputs yet
+    assert {p.severity for p in form.errors()} == {"error"}
+    for key in ("name", "seed", "module.entry", "module.call", "compiler.target"):
+        assert form.editor(key).widget.objectName() == key
+    for name in ("inputs-table", "buckets-table", "resolve-button"):
+        assert form.findChild(object, name) is not None, name
+
+
+def test_add_input_by_hand_and_open_file(qtbot, form, mlp_file):
+    qtbot.mouseClick(form.findChild(QPushButton, "add-input-button"), Qt.MouseButton.LeftButton)
+    _type(qtbot, form.findChild(QLineEdit, "inputs..name"), "x")
+    _type(qtbot, form.findChild(QLineEdit, "inputs.x.shape"), "2,16")
+    assert form.spec().inputs == {"x": "float32[2,16]"}
+    qtbot.mouseClick(form.findChild(QToolButton, "inputs.x.remove"), Qt.MouseButton.LeftButton)
+    assert form.spec().inputs == {}
+
+    form.choose_file(str(mlp_file))  # what "Open .py…" does after its dialog
+    entry = form.editor("module.entry").widget
+    assert entry.text() == f"{mlp_file}:" and form.spec().module.entry == f"{mlp_file}:"
+    model = entry.completer().model()
+    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10_000)
+    names = {model.index(i).data() for i in range(model.rowCount())}
+    assert f"{mlp_file}:make_mlp" in names and f"{mlp_file}:MLP" in names
+    assert _no_user_code_here()  # read with ast, never run
