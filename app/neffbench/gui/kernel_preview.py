@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
-from superqt import QFlowLayout
+from superqt import QElidingLabel, QFlowLayout
 
 from neffbench.gui import theme
-from neffbench.gui.kernel_preview_check import CheckView
+from neffbench.gui.kernel_preview_check import CheckView, verdict
 from neffbench.gui.kernel_preview_plots import PlotGrid, PlotScroll
 
 if TYPE_CHECKING:
@@ -36,8 +36,12 @@ class KernelPreviewPanel(QWidget):
         self.preview: KernelPreview | None = None
         self.title_label = QLabel()
         self.title_label.setStyleSheet("font-weight: bold;")
-        self.status_label = QLabel("Loading torch…", wordWrap=True)
+        self.status_label = QElidingLabel("Loading torch…")
         self.status_label.setObjectName("previewStatus")
+        # Errors (a spec that cannot be previewed) get a full-width line of their own: they are sentences.
+        self.message_label = QLabel(wordWrap=True, visible=False)
+        self.message_label.setStyleSheet(f"color: {theme.BAD};")
+        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.check_button = QPushButton("Run CPU &check")
         self.check_button.setToolTip("Build the kernel, run it eagerly and trace it on the CPU in a child process: "
                                      "its tensors, the NEFF interface it will have, its operators and any problem "
@@ -71,6 +75,7 @@ class KernelPreviewPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(header)
+        layout.addWidget(self.message_label)
         layout.addWidget(self.badge_box)
         layout.addWidget(self.tabs, 1)
 
@@ -81,15 +86,16 @@ class KernelPreviewPanel(QWidget):
 
     def plot_widgets(self) -> dict[str, pg.PlotWidget]:
         """The PlotWidget of each plot shown, by plot title."""
-        return {title: cell.plot_widget for title, cell in self.grid.cells.items()}
+        return {title: self.grid.cells[title].plot_widget for title in self.grid.order}
 
     # ---- what the controller reports ----
 
     def show_status(self, text: str, *, error: bool = False) -> None:
         if self.preview is None:
             self.placeholder.setText(text)
-        self.status_label.setText(text)
-        self.status_label.setStyleSheet(f"color: {theme.BAD};" if error else "")
+        self.status_label.setText("" if error else text)
+        self.message_label.setText(text if error else "")
+        self.message_label.setVisible(error)
 
     def show_invalid(self, message: str) -> None:
         """The form's spec cannot be previewed: say so, keep the old plots, and let no badge vouch for them."""
@@ -116,11 +122,9 @@ class KernelPreviewPanel(QWidget):
     def show_check(self, report: dict[str, Any], *, reveal: bool = True) -> None:
         """A probe ``check`` report; ``reveal`` brings the CPU check tab to the front."""
         self.check_view.show_report(report)
-        errors = sum(1 for p in report.get("problems") or [] if p.get("severity") == "error")
-        errors += 1 if report.get("error") else 0
-        ok = bool(report.get("ok")) and not errors
-        self.tabs.setTabText(1, "CPU check · passed" if ok else
-                             f"CPU check · {errors or 'an'} error{'s' if errors > 1 else ''}")
+        ok, errors, _warnings = verdict(report)
+        failed = f"{len(errors)} error{'s' if len(errors) > 1 else ''}" if errors else "failed"
+        self.tabs.setTabText(1, f"CPU check · {'passed' if ok else failed}")
         if reveal:
             self.tabs.setCurrentWidget(self.check_view)
 

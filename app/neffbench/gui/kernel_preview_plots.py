@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from neffbench.gui import theme
 
-if TYPE_CHECKING:  # plots.py is numpy only, but the GUI only needs its shapes
+if TYPE_CHECKING:  # only for annotations: the plots arrive built
     from neffbench.kernels.plots import Plot, Series
 
 # Data series take these in turn (matplotlib's tab10, which the RoPE panel's blue starts); references are grey.
@@ -32,7 +32,10 @@ def occupied_points(plot: Plot) -> tuple[np.ndarray, np.ndarray]:
     """Points on everything the plot draws, dense enough that a legend box over a line or a bar contains some."""
     xs, ys = [], []
     for series in plot.series:
-        x, y = _xy(series)
+        if plot.kind == "bars":  # categories, drawn at 0, 1, 2, ...
+            x, y = np.arange(len(series.y), dtype=np.float64), np.asarray(series.y, dtype=np.float64).ravel()
+        else:
+            x, y = _xy(series)
         if plot.kind == "histogram" and len(x) == len(y) + 1 and len(y):
             # A bar covers its whole height, so sample each bin from 0 up to its count.
             centres = (x[:-1] + x[1:]) / 2
@@ -41,7 +44,7 @@ def occupied_points(plot: Plot) -> tuple[np.ndarray, np.ndarray]:
             ys.append(np.outer(y, levels).ravel())
         elif plot.kind == "bars" and len(y):
             levels = np.linspace(0.0, 1.0, 9)
-            xs.append(np.repeat(np.arange(len(y), dtype=np.float64), len(levels)))
+            xs.append(np.repeat(x, len(levels)))
             ys.append(np.outer(y, levels).ravel())
         elif len(x) == len(y) and len(y):
             if len(x) < 200:  # a two-point reference line is still a line across the box
@@ -94,13 +97,20 @@ class RowLegend(pg.LegendItem):
         self.updateGeometry()
 
 
+class _PlotWidget(pg.PlotWidget):
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        # PlotWidget asks for 600 x 480; a scroll area sizes the grid by its preferred height (the notes wrap, so
+        # it asks the height for the width), and would then scroll at any window height. The minimum is enough.
+        return QSize(400, MIN_PLOT_HEIGHT)
+
+
 class PlotCell(QWidget):
     """One Plot: its PlotWidget and the note under it. ``items`` are made once per series slot and re-fed."""
 
     def __init__(self, title: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.title = title
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = _PlotWidget()
         self.plot_widget.setMinimumHeight(MIN_PLOT_HEIGHT)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setMenuEnabled(False)
@@ -171,7 +181,7 @@ class PlotCell(QWidget):
         if plot.kind == "histogram" and len(x) == len(y) + 1:
             filled = series.role != "reference" and not plot.log_y
             brush = pg.mkBrush(pen.color().red(), pen.color().green(), pen.color().blue(), 45)
-            if plot.log_y:  # an empty bin has no logarithm; draw it at the axis instead of breaking the step
+            if plot.log_y:  # an empty bin has no logarithm: a gap there (connect='finite'), not a drop to -inf
                 y = np.where(y > 0, y, np.nan)
             curve.setData(x, y, pen=pen, stepMode="center", fillLevel=0 if filled else None,
                           fillBrush=brush if filled else None, connect="finite")
@@ -259,14 +269,6 @@ class PlotCell(QWidget):
         self._place_legend()
 
 
-class _GridLayout(QGridLayout):
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
-        # The notes wrap, so the cells have a height for every width, and a scroll area asked for it makes the
-        # grid as tall as its preferred size: it would scroll at any window height. Its minimum is what matters;
-        # each cell still gives its note the lines it needs.
-        return False
-
-
 class PlotGrid(QWidget):
     """Cells by plot title in two columns (one when narrow); a title seen before keeps its cell."""
 
@@ -275,7 +277,7 @@ class PlotGrid(QWidget):
         self.cells: dict[str, PlotCell] = {}
         self.order: list[str] = []
         self.columns = 2
-        self.grid = _GridLayout(self)
+        self.grid = QGridLayout(self)
         self.grid.setContentsMargins(4, 4, 4, 4)
         self.grid.setHorizontalSpacing(10)
         self.grid.setVerticalSpacing(6)
@@ -307,8 +309,6 @@ class PlotGrid(QWidget):
             # An odd last plot takes the whole row rather than leave half of it empty.
             span = self.columns if i == count - 1 and i % self.columns == 0 else 1
             self.grid.addWidget(self.cells[title], i // self.columns, i % self.columns, 1, span)
-        for row in range(self.grid.rowCount()):
-            self.grid.setRowStretch(row, 1 if row < (count + self.columns - 1) // self.columns else 0)
         for col in range(2):
             self.grid.setColumnStretch(col, 1 if col < self.columns else 0)
 

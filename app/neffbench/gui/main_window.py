@@ -429,6 +429,10 @@ class MainWindow(QMainWindow):
     def _on_form_kernel_changed(self, name: str) -> None:
         if self.panels_ready:
             self._show_preview_panel(name)
+        wanted = getattr(self.form.current(), "preferred_width", 0)
+        sizes = self.splitter.sizes()
+        if wanted and sizes[0] < wanted and sum(sizes) > 2 * wanted:
+            self.splitter.setSizes([wanted, sum(sizes) - wanted])
 
     def _on_preview_controller_computing(self) -> None:
         self.preview_panel.show_status("Updating the preview…")

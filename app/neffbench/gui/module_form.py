@@ -45,6 +45,9 @@ class ModuleForm(QScrollArea):
     ``problems_changed`` validation's problems plus fields whose text is not a value yet; ``resolved`` the
     probe's report of each Resolve that was not superseded (also when it failed: ``ok`` is False)."""
 
+    # The inputs table needs room: the window widens the form column to this when it shows the form.
+    preferred_width = 600
+
     spec_changed = Signal(object)
     problems_changed = Signal(list)
     resolved = Signal(dict)

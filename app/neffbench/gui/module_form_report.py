@@ -64,10 +64,21 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     if report.get("forward_text"):
         callee = f"{report['built']}.forward" if report.get("built") else (f"{name}.forward" if kind != "function"
                                                                            else name)
-        lines.append(f"<b>forward</b> <tt>{e(callee)}{e(report['forward_text'])}</tt>")
+        lines.append(f"<b>forward</b> <tt>{e(callee)}{e(_short(report, 'forward'))}</tt>")
     if report.get("forward_note"):
         lines.append(f'<span style="color: {theme.WARN}">⚠ {e(report["forward_note"])}</span>')
     return lines
+
+
+def _short(report: dict[str, Any], key: str, limit: int = 160) -> str:
+    """A long signature (a Hugging Face forward has a dozen optional tensors) as its parameter names;
+    the inputs table below lists each with its type and default."""
+    text = report.get(f"{key}_text") or ""
+    params = report.get(key) or []
+    if len(text) <= limit or not params:
+        return text
+    names = [("*" if p["kind"] == "*args" else "**" if p["kind"] == "**kwargs" else "") + p["name"] for p in params]
+    return "(" + ", ".join(names) + ")"
 
 
 def _first_sentence(doc: str, limit: int = 240) -> str:
