@@ -8,16 +8,16 @@ import sys
 from pathlib import Path
 
 from neffbench.cli.spec_args import add_spec_arguments, checked_spec
-
-# (file stem, panel attribute): the whole tab first, then each plot group on its own.
-PLOTS = (("preview", None), ("tables", "tables"), ("frequencies", "frequencies"), ("rotation", "rotation"))
-
+from neffbench.kernels import registry
+from neffbench.kernels.api import buckets_text
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("preview", help="render the preview plots (cos/sin tables, frequencies, rotation) to PNG",
+    p = sub.add_parser("preview", help="render a kernel's preview plots (and its CPU check) to PNG",
                        description="Compute the workbench's preview for a spec (the same kernel that gets "
-                       "compiled) and save its plots as PNG files, plus preview.json with the figures. Needs no "
-                       "display: Qt renders offscreen.")
+                       "compiled) and save its plots as PNG files, plus preview.json with the figures. Kernels "
+                       "without a preview of their own (the module kernel) get the CPU check instead: outputs, "
+                       "statistics, histograms, the NEFF interface and operator counts, in check.png and check.json. "
+                       "Needs no display: Qt renders offscreen.")
     add_spec_arguments(p)
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the PNG files")
     p.add_argument("--token", type=int, default=0, help="example token whose lanes are plotted (default 0)")
@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--at", dest="bucket", type=int, default=None, metavar="N",
                    help="the num_tokens bucket whose example inputs are used (default: the first)")
     p.add_argument("--size", default="1400x900", metavar="WxH", help="size of the full preview image (default 1400x900)")
+    p.add_argument("--check", action="store_true", help="also run the CPU check (in a child process) and save it")
     p.set_defaults(func=run)
 
 
@@ -37,58 +38,79 @@ def run(args: argparse.Namespace) -> int:
     spec = checked_spec(args, refusal="nothing to preview")
     if spec is None:
         return 2
-    if args.bucket is not None and args.bucket not in spec.inputs.num_tokens:
-        print(f"--at {args.bucket} is not one of the spec's buckets {list(spec.inputs.num_tokens)}.", file=sys.stderr)
-        return 2
+    kernel = registry.for_spec(spec)
+    bucket = None
+    if args.bucket is not None:
+        bucket = next((b for b in kernel.buckets(spec) if b.get("num_tokens") == args.bucket), None)
+        if bucket is None:
+            print(f"--at {args.bucket} is not one of the spec's buckets ({buckets_text(kernel.buckets(spec))}).",
+                  file=sys.stderr)
+            return 2
     try:
         width, height = _size(args.size)
     except ValueError:
         print(f"--size must look like 1400x900, got {args.size!r}.", file=sys.stderr)
         return 2
-    from neffbench.kernels.rope.preview import PreviewError, compute
-
     try:
-        preview = compute(spec, bucket=args.bucket)
-    except PreviewError as exc:
+        preview = kernel.preview(spec, bucket)
+    except ValueError as exc:  # the kernel's own refusals
         print(f"Cannot preview {args.spec}: {exc}", file=sys.stderr)
         return 2
-    paths = render(preview, args.out, token=args.token, head=args.head, size=(width, height))
-    (args.out / "preview.json").write_text(json.dumps(preview.numbers(), indent=2) + "\n", encoding="utf-8")
+    report = None
+    if preview is None or args.check:
+        from neffbench.probe.client import ProbeError, ask
+        from neffbench.spec import to_dict
+
+        try:
+            report = ask("check", {"spec": to_dict(spec), "bucket": bucket})
+        except ProbeError as exc:
+            print(f"The CPU check of {args.spec} did not report: {exc}", file=sys.stderr)
+            return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    paths = render(kernel, preview, report, args.out, token=args.token, head=args.head, size=(width, height))
+    if preview is not None:
+        numbers = preview.numbers() if hasattr(preview, "numbers") else preview.to_json()
+        paths.append(_write_json(args.out / "preview.json", numbers))
+    if report is not None:
+        paths.append(_write_json(args.out / "check.json", report))
     for path in paths:
         print(path)
-    print(args.out / "preview.json")
-    print(f"pair-norm check {preview.pair_check.summary()}")
+    summary = getattr(getattr(preview, "pair_check", None), "summary", None)
+    if summary is not None:
+        print(f"pair-norm check {summary()}")
+    if report is not None:
+        problems = report.get("problems") or []
+        errors = [p["message"] for p in problems if p["severity"] == "error"] or (
+            [report["error"]] if report.get("error") else [])
+        print(f"CPU check: {'passed' if report.get('ok') else 'FAILED'}"
+              f" ({len(errors)} error(s), {len(problems) - len(errors) if problems else 0} warning(s))")
+        for message in errors:
+            print(f"  error: {message}")
+        if not report.get("ok"):
+            return 1
     return 0
 
 
-def render(preview, out: Path, *, token: int = 0, head: int = 0, size: tuple[int, int] = (1400, 900)) -> list[Path]:
-    """Draw the preview with the window's own widgets, offscreen, and save each as PNG."""
+def _write_json(path: Path, data) -> Path:
+    path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
+
+
+def render(kernel, preview, report, out: Path, *, token: int = 0, head: int = 0,
+           size: tuple[int, int] = (1400, 900)) -> list[Path]:
+    """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG."""
+    import pkgutil
+
     import shiboken6
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["neffbench-preview", "-platform", "offscreen"])
     from neffbench.gui import theme
-    from neffbench.gui.preview import PreviewPanel
 
     theme.apply(app)
-    out.mkdir(parents=True, exist_ok=True)
-    panel = PreviewPanel()
+    panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.kernel_preview:KernelPreviewPanel")()
     panel.resize(*size)
-    panel.token_spin.setRange(0, max(0, preview.rotation.num_tokens - 1))
-    panel.head_spin.setRange(0, max(0, preview.rotation.query.shape[1] - 1))
-    panel.token_spin.setValue(token)
-    panel.head_spin.setValue(head)
-    panel.show_preview(preview)
-    # Lay out and paint once without showing anything on screen.
-    panel.ensurePolished()
-    panel.layout().activate()
-    paths = []
-    for stem, attr in PLOTS:
-        widget = panel if attr is None else getattr(panel, attr)
-        path = out / f"{stem}.png"
-        if not widget.grab().save(str(path)):
-            raise OSError(f"could not write {path}")
-        paths.append(path)
+    paths = panel.save_images(out, preview, token=token, head=head, report=report)
     # Delete the scene graph now, while the application still exists: left to interpreter
     # shutdown, pyqtgraph's items can outlive QApplication and crash on the way out.
     shiboken6.delete(panel)

@@ -115,6 +115,38 @@ class KernelPreviewPanel(QWidget):
         seconds = timings.get("total", sum(timings.values()))
         self.show_status(f"computed in {seconds * 1e3:.0f} ms" if timings else "")
 
+    def save_images(self, out, preview: KernelPreview | None, *, report: dict[str, Any] | None = None,
+                    **_options: Any) -> list:
+        """Draw ``preview`` and ``report`` and save PNGs in ``out`` (``neffbench preview``): the plots tab,
+        each plot on its own, and the CPU-check tab when there is a report."""
+        from pathlib import Path
+
+        out = Path(out)
+        paths = []
+
+        def save(widget: QWidget, stem: str) -> None:
+            path = out / f"{stem}.png"
+            if not widget.grab().save(str(path)):
+                raise OSError(f"could not write {path}")
+            paths.append(path)
+
+        if preview is None:
+            self.show_status("This kernel has no preview of its own; its CPU check follows.")
+        else:
+            self.show_preview(preview)
+            self.tabs.setCurrentIndex(0)
+            self.ensurePolished()
+            self.layout().activate()
+            save(self, "preview")
+            for i, widget in enumerate(self.plot_widgets().values()):
+                save(widget, f"plot-{i + 1}")
+        if report is not None:
+            self.show_check(report)
+            self.ensurePolished()
+            self.layout().activate()
+            save(self, "check")
+        return paths
+
     def show_check_running(self, text: str = "Running the CPU check in a child process…") -> None:
         self.check_view.show_running(text)
         self.tabs.setTabText(1, "CPU check")

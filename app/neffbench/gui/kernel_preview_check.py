@@ -26,9 +26,12 @@ def _ms(seconds: float) -> str:
 def check_summary(report: dict[str, Any]) -> str:
     """``bucket num_tokens=128 · 79 ms (build 28 ms, trace 51 ms)``: which bucket, and how long each step took."""
     bucket = report.get("bucket")
-    if not bucket:
+    if bucket is None:
         return "The check stopped before it reached a bucket."
-    where = f"bucket {bucket_label(bucket) if isinstance(bucket, dict) else bucket}"
+    if bucket == {}:
+        where = "the one bucket (the spec has no bucket axes)"
+    else:
+        where = f"bucket {bucket_label(bucket) if isinstance(bucket, dict) else bucket}"
     timings = {k.removesuffix("_s"): float(v) for k, v in (report.get("timings") or {}).items()}
     if not timings:
         return where

@@ -79,6 +79,30 @@ class PreviewPanel(QWidget):
 
     # ---- what the controller reports ----
 
+    # (file stem, attribute): the whole panel first, then each plot group on its own.
+    IMAGES = (("preview", None), ("tables", "tables"), ("frequencies", "frequencies"), ("rotation", "rotation"))
+
+    def save_images(self, out, preview: Preview, *, token: int = 0, head: int = 0, report=None) -> list:
+        """Draw ``preview`` for ``token`` and ``head`` and save the panel and each plot group as PNG in ``out``
+        (``neffbench preview``; the CPU-check ``report`` is not drawn here, it goes to check.json)."""
+        from pathlib import Path
+
+        self.token_spin.setRange(0, max(0, preview.rotation.num_tokens - 1))
+        self.head_spin.setRange(0, max(0, preview.rotation.query.shape[1] - 1))
+        self.token_spin.setValue(token)
+        self.head_spin.setValue(head)
+        self.show_preview(preview)
+        self.ensurePolished()
+        self.layout().activate()
+        paths = []
+        for stem, attr in self.IMAGES:
+            widget = self if attr is None else getattr(self, attr)
+            path = Path(out) / f"{stem}.png"
+            if not widget.grab().save(str(path)):
+                raise OSError(f"could not write {path}")
+            paths.append(path)
+        return paths
+
     def show_status(self, text: str, *, error: bool = False) -> None:
         if self.preview is None:
             self.placeholder.setText(text)
