@@ -270,3 +270,34 @@ def test_resolve_and_kernel_commands():
         assert name in listing.stdout
     shown = _cli("kernel", "show", "rms_norm")
     assert "norm.eps" in shown.stdout and "llama3-8b-rms-norm" in shown.stdout
+
+
+@pytest.mark.slow
+def test_analyze_lists_unsupported_operators_before_the_compile(tmp_path):
+    env = fake_env("success", FAKE_ANALYZE_UNSUPPORTED="aten::gelu")
+    proc = _cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[4,64]", "--kwarg", "activation=gelu",
+                "--workdir", str(tmp_path), "--backend", "neuron", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (rec,) = _records(tmp_path)
+    assert rec["analyze"]["unsupported_operators"][0]["kind"] == "aten::gelu"
+    assert rec["analyze"]["supported_operators"]["aten::linear"] == 2
+    assert "neuronx-cc cannot compile aten::gelu (failed at neuronx-cc), called at model.py(12): forward." \
+        in rec["warnings"]
+    failing = _cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[4,64]", "--workdir", str(tmp_path / "b"),
+                   "--backend", "neuron", env=fake_env("success", FAKE_ANALYZE_RAISE="boom"))
+    assert failing.returncode == 0
+    (rec,) = _records(tmp_path / "b")
+    assert "torch_neuronx.analyze failed (RuntimeError: boom); the compile goes ahead." in rec["warnings"]
+
+
+@pytest.mark.slow
+def test_check_runs_pre_flight_for_user_code():
+    ok = _cli("check", f"{DATA}/problems.py:UnusedInput", "--input", "x:f32[4]", "--input", "y:f32[4]")
+    assert ok.returncode == 0, ok.stderr
+    assert "warning: pre-flight: input 'y' is never used by the traced graph" in ok.stderr
+    assert "NEFF inputs:  input0 <- x" in ok.stdout
+    assert "OK (UnusedInput, 1 bucket(s): no bucket axes, spec hash" in ok.stdout
+    bad = _cli("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]")
+    assert bad.returncode == 2
+    assert "error: pre-flight: output[1] is None" in bad.stderr
+    assert _cli("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]", "--no-probe").returncode == 0

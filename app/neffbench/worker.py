@@ -89,6 +89,7 @@ class Job:
         t0 = time.perf_counter()
         if backend.name == "neuron":
             self._probe(report, built, blocking=False)
+            self._analyze(backend, built)
             traced = self._trace_neuron(backend, spec, built.module, built.inputs)
         else:
             traced = self._probe(report, built, blocking=True)
@@ -132,6 +133,36 @@ class Job:
             if not final:
                 self.out.event({"type": "preflight", **report.to_json()})
             raise JobFailure(f"pre-flight: {report.errors[0]}")
+
+    def _analyze(self, backend: Backend, built: Any) -> None:
+        """torch_neuronx.analyze where the installed release has it: every operator neuronx-cc cannot
+        compile, with where it is called, before the compile itself spends minutes finding out."""
+        analyze = getattr(backend.torch_neuronx, "analyze", None)
+        if analyze is None:
+            return
+        workdir = self.job_dir / "analyze"
+        t0 = time.perf_counter()
+        try:
+            result = analyze(built.module, built.inputs, compiler_workdir=str(workdir))
+        except Exception as exc:  # noqa: BLE001 - analyze failing says nothing certain about the compile
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            message = f"torch_neuronx.analyze failed ({type(exc).__name__}: {first}); the compile goes ahead."
+            self.out.line(f"neffbench: warning: {message}")
+            self.out.event({"type": "warning", "message": message})
+            return
+        self.metric("analyze_s", round(time.perf_counter() - t0, 4), "s")
+        unsupported = result.get("unsupported_operators") or []
+        self.out.event({"type": "analyze", "support_percentage": result.get("support_percentage"),
+                        "supported_operators": result.get("supported_operators"), "unsupported_operators": [
+                            {k: op.get(k) for k in ("kind", "failureAt", "call")} for op in unsupported]})
+        self.out.line(f"neffbench: torch_neuronx.analyze: {result.get('support_percentage')} of the operators "
+                      "are supported")
+        for op in unsupported:
+            call = str(op.get("call") or "").strip().splitlines()
+            where = f", called at {call[0]}" if call else ""
+            message = f"neuronx-cc cannot compile {op.get('kind')} (failed at {op.get('failureAt')}){where}."
+            self.out.line(f"neffbench: warning: {message}")
+            self.out.event({"type": "warning", "message": message})
 
     def _probe(self, report: Any, built: Any, *, blocking: bool) -> Any:
         """The CPU trace (the cpu-check job itself, or a probe before a Neuron compile) and its graph checks.

@@ -35,6 +35,9 @@ def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
     elif kind == "kernel_info":
         rec["kernel_info"] = ev.get("info")
         return True
+    elif kind == "analyze":
+        rec["analyze"] = {k: v for k, v in ev.items() if k != "type"}
+        return True
     elif kind == "preflight":
         rec["preflight"] = {k: v for k, v in ev.items() if k != "type"}
         return True

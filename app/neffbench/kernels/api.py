@@ -76,6 +76,9 @@ class Kernel:
     # a preview panel taking (parent) with ``show_preview(data)``, and a spec form. None: the generic ones.
     gui_preview: str | None = None
     gui_form: str | None = None
+    # Whether building the kernel runs the user's code: ``neffbench check`` then also runs pre-flight
+    # in a probe child, since only running it can tell whether the inputs bind and the outputs trace.
+    runs_user_code: bool = False
     # Form titles of the kernel's own sections (by section name); others are titled by their name.
     section_titles: dict[str, str] = {}
     # Spec fields whose range the kernel checks itself (section.name), so the generic check skips them.
@@ -170,6 +173,8 @@ def describe_buckets(spec: Any) -> str:
 
 def buckets_text(buckets: list[dict[str, int]]) -> str:
     """``1, 8 tokens`` or ``batch=1 seq=128; batch=1 seq=512``."""
+    if buckets == [{}]:
+        return "no bucket axes"
     if buckets and all(list(b) == ["num_tokens"] for b in buckets):
         return f"{', '.join(str(b['num_tokens']) for b in buckets)} tokens"
     return "; ".join(bucket_label(b) for b in buckets)

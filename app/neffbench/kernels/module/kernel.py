@@ -47,6 +47,7 @@ class ModuleKernel(Kernel):
                "function, from a package or your own .py file; inputs bound by forward-parameter name.")
     spec_class = ModuleCompileSpec
     gui_form = "neffbench.gui.module_form:ModuleForm"
+    runs_user_code = True
     # The bound built last in this process: verification asks for fresh inputs of the same module.
     _bound: tuple[str, tuple[str, ...]] | None = None
 

@@ -107,3 +107,26 @@ def trace(func, example_inputs, *_, input_output_aliases={}, compiler_workdir=No
     finally:
         if temporary:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def analyze(func, example_inputs, compiler_workdir=None, additional_ignored_ops=frozenset(), max_workers=4,
+            is_hf_transformers=False, cleanup=False):
+    """The documented result shape: versions, support percentage, supported operators with counts, and
+    unsupported ones with ``kind``, ``failureAt`` and ``call``. ``FAKE_ANALYZE_UNSUPPORTED`` (comma-separated
+    aten ops) names the operators this fake reports as unsupported; ``FAKE_ANALYZE_RAISE`` makes it fail."""
+    if os.environ.get("FAKE_ANALYZE_RAISE"):
+        raise RuntimeError(os.environ["FAKE_ANALYZE_RAISE"])
+    inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+    traced = torch.jit.trace(func, inputs, strict=False, check_trace=False)
+    counts: dict[str, int] = {}
+    for node in traced.inlined_graph.nodes():
+        if node.kind().startswith("aten::") and node.kind() not in additional_ignored_ops:
+            counts[node.kind()] = counts.get(node.kind(), 0) + 1
+    wanted = {op for op in os.environ.get("FAKE_ANALYZE_UNSUPPORTED", "").split(",") if op}
+    unsupported = [{"kind": op, "failureAt": "neuronx-cc", "call": f"model.py(12): forward\n", "opGraph": ""}
+                   for op in sorted(wanted & set(counts))]
+    supported = {op: n for op, n in counts.items() if op not in wanted}
+    total = sum(counts.values()) or 1
+    return {"torch_neuronx_version": __version__, "neuronx_cc_version": "2.23.6484.0+fake",
+            "support_percentage": f"{100 * sum(supported.values()) / total:.2f}%",
+            "supported_operators": supported, "unsupported_operators": unsupported}
