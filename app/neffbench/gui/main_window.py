@@ -7,27 +7,24 @@ import gc
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
-    QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QSplitter,
     QTabWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from neffbench.gui.doctor_status import DoctorStatus
-from neffbench.gui.settings import Settings
-from neffbench.gui.kernel_forms import KernelForms
-from neffbench.kernels import registry
-from neffbench.presets import load_preset, preset_kernels, preset_names
 from neffbench.bundled import resource_path
+from neffbench.gui.doctor_status import DoctorStatus
+from neffbench.gui.kernel_forms import KernelForms
+from neffbench.gui.settings import Settings
+from neffbench.gui.window_actions import build_actions, build_toolbar
+from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, loads_toml, save
 
 TITLE = "NEFF Workbench"
@@ -106,107 +103,30 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([380, 1120])
         self.setCentralWidget(self.splitter)
-        self._build_actions()
-        self._build_toolbar()
+        build_actions(self)
+        build_toolbar(self)
         self.doctor_status = DoctorStatus()
         self.statusBar().addPermanentWidget(self.doctor_status)
-
-    def _action(self, text: str, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
-        action.setToolTip(tip or text)
-        action.setStatusTip(tip)
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        self.compile_action = self._action("Compile", [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
-        self.cancel_action = self._action("Cancel", QKeySequence(Qt.Key.Key_Escape), "Stop the running compile (Esc)")
-        self.cancel_action.setEnabled(False)
-        self.open_action = self._action("Open spec…", QKeySequence.StandardKey.Open, "Load a spec file (TOML or JSON)")
-        self.save_action = self._action("Save spec…", QKeySequence.StandardKey.Save,
-                                        "Save the form as a TOML spec, the file `neffbench compile` reads")
-        self.workdir_action = self._action("Choose workdir…", None, "Pick the directory that receives the jobs")
-        self.quit_action = self._action("Quit", QKeySequence.StandardKey.Quit)
-        self.preset_actions: dict[str, QAction] = {}
-        kernels = preset_kernels()
-        for name in preset_names():
-            self.preset_actions[name] = QAction(name, self)
-            self.preset_actions[name].setData(kernels.get(name))
-        for i in range(3):
-            tab_action = self._action(f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
-            tab_action.triggered.connect(lambda _checked=False, i=i: self.tabs.setCurrentIndex(i))
-        file_menu = self.menuBar().addMenu("&File")
-        file_menu.addActions([self.open_action, self.save_action])
-        self.presets_menu = file_menu.addMenu("&Presets")
-        # One submenu per kernel; the default kernel's presets, the first and most, stay at the top level.
-        submenus: dict[str, object] = {}
-        for action in self.preset_actions.values():
-            kernel = action.data() or registry.DEFAULT
-            if kernel == registry.DEFAULT:
-                self.presets_menu.addAction(action)
-                continue
-            if kernel not in submenus:
-                submenus[kernel] = self.presets_menu.addMenu(kernel)
-            submenus[kernel].addAction(action)
-        file_menu.addAction(self.workdir_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        compile_menu = self.menuBar().addMenu("&Compile")
-        compile_menu.addActions([self.compile_action, self.cancel_action])
-
-    def _build_toolbar(self) -> None:
-        bar = self.addToolBar("Main")
-        bar.setObjectName("mainToolbar")
-        bar.setMovable(False)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        bar.addAction(self.compile_action)
-        bar.addAction(self.cancel_action)
-        bar.addSeparator()
-        bar.addAction(self.open_action)
-        bar.addAction(self.save_action)
-        presets = QToolButton()
-        presets.setText("Presets")
-        presets.setMenu(self.presets_menu)
-        presets.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        presets.setToolTip("Fill the form from a bundled model geometry")
-        bar.addWidget(presets)
-        bar.addSeparator()
-        bar.addWidget(QLabel(" Workdir "))
-        self.workdir_edit = QLineEdit()
-        self.workdir_edit.setObjectName("workdir")
-        self.workdir_edit.setMinimumWidth(280)
-        self.workdir_edit.setToolTip("Directory that receives one job directory per compile; Artifacts lists it.")
-        bar.addWidget(self.workdir_edit)
-        bar.addAction(self.workdir_action)
-        self.compile_button = bar.widgetForAction(self.compile_action)
-        self.compile_button.setObjectName("compileButton")
-        font = self.compile_button.font()
-        font.setBold(True)
-        self.compile_button.setFont(font)
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
         if self.panels_ready:
             return
-        from PySide6.QtWidgets import QStackedWidget
-
         from neffbench.gui.artifacts import ArtifactsPanel
         from neffbench.gui.compile_controller import CompileController
         from neffbench.gui.compile_panel import CompilePanel
         from neffbench.gui.preview_controller import PreviewController
+        from neffbench.gui.preview_host import PreviewHost
 
         self.controller = CompileController(self)
         self.preview_controller = PreviewController(self)
-        self.preview_stack = QStackedWidget()
-        self.preview_panels: dict[str, QWidget] = {}
+        self.preview_stack = PreviewHost()
         self.compile_panel = CompilePanel()
         self.artifacts = ArtifactsPanel()
         self.artifacts.workdir = self.workdir
         for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts)):
             page.layout().addWidget(panel)
-        self._show_preview_panel(self.form.kernel)
+        self.preview_stack.show_kernel(self.form.kernel)
         self._wire_panels()
         self.panels_ready = True
         for key, splitter in self._splitters().items():
@@ -235,10 +155,13 @@ class MainWindow(QMainWindow):
     def _wire_panels(self) -> None:
         preview, ctl = self.preview_controller, self.controller
         preview.torch_loaded.connect(self._on_preview_controller_torch_loaded)
-        preview.computing.connect(self._on_preview_controller_computing)
-        preview.computed.connect(self._on_preview_controller_computed)
-        preview.failed.connect(self._on_preview_controller_failed)
-        preview.checked.connect(self._on_preview_controller_checked)
+        host = self.preview_stack
+        preview.computing.connect(host.show_computing)
+        preview.computed.connect(host.show_result)
+        preview.failed.connect(host.show_invalid)
+        preview.checked.connect(host.show_check)
+        host.bucket_chosen.connect(self._on_preview_stack_bucket_chosen)
+        host.check_requested.connect(self._on_preview_stack_check_requested)
         self.form.kernel_changed.connect(self._on_form_kernel_changed)
         ctl.started.connect(self._on_controller_started)
         ctl.lines_received.connect(self.compile_panel.log_view.append_lines)
@@ -279,13 +202,7 @@ class MainWindow(QMainWindow):
             return {}
         out = {"compile": self.compile_panel.splitter, "compile_results": self.compile_panel.vsplitter,
                "log": self.compile_panel.log_view.splitter, "artifacts": self.artifacts.splitter}
-        # Each kernel's preview keeps its own splitters (the default kernel's under the keys it always had).
-        for name, panel in self.preview_panels.items():
-            prefix = "preview" if name == registry.DEFAULT else f"preview_{name}"
-            for attr, suffix in (("splitter", ""), ("lower_splitter", "_lower")):
-                if isinstance(getattr(panel, attr, None), QSplitter):
-                    out[prefix + suffix] = getattr(panel, attr)
-        return out
+        return {**out, **self.preview_stack.splitters()}
 
     def save_settings(self) -> None:
         s = self.settings
@@ -370,8 +287,7 @@ class MainWindow(QMainWindow):
     def _on_form_spec_changed(self, spec) -> None:
         self.setWindowTitle(f"{spec.name} — {TITLE}")
         if self.panels_ready:
-            combo = getattr(self.preview_panel, "bucket_combo", None)
-            self.preview_controller.request(spec, combo.currentData() if combo is not None else None)
+            self.preview_controller.request(spec, self.preview_stack.chosen_bucket())
 
     def _on_form_problems_changed(self, _problems: list) -> None:
         self._refresh_compile_state()
@@ -409,60 +325,28 @@ class MainWindow(QMainWindow):
     @property
     def preview_panel(self) -> QWidget:
         """The Preview tab's panel of the kernel in the form."""
-        return self.preview_panels[self.form.kernel]
+        return self.preview_stack.panel
 
-    def _show_preview_panel(self, kernel_name: str) -> None:
-        """The kernel's own preview panel (``Kernel.gui_preview``) or the generic one, built on first use."""
-        if kernel_name not in self.preview_panels:
-            import pkgutil
-
-            target = registry.get(kernel_name).gui_preview or "neffbench.gui.kernel_preview:KernelPreviewPanel"
-            panel = pkgutil.resolve_name(target)()
-            if hasattr(panel, "bucket_chosen"):
-                panel.bucket_chosen.connect(self._on_preview_panel_bucket_chosen)
-            if hasattr(panel, "check_requested"):
-                panel.check_requested.connect(self._on_preview_panel_check_requested)
-            self.preview_panels[kernel_name] = panel
-            self.preview_stack.addWidget(panel)
-        self.preview_stack.setCurrentWidget(self.preview_panels[kernel_name])
+    @property
+    def preview_panels(self) -> dict[str, QWidget]:
+        return self.preview_stack.panels
 
     def _on_form_kernel_changed(self, name: str) -> None:
         if self.panels_ready:
-            self._show_preview_panel(name)
+            self.preview_stack.show_kernel(name)
         wanted = getattr(self.form.current(), "preferred_width", 0)
         sizes = self.splitter.sizes()
         if wanted and sizes[0] < wanted and sum(sizes) > 2 * wanted:
             self.splitter.setSizes([wanted, sum(sizes) - wanted])
 
-    def _on_preview_controller_computing(self) -> None:
-        self.preview_panel.show_status("Updating the preview…")
-
-    def _on_preview_controller_computed(self, preview) -> None:
-        from neffbench.gui.preview_controller import NO_PREVIEW
-
-        if preview is None:
-            self.preview_panel.show_status(NO_PREVIEW)
-        else:
-            self.preview_panel.show_preview(preview)
-
-    def _on_preview_controller_failed(self, message: str) -> None:
-        self.preview_panel.show_invalid(message)
-
-    def _on_preview_controller_checked(self, report: dict) -> None:
-        show = getattr(self.preview_panel, "show_check", None)
-        if show is not None:
-            show(report)
-
-    def _on_preview_panel_bucket_chosen(self, bucket: int) -> None:
+    def _on_preview_stack_bucket_chosen(self, bucket: int) -> None:
         self.preview_controller.request(self.form.spec(), bucket)
 
-    def _on_preview_panel_check_requested(self) -> None:
+    def _on_preview_stack_check_requested(self) -> None:
         if self.form.errors():
-            self.preview_panel.show_invalid("Fix the form's errors first: the CPU check needs a valid spec.")
+            self.preview_stack.show_invalid("Fix the form's errors first: the CPU check needs a valid spec.")
             return
-        running = getattr(self.preview_panel, "show_check_running", None)
-        if running is not None:
-            running()
+        self.preview_stack.show_check_running()
         self.preview_controller.request_check(self.current_spec())
 
     def _on_open_action_triggered(self) -> None:

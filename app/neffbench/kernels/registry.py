@@ -7,7 +7,6 @@ the others still load.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import pkgutil
 from dataclasses import dataclass

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from neffbench.kernels import token_buckets
 from neffbench.kernels.rope.params import RopeCompileSpec
 from neffbench.spec.problems import Problem
 from neffbench.spec.schema import is_active
 
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+DTYPE_BYTES = token_buckets.DTYPE_BYTES
 # Above this an inlined table makes the NEFF noticeably bigger and slower to load.
 LARGE_TABLE_BYTES = 16 * 2**20
 # The fields checked below rather than by the generic range check.
@@ -114,16 +115,9 @@ def _rope_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
 
 def _inputs_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
     i, max_pos = spec.inputs, spec.rope.max_pos
+    token_buckets.check(i.num_tokens, problems)
     if not i.num_tokens:
-        problems.append(_error("inputs.num_tokens", "List at least one number of tokens."))
         return
-    seen: set[int] = set()
-    for n in i.num_tokens:
-        if n < 1:
-            problems.append(_error("inputs.num_tokens", f"Every bucket needs at least 1 token; got {n}."))
-        elif n in seen:
-            problems.append(_error("inputs.num_tokens", f"Bucket {n} is listed twice."))
-        seen.add(n)
     largest = max(i.num_tokens)
     if max_pos >= 1 and largest >= 1:
         if i.positions == "range" and largest > max_pos:

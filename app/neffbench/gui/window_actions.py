@@ -1,0 +1,88 @@
+"""The window's actions, menus and toolbar; what they trigger is wired in the window itself."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QLineEdit, QToolButton
+
+from neffbench.kernels import registry
+from neffbench.presets import preset_kernels, preset_names
+
+
+def _action(window, text: str, shortcut=None, tip: str = "") -> QAction:
+    action = QAction(text, window)
+    if shortcut is not None:
+        action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
+    action.setToolTip(tip or text)
+    action.setStatusTip(tip)
+    window.addAction(action)
+    return action
+
+def build_actions(window) -> None:
+    """Every action of the window, its File and Compile menus and the presets, grouped by kernel."""
+    window.compile_action = _action(window, "Compile", [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+    window.cancel_action = _action(window, "Cancel", QKeySequence(Qt.Key.Key_Escape), "Stop the running compile (Esc)")
+    window.cancel_action.setEnabled(False)
+    window.open_action = _action(window, "Open spec…", QKeySequence.StandardKey.Open, "Load a spec file (TOML or JSON)")
+    window.save_action = _action(window, "Save spec…", QKeySequence.StandardKey.Save,
+                                    "Save the form as a TOML spec, the file `neffbench compile` reads")
+    window.workdir_action = _action(window, "Choose workdir…", None, "Pick the directory that receives the jobs")
+    window.quit_action = _action(window, "Quit", QKeySequence.StandardKey.Quit)
+    window.preset_actions: dict[str, QAction] = {}
+    kernels = preset_kernels()
+    for name in preset_names():
+        window.preset_actions[name] = QAction(name, window)
+        window.preset_actions[name].setData(kernels.get(name))
+    for i in range(3):
+        tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
+        tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
+    file_menu = window.menuBar().addMenu("&File")
+    file_menu.addActions([window.open_action, window.save_action])
+    window.presets_menu = file_menu.addMenu("&Presets")
+    # One submenu per kernel; the default kernel's presets, the first and most, stay at the top level.
+    submenus: dict[str, object] = {}
+    for action in window.preset_actions.values():
+        kernel = action.data() or registry.DEFAULT
+        if kernel == registry.DEFAULT:
+            window.presets_menu.addAction(action)
+            continue
+        if kernel not in submenus:
+            submenus[kernel] = window.presets_menu.addMenu(kernel)
+        submenus[kernel].addAction(action)
+    file_menu.addAction(window.workdir_action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.quit_action)
+    compile_menu = window.menuBar().addMenu("&Compile")
+    compile_menu.addActions([window.compile_action, window.cancel_action])
+
+def build_toolbar(window) -> None:
+    """The toolbar: Compile and Cancel, spec files, presets and the workdir."""
+    bar = window.addToolBar("Main")
+    bar.setObjectName("mainToolbar")
+    bar.setMovable(False)
+    bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    bar.addAction(window.compile_action)
+    bar.addAction(window.cancel_action)
+    bar.addSeparator()
+    bar.addAction(window.open_action)
+    bar.addAction(window.save_action)
+    presets = QToolButton()
+    presets.setText("Presets")
+    presets.setMenu(window.presets_menu)
+    presets.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    presets.setToolTip("Fill the form from a bundled model geometry")
+    bar.addWidget(presets)
+    bar.addSeparator()
+    bar.addWidget(QLabel(" Workdir "))
+    window.workdir_edit = QLineEdit()
+    window.workdir_edit.setObjectName("workdir")
+    window.workdir_edit.setMinimumWidth(280)
+    window.workdir_edit.setToolTip("Directory that receives one job directory per compile; Artifacts lists it.")
+    bar.addWidget(window.workdir_edit)
+    bar.addAction(window.workdir_action)
+    window.compile_button = bar.widgetForAction(window.compile_action)
+    window.compile_button.setObjectName("compileButton")
+    font = window.compile_button.font()
+    font.setBold(True)
+    window.compile_button.setFont(font)
