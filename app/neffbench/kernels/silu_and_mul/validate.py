@@ -16,9 +16,6 @@ def _error(field: str, message: str) -> Problem:
     return Problem(field, message, "error")
 
 
-def _warning(field: str, message: str) -> Problem:
-    return Problem(field, message, "warning")
-
 
 def validate(spec: SiluAndMulCompileSpec) -> list[Problem]:
     problems: list[Problem] = []
