@@ -98,6 +98,7 @@ class Job:
         self.out.line(f"neffbench: traced in {trace_s:.2f} s" + (" (no NEFF, cpu-check)" if backend.name == "cpu-check" else ""))
 
         self.enter("saving")
+        self._save_arrays(built, reference, report)
         model_pt = self.job_dir / "model.pt"
         torch.jit.save(traced, str(model_pt))
         self.metric("model_pt_bytes", model_pt.stat().st_size, "B")
@@ -119,6 +120,25 @@ class Job:
             raise JobFailure(f"outputs differ from the eager reference beyond tolerance (max abs error "
                              f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
         self.enter("done")
+
+    def _save_arrays(self, built: Any, reference: Any, report: Any) -> None:
+        """inputs.npz and reference.npz under the NEFF's own names, so any runtime can run it again later."""
+        from neffbench.jobs.verify import as_tuple
+        from neffbench.runs import arrays
+
+        inputs, kept = arrays.Arrays(), 0
+        for name, tensor in zip(built.input_names, built.inputs):
+            if name in report.unused_inputs:
+                key = f"unused:{name}"
+            else:
+                key, kept = f"input{kept}", kept + 1
+            inputs.add(key, *arrays.from_tensor(tensor), role=name)
+        outputs = arrays.Arrays()
+        for i, tensor in enumerate(as_tuple(reference)):
+            role = built.output_names[i] if i < len(built.output_names) else None
+            outputs.add(f"output{i}", *arrays.from_tensor(tensor), role=role)
+        arrays.save(self.job_dir / arrays.INPUTS_NAME, inputs)
+        arrays.save(self.job_dir / arrays.REFERENCE_NAME, outputs)
 
     def _preflight_gate(self, report: Any, final: bool = False) -> None:
         """Record what pre-flight found so far; its first error fails the job."""

@@ -149,7 +149,8 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         "worker_pid_start": None,
         "exit_code": None,
         "files": {"spec": "spec.toml", "log": "job.log", "events": "events.jsonl", "reproduce": "reproduce.py",
-                  "compiler_workdir": "compiler"},
+                  "compiler_workdir": "compiler", "inputs": "inputs.npz", "reference": "reference.npz",
+                  "runs": "runs"},
     }
 
 

@@ -1,0 +1,113 @@
+"""Before a NEFF is loaded: does what will be fed match it, and does this host match what it was compiled for?
+
+Every problem is one sentence naming the input, the field or the setting. Nothing here runs the
+NEFF: it reads the NEFF with the workbench's own reader and the host with ``neuron-ls -j``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from neffbench.runs.arrays import Arrays
+
+# The NEFF's target codename (kelf-0.json) for each instance family: NeuronCore-v2 is "sunda",
+# Trn2's NeuronCore-v3 "cayman".
+CODENAMES = {"inf2": "sunda", "trn1": "sunda", "trn1n": "sunda", "trn2": "cayman"}
+DMI_PRODUCT = Path("/sys/devices/virtual/dmi/id/product_name")
+LNC_ENV = "NEURON_LOGICAL_NC_CONFIG"
+
+
+@dataclass
+class HostFacts:
+    family: str | None = None  # "trn2", from the instance type
+    devices: list[dict[str, Any]] = field(default_factory=list)  # neuron-ls -j
+    neuron_ls: str | None = None  # why there is no device list, when there is none
+
+    @property
+    def lnc(self) -> int | None:
+        """The logical NeuronCore config the runtime will use."""
+        if os.environ.get(LNC_ENV, "").isdigit():
+            return int(os.environ[LNC_ENV])
+        for device in self.devices:
+            if isinstance(device.get("logical_neuroncore_config"), int):
+                return device["logical_neuroncore_config"]
+        return None
+
+    def holders(self) -> list[dict[str, Any]]:
+        """Processes neuron-ls says hold NeuronCores (pid, command)."""
+        return [p for d in self.devices for p in d.get("neuron_processes") or []]
+
+
+def instance_family() -> str | None:
+    try:
+        product = DMI_PRODUCT.read_text(encoding="utf-8").strip().lower()
+    except OSError:
+        return None
+    family = product.split(".")[0]
+    return family if family in CODENAMES or family == "trn3" else None
+
+
+def host_facts(timeout: float = 10.0) -> HostFacts:
+    facts = HostFacts(family=instance_family())
+    tool = shutil.which("neuron-ls")
+    if tool is None:
+        facts.neuron_ls = "neuron-ls is not on PATH"
+        return facts
+    try:
+        proc = subprocess.run([tool, "-j"], capture_output=True, text=True, timeout=timeout, check=False)
+        data = json.loads(proc.stdout) if proc.stdout.strip().startswith("[") else None
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        facts.neuron_ls = f"neuron-ls -j failed: {exc}"
+        return facts
+    if not isinstance(data, list):
+        first = (proc.stdout or proc.stderr).strip().splitlines()[:1]
+        facts.neuron_ls = f"neuron-ls -j listed no devices ({first[0] if first else f'exit {proc.returncode}'})"
+        return facts
+    facts.devices = [d for d in data if isinstance(d, dict)]
+    return facts
+
+
+def check_io(neff: Any, feeds: Arrays) -> list[str]:
+    """One sentence per mismatch between the NEFF's inputs and the arrays that will be fed."""
+    problems = []
+    wanted = {t.name: t for t in neff.inputs}
+    names = feeds.neff_names
+    for name in names:
+        if name not in wanted:
+            problems.append(f"'{name}' is not an input of the NEFF (its inputs: {', '.join(wanted) or 'none'}).")
+    for name, t in wanted.items():
+        if name not in names:
+            shape = "?" if t.shape is None else list(t.shape)
+            problems.append(f"the NEFF takes {name} ({t.dtype} {shape}), but no array is given for it.")
+            continue
+        dtype, shape = feeds.dtypes[name], feeds.shape(name)
+        if t.dtype is not None and dtype != t.dtype:
+            problems.append(f"input {name} is {t.dtype} in the NEFF, but the array given is {dtype}.")
+        if t.shape is not None and tuple(t.shape) != shape:
+            problems.append(f"input {name} has shape {list(t.shape)} in the NEFF, but the array given has "
+                            f"{list(shape)}.")
+    return problems
+
+
+def check_host(neff: Any, host: HostFacts) -> list[str]:
+    """The NEFF's target and LNC against this host; empty when they fit or cannot be told."""
+    problems = []
+    target = neff.target
+    if host.family and target:
+        expected = CODENAMES.get(host.family)
+        if expected and target != expected:
+            hint = (" A trn1 NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1." if target == "sunda"
+                    and host.family == "trn2" else " Compile it again with --target " + host.family + ".")
+            problems.append(f"the NEFF was compiled for '{target}' but this host is {host.family} "
+                            f"('{expected}').{hint}")
+    lnc = getattr(neff.header, "lnc_size", None)
+    if lnc and host.lnc and lnc != host.lnc:
+        problems.append(f"the NEFF was compiled for LNC {lnc} but the runtime will use LNC {host.lnc} "
+                        f"({LNC_ENV} or neuron-ls); set {LNC_ENV}={lnc} or compile with --lnc {host.lnc}.")
+    return problems
