@@ -45,6 +45,8 @@ class Facts:
     devices: list[str] = field(default_factory=list)
     display: str | None = None
     host: str = ""
+    # What runs NEFFs after a compile (nrtpy, spike) and the tools around them (neuron-ls, the profilers).
+    runtimes: list[Component] = field(default_factory=list)
 
     @property
     def neuron_toolchain(self) -> bool:
@@ -55,6 +57,7 @@ class Facts:
         out["neuron_toolchain"] = self.neuron_toolchain
         out["backend"], out["backend_reason"] = choose_backend("auto", self)
         out["cpu_backend"], out["cpu_backend_reason"] = use_cpu_backend("auto", self)
+        out["run_runtime"], out["run_runtime_reason"] = choose_run_runtime(self)
         out["advice"] = advice(self)
         return out
 
@@ -124,6 +127,31 @@ def neuron_devices() -> list[str]:
     return sorted(glob.glob("/dev/neuron*"))
 
 
+def _probe_runtimes() -> list[Component]:
+    """Found without importing them: nrtpy needs the runtime's shared library path to import at all."""
+    out = []
+    for name, dist in (("nrtpy", "nrtpy"), ("spike", "spike")):
+        found = importlib.util.find_spec(name) is not None
+        out.append(Component(name, found, dist_version(dist), "importable" if found else "not installed"))
+    for tool in ("neuron-ls", "neuron-explorer", "neuron-profile"):
+        path = shutil.which(tool)
+        out.append(Component(tool, path is not None, None, path or "not on PATH"))
+    return out
+
+
+def choose_run_runtime(facts: Facts) -> tuple[str, str]:
+    """What ``neffbench run --runtime auto`` will use for a job's NEFF, and why."""
+    found = {c.name: c.found for c in facts.runtimes}
+    if facts.devices:
+        for name in ("nrtpy", "spike"):
+            if found.get(name):
+                return name, f"{name} is installed and a Neuron device is present"
+        if facts.torch_neuronx.found:
+            return "torchscript", "torch_neuronx is installed and a Neuron device is present (model.pt)"
+        return "cpu", "a Neuron device is present but no runtime to load a NEFF (nrtpy, spike, torch_neuronx)"
+    return "cpu", "no Neuron device under /dev/neuron*: runs time the job's module on the CPU, labelled CPU"
+
+
 def gather() -> Facts:
     """Look at the host. Takes up to a few seconds (it imports torch and probes the toolchain in a child)."""
     try:
@@ -144,6 +172,7 @@ def gather() -> Facts:
         devices=neuron_devices(),
         display=display(),
         host=platform.node(),
+        runtimes=_probe_runtimes(),
     )
 
 
@@ -183,6 +212,8 @@ def advice(facts: Facts) -> list[str]:
     else:
         out.append("To make NEFFs, install torch-neuronx and neuronx-cc from AWS's package index "
                    "(see the README's Neuron section).")
+    runtime, why_run = choose_run_runtime(facts)
+    out.append(f"`neffbench run` uses the {runtime} runtime: {why_run}.")
     if not facts.display:
         out.append("No display: the window cannot open here; `neffbench preview` renders plots to PNG instead.")
     if not facts.pyside6.found or not facts.pyqtgraph.found:

@@ -18,7 +18,7 @@ def _line(label: str, found: bool, version: str | None, detail: str) -> str:
     text = version or ""
     if detail:
         text = f"{text} ({detail})" if text else detail
-    return f"  {mark}{label:<14} {text}"
+    return f"  {mark}{label:<16} {text}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
         print(_line(comp.name, comp.found, comp.version, comp.detail))
     print(_line("Neuron devices", bool(facts.devices), None, ", ".join(facts.devices) or "none under /dev/neuron*"))
     print(_line("display", bool(facts.display), None, facts.display or "none"))
+    for comp in facts.runtimes:
+        print(_line(comp.name, comp.found, comp.version, comp.detail))
     print()
     for sentence in data["advice"]:
         print(f"- {sentence}")

@@ -20,6 +20,7 @@ COMMANDS = {
     "preset": "neffbench.cli.preset_cmd",
     "doctor": "neffbench.cli.doctor_cmd",
     "kernel": "neffbench.cli.kernel_cmd",
+    "run": "neffbench.cli.run_cmd",
     "resolve": "neffbench.cli.kernel_cmd",
 }
 

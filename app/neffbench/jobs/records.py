@@ -160,12 +160,22 @@ def _neffbench_version() -> str:
     return __version__
 
 
-def write_record(job_dir: Path, record: dict[str, Any]) -> None:
-    """Replace ``job.json`` in one step: a reader (or a crash) sees the old record or the new, never half."""
-    path = Path(job_dir) / RECORD_NAME
-    tmp = path.with_name(f".{RECORD_NAME}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+def write_json_atomic(path: Path, data: Any) -> Path:
+    """Replace ``path`` in one step (a temporary file, flushed to disk, renamed): a reader or a crash sees
+    the old file or the new one, never half of either."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, indent=2, default=str) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
     os.replace(tmp, path)
+    return path
+
+
+def write_record(job_dir: Path, record: dict[str, Any]) -> None:
+    """Replace ``job.json`` in one step (see :func:`write_json_atomic`)."""
+    write_json_atomic(Path(job_dir) / RECORD_NAME, record)
 
 
 def read_record(job_dir: str | Path) -> dict[str, Any]:

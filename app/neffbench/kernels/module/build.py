@@ -116,6 +116,8 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
 
     if isinstance(made, torch.nn.Module):
         made.eval()
+        if m.dtype != "keep":
+            made.to(getattr(torch, m.dtype))
         label = f"{type(made).__name__}.forward"
     else:
         label = getattr(made, "__qualname__", type(made).__name__)
@@ -222,6 +224,7 @@ def build(spec: ModuleCompileSpec) -> Built:
         "resolved": target.qualname,
         "kind": target.kind,
         "call": target.mode,
+        "dtype": spec.module.dtype,
         "file_sha256": entries.file_sha256(parsed),
         "kwargs": spec.module.kwargs,
         "constants": spec.module.constants,

@@ -77,7 +77,10 @@ class ModuleKernel(Kernel):
         return dataclasses.replace(spec, seed=seed)
 
     def dtype(self, spec: ModuleCompileSpec) -> str:
-        """The first floating input's dtype sets the tolerance (float32 when all inputs are integers)."""
+        """The module's dtype when it is cast, else the first floating input's (float32 when all inputs are
+        integers) sets the tolerance."""
+        if spec.module.dtype != "keep":
+            return spec.module.dtype
         for text in spec.inputs.values():
             try:
                 dtype = tensors.parse(text).dtype
@@ -117,7 +120,8 @@ class ModuleKernel(Kernel):
                 examples_sha = entries.file_sha256(entries.parse(m.examples))
             except entries.EntryError:
                 pass
-        out["module"] = {"entry": entry_key, "file_sha256": sha, "call": m.call, "outputs": list(m.outputs),
+        out["module"] = {"entry": entry_key, "file_sha256": sha, "call": m.call, "dtype": m.dtype,
+                         "outputs": list(m.outputs),
                          "kwargs": m.kwargs, "constants": m.constants, "examples": m.examples and Path(
                              m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
                          "examples_sha256": examples_sha}

@@ -19,6 +19,10 @@ class ModuleSection:
         "Call", "factory: entry(**kwargs) builds the module; object: entry is the module or function already; "
         "auto: a class is a factory, anything else is the object (a function with kwargs is a factory).",
         choices=("auto", "factory", "object")))
+    dtype: str = field(default="keep", metadata=ui(
+        "Module dtype", "Cast the module's parameters and buffers (module.to(dtype)) before tracing, as when "
+        "deploying a float32 checkpoint in bfloat16; keep: as the entry builds it.",
+        choices=("keep", "float32", "bfloat16", "float16")))
     path: tuple[str, ...] = field(default=(), metadata=ui(
         "Import path", "Folders put on sys.path before the entry is imported (relative to the spec file).",
         neff=False, advanced=True))

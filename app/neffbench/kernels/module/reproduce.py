@@ -58,6 +58,7 @@ def source(spec: ModuleCompileSpec, built: Built) -> str:
 ENTRY = {m.entry!r}  # resolved to {info.get("resolved")}
 ENTRY_SHA256 = {info.get("file_sha256")!r}
 CALL = {info.get("call")!r}  # factory: ENTRY(**KWARGS) builds the module; object: ENTRY is it
+MODULE_DTYPE = {m.dtype!r}  # "keep", or the dtype the module is cast to before tracing
 IMPORT_PATH = {list(m.path)!r}
 KWARGS = {m.kwargs!r}
 INPUT_NAMES = {list(built.input_names)!r}
@@ -77,6 +78,8 @@ def build_module() -> torch.nn.Module:
     inner = obj(**{{k: build_value(v) for k, v in KWARGS.items()}}) if CALL == "factory" else obj
     if isinstance(inner, torch.nn.Module):
         inner.eval()
+        if MODULE_DTYPE != "keep":
+            inner.to(getattr(torch, MODULE_DTYPE))
     return NeffbenchWrapper(inner).eval()
 
 

@@ -1,0 +1,204 @@
+"""Runs a RunRunner on a QThread (start and the blocking wait there) and re-emits what it reports as Qt signals."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from neffbench.gui.compile_controller import LINE_FLUSH_MS, LineBuffer
+from neffbench.runs.runner import GRACE_S, RunResult, RunRunner
+from neffbench.runs.target import TargetError, resolve
+
+log = logging.getLogger(__name__)
+
+# After the runner has reaped its child, how long the run thread waits for the rest of the child's
+# process group (a runtime's helpers) to go before reporting anyway.
+GROUP_GONE_S = GRACE_S + 5.0
+GROUP_POLL_S = 0.05
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still runs (zombies waiting for init to reap them do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp.
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+class _RunLoop(QObject):
+    """Lives on the run thread: ``RunRunner.start`` and the blocking ``wait``, never on the GUI thread."""
+
+    started = Signal(str)
+    event_received = Signal(dict)
+    finished = Signal(object)  # RunResult, or None when the runner itself raised
+    failed = Signal(str)
+    done = Signal()
+
+    def __init__(self, runner: RunRunner):
+        super().__init__()
+        self.runner = runner
+        self._pgid: int | None = None
+
+    def on_event(self, event: dict) -> None:
+        """Called on the run thread by the runner; the ``started`` event names the child, its group's leader."""
+        if event.get("type") == "started" and isinstance(event.get("pid"), int):
+            self._pgid = event["pid"]
+        self.event_received.emit(event)
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            path = self.runner.start()
+            self.started.emit(str(path))
+            result = self.runner.wait()
+            self._wait_for_group()
+            self.finished.emit(result)
+        except Exception as exc:  # noqa: BLE001 - reported to the user; the UI must return to idle
+            log.exception("run failed")
+            self._wait_for_group()
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.done.emit()
+
+    def _wait_for_group(self) -> None:
+        """Blocks the run thread (not the GUI's) until the child's process group is gone, so that
+        ``finished`` means nothing of the run is left."""
+        if self._pgid is None:
+            return
+        deadline = time.monotonic() + GROUP_GONE_S
+        pause = threading.Event()
+        while group_alive(self._pgid):
+            if time.monotonic() > deadline:
+                log.warning("process group %d of the run child is still alive; killing it", self._pgid)
+                try:
+                    os.killpg(self._pgid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                return
+            pause.wait(GROUP_POLL_S)
+
+
+class RunController(QObject):
+    """Starts and cancels runs; everything it reports arrives as signals on the GUI thread.
+
+    ``status_changed`` says "Running…", "Cancelling…" (from Cancel until the child's process group is
+    gone) and then the outcome ("Cancelled", "Succeeded", "Failed").
+    """
+
+    started = Signal(str)  # the run record's path (renamed for the runtime once an ``auto`` run has chosen)
+    event_received = Signal(dict)
+    lines_received = Signal(list)
+    finished = Signal(object)  # RunResult
+    failed = Signal(str)  # nothing started: a TargetError or ValueError sentence (or the runner raised)
+    status_changed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._buffer = LineBuffer()
+        self._thread: QThread | None = None
+        self._loop: _RunLoop | None = None
+        self._result: RunResult | None = None
+        self._error: str | None = None
+        self._cancelling = False
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setInterval(LINE_FLUSH_MS)
+        self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def is_cancelling(self) -> bool:
+        return self._cancelling
+
+    def start(self, target_path: str, options: dict[str, Any] | None = None) -> None:
+        """Resolves the target here (a few small reads) and starts the run thread; ``failed`` when it cannot."""
+        if self.is_running:
+            self.failed.emit("A run is already going; wait for it or cancel it first.")
+            return
+        self._buffer = LineBuffer()
+        try:
+            target = resolve(target_path)
+            runner = RunRunner(target, **(options or {}), on_line=self._buffer.append)
+        except (TargetError, ValueError) as exc:
+            self.failed.emit(str(exc))
+            return
+        except TypeError as exc:  # an option RunRunner does not take
+            self.failed.emit(f"The run options are not understood: {exc}.")
+            return
+        loop = _RunLoop(runner)
+        runner.on_event = loop.on_event
+        thread = QThread(self)
+        thread.setObjectName("neffbench-run")
+        loop.moveToThread(thread)
+        thread.started.connect(loop.run)
+        loop.started.connect(self._on_loop_started)
+        loop.event_received.connect(self.event_received)
+        loop.finished.connect(self._on_loop_finished)
+        loop.failed.connect(self._on_loop_failed)
+        loop.done.connect(thread.quit)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._loop = thread, loop
+        self._result, self._error, self._cancelling = None, None, False
+        self._flush_timer.start()
+        self.status_changed.emit("Running…")
+        thread.start()
+
+    def cancel(self) -> None:
+        """Asks the run to stop (never blocks); ``finished`` follows once the child's process group is gone."""
+        if self._loop is None or self._cancelling:
+            return
+        self._cancelling = True
+        self.status_changed.emit("Cancelling…")
+        self._loop.runner.cancel()
+
+    def _on_flush_timer_timeout(self) -> None:
+        lines = self._buffer.take()
+        if lines:
+            self.lines_received.emit(lines)
+
+    def _on_loop_started(self, path: str) -> None:
+        self.started.emit(path)
+
+    def _on_loop_finished(self, result: RunResult) -> None:
+        self._result = result
+
+    def _on_loop_failed(self, message: str) -> None:
+        self._error = message
+
+    def _on_thread_finished(self) -> None:
+        self._flush_timer.stop()
+        self._on_flush_timer_timeout()  # the run's last lines before its result
+        result, error, loop, thread = self._result, self._error, self._loop, self._thread
+        self._thread = self._loop = self._result = self._error = None
+        self._cancelling = False
+        loop.deleteLater()
+        thread.deleteLater()
+        if result is None:
+            self.status_changed.emit("Failed")
+            self.failed.emit(error or "The run ended without a result.")
+            return
+        self.status_changed.emit(result.outcome.capitalize())
+        self.finished.emit(result)

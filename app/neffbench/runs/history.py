@@ -1,0 +1,92 @@
+"""Runs already made: a target's run records, and the same compile's other buckets with their latest runs.
+
+Qt-free and cheap (JSON reads only), for the CLI and the window's Run view (called off the GUI thread).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from neffbench.jobs.records import bucket_of
+
+
+def runs(runs_dir: str | Path) -> list[dict[str, Any]]:
+    """Every run record in a runs directory, oldest first (unreadable ones left out), each with its ``path``."""
+    out = []
+    for path in sorted(Path(runs_dir).glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            out.append({**record, "path": str(path)})
+    return out
+
+
+def _spec(record: dict[str, Any]) -> Any:
+    from neffbench.spec import SpecError, from_dict
+
+    try:
+        return from_dict(record.get("spec") or {})
+    except SpecError:
+        return None
+
+
+def siblings(job_dir: str | Path) -> list[tuple[dict[str, Any], Path]]:
+    """This job and the jobs of the same spec but another bucket in its workdir, by bucket.
+
+    Two jobs are of one compile's buckets when moving one to the other's bucket gives the other's
+    spec: everything but the bucket is the same.
+    """
+    from neffbench.kernels import registry
+
+    job_dir = Path(job_dir)
+    try:
+        mine = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    spec = _spec(mine)
+    if spec is None:
+        return [(mine, job_dir)]
+    kernel = registry.for_spec(spec)
+    found: dict[str, tuple[dict[str, Any], Path]] = {}
+    for path in sorted(job_dir.parent.glob("*/job.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        other = _spec(record)
+        bucket = bucket_of(record)
+        if other is None or type(other) is not type(spec) or not bucket:
+            continue
+        try:
+            same = kernel.for_bucket(spec, bucket) == other
+        except (KeyError, TypeError):
+            same = False
+        if same:
+            key = json.dumps(bucket, sort_keys=True)
+            # The newest job of each bucket, as a user re-compiling would expect.
+            if key not in found or record.get("created", "") > found[key][0].get("created", ""):
+                found[key] = (record, path.parent)
+    return sorted(found.values(), key=lambda rp: kernel_items(kernel, rp[0]))
+
+
+def kernel_items(kernel: Any, record: dict[str, Any]) -> int:
+    return kernel.items_per_call(bucket_of(record))
+
+
+def bucket_curve(job_dir: str | Path, runtime: str | None = None) -> list[dict[str, Any]]:
+    """Per bucket of this job's compile: its latest succeeded run (of ``runtime``, when given).
+
+    Rows ``{bucket, items_per_call, job_dir, run}``, ``run`` None where that bucket has no run yet.
+    """
+    rows = []
+    for record, path in siblings(job_dir):
+        done = [r for r in runs(path / "runs") if r.get("outcome") == "succeeded" and r.get("stats")
+                and (runtime is None or r.get("runtime") == runtime)]
+        latest = max(done, key=lambda r: r.get("started") or "") if done else None
+        rows.append({"bucket": bucket_of(record), "items_per_call": latest.get("items_per_call") if latest else None,
+                     "job_dir": str(path), "run": latest})
+    return rows

@@ -1,0 +1,252 @@
+"""Running a NEFF from the parent: the run child in its own process group, its events into one run record, Cancel.
+
+The record is ``<job>/runs/<UTC time>-<runtime>.json`` (``<file>.runs/`` beside a NEFF without a
+job); records never overwrite one another, and the parent is their only writer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from neffbench.jobs import records
+from neffbench.jobs.protocol import LineSplitter, parse_event
+from neffbench.runs.stats import summarize
+from neffbench.runs.target import RunTarget
+
+GRACE_S = 3.0
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class RunResult:
+    path: Path
+    outcome: str
+    reason: str | None
+    record: dict[str, Any]
+
+
+def _items_per_call(record: dict[str, Any]) -> int:
+    if not record:
+        return 1
+    from neffbench.kernels import registry
+
+    try:
+        kernel = registry.get(record.get("kernel") or (record.get("spec") or {}).get("kernel") or registry.DEFAULT)
+    except KeyError:
+        return 1
+    return kernel.items_per_call(records.bucket_of(record))
+
+
+class RunRunner:
+    """One run of one target. ``start``/``wait`` on one thread; ``cancel`` from any thread."""
+
+    def __init__(self, target: RunTarget, *, runtime: str = "auto", iterations: int = 50, warmup: int = 5,
+                 mode: str | None = None, core: int = 0, inputs_npz: str | None = None,
+                 inputs_npy: dict[str, str] | None = None, random: bool = False, seed: int = 0,
+                 profile: bool = False, timeout: float | None = None, argv: list[str] | None = None,
+                 on_line: Callable[[str], None] | None = None, on_event: Callable[[dict], None] | None = None):
+        if iterations < 1:
+            raise ValueError(f"iterations must be at least 1; got {iterations}")
+        if warmup < 0:
+            raise ValueError(f"warm-up must be 0 or more; got {warmup}")
+        self.target = target
+        self.opts = {"runtime": runtime, "iterations": iterations, "warmup": warmup, "mode": mode, "core": core,
+                     "inputs_npz": inputs_npz, "inputs_npy": inputs_npy, "random": random, "seed": seed,
+                     "profile": profile}
+        self.timeout = timeout
+        self.argv = list(sys.argv if argv is None else argv)
+        self.on_line, self.on_event = on_line, on_event
+        self.path: Path | None = None
+        self.record: dict[str, Any] = {}
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._reaped = False
+        self._outcome: dict[str, Any] | None = None
+        self._log: list[str] = []
+
+    # ---- start ----
+
+    def _request(self, run_dir: Path) -> dict[str, Any]:
+        t = self.target
+        return {**self.opts, "neff": str(t.neff) if t.neff else None, "job_dir": str(t.job_dir) if t.job_dir else None,
+                "job_inputs": str(t.inputs) if t.inputs else None, "reference": str(t.reference) if t.reference else None,
+                "model_pt": str(t.model_pt) if t.model_pt else None, "spec": t.spec, "backend": t.backend,
+                "tolerance": list(t.tolerance) if t.tolerance else None, "run_dir": str(run_dir)}
+
+    def start(self) -> Path:
+        runs = self.target.runs_dir
+        runs.mkdir(parents=True, exist_ok=True)
+        self._stamp = records.utc_now().strftime("%Y%m%dT%H%M%S.%fZ")
+        requested = self.opts["runtime"]
+        name = self._claim(requested)
+        self.path = runs / f"{name}.json"
+        self.record = {
+            "schema_version": SCHEMA_VERSION, "run_id": name, "job_id": self.target.record.get("job_id"),
+            "neff": str(self.target.neff) if self.target.neff else None, "runtime_requested": requested,
+            "runtime": None, "label": None, "on_device": None, "runtime_reason": None, "mode": self.opts["mode"],
+            "core": self.opts["core"], "warmup": self.opts["warmup"], "iterations_requested": self.opts["iterations"],
+            "outcome": "running", "reason": None, "started": records.iso(), "finished": None, "host": os.uname().nodename,
+            "command": self.argv, "versions": {}, "inputs": None, "checks": [], "numerics": None, "cold_ms": None,
+            "durations_ms": [], "stats": None, "reported": None, "secondary": None, "profile": None,
+            "bucket": records.bucket_of(self.target.record) if self.target.record else None,
+            "items_per_call": _items_per_call(self.target.record), "run_dir": name,
+        }
+        records.write_json_atomic(self.path, self.record)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}
+        with self._lock:
+            if self._cancelled:
+                return self._finish(None, "cancelled before it started")
+            self._proc = subprocess.Popen([sys.executable, "-m", "neffbench.runs.child"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                          start_new_session=True)
+        self._proc.stdin.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
+        self._proc.stdin.close()
+        self._t0 = time.monotonic()
+        self._emit({"type": "started", "run": str(self.path), "pid": self._proc.pid})
+        return self.path
+
+    def _claim(self, runtime: str) -> str:
+        """A record name of our own (exclusive creation: two runs never share one)."""
+        for n in range(1000):
+            name = f"{self._stamp}-{runtime}" + (f"-{n}" if n else "")
+            try:
+                fd = os.open(self.target.runs_dir / f"{name}.json", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                continue
+            os.close(fd)
+            return name
+        raise FileExistsError(f"no free run record name for {self._stamp}-{runtime} in {self.target.runs_dir}")
+
+    def _rename_for(self, runtime: str) -> None:
+        """Once the child has chosen (``auto``), the record is named for the runtime that runs."""
+        if self.path is None or self.path.stem.endswith(f"-{runtime}"):
+            return
+        name = self._claim(runtime)
+        old, self.path = self.path, self.target.runs_dir / f"{name}.json"
+        os.replace(old, self.path)
+        self.record["run_id"] = self.record["run_dir"] = name
+
+    # ---- cancel ----
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            self._signal(signal.SIGTERM)
+        threading.Timer(GRACE_S, self._kill).start()
+
+    def _kill(self) -> None:
+        with self._lock:
+            self._signal(signal.SIGKILL)
+
+    def _signal(self, sig: int) -> None:
+        if self._proc is not None and not self._reaped:  # not reaped: the group id is still the child's
+            try:
+                os.killpg(self._proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    # ---- wait ----
+
+    def wait(self) -> RunResult:
+        if self._proc is None:
+            return RunResult(self.path, self.record["outcome"], self.record["reason"], self.record)
+        splitter = LineSplitter()
+        fd = self._proc.stdout.fileno()
+        deadline = self._t0 + self.timeout if self.timeout else None
+        timed_out = False
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                if sel.select(0.2):
+                    data = os.read(fd, 1 << 16)
+                    if not data:
+                        break
+                    for line in splitter.feed(data):
+                        self._handle(line)
+                if deadline is not None and time.monotonic() > deadline and not timed_out:
+                    timed_out = True
+                    with self._lock:
+                        self._signal(signal.SIGKILL)
+        for line in splitter.flush():
+            self._handle(line)
+        with self._lock:
+            self._signal(signal.SIGKILL)  # whatever the runtime left in the group
+            code = self._proc.wait()
+            self._reaped = True
+        reason = None
+        if self._cancelled:
+            reason = f"cancelled during {self.record.get('stage') or 'start'}"
+        elif timed_out:
+            reason = f"timed out after {self.timeout:g} s during {self.record.get('stage')}"
+        elif self._outcome is None:
+            from neffbench.jobs.compilerlog import explain_exit_code
+
+            reason = (f"the run child died with {code} ({explain_exit_code(code)}) during {self.record.get('stage')}"
+                      if code and code < 0 else f"the run child exited with {code} without reporting an outcome")
+        return self._finish(code, reason)
+
+    def _finish(self, code: int | None, reason: str | None) -> RunResult:
+        rec = self.record
+        if reason is not None:
+            rec["outcome"] = "cancelled" if self._cancelled else "failed"
+            rec["reason"] = reason
+        elif self._outcome is not None:
+            rec["outcome"], rec["reason"] = self._outcome.get("outcome"), self._outcome.get("reason")
+        numerics = rec.get("numerics") or {}
+        if rec["outcome"] == "succeeded" and numerics.get("checked") and not numerics.get("match"):
+            rec["outcome"] = "failed"
+            rec["reason"] = (f"outputs differ from reference.npz beyond tolerance (max abs error "
+                             f"{numerics.get('max_abs_error', float('nan')):.3g})")
+        rec["exit_code"] = code
+        rec["finished"] = records.iso()
+        rec["log_tail"] = self._log[-200:]
+        records.write_json_atomic(self.path, rec)
+        self._emit({"type": "finished", "outcome": rec["outcome"], "reason": rec["reason"], "run": str(self.path)})
+        return RunResult(self.path, rec["outcome"], rec["reason"], rec)
+
+    def _handle(self, line: str) -> None:
+        event = parse_event(line)
+        if event is None:
+            self._log.append(line)
+            if self.on_line:
+                self.on_line(line)
+            return
+        rec, kind = self.record, event["type"]
+        if kind == "stage":
+            rec["stage"] = event.get("stage")
+        elif kind == "runtime":
+            self._rename_for(event.get("runtime"))
+            for key in ("runtime", "label", "on_device", "mode", "versions", "available"):
+                rec[key] = event.get(key)
+            rec["runtime_reason"] = event.get("reason")
+        elif kind in ("inputs", "host", "profile", "numerics"):
+            rec[kind] = {k: v for k, v in event.items() if k != "type"}
+        elif kind == "checks":
+            rec["checks"] = event.get("problems") or []
+        elif kind == "timing":
+            rec["cold_ms"], rec["durations_ms"] = event.get("cold_ms"), event.get("durations_ms") or []
+            rec["reported"], rec["mode"], rec["variant"] = event.get("reported"), event.get("mode"), event.get("variant")
+            rec["stats"] = summarize(rec["durations_ms"], rec["items_per_call"])
+        elif kind == "timing_secondary":
+            rec["secondary"] = {"variant": event.get("variant"), "cold_ms": event.get("cold_ms"),
+                                "durations_ms": event.get("durations_ms"),
+                                "stats": summarize(event.get("durations_ms") or [], rec["items_per_call"])}
+        elif kind == "outcome":
+            self._outcome = event
+        records.write_json_atomic(self.path, rec)
+        self._emit(event)
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self.on_event:
+            self.on_event({**event, "run_id": self.record.get("run_id")})

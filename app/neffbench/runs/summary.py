@@ -1,0 +1,62 @@
+"""Words for a run record, shared by the CLI and the window: what ran where, how it compared, how fast."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def latency_text(stats: dict[str, Any] | None) -> str:
+    if not stats or not stats.get("iterations"):
+        return "no timings"
+    rate = stats.get("items_per_s")
+    per = f", {rate:,.0f} items/s" if rate else ""
+    return (f"p50 {stats['p50_ms']:.3f} ms, p90 {stats['p90_ms']:.3f}, p99 {stats['p99_ms']:.3f}, mean "
+            f"{stats['mean_ms']:.3f} ± {stats['std_ms']:.3f} (min {stats['min_ms']:.3f}, max {stats['max_ms']:.3f}) "
+            f"over {stats['iterations']} iterations{per}")
+
+
+def numerics_text(numerics: dict[str, Any] | None) -> str:
+    if not numerics:
+        return "numerics: not compared (the run did not get that far)"
+    if not numerics.get("checked"):
+        return f"numerics: not compared ({numerics.get('reason')})"
+    if numerics.get("problem"):
+        return f"numerics: MISMATCH ({numerics['problem']})"
+    verdict = "match" if numerics.get("match") else "MISMATCH"
+    return (f"numerics against reference.npz: {verdict} (max abs error {numerics['max_abs_error']:.3g}, max rel "
+            f"error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
+
+
+def summary_lines(record: dict[str, Any], path: str | None = None) -> list[str]:
+    outcome = record.get("outcome") or "?"
+    head = f"{record.get('run_id')}: {outcome if outcome == 'succeeded' else outcome.upper()}"
+    if record.get("reason"):
+        head += f": {record['reason']}"
+    lines = [head]
+    if record.get("runtime"):
+        where = record.get("label")
+        lines.append(f"  runtime {record['runtime']} ({where}, {record.get('mode')} mode): {record.get('runtime_reason')}")
+        if not record.get("on_device"):
+            lines.append("  CPU figures: the NEFF did not run; these time the job's module on this host's CPU")
+    for problem in record.get("checks") or []:
+        lines.append(f"  check: {problem}")
+    lines.append(f"  {numerics_text(record.get('numerics'))}")
+    if record.get("cold_ms") is not None:
+        lines.append(f"  first (cold) call {record['cold_ms']:.3f} ms")
+    if record.get("stats"):
+        variant = f" [{record['variant']}]" if record.get("variant") else ""
+        lines.append(f"  latency{variant}: {latency_text(record['stats'])}")
+    secondary = record.get("secondary")
+    if secondary:
+        lines.append(f"  latency [{secondary['variant']}]: {latency_text(secondary.get('stats'))}")
+    profile = record.get("profile")
+    if profile:
+        if profile.get("captured"):
+            summary = profile.get("summary") or {}
+            lines.append(f"  profile {profile['ntff']}: total_time {summary.get('total_time')} s, "
+                         f"mfu_estimated_percent {summary.get('mfu_estimated_percent')}; open with: {profile['open']}")
+        else:
+            lines.append(f"  profile: not captured ({profile.get('reason')})")
+    if path:
+        lines.append(f"  record: {path}")
+    return lines

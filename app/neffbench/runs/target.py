@@ -1,0 +1,121 @@
+"""What a run runs: a job directory or a NEFF file, with the job's NEFF, inputs, reference, tolerance and bucket."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from neffbench.runs.arrays import INPUTS_NAME, REFERENCE_NAME
+
+RUNS_DIR = "runs"
+
+
+class TargetError(ValueError):
+    """Nothing runnable at the path given; one sentence saying why."""
+
+
+@dataclass
+class RunTarget:
+    """Paths only (read in the parent, cheaply); the child loads what they point at."""
+
+    neff: Path | None  # None for a cpu-check job, which made no NEFF
+    job_dir: Path | None
+    record: dict[str, Any] = field(default_factory=dict)
+    runs_dir: Path = Path(RUNS_DIR)
+
+    @property
+    def inputs(self) -> Path | None:
+        return self._job_file(INPUTS_NAME)
+
+    @property
+    def reference(self) -> Path | None:
+        return self._job_file(REFERENCE_NAME)
+
+    @property
+    def model_pt(self) -> Path | None:
+        return self._job_file("model.pt")
+
+    @property
+    def spec(self) -> dict[str, Any] | None:
+        return self.record.get("spec")
+
+    @property
+    def backend(self) -> str | None:
+        return self.record.get("backend")
+
+    @property
+    def tolerance(self) -> tuple[float, float, str] | None:
+        numerics = self.record.get("numerics") or {}
+        if isinstance(numerics.get("atol"), (int, float)) and isinstance(numerics.get("rtol"), (int, float)):
+            return float(numerics["atol"]), float(numerics["rtol"]), str(numerics.get("tolerance_basis"))
+        return None
+
+    def _job_file(self, name: str) -> Path | None:
+        if self.job_dir is None:
+            return None
+        path = self.job_dir / name
+        return path if path.is_file() else None
+
+    def describe(self) -> str:
+        if self.neff is not None:
+            return str(self.neff)
+        return f"{self.job_dir} (no NEFF: {self.record.get('backend')} job)"
+
+
+def _bare_runs_dir(neff: Path) -> Path:
+    """Beside the NEFF when its folder is writable; otherwise (a read-only share) under the current
+    folder, named for the NEFF and its content so two NEFFs of one name do not mix."""
+    import hashlib
+    import os
+    import stat
+
+    # The write bit, not os.access: root may write anywhere, but a folder without write bits
+    # (a read-only copy of shared samples) is not meant to receive anything.
+    mode = neff.parent.stat().st_mode
+    if mode & stat.S_IWUSR and os.access(neff.parent, os.W_OK):
+        return neff.with_name(f"{neff.stem}.runs")
+    digest = hashlib.sha256(str(neff).encode()).hexdigest()[:8]
+    return Path.cwd() / "neffbench-runs" / f"{neff.stem}-{digest}"
+
+
+def _read_record(job_dir: Path) -> dict[str, Any]:
+    try:
+        record = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TargetError(f"{job_dir} has no job.json: it is not a job directory.") from None
+    except (OSError, ValueError) as exc:
+        raise TargetError(f"{job_dir}/job.json cannot be read: {exc}.") from None
+    if not isinstance(record, dict):
+        raise TargetError(f"{job_dir}/job.json does not hold a job record.")
+    return record
+
+
+def resolve(path: str | Path, *, neff: str | None = None) -> RunTarget:
+    """A job directory (its NEFF, or ``neff`` among several) or a NEFF file (with the job above it, if any)."""
+    p = Path(path).expanduser().resolve()
+    if p.is_dir():
+        record = _read_record(p)
+        neffs = [n.get("path") for n in record.get("neffs") or [] if n.get("path")]
+        if neff is not None:
+            if neff not in neffs:
+                raise TargetError(f"--neff {neff} is not one of the job's NEFFs ({', '.join(neffs) or 'none'}).")
+            neffs = [neff]
+        if len(neffs) > 1:
+            raise TargetError(f"the job has {len(neffs)} NEFFs ({', '.join(neffs)}); pick one with --neff.")
+        chosen = p / neffs[0] if neffs else None
+        if chosen is not None and not chosen.is_file():
+            raise TargetError(f"the job's NEFF {chosen} is gone.")
+        if record.get("outcome") not in ("succeeded", "failed", "interrupted", None) and chosen is None:
+            raise TargetError(f"the job in {p} is {record.get('outcome')} and made no NEFF.")
+        return RunTarget(chosen, p, record, p / RUNS_DIR)
+    if p.is_file():
+        from neffbench.neff.index import find_job
+
+        job_json = find_job(p)
+        if job_json is not None:
+            job_dir = Path(job_json).parent
+            return RunTarget(p, job_dir, _read_record(job_dir), job_dir / RUNS_DIR)
+        return RunTarget(p, None, {}, _bare_runs_dir(p))
+    raise TargetError(f"{p} does not exist.")
