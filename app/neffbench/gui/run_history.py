@@ -115,7 +115,7 @@ class HistoryTable(QTableWidget):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)
         header.setSortIndicator(0, Qt.SortOrder.DescendingOrder)
         self.setToolTip("Every run of this target, newest first. Select one to see its plots; select two "
                         "(Ctrl+click, or Shift+arrow keys) to overlay and compare them.")
@@ -211,7 +211,7 @@ def comparison_html(a: dict[str, Any], b: dict[str, Any]) -> str:
     sa, sb = a.get("stats") or {}, b.get("stats") or {}
 
     def head(record: dict[str, Any], mark: str) -> str:
-        return (f"{mark} {html.escape(kind_of(record))}<br><span style='font-weight:normal'>"
+        return (f"{mark}: {html.escape(kind_of(record))}<br><span style='font-weight:normal'>"
                 f"{html.escape(started_text(record.get('started')))}</span>")
 
     rows = []

@@ -70,6 +70,12 @@ def host_facts(timeout: float = 10.0) -> HostFacts:
         facts.neuron_ls = f"neuron-ls -j listed no devices ({first[0] if first else f'exit {proc.returncode}'})"
         return facts
     facts.devices = [d for d in data if isinstance(d, dict)]
+    if facts.family is None:  # neuron-ls names the instance type too ("trn2.3xlarge")
+        for device in facts.devices:
+            family = str(device.get("instance_type") or "").split(".")[0].lower()
+            if family in CODENAMES or family == "trn3":
+                facts.family = family
+                break
     return facts
 
 
@@ -93,6 +99,28 @@ def check_io(neff: Any, feeds: Arrays) -> list[str]:
             problems.append(f"input {name} has shape {list(t.shape)} in the NEFF, but the array given has "
                             f"{list(shape)}.")
     return problems
+
+
+def downcast_int64(neff: Any, feeds: Arrays) -> tuple[list[str], list[str]]:
+    """int64 arrays where the NEFF takes int32 (neuronx-cc downcasts int64 inputs), converted when every
+    value fits. Returns (notes, problems): what was converted, and what could not be."""
+    import numpy as np
+
+    wanted = {t.name: t.dtype for t in neff.inputs}
+    notes, problems = [], []
+    for name in feeds.neff_names:
+        if feeds.dtypes.get(name) != "int64" or wanted.get(name) != "int32":
+            continue
+        array = feeds.arrays[name]
+        info = np.iinfo(np.int32)
+        if array.size and (array.min() < info.min or array.max() > info.max):
+            problems.append(f"input {name} is int64 with values beyond int32 ({array.min()}..{array.max()}), but the "
+                            "NEFF takes int32 (neuronx-cc downcast it).")
+            continue
+        feeds.arrays[name] = array.astype(np.int32)
+        feeds.dtypes[name] = "int32"
+        notes.append(f"input {name}: int64 values fed as int32, which the NEFF takes (neuronx-cc downcasts int64).")
+    return notes, problems
 
 
 def check_host(neff: Any, host: HostFacts) -> list[str]:

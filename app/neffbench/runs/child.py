@@ -121,6 +121,10 @@ class Run:
         self.enter("checking")
         problems: list[str] = []
         if name in ("nrtpy", "spike") and neff_info is not None:
+            notes, problems = checks.downcast_int64(neff_info, feeds)
+            for note in notes:
+                self.out.line(f"neffbench: {note}")
+            self.event("conversions", notes=notes)
             problems += checks.check_io(neff_info, feeds)
             host = checks.host_facts()
             self.event("host", family=host.family, lnc=host.lnc, devices=len(host.devices), note=host.neuron_ls,
@@ -164,7 +168,7 @@ class Run:
             if name in ("nrtpy", "spike"):
                 out_dtypes = {t.name: t.dtype for t in neff_info.outputs}
                 return runtimes.nrt_session(name, req["neff"], {n: feeds.arrays[n] for n in feeds.neff_names},
-                                            int(req.get("core", 0)), out_dtypes)
+                                            int(req.get("core", 0)), out_dtypes, feeds.dtypes)
             args = tuple(arrays.to_tensor(feeds.arrays[n], feeds.dtypes[n]) for n in feeds.arrays)
             out_names = self._output_names()
             if name == "torchscript":

@@ -41,8 +41,12 @@ def capture(req: dict[str, Any], feeds: Arrays, out: Any) -> dict[str, Any]:
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     for line in (proc.stdout + proc.stderr).splitlines():
         out.line(line)
-    if proc.returncode != 0 or not ntff.is_file():
-        return {"captured": False, "command": argv, "reason": f"{name} capture exited with {proc.returncode}"}
+    # With --profile-nth-exec the tool names the file for the execution (profile_exec_2.ntff) beside -s.
+    profiles = sorted(run_dir.glob("*.ntff"))
+    if proc.returncode != 0 or not profiles:
+        why = f"{name} capture exited with {proc.returncode}" + ("" if profiles else " and wrote no .ntff")
+        return {"captured": False, "command": argv, "reason": why}
+    ntff = profiles[-1]
     view = [name, "view", "-d", str(run_dir), "--output-format", "summary-json"]
     summary: dict[str, Any] = {}
     shown = subprocess.run(view, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)

@@ -190,14 +190,28 @@ def reinterpret(array: np.ndarray, dtype: str | None) -> np.ndarray:
         return array
 
 
-def nrt_session(name: str, neff: str, feeds: dict[str, np.ndarray], core: int, out_dtypes: dict[str, str]) -> Session:
+def nrt_session(name: str, neff: str, feeds: dict[str, np.ndarray], core: int, out_dtypes: dict[str, str],
+                in_dtypes: dict[str, str] | None = None) -> Session:
     if name == "nrtpy":
         nrtpy = importlib.import_module("nrtpy")
         if hasattr(nrtpy, "configure"):
             nrtpy.configure(visible_cores=[core])
         return _NrtSession(name, nrtpy.NrtpyModel, nrtpy.NrtpyTensor, neff, feeds, 0, out_dtypes)
     spike = importlib.import_module("spike")
-    return _NrtSession(name, spike.SpikeModel, spike.SpikeTensor, neff, feeds, core, out_dtypes)
+    return _NrtSession(name, spike.SpikeModel, spike.SpikeTensor, neff, _spike_feeds(feeds, in_dtypes or {}), core,
+                       out_dtypes)
+
+
+def _spike_feeds(feeds: dict[str, np.ndarray], dtypes: dict[str, str]) -> dict[str, np.ndarray]:
+    """spike checks dtypes itself and knows bfloat16 only as ml_dtypes.bfloat16 (which it depends on):
+    the stored bits are viewed as that. nrtpy checks sizes only and takes the bits as they are."""
+    if "bfloat16" not in dtypes.values():
+        return feeds
+    try:
+        import ml_dtypes
+    except ImportError:
+        return feeds
+    return {k: v.view(ml_dtypes.bfloat16) if dtypes.get(k) == "bfloat16" else v for k, v in feeds.items()}
 
 
 def torch_session(name: str, module: Any, args: tuple[Any, ...], out_names: list[str]) -> Session:

@@ -38,6 +38,7 @@ import signal
 import struct
 import tarfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -615,9 +616,9 @@ NO_EVENTS = "No nc_exec_running events captured during benchmark. Cannot compute
 
 
 def run_benchmark(runtime: Runtime, model: LoadedModel, inputs: dict[str, DeviceTensor],
-                  outputs: dict[str, DeviceTensor], warmup_iter: int, benchmark_iter: int, mode: str) -> BenchmarkResult:
+                  outputs: dict[str, DeviceTensor], warmup_iter: int, benchmark_iter: int,
+                  mode: str) -> BenchmarkResult:
     """Warm-up, then timed executions; device mode reads the system trace, host mode the wall clock."""
-    import time  # noqa: PLC0415
 
     if mode == "device":
         trace = runtime.trace(model.core_id)

@@ -1,0 +1,406 @@
+"""The Run view: what the target is, run options, the live stage and verdict, latency plots, history, buckets."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.gui import theme
+from neffbench.gui.log_view import LogView
+from neffbench.gui.run_history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history, verdict
+from neffbench.gui.run_plots import CPU_COLOUR, BucketPlots, LatencyPlots
+from neffbench.kernels.api import bucket_phrase
+from neffbench.runs.runtimes import RUNTIMES
+from neffbench.runs.summary import latency_text, numerics_text, summary_lines
+
+MODES = (("default", None), ("device", "device"), ("host", "host"))
+TABS = ("Latency", "Buckets", "Details", "Log")
+IDLE = ("Run checks the target's outputs against its reference.npz, then times the warm-up and the "
+        "iterations; every run is recorded in the target's runs/ folder.")
+LOG_LINES = 5_000  # the child says little; the record keeps its log's tail
+
+
+def target_text(history: History) -> tuple[str, bool]:
+    """What the target is, in a few lines of rich text, and whether it runs only on the CPU (a cpu-check job)."""
+    target = history.target
+    record = target.record
+    rows = []
+    if target.job_dir is not None:
+        rows.append(f"<b>Job</b> {record.get('job_id') or target.job_dir.name}")
+    bucket = record.get("bucket") or ({"num_tokens": record["num_tokens"]} if record.get("num_tokens") else None)
+    if bucket:
+        rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
+    if target.backend:
+        rows.append(f"<b>Backend</b> {target.backend}")
+    line = " &nbsp;·&nbsp; ".join(rows)
+    if target.neff is not None:
+        return f"{line}<br><b>NEFF</b> {target.neff}", False
+    cpu_only = target.backend == "cpu-check"
+    why = (f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
+           "used), so runs time the job's module on this computer's CPU. Those are CPU figures, not NeuronCore "
+           "ones.</span>") if cpu_only else f"<b>No NEFF</b> in {target.job_dir}."
+    return f"{line}<br>{why}", cpu_only
+
+
+def _load(token: int, path: str) -> tuple[int, History]:
+    """On a worker thread: the history, or why it cannot be read (as the history's error)."""
+    try:
+        return token, load_history(path)
+    except Exception as exc:  # noqa: BLE001 - shown in the panel; the worker must always answer
+        return token, History(path, error=f"Cannot read the runs of {path}: {exc}")
+
+
+def _badge(colour: str) -> str:
+    return (f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px;"
+            " font-weight: bold; }")
+
+
+class RunPanel(QWidget):
+    """Presents runs and asks for them: ``run_requested(target, options)`` and ``cancel_requested`` go to a
+    RunController (the window wires them); its reports come back through ``show_*``."""
+
+    run_requested = Signal(str, dict)
+    cancel_requested = Signal()
+    history_loaded = Signal(object)  # History, once the table and bucket plots show it
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.target_path: str | None = None
+        self.history: History | None = None
+        self._token = 0
+        self._workers: set[Any] = set()
+        self._select_after_load: str | None = None
+        self._live: dict[str, Any] = {}
+        self._running = False
+        self._build()
+        self._wire()
+        self.set_target(None)
+        self._show_verdict(None)
+        self._show_problems([])
+        self.status_label.setText(IDLE)
+
+    # ---- building ----
+
+    def _build(self) -> None:
+        self.target_label = QLabel()
+        self.target_label.setObjectName("run-target")
+        self.target_label.setWordWrap(True)
+        self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.runtime_combo = QComboBox()
+        self.runtime_combo.setObjectName("run-runtime")
+        self.runtime_combo.addItems(list(RUNTIMES))
+        self.runtime_combo.setToolTip("auto: a NeuronCore runtime when a Neuron device is here, else cpu. nrtpy or "
+                                      "spike load the NEFF; torchscript loads model.pt after torch_neuronx; cpu times "
+                                      "the job's module on the CPU (CPU figures, never device ones).")
+        self.iterations_spin = QSpinBox()
+        self.iterations_spin.setObjectName("run-iterations")
+        self.iterations_spin.setRange(1, 1_000_000)
+        self.iterations_spin.setValue(50)
+        self.iterations_spin.setGroupSeparatorShown(True)
+        self.iterations_spin.setToolTip("Timed calls.")
+        self.warmup_spin = QSpinBox()
+        self.warmup_spin.setObjectName("run-warmup")
+        self.warmup_spin.setRange(0, 10_000)
+        self.warmup_spin.setValue(5)
+        self.warmup_spin.setToolTip("Untimed calls before the timed ones.")
+        self.mode_combo = QComboBox()
+        self.mode_combo.setObjectName("run-mode")
+        for text, value in MODES:
+            self.mode_combo.addItem(text, value)
+        self.mode_combo.setToolTip("device: NeuronCore time (nrtpy, spike); host: wall clock with transfers; "
+                                   "default: the runtime's first (device where it can).")
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("run-button")
+        self.run_button.setToolTip("Run the target: check its outputs against reference.npz, then time it.")
+        self.run_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancel-run-button")
+        self.cancel_button.setEnabled(False)
+        controls = QHBoxLayout()
+        for text, widget in (("Runtime", self.runtime_combo), ("Iterations", self.iterations_spin),
+                             ("Warm-up", self.warmup_spin), ("Mode", self.mode_combo)):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            controls.addWidget(label)
+            controls.addWidget(widget)
+            controls.addSpacing(8)
+        controls.addStretch(1)
+        controls.addWidget(self.run_button)
+        controls.addWidget(self.cancel_button)
+
+        self.stage_label = QLabel("idle")
+        self.stage_label.setObjectName("run-stage")
+        self.stage_label.setStyleSheet(theme.badge_style(None))
+        self.status_label = QLabel()
+        self.status_label.setObjectName("run-status")
+        self.status_label.setWordWrap(True)
+        self.verdict_label = QLabel()
+        self.verdict_label.setObjectName("run-verdict")
+        self.numerics_label = QLabel()
+        self.numerics_label.setObjectName("run-numerics")
+        self.numerics_label.setWordWrap(True)
+        status = QHBoxLayout()
+        status.addWidget(self.stage_label, 0, Qt.AlignmentFlag.AlignTop)
+        status.addWidget(self.status_label, 1)
+        verdict_row = QHBoxLayout()
+        verdict_row.addWidget(self.verdict_label, 0, Qt.AlignmentFlag.AlignTop)
+        verdict_row.addWidget(self.numerics_label, 1)
+        self.problems_label = QLabel()
+        self.problems_label.setObjectName("run-problems")
+        self.problems_label.setWordWrap(True)
+        self.problems_label.setStyleSheet(f"color: {theme.BAD};")
+        self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.latency = LatencyPlots()
+        self.selection_label = QLabel()
+        self.selection_label.setObjectName("run-comparison")
+        self.selection_label.setWordWrap(True)
+        self.selection_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        latency_page = QWidget()
+        latency_layout = QVBoxLayout(latency_page)
+        latency_layout.setContentsMargins(4, 4, 4, 4)
+        latency_layout.addWidget(self.latency, 1)
+        latency_layout.addWidget(self.selection_label)
+        self.buckets = BucketPlots()
+        self.details = QPlainTextEdit()
+        self.details.setObjectName("run-details")
+        self.details.setReadOnly(True)
+        self.log_view = LogView(max_lines=LOG_LINES)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("run-tabs")
+        for page, name in zip((latency_page, self.buckets, self.details, self.log_view), TABS):
+            self.tabs.addTab(page, name)
+
+        self.table = HistoryTable()
+        self.history_label = QLabel("History")
+        self.history_label.setObjectName("run-history-label")
+        history = QWidget()
+        history_layout = QVBoxLayout(history)
+        history_layout.setContentsMargins(0, 4, 0, 0)
+        history_layout.addWidget(self.history_label)
+        history_layout.addWidget(self.table, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("run-splitter")
+        self.splitter.addWidget(self.tabs)
+        self.splitter.addWidget(history)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.target_label)
+        layout.addLayout(controls)
+        layout.addLayout(status)
+        layout.addLayout(verdict_row)
+        layout.addWidget(self.problems_label)
+        layout.addWidget(self.splitter, 1)
+        for first, second in ((self.runtime_combo, self.iterations_spin), (self.iterations_spin, self.warmup_spin),
+                              (self.warmup_spin, self.mode_combo), (self.mode_combo, self.run_button),
+                              (self.run_button, self.cancel_button), (self.cancel_button, self.tabs),
+                              (self.tabs, self.table)):
+            QWidget.setTabOrder(first, second)
+
+    def _wire(self) -> None:
+        self.run_button.clicked.connect(self._on_run_button_clicked)
+        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self.table.runs_selected.connect(self._on_table_runs_selected)
+
+    # ---- the target ----
+
+    def set_target(self, path: str | None) -> None:
+        """A job directory or a NEFF file (None: nothing to run); its history is read on a worker thread."""
+        self.target_path = str(path) if path else None
+        self.history = None
+        self._token += 1
+        self.table.set_runs([])
+        self.buckets.show_curve([], None)
+        self.tabs.setTabEnabled(1, False)
+        self._update_buttons()
+        if self.target_path is None:
+            self.target_label.setText("No target. Choose a job directory or a .neff file to run.")
+            return
+        self.target_label.setText(f"Reading {self.target_path}…")
+        self.refresh()
+
+    def refresh(self, select: str | None = None) -> None:
+        """Re-reads the target's runs (off the GUI thread); ``select`` a record path once they are shown."""
+        if self.target_path is None:
+            return
+        from superqt.utils import create_worker  # after the first paint: superqt imports all its widgets
+
+        self._select_after_load = select or self._select_after_load
+        # A bound method, not a partial: Qt drops the connection if the panel goes before the result comes.
+        worker = create_worker(_load, self._token, self.target_path, _start_thread=False, _ignore_errors=True,
+                               _connect={"returned": self._on_loader_returned})
+        # The reference keeps the worker (and its signals) alive until its result is delivered.
+        self._workers.add(worker)
+        worker.finished.connect(functools.partial(self._workers.discard, worker))
+        worker.start()
+
+    @property
+    def loading(self) -> bool:
+        """A history read is under way."""
+        return bool(self._workers)
+
+    # ---- reports from the controller ----
+
+    def show_started(self, path: str) -> None:
+        self._running = True
+        self._live = {"path": path}
+        self._update_buttons()
+        self.log_view.clear()
+        self.problems_label.clear()
+        self.problems_label.setVisible(False)
+        self._show_verdict(None)
+        self._set_stage("starting", None)
+        self.status_label.setText(f"Started: {Path(path).name}")
+        self.status_label.setStyleSheet("")
+
+    def show_event(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "stage":
+            stage = event.get("stage") or "?"
+            self._set_stage(stage, True if stage == "done" else None)
+        elif kind == "runtime":
+            self._live.update({k: event.get(k) for k in ("runtime", "label", "on_device", "mode")})
+            where = event.get("label") or event.get("runtime")
+            cpu = "" if event.get("on_device") else " CPU figures: the job's module on this host, not a NeuronCore."
+            self.status_label.setText(f"Running on {where} ({event.get('mode')} mode): {event.get('reason')}.{cpu}")
+        elif kind == "checks":
+            self._show_problems(event.get("problems") or [])
+        elif kind == "numerics":
+            self._show_verdict(event)
+        elif kind == "timing":
+            # This run's timings before its record is re-read: plotted at once.
+            record = {**self._live, "durations_ms": event.get("durations_ms") or [], "variant": event.get("variant")}
+            self.latency.show_runs([record])
+            self.selection_label.setText(f"This run ({kind_of(record)}), {len(record['durations_ms']):,} iterations.")
+
+    def show_lines(self, lines: list[str]) -> None:
+        self.log_view.append_lines(lines)
+
+    def show_status(self, text: str) -> None:
+        """The controller's ``status_changed``: "Running…", "Cancelling…", then the outcome."""
+        if self._running or text != "Running…":
+            self.status_label.setText(text)
+
+    def show_finished(self, result: Any) -> None:
+        self._running = False
+        self._update_buttons()
+        record, outcome = result.record, result.outcome
+        good = {"succeeded": True, "failed": False}.get(outcome)
+        self._set_stage(outcome, good)
+        head = summary_lines(record, str(result.path))[0]
+        if outcome == "cancelled":
+            head = f"Cancelled ({result.reason})." if result.reason else "Cancelled."
+        elif record.get("stats"):
+            head += f" — {latency_text(record['stats'])}"
+        self.status_label.setText(head)
+        self.status_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
+        self._show_verdict(record.get("numerics"))
+        self._show_problems(record.get("checks") or [])
+        if self.target_path is not None:
+            self.refresh(select=str(result.path))
+
+    def show_failed(self, message: str) -> None:
+        """The controller's ``failed``: nothing ran (or the runner broke); the sentence says why."""
+        self._running = False
+        self._update_buttons()
+        self._set_stage("not started", False)
+        self.status_label.setText(message)
+        self.status_label.setStyleSheet(f"color: {theme.BAD};")
+
+    # ---- internals ----
+
+    def _options(self) -> dict[str, Any]:
+        return {"runtime": self.runtime_combo.currentText(), "iterations": self.iterations_spin.value(),
+                "warmup": self.warmup_spin.value(), "mode": self.mode_combo.currentData()}
+
+    def _update_buttons(self) -> None:
+        self.run_button.setEnabled(self.target_path is not None and not self._running)
+        self.cancel_button.setEnabled(self._running)
+
+    def _set_stage(self, text: str, good: bool | None) -> None:
+        self.stage_label.setText(text)
+        colour = theme.ROTATED if good is None and self._running else None  # live: blue; outcomes: green or red
+        self.stage_label.setStyleSheet(_badge(colour) if colour else theme.badge_style(good))
+
+    def _show_verdict(self, numerics: dict | None) -> None:
+        self.verdict_label.setVisible(numerics is not None)
+        self.numerics_label.setVisible(numerics is not None)
+        if numerics is None:
+            return
+        word, good = verdict(numerics)
+        self.verdict_label.setText(word)
+        self.verdict_label.setStyleSheet(theme.badge_style(good))
+        self.verdict_label.setVisible(True)
+        self.numerics_label.setText(numerics_text(numerics))
+
+    def _show_problems(self, problems: list[str]) -> None:
+        self.problems_label.setText("\n".join(f"• {p}" for p in problems))
+        self.problems_label.setVisible(bool(problems))
+
+    def _on_run_button_clicked(self) -> None:
+        if self.target_path is not None and not self._running:
+            self.run_requested.emit(self.target_path, self._options())
+
+    def _on_cancel_button_clicked(self) -> None:
+        if self._running:
+            self.status_label.setText("Cancelling…")
+            self.cancel_requested.emit()
+
+    def _on_loader_returned(self, answer: tuple[int, History]) -> None:
+        token, history = answer
+        if token != self._token:
+            return  # a target chosen since
+        self.history = history
+        if history.error:
+            self.target_label.setText(f"<span style='color:{theme.BAD}'>{history.error}</span>")
+            self.history_label.setText("History: none (not a runnable target)")
+            self.history_loaded.emit(history)
+            return
+        text, cpu_only = target_text(history)
+        self.target_label.setText(text)
+        if cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
+            self.runtime_combo.setCurrentText("auto")
+        n = len(history.runs)
+        self.history_label.setText(f"History: {n} run{'s' if n != 1 else ''} of this target, newest first"
+                                   + (" (select two to compare)" if n > 1 else ""))
+        select, self._select_after_load = self._select_after_load, None
+        self.table.set_runs(history.runs, select=select)
+        several = len(history.curve) > 1
+        self.buckets.show_curve(history.curve if several else [], history.curve_runtime)
+        self.tabs.setTabEnabled(1, several)
+        self.tabs.setTabToolTip(1, "" if several else "This compile has one bucket: nothing to compare across sizes.")
+        self.history_loaded.emit(history)
+
+    def _on_table_runs_selected(self, records: list[dict]) -> None:
+        self.latency.show_runs(records)
+        self.details.setPlainText("\n\n".join("\n".join(summary_lines(r, r.get("path"))) for r in records))
+        if len(records) == 2:
+            self.selection_label.setText(comparison_html(*records))
+        elif len(records) == 1:
+            record = records[0]
+            variant = f" [{record['variant']}]" if record.get("variant") else ""
+            self.selection_label.setText(f"{kind_of(record)}{variant}: {latency_text(record.get('stats'))}")
+        elif records:
+            self.selection_label.setText(f"{len(records)} runs selected: the plots show the two oldest. Select "
+                                         "one or two runs.")
+        else:
+            self.selection_label.clear()
