@@ -23,6 +23,7 @@ from typing import Any
 from neffbench.jobs.backends import BACKENDS, Backend, JobFailure, cpu_check_trace, neuron_trace, resolve, versions
 from neffbench.jobs.childio import Emitter, LogTail
 from neffbench.jobs.compiler_command import LOGFILE_NAME, equivalent_command, job_compiler_args
+from neffbench import lifeline
 from neffbench.jobs.summary import describe_numerics
 from neffbench.spec import load
 
@@ -100,7 +101,12 @@ class Job:
         self.enter("saving")
         self._save_arrays(built, reference, report)
         model_pt = self.job_dir / "model.pt"
-        torch.jit.save(traced, str(model_pt))
+        try:
+            torch.jit.save(traced, str(model_pt))
+        except RuntimeError as exc:  # torch reports a failed write as a RuntimeError
+            if "write" not in str(exc).lower():
+                raise
+            raise JobFailure(f"cannot write {model_pt}: {str(exc).strip().splitlines()[0]}") from exc
         self.metric("model_pt_bytes", model_pt.stat().st_size, "B")
         self.out.line(f"neffbench: saved model.pt ({model_pt.stat().st_size} bytes)")
 
@@ -234,6 +240,9 @@ class Job:
 
 
 def _reason(exc: BaseException, stage: str) -> str:
+    if isinstance(exc, OSError) and exc.errno is not None and exc.filename:
+        # A full disk, a file-size limit, a read-only folder: the path and the cause, not a traceback's words.
+        return f"cannot write {exc.filename}: {exc.strerror or os.strerror(exc.errno)} (during {stage})"
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__} during {stage}: {text[0] if text else 'no message'}"
 
@@ -276,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.job_dir is None) != args.standby:
         parser.error("give either JOB_DIR or --standby")
+    # If the parent dies, however it dies, this worker's group (the compiler and its helpers) goes too.
+    lifeline.watch()
     # A crash in torch or the compiler bindings still leaves a Python traceback in job.log.
     faulthandler.enable()
     if args.standby:

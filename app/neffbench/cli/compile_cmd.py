@@ -150,6 +150,13 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     if args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)
         return EXIT_INVALID
+    from neffbench.jobs.records import WorkdirError, prepare_workdir
+
+    try:
+        prepare_workdir(spec.workdir)
+    except WorkdirError as exc:
+        print(f"neffbench: {exc}; nothing was started.", file=sys.stderr)  # exc: a sentence without its period
+        return EXIT_INVALID
 
     out = sys.stderr if args.json else sys.stdout
     progress = Progress(out) if out.isatty() else None
@@ -185,6 +192,9 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     if progress:
         progress.close()
     if failure:
+        if isinstance(failure[0], WorkdirError):
+            print(f"neffbench: {failure[0]}.", file=sys.stderr)
+            return EXIT_INVALID if not results else EXIT_FAILED
         raise failure[0]
 
     records = [r.record for r in results]

@@ -124,9 +124,13 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from neffbench.jobs.records import mark_interrupted
     from neffbench.neff import scan_workdir
 
     try:
+        for job_dir in mark_interrupted(args.dir):
+            print(f"neffbench: {job_dir.name} was left running by a process that is gone: marked interrupted",
+                  file=sys.stderr)
         records = scan_workdir(args.dir, header_only=args.header_only)
     except OSError as exc:
         print(f"neffbench list: {exc}", file=sys.stderr)

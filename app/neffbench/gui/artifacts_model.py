@@ -78,6 +78,13 @@ def scan(workdir: str | Path) -> list[Artifact]:
     root = Path(workdir)
     if not root.is_dir():
         return []
+    from neffbench.jobs.records import mark_interrupted
+
+    # Jobs whose process is gone (a crash, a kill) read as interrupted, never as running forever.
+    try:
+        mark_interrupted(root)
+    except OSError:
+        pass
     rows: list[Artifact] = []
     jobs_with_neffs: set[Path] = set()
     for rec in scan_workdir(root):

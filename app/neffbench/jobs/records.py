@@ -165,12 +165,51 @@ def write_json_atomic(path: Path, data: Any) -> Path:
     the old file or the new one, never half of either."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(json.dumps(data, indent=2, default=str) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, indent=2, default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # A full disk or a file-size limit: the old file stays whole, and nothing half-written beside it.
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
     return path
+
+
+class WorkdirError(OSError):
+    """A workdir (or a job directory in it) that cannot be created or written; one sentence with path and cause."""
+
+
+def cannot_write(path: Path, exc: OSError) -> str:
+    cause = exc.strerror or str(exc)
+    return f"cannot write {path}: {cause}"
+
+
+def prepare_workdir(workdir: str | Path) -> Path:
+    """The workdir, created if need be and proven writable, or WorkdirError saying why not."""
+    root = Path(workdir).expanduser()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkdirError(f"the workdir {root} cannot be created: {exc.strerror or exc}") from None
+    if not root.is_dir():
+        raise WorkdirError(f"the workdir {root} is not a folder")
+    probe = root / f".neffbench-write-test-{os.getpid()}"
+    try:
+        probe.write_bytes(b"ok")
+    except OSError as exc:
+        raise WorkdirError(f"the workdir {root} cannot be written: {exc.strerror or exc}") from None
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    return root
 
 
 def write_record(job_dir: Path, record: dict[str, Any]) -> None:

@@ -126,6 +126,10 @@ if __name__ == "__main__":
 
 def write(job_dir: Path, spec: Any, *, backend: str | None, built: Built | None = None) -> Path:
     path = Path(job_dir) / SCRIPT_NAME
-    path.write_text(render(spec, job_id=Path(job_dir).name, backend=backend, built=built), encoding="utf-8")
+    text = render(spec, job_id=Path(job_dir).name, backend=backend, built=built)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     path.chmod(0o755)
     return path

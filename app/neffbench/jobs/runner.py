@@ -18,7 +18,7 @@ from neffbench.jobs import records
 from neffbench.jobs.compilerlog import CompilerLog, command_from_text, dropped_options, explain_exit_code
 from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
 from neffbench.jobs.record_events import apply_event
-from neffbench.jobs.standby import StandbyWorker, spawn_worker
+from neffbench.jobs.standby import StandbyWorker, release, spawn_worker
 from neffbench.kernels import registry
 from neffbench.spec import SpecError, errors, save
 
@@ -94,6 +94,7 @@ class JobRunner:
         self._result: JobResult | None = None
         self._parser = CompilerLog()
         self._child_outcome: dict | None = None
+        self._write_error: str | None = None
         self._log_fh: Any = None
         self._events_fh: Any = None
         self._t0 = 0.0
@@ -114,15 +115,32 @@ class JobRunner:
 
     def _start(self) -> Path:
         try:
-            records.mark_interrupted(self.workdir)
+            for job_dir in records.mark_interrupted(self.workdir):
+                self._call(self.on_line, f"neffbench: {job_dir.name} was left running by a process that is gone: "
+                                         "marked interrupted")
         except OSError:
             log.warning("could not check %s for interrupted jobs", self.workdir, exc_info=True)
-        job_dir = records.create_job_dir(self.workdir, self.spec).resolve()
-        save(self.spec, job_dir / "spec.toml")
-        self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout)
-        self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
-        self._events_fh = (job_dir / "events.jsonl").open("w", encoding="utf-8", newline="\n")
-        records.write_record(job_dir, self.record)
+        records.prepare_workdir(self.workdir)
+        try:
+            job_dir = records.create_job_dir(self.workdir, self.spec).resolve()
+        except OSError as exc:
+            raise records.WorkdirError(f"no job directory can be made in {self.workdir}: "
+                                       f"{exc.strerror or exc}") from None
+        try:
+            save(self.spec, job_dir / "spec.toml")
+            self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout)
+            self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
+            self._events_fh = (job_dir / "events.jsonl").open("w", encoding="utf-8", newline="\n")
+            records.write_record(job_dir, self.record)
+        except OSError as exc:
+            # Nothing has started and nothing of the user's is in it: the directory goes.
+            for fh in (self._log_fh, self._events_fh):
+                if fh is not None:
+                    fh.close()
+            import shutil
+
+            shutil.rmtree(job_dir, ignore_errors=True)
+            raise records.WorkdirError(f"the job cannot be recorded: {records.cannot_write(job_dir, exc)}") from None
         self.job_dir = job_dir
         spawn_error = None
         with self._lock:
@@ -221,7 +239,7 @@ class JobRunner:
                         break
                     for line in splitter.feed(data):
                         self._handle_line(line)
-                    self._log_fh.flush()
+                    self._flush_log()
                 now = time.monotonic()
                 if deadline is not None and now > deadline and not self._timed_out:
                     with self._lock:
@@ -263,6 +281,7 @@ class JobRunner:
             self._signal_group_locked(signal.SIGKILL)
             returncode = self._proc.wait()
             self._reaped = True
+            release(self._proc)
             if self._kill_timer is not None:
                 self._kill_timer.cancel()
         return returncode
@@ -283,7 +302,7 @@ class JobRunner:
             # The worker notices the compiler by polling its workdir; its first log record here is sooner.
             self._handle_event({**stage_event("compiling"), "source": "compiler output"})
         if keep:
-            self._log_fh.write(line + "\n")
+            self._write(self._log_fh, line + "\n")
             self._call(self.on_line, line)
         for ev in derived:
             self._emit(ev)
@@ -297,7 +316,7 @@ class JobRunner:
         elif kind == "outcome":
             self._child_outcome = ev
         elif apply_event(self.record, ev):
-            records.write_record(self.job_dir, self.record)
+            self._write_record()
         self._emit(ev)
 
     def _enter_stage(self, stage: str, t: float | None) -> None:
@@ -310,13 +329,13 @@ class JobRunner:
         if stage == "done":
             _close_stage(stages[stage], when)
         self.record["stage"] = stage
-        records.write_record(self.job_dir, self.record)
+        self._write_record()
 
     def _emit(self, ev: dict[str, Any]) -> None:
         ev = {**ev, "job_id": self.record.get("job_id"), "bucket": self.record.get("bucket"),
               "num_tokens": self.record.get("num_tokens")}
         if self._events_fh is not None and not self._events_fh.closed:
-            self._events_fh.write(json.dumps(ev, default=str, ensure_ascii=False) + "\n")
+            self._write(self._events_fh, json.dumps(ev, default=str, ensure_ascii=False) + "\n")
         self._call(self.on_event, ev)
 
     def _call(self, callback: Callable[[Any], None] | None, arg: Any) -> None:
@@ -329,8 +348,40 @@ class JobRunner:
 
     def _note(self, text: str) -> None:
         """A line of the runner's own in the log (and on_line)."""
-        self._log_fh.write(text + "\n")
+        self._write(self._log_fh, text + "\n")
         self._call(self.on_line, text)
+
+    # ---- writes that may fail (a full disk, a file-size limit) ----
+
+    def _write(self, fh: Any, text: str) -> None:
+        if self._write_error is not None or fh is None or fh.closed:
+            return
+        try:
+            fh.write(text)
+        except OSError as exc:
+            self._write_failed(Path(fh.name), exc)
+
+    def _flush_log(self) -> None:
+        if self._write_error is None and not self._log_fh.closed:
+            try:
+                self._log_fh.flush()
+            except OSError as exc:
+                self._write_failed(Path(self._log_fh.name), exc)
+
+    def _write_record(self) -> None:
+        if self._write_error is not None:
+            return
+        try:
+            records.write_record(self.job_dir, self.record)
+        except OSError as exc:
+            self._write_failed(Path(self.job_dir) / records.RECORD_NAME, exc)
+
+    def _write_failed(self, path: Path, exc: OSError) -> None:
+        """The job cannot be recorded any more: say why once, stop the worker, and fail the job."""
+        self._write_error = records.cannot_write(path, exc)
+        self._call(self.on_line, f"neffbench: {self._write_error}; stopping the job")
+        with self._lock:
+            self._terminate_locked()
 
     # ---- finalise ----------------------------------------------------------------------------
 
@@ -340,6 +391,8 @@ class JobRunner:
             return "interrupted", f"{interrupted} during stage '{stage}'"
         if spawn_error:
             return "failed", spawn_error
+        if self._write_error:
+            return "failed", self._write_error
         if self._cancelled:
             if self._proc is None:
                 return "cancelled", "cancelled before it started"
@@ -383,16 +436,25 @@ class JobRunner:
         child = self._child_outcome or {}
         if reason and (child.get("outcome"), child.get("reason")) != (outcome, reason):
             self._note(f"neffbench: {outcome}: {reason}")  # the worker did not say it itself
-        records.write_record(job_dir, rec)
+        try:
+            records.write_record(job_dir, rec)
+        except OSError as exc:  # the last complete job.json stays; the caller still gets the outcome
+            log.warning("%s", records.cannot_write(job_dir / records.RECORD_NAME, exc))
         for fh in (self._log_fh, self._events_fh):
             if fh is not None:
-                fh.flush()
+                try:
+                    fh.flush()
+                except OSError:
+                    pass
         self._emit({"type": "finished", "outcome": outcome, "reason": reason, "exit_code": returncode,
                     "job_dir": str(job_dir), "backend": rec.get("backend"), "makes_neff": rec.get("makes_neff"),
                     "neffs": rec["neffs"], "neff_note": rec.get("neff_note")})
         for fh in (self._log_fh, self._events_fh):
             if fh is not None:
-                fh.close()
+                try:
+                    fh.close()
+                except OSError:
+                    pass
         return JobResult(job_dir, outcome, reason, returncode, rec["neffs"], rec.get("numerics"), rec)
 
     def _finalize_compiler(self, job_dir: Path, rec: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import neffbench
+from neffbench.lifeline import Lifeline
 from neffbench.jobs.protocol import BACKENDS
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,25 @@ def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path |
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package_root), env.get("PYTHONPATH")) if p)
     target = ["--standby"] if job_dir is None else [str(job_dir)]
     cmd = [sys.executable, "-m", "neffbench.worker", *target, "--backend", backend]
-    return subprocess.Popen(cmd, stdin=subprocess.PIPE if job_dir is None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=job_dir if cwd is None else cwd,
-                            env=env, start_new_session=True)
+    lifeline = Lifeline()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if job_dir is None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=job_dir if cwd is None else cwd,
+                                start_new_session=True, **lifeline.popen_kwargs(env))
+    except BaseException:
+        lifeline.close()
+        raise
+    lifeline.started()
+    # Held as long as the Popen: when this process dies, however, the worker's group goes with it.
+    proc.lifeline = lifeline
+    return proc
+
+
+def release(proc: subprocess.Popen) -> None:
+    """After the worker is reaped: its lifeline has nothing left to guard."""
+    lifeline = getattr(proc, "lifeline", None)
+    if lifeline is not None:
+        lifeline.close()
 
 
 def _exited(proc: subprocess.Popen) -> bool:
@@ -66,6 +83,8 @@ def _kill_and_reap(proc: subprocess.Popen) -> None:
         proc.wait(REAP_WAIT_S)
     except subprocess.TimeoutExpired:
         log.warning("standby worker %d did not end %g s after SIGKILL", proc.pid, REAP_WAIT_S)
+    else:
+        release(proc)
 
 
 class StandbyWorker:

@@ -176,6 +176,10 @@ def serve() -> int:
 
 
 def main(argv: list[str]) -> int:
+    from neffbench import lifeline
+
+    # The user's code goes with us if the window dies; no PDEATHSIG: pool threads start probes.
+    lifeline.watch(pdeathsig=False)
     warnings.simplefilter("ignore", DeprecationWarning)
     if argv == ["serve"]:
         return serve()

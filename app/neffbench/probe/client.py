@@ -12,6 +12,8 @@ import threading
 import time
 from typing import Any
 
+from neffbench.lifeline import Lifeline
+
 DEFAULT_TIMEOUT_S = 300.0
 
 
@@ -22,9 +24,11 @@ class ProbeError(RuntimeError):
 def ask(command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
     """Run ``python -m neffbench.probe COMMAND`` with ``request`` on stdin; its report, or ProbeError."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    lifeline = Lifeline()
     proc = subprocess.Popen([sys.executable, "-m", "neffbench.probe", command], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, **lifeline.popen_kwargs(env))
+    lifeline.started()
     try:
         stdout, stderr = proc.communicate(json.dumps(request, default=str), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -33,6 +37,8 @@ def ask(command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEO
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise ProbeError(f"the probe did not answer within {timeout:g} s and was stopped.") from None
+    finally:
+        lifeline.close()
     lines = [line for line in stdout.splitlines() if line.startswith("{")]
     if not lines:
         tail = " ".join(stderr.strip().splitlines()[-1:]) or f"exit code {proc.returncode}"
@@ -51,6 +57,7 @@ class WarmProbe:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._lifeline: Lifeline | None = None
 
     def start(self) -> None:
         """Start the child now (its torch import then overlaps whatever the caller does next)."""
@@ -60,9 +67,13 @@ class WarmProbe:
     def _ensure(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
             env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+            if self._lifeline is not None:
+                self._lifeline.close()
+            self._lifeline = Lifeline()
             self._proc = subprocess.Popen([sys.executable, "-m", "neffbench.probe", "serve"], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-                                          start_new_session=True, bufsize=1)
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                          start_new_session=True, bufsize=1, **self._lifeline.popen_kwargs(env))
+            self._lifeline.started()
         return self._proc
 
     def _stop_locked(self) -> None:
@@ -72,6 +83,9 @@ class WarmProbe:
         if proc.poll() is None:  # not reaped yet: the group id is still the child's
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        if self._lifeline is not None:
+            self._lifeline.close()
+            self._lifeline = None
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()

@@ -75,9 +75,17 @@ def save(path: Path, arrays: Arrays) -> Path:
     """Write atomically (a temporary file renamed), so a crash never leaves half an archive."""
     meta = json.dumps({"dtypes": arrays.dtypes, "roles": arrays.roles, "order": list(arrays.arrays)})
     tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as fh:
-        np.savez(fh, **arrays.arrays, **{META: np.array(meta)})
-    tmp.replace(path)
+    try:
+        with tmp.open("wb") as fh:
+            np.savez(fh, **arrays.arrays, **{META: np.array(meta)})
+        tmp.replace(path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        # numpy's zip writer loses the file name: put it back, the message must name the path.
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     return path
 
 

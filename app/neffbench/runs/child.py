@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from neffbench import lifeline
 from neffbench.jobs.childio import Emitter
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
 
@@ -259,6 +260,7 @@ def _versions(runtime: str) -> dict[str, Any]:
 
 
 def main() -> int:
+    lifeline.watch()  # the runtime goes with us if the parent dies
     out = Emitter()
     request = json.loads(sys.stdin.readline() or "{}")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the runtime must not wait on our stdin

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from neffbench.jobs import records
+from neffbench.lifeline import Lifeline
 from neffbench.jobs.protocol import LineSplitter, parse_event
 from neffbench.runs.stats import summarize
 from neffbench.runs.target import RunTarget
@@ -107,9 +108,11 @@ class RunRunner:
         with self._lock:
             if self._cancelled:
                 return self._finish(None, "cancelled before it started")
+            self._lifeline = Lifeline()
             self._proc = subprocess.Popen([sys.executable, "-m", "neffbench.runs.child"], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                          start_new_session=True)
+                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                          start_new_session=True, **self._lifeline.popen_kwargs(env))
+            self._lifeline.started()
         self._proc.stdin.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
         self._proc.stdin.close()
         self._t0 = time.monotonic()
@@ -184,6 +187,7 @@ class RunRunner:
             self._signal(signal.SIGKILL)  # whatever the runtime left in the group
             code = self._proc.wait()
             self._reaped = True
+            self._lifeline.close()
         reason = None
         if self._cancelled:
             reason = f"cancelled during {self.record.get('stage') or 'start'}"
