@@ -248,3 +248,31 @@ def test_panel_fits_1024x700_and_is_keyboard_reachable(rig, jobs, qtbot):
     with qtbot.waitSignal(panel.run_requested, timeout=5_000) as blocker:
         qtbot.keyClick(panel.run_button, Qt.Key.Key_Space)
     assert blocker.args == [str(jobs[0]), {"runtime": "auto", "iterations": 50, "warmup": 5, "mode": None}]
+
+
+def test_a_runtime_that_cannot_run_here_fails_with_its_reason_in_red(rig, jobs, qtbot):
+    from neffbench.gui import theme
+
+    panel, controller = rig
+    set_target(panel, qtbot, jobs[0])
+    rows = panel.table.rowCount()
+    panel.runtime_combo.setCurrentText("nrtpy")  # a cpu-check job has no NEFF for nrtpy to load
+    with qtbot.waitSignal(controller.finished, timeout=RUN_TIMEOUT_MS) as blocker:
+        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    result = blocker.args[0]
+    assert result.outcome == "failed" and result.reason
+    assert result.reason in panel.status_label.text() and theme.BAD in panel.status_label.styleSheet()
+    assert panel.stage_label.text() == "failed"
+    qtbot.waitUntil(lambda: panel.table.rowCount() == rows + 1 and not panel.loading, timeout=LOAD_TIMEOUT_MS)
+    assert panel.table.item(0, 10).text() == "failed" and panel.table.item(0, 9).text() == "not compared"
+
+
+def test_checks_that_refuse_a_run_are_listed_one_a_line(rig, qtbot):
+    panel, _controller = rig
+    problems = ["the NEFF was compiled for trn2 but this host is trn1.", "input 'x' is float32; the NEFF wants bf16."]
+    panel.show_started("/tmp/nowhere/runs/x-nrtpy.json")
+    panel.show_event({"type": "checks", "problems": problems})
+    assert panel.problems_label.isVisibleTo(panel)
+    assert panel.problems_label.text().splitlines() == [f"• {p}" for p in problems]
+    panel.show_event({"type": "checks", "problems": []})
+    assert not panel.problems_label.isVisibleTo(panel)

@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="neuron: torch_neuronx.trace + neuronx-cc; cpu-check: torch.jit.trace on CPU, makes no "
                    "NEFF; auto (default): neuron when the toolchain is installed, else cpu-check")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="buckets compiled at once (default 1)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compile even when an identical compile already succeeded in the workdir (by default its "
+                   "NEFF is reused in a new job, which says where it came from)")
     p.add_argument("--json", action="store_true", help="print the final job.json records (a JSON list) instead of "
                    "a summary; the log goes to stderr")
     p.set_defaults(func=run)
@@ -169,7 +172,8 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     def work() -> None:
         try:
             results.extend(run_buckets(spec, backend=args.backend, jobs=args.jobs, on_line=on_line,
-                                       on_event=on_event, cancel_event=cancel, standby=standby))
+                                       on_event=on_event, cancel_event=cancel, standby=standby,
+                                       use_cache=not args.no_cache))
         except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             failure.append(exc)
 

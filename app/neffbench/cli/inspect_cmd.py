@@ -125,6 +125,7 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     from neffbench.jobs.records import mark_interrupted
+    from neffbench.jobs.summary import outcome_label
     from neffbench.neff import scan_workdir
 
     try:
@@ -143,7 +144,7 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for r in records:
-        job = (r.job.outcome or "?") if r.job else ("job.json unreadable" if r.job_error else "-")
+        job = outcome_label(r.job.record, r.job.outcome) if r.job else ("job.json unreadable" if r.job_error else "-")
         problem = r.error or r.job_error or "; ".join(r.warnings)
         info = r.info
         rows.append([r.rel_path, f"{r.size:,}", r.modified, info.header.name if info else "?",

@@ -29,7 +29,7 @@ from superqt.utils import QSignalDebouncer, create_worker
 from neffbench.gui import theme
 from neffbench.gui.artifacts_model import Artifact, delete_job, scan
 from neffbench.gui.compile_panel import OUTCOME_COLOURS, numerics_text
-from neffbench.jobs.summary import human_bytes
+from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.neff import diff_neffs
 from neffbench.spec import SpecError, dumps_toml, from_dict
 
@@ -201,7 +201,8 @@ class ArtifactsPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for index, art in enumerate(artifacts):
-            item = QTreeWidgetItem([art.name, art.job_id, art.outcome, human_bytes(art.size) if art.size is not None else "",
+            item = QTreeWidgetItem([art.name, art.job_id, outcome_label(art.record, art.outcome),
+                                    human_bytes(art.size) if art.size is not None else "",
                                     art.created, art.io, art.compiler_version, art.target])
             item.setData(0, Qt.ItemDataRole.UserRole, index)
             item.setToolTip(5, art.io)

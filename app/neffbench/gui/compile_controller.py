@@ -77,8 +77,9 @@ class _BucketLoop(QObject):
     failed = Signal(str)
     done = Signal()
 
-    def __init__(self, spec: Any, workdir: Path, buffer: LineBuffer, backend: str):
+    def __init__(self, spec: Any, workdir: Path, buffer: LineBuffer, backend: str, use_cache: bool = True):
         super().__init__()
+        self.use_cache = use_cache
         self.spec = spec
         self.workdir = workdir
         self.buffer = buffer
@@ -97,7 +98,7 @@ class _BucketLoop(QObject):
                         break
                     runner = JobRunner(kernel.for_bucket(self.spec, bucket), workdir=self.workdir, backend=self.backend,
                                        timeout=self.spec.compiler.timeout, on_line=self.buffer.append,
-                                       on_event=self.event_received.emit)
+                                       on_event=self.event_received.emit, use_cache=self.use_cache)
                     self._runner = runner
                 job_dir = runner.start()
                 self.job_started.emit(bucket, str(job_dir))
@@ -143,14 +144,15 @@ class CompileController(QObject):
     def is_running(self) -> bool:
         return self._thread is not None
 
-    def start(self, spec: Any, workdir: str | Path) -> None:
+    def start(self, spec: Any, workdir: str | Path, *, use_cache: bool = True) -> None:
+        """Compile every bucket; ``use_cache=False`` compiles even what an identical earlier job made."""
         if self.is_running:
             raise RuntimeError("a compile is already running")
         self._run = CompileRun(spec)
         self._buffer = LineBuffer()
         thread = QThread(self)
         thread.setObjectName("neffbench-compile")
-        loop = _BucketLoop(spec, Path(workdir), self._buffer, self.backend)
+        loop = _BucketLoop(spec, Path(workdir), self._buffer, self.backend, use_cache)
         loop.moveToThread(thread)
         thread.started.connect(loop.run)
         loop.job_started.connect(self.job_started)

@@ -21,7 +21,7 @@ from neffbench.gui import theme
 from neffbench.gui.compile_controller import CompileRun
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
-from neffbench.jobs.summary import human_bytes
+from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
 from neffbench.jobs.records import bucket_of
@@ -171,7 +171,7 @@ class CompilePanel(QWidget):
     def show_job_finished(self, result: JobResult) -> None:
         self._close_stage(None)
         if self._job is not None:
-            self._job.setText(1, result.outcome)
+            self._job.setText(1, outcome_label(result.record))
             self._job.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
             self._job.setText(2, clock(result.record.get("duration_s") or 0))
         neffs = result.neffs
@@ -179,7 +179,7 @@ class CompilePanel(QWidget):
             neff_text = ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
         else:
             neff_text = result.record.get("neff_note") or "no NEFF"
-        item = QTreeWidgetItem([_bucket_cell(bucket_of(result.record)), result.outcome, neff_text,
+        item = QTreeWidgetItem([_bucket_cell(bucket_of(result.record)), outcome_label(result.record), neff_text,
                                 numerics_text(result.numerics), result.job_dir.name])
         item.setData(0, Qt.ItemDataRole.UserRole, str(result.job_dir))
         item.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))

@@ -142,6 +142,7 @@ class MainWindow(QMainWindow):
         form.spec_changed.connect(self._on_form_spec_changed)
         form.problems_changed.connect(self._on_form_problems_changed)
         self.compile_action.triggered.connect(self.compile)
+        self.recompile_action.triggered.connect(self.recompile)
         self.cancel_action.triggered.connect(self.cancel)
         self.open_action.triggered.connect(self._on_open_action_triggered)
         self.save_action.triggered.connect(self._on_save_action_triggered)
@@ -255,10 +256,14 @@ class MainWindow(QMainWindow):
             if rescan:
                 self.artifacts.rescan()
 
-    def compile(self) -> None:
+    def compile(self, *, use_cache: bool = True) -> None:
         if not self.panels_ready or self.controller.is_running or self.form.errors():
             return
-        self.controller.start(self.current_spec(), self.workdir)
+        self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
+
+    def recompile(self) -> None:
+        """Compile even what the cache would serve."""
+        self.compile(use_cache=False)
 
     def cancel(self) -> None:
         if self.panels_ready and self.controller.is_running:
@@ -301,6 +306,7 @@ class MainWindow(QMainWindow):
         errors = self.form.errors()
         running = self.panels_ready and self.controller.is_running
         self.compile_action.setEnabled(self.panels_ready and not running and not errors)
+        self.recompile_action.setEnabled(self.compile_action.isEnabled())
         if not self.panels_ready:
             tip = "Starting up…"
         elif running:

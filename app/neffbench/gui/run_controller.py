@@ -72,6 +72,7 @@ class _RunLoop(QObject):
             path = self.runner.start()
             self.started.emit(str(path))
             result = self.runner.wait()
+            self._close_pipe()
             self._wait_for_group()
             self.finished.emit(result)
         except Exception as exc:  # noqa: BLE001 - reported to the user; the UI must return to idle
@@ -80,6 +81,13 @@ class _RunLoop(QObject):
             self.failed.emit(f"{type(exc).__name__}: {exc}")
         finally:
             self.done.emit()
+
+    def _close_pipe(self) -> None:
+        """RunRunner.wait reads the child's stdout to its end but leaves it open: in a window that runs
+        again and again, that is a file descriptor (and a ResourceWarning) per run. Closing twice is harmless."""
+        proc = getattr(self.runner, "_proc", None)
+        if proc is not None and proc.stdout is not None:
+            proc.stdout.close()
 
     def _wait_for_group(self) -> None:
         """Blocks the run thread (not the GUI's) until the child's process group is gone, so that

@@ -207,19 +207,24 @@ class HistoryTable(QTableWidget):
 
 
 def comparison_html(a: dict[str, Any], b: dict[str, Any]) -> str:
-    """p50, p90 and mean of two runs side by side, with the second's over the first's."""
+    """p50, p90 and mean of two runs, one row each, the second's with its ratio to the first's (B / A)."""
     sa, sb = a.get("stats") or {}, b.get("stats") or {}
+    keys = (("p50_ms", "p50"), ("p90_ms", "p90"), ("mean_ms", "mean"))
 
-    def head(record: dict[str, Any], mark: str) -> str:
-        return (f"{mark}: {html.escape(kind_of(record))}<br><span style='font-weight:normal'>"
-                f"{html.escape(started_text(record.get('started')))}</span>")
+    def who(record: dict[str, Any], mark: str) -> str:
+        when = started_text(record.get("started")).rpartition(" ")[2]
+        return f"<td><b>{mark}</b> {html.escape(kind_of(record))} · {html.escape(when)}</td>"
 
-    rows = []
-    for key, name in (("p50_ms", "p50"), ("p90_ms", "p90"), ("mean_ms", "mean")):
+    def ratio(key: str) -> str:
         va, vb = sa.get(key), sb.get(key)
-        ratio = f"×{vb / va:.2f}" if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and va > 0 else "–"
-        rows.append(f"<tr><td>{name}</td><td align='right'>{_ms(sa, key)} ms</td>"
-                    f"<td align='right'>{_ms(sb, key)} ms</td><td align='right'><b>{ratio}</b></td></tr>")
-    return ("<table cellspacing='0' cellpadding='3'><tr><th></th>"
-            f"<th align='right'>{head(a, 'A')}</th><th align='right'>{head(b, 'B')}</th>"
-            "<th align='right'>B / A</th></tr>" + "".join(rows) + "</table>")
+        if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and va > 0:
+            return f" <b>×{vb / va:.2f}</b>"
+        return ""
+
+    cell = "align='right' style='padding-left: 18px'"
+    head = "".join(f"<th {cell}>{name}</th>" for _key, name in keys)
+    row_a = "".join(f"<td {cell}>{_ms(sa, key)} ms</td>" for key, _name in keys)
+    row_b = "".join(f"<td {cell}>{_ms(sb, key)} ms{ratio(key)}</td>" for key, _name in keys)
+    return ("<table cellspacing='0' cellpadding='2'>"
+            f"<tr><th align='left'>B / A: the later run over the earlier</th>{head}</tr>"
+            f"<tr>{who(a, 'A')}{row_a}</tr><tr>{who(b, 'B')}{row_b}</tr></table>")

@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui import theme
 from neffbench.gui.log_view import LogView
-from neffbench.gui.run_history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history, verdict
-from neffbench.gui.run_plots import CPU_COLOUR, BucketPlots, LatencyPlots
-from neffbench.kernels.api import bucket_phrase
+from neffbench.gui.run_history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history
+from neffbench.gui.run_plots import BucketPlots, LatencyPlots
+from neffbench.gui.run_status import RunStatus, target_text
 from neffbench.runs.runtimes import RUNTIMES
-from neffbench.runs.summary import latency_text, numerics_text, summary_lines
+from neffbench.runs.summary import latency_text, summary_lines
 
 MODES = (("default", None), ("device", "device"), ("host", "host"))
 TABS = ("Latency", "Buckets", "Details", "Log")
@@ -35,39 +35,12 @@ IDLE = ("Run checks the target's outputs against its reference.npz, then times t
 LOG_LINES = 5_000  # the child says little; the record keeps its log's tail
 
 
-def target_text(history: History) -> tuple[str, bool]:
-    """What the target is, in a few lines of rich text, and whether it runs only on the CPU (a cpu-check job)."""
-    target = history.target
-    record = target.record
-    rows = []
-    if target.job_dir is not None:
-        rows.append(f"<b>Job</b> {record.get('job_id') or target.job_dir.name}")
-    bucket = record.get("bucket") or ({"num_tokens": record["num_tokens"]} if record.get("num_tokens") else None)
-    if bucket:
-        rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
-    if target.backend:
-        rows.append(f"<b>Backend</b> {target.backend}")
-    line = " &nbsp;·&nbsp; ".join(rows)
-    if target.neff is not None:
-        return f"{line}<br><b>NEFF</b> {target.neff}", False
-    cpu_only = target.backend == "cpu-check"
-    why = (f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
-           "used), so runs time the job's module on this computer's CPU. Those are CPU figures, not NeuronCore "
-           "ones.</span>") if cpu_only else f"<b>No NEFF</b> in {target.job_dir}."
-    return f"{line}<br>{why}", cpu_only
-
-
 def _load(token: int, path: str) -> tuple[int, History]:
     """On a worker thread: the history, or why it cannot be read (as the history's error)."""
     try:
         return token, load_history(path)
     except Exception as exc:  # noqa: BLE001 - shown in the panel; the worker must always answer
         return token, History(path, error=f"Cannot read the runs of {path}: {exc}")
-
-
-def _badge(colour: str) -> str:
-    return (f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px;"
-            " font-weight: bold; }")
 
 
 class RunPanel(QWidget):
@@ -90,9 +63,7 @@ class RunPanel(QWidget):
         self._build()
         self._wire()
         self.set_target(None)
-        self._show_verdict(None)
-        self._show_problems([])
-        self.status_label.setText(IDLE)
+        self.status.set_text(IDLE)
 
     # ---- building ----
 
@@ -143,28 +114,11 @@ class RunPanel(QWidget):
         controls.addWidget(self.run_button)
         controls.addWidget(self.cancel_button)
 
-        self.stage_label = QLabel("idle")
-        self.stage_label.setObjectName("run-stage")
-        self.stage_label.setStyleSheet(theme.badge_style(None))
-        self.status_label = QLabel()
-        self.status_label.setObjectName("run-status")
-        self.status_label.setWordWrap(True)
-        self.verdict_label = QLabel()
-        self.verdict_label.setObjectName("run-verdict")
-        self.numerics_label = QLabel()
-        self.numerics_label.setObjectName("run-numerics")
-        self.numerics_label.setWordWrap(True)
-        status = QHBoxLayout()
-        status.addWidget(self.stage_label, 0, Qt.AlignmentFlag.AlignTop)
-        status.addWidget(self.status_label, 1)
-        verdict_row = QHBoxLayout()
-        verdict_row.addWidget(self.verdict_label, 0, Qt.AlignmentFlag.AlignTop)
-        verdict_row.addWidget(self.numerics_label, 1)
-        self.problems_label = QLabel()
-        self.problems_label.setObjectName("run-problems")
-        self.problems_label.setWordWrap(True)
-        self.problems_label.setStyleSheet(f"color: {theme.BAD};")
-        self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = RunStatus()
+        # The parts tests and the window read.
+        self.stage_label, self.status_label = self.status.stage_label, self.status.status_label
+        self.verdict_label, self.numerics_label = self.status.verdict_label, self.status.numerics_label
+        self.problems_label = self.status.problems_label
 
         self.latency = LatencyPlots()
         self.selection_label = QLabel()
@@ -206,9 +160,7 @@ class RunPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.target_label)
         layout.addLayout(controls)
-        layout.addLayout(status)
-        layout.addLayout(verdict_row)
-        layout.addWidget(self.problems_label)
+        layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
         for first, second in ((self.runtime_combo, self.iterations_spin), (self.iterations_spin, self.warmup_spin),
                               (self.warmup_spin, self.mode_combo), (self.mode_combo, self.run_button),
@@ -265,27 +217,25 @@ class RunPanel(QWidget):
         self._live = {"path": path}
         self._update_buttons()
         self.log_view.clear()
-        self.problems_label.clear()
-        self.problems_label.setVisible(False)
-        self._show_verdict(None)
-        self._set_stage("starting", None)
-        self.status_label.setText(f"Started: {Path(path).name}")
-        self.status_label.setStyleSheet("")
+        self.status.show_problems([])
+        self.status.show_verdict(None)
+        self.status.set_stage("starting", None, live=True)
+        self.status.set_text(f"Started: {Path(path).name}")
 
     def show_event(self, event: dict) -> None:
         kind = event.get("type")
         if kind == "stage":
             stage = event.get("stage") or "?"
-            self._set_stage(stage, True if stage == "done" else None)
+            self.status.set_stage(stage, True if stage == "done" else None, live=stage != "done")
         elif kind == "runtime":
             self._live.update({k: event.get(k) for k in ("runtime", "label", "on_device", "mode")})
             where = event.get("label") or event.get("runtime")
             cpu = "" if event.get("on_device") else " CPU figures: the job's module on this host, not a NeuronCore."
-            self.status_label.setText(f"Running on {where} ({event.get('mode')} mode): {event.get('reason')}.{cpu}")
+            self.status.set_text(f"Running on {where} ({event.get('mode')} mode): {event.get('reason')}.{cpu}")
         elif kind == "checks":
-            self._show_problems(event.get("problems") or [])
+            self.status.show_problems(event.get("problems") or [])
         elif kind == "numerics":
-            self._show_verdict(event)
+            self.status.show_verdict(event)
         elif kind == "timing":
             # This run's timings before its record is re-read: plotted at once.
             record = {**self._live, "durations_ms": event.get("durations_ms") or [], "variant": event.get("variant")}
@@ -298,23 +248,22 @@ class RunPanel(QWidget):
     def show_status(self, text: str) -> None:
         """The controller's ``status_changed``: "Running…", "Cancelling…", then the outcome."""
         if self._running or text != "Running…":
-            self.status_label.setText(text)
+            self.status.set_text(text)
 
     def show_finished(self, result: Any) -> None:
         self._running = False
         self._update_buttons()
         record, outcome = result.record, result.outcome
         good = {"succeeded": True, "failed": False}.get(outcome)
-        self._set_stage(outcome, good)
+        self.status.set_stage(outcome, good)
         head = summary_lines(record, str(result.path))[0]
         if outcome == "cancelled":
             head = f"Cancelled ({result.reason})." if result.reason else "Cancelled."
         elif record.get("stats"):
             head += f" — {latency_text(record['stats'])}"
-        self.status_label.setText(head)
-        self.status_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
-        self._show_verdict(record.get("numerics"))
-        self._show_problems(record.get("checks") or [])
+        self.status.set_text(head, OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
+        self.status.show_verdict(record.get("numerics"))
+        self.status.show_problems(record.get("checks") or [])
         if self.target_path is not None:
             self.refresh(select=str(result.path))
 
@@ -322,9 +271,8 @@ class RunPanel(QWidget):
         """The controller's ``failed``: nothing ran (or the runner broke); the sentence says why."""
         self._running = False
         self._update_buttons()
-        self._set_stage("not started", False)
-        self.status_label.setText(message)
-        self.status_label.setStyleSheet(f"color: {theme.BAD};")
+        self.status.set_stage("not started", False)
+        self.status.set_text(message, theme.BAD)
 
     # ---- internals ----
 
@@ -336,33 +284,13 @@ class RunPanel(QWidget):
         self.run_button.setEnabled(self.target_path is not None and not self._running)
         self.cancel_button.setEnabled(self._running)
 
-    def _set_stage(self, text: str, good: bool | None) -> None:
-        self.stage_label.setText(text)
-        colour = theme.ROTATED if good is None and self._running else None  # live: blue; outcomes: green or red
-        self.stage_label.setStyleSheet(_badge(colour) if colour else theme.badge_style(good))
-
-    def _show_verdict(self, numerics: dict | None) -> None:
-        self.verdict_label.setVisible(numerics is not None)
-        self.numerics_label.setVisible(numerics is not None)
-        if numerics is None:
-            return
-        word, good = verdict(numerics)
-        self.verdict_label.setText(word)
-        self.verdict_label.setStyleSheet(theme.badge_style(good))
-        self.verdict_label.setVisible(True)
-        self.numerics_label.setText(numerics_text(numerics))
-
-    def _show_problems(self, problems: list[str]) -> None:
-        self.problems_label.setText("\n".join(f"• {p}" for p in problems))
-        self.problems_label.setVisible(bool(problems))
-
     def _on_run_button_clicked(self) -> None:
         if self.target_path is not None and not self._running:
             self.run_requested.emit(self.target_path, self._options())
 
     def _on_cancel_button_clicked(self) -> None:
         if self._running:
-            self.status_label.setText("Cancelling…")
+            self.status.set_text("Cancelling…")
             self.cancel_requested.emit()
 
     def _on_loader_returned(self, answer: tuple[int, History]) -> None:
@@ -375,7 +303,7 @@ class RunPanel(QWidget):
             self.history_label.setText("History: none (not a runnable target)")
             self.history_loaded.emit(history)
             return
-        text, cpu_only = target_text(history)
+        text, cpu_only = target_text(history.target)
         self.target_label.setText(text)
         if cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
             self.runtime_combo.setCurrentText("auto")

@@ -177,8 +177,8 @@ class LatencyPlots(QWidget):
                 parts.append(f"{who}{self.overflow[i]:,} (up to {float(_durations(record).max()):.3f} ms)")
         if not parts:
             return ""
-        return (f"Iterations slower than {hi:.3f} ms are off the histogram's right edge and the timeline's top: "
-                f"{'; '.join(parts)}. Right-click a plot, View All, to see them.")
+        return (f"Slower than {hi:.3f} ms, off the histogram's right edge and the timeline's top: {'; '.join(parts)} "
+                "(right-click a plot, View All, to see them).")
 
 
 class BucketPlots(QWidget):

@@ -53,8 +53,11 @@ def build_actions(window) -> None:
     file_menu.addAction(window.workdir_action)
     file_menu.addSeparator()
     file_menu.addAction(window.quit_action)
+    window.recompile_action = _action(window, "Recompile (ignore the cache)", QKeySequence("Ctrl+Shift+Return"),
+                                      "Compile again even where an identical earlier compile succeeded "
+                                      "(Ctrl+Shift+Return)")
     compile_menu = window.menuBar().addMenu("&Compile")
-    compile_menu.addActions([window.compile_action, window.cancel_action])
+    compile_menu.addActions([window.compile_action, window.recompile_action, window.cancel_action])
 
 def build_toolbar(window) -> None:
     """The toolbar: Compile and Cancel, spec files, presets and the workdir."""

@@ -23,7 +23,7 @@ def _prefixed(on_line: LineCallback, prefix: str) -> LineCallback:
 def run_buckets(spec: Any, *, workdir: str | Path | None = None, backend: str = "auto", jobs: int = 1,
                 timeout: float | None = None, on_line: LineCallback | None = None,
                 on_event: EventCallback | None = None, cancel_event: threading.Event | None = None,
-                standby: StandbyWorker | None = None) -> list[JobResult]:
+                standby: StandbyWorker | None = None, use_cache: bool = True) -> list[JobResult]:
     """One job per bucket of the spec's kernel, ``jobs`` at a time; results in bucket order.
 
     With several jobs at once each line is prefixed with its bucket (events carry ``bucket``).
@@ -46,7 +46,8 @@ def run_buckets(spec: Any, *, workdir: str | Path | None = None, backend: str = 
             prefix = f"[{bucket_label(bucket)}] "
             line_cb = _prefixed(on_line, prefix) if parallel and on_line is not None else on_line
             runners.append(JobRunner(kernel.for_bucket(spec, bucket), workdir=workdir, backend=backend, timeout=timeout,
-                                     on_line=line_cb, on_event=on_event, standby=standby if i == 0 else None))
+                                     on_line=line_cb, on_event=on_event, standby=standby if i == 0 else None,
+                                     use_cache=use_cache))
 
         def cancelled() -> bool:
             return cancel_event is not None and cancel_event.is_set()

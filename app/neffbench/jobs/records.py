@@ -102,6 +102,9 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
                argv: list[str] | None = None) -> dict[str, Any]:
     """The record of a job that is about to start (outcome ``running``)."""
     known = backend_requested if backend_requested in ("neuron", "cpu-check") else None
+    from neffbench.jobs import cache
+
+    predicted = cache.predicted_backend(backend_requested)
     kernel = registry.for_spec(spec)
     bucket = kernel.buckets(spec)[0]
     pid = os.getpid()
@@ -115,6 +118,10 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         "num_tokens": bucket.get("num_tokens"),
         "spec": to_dict(spec),
         "spec_hash": spec_hash(spec),
+        # Servable to later identical compiles only once this job has succeeded with the predicted backend.
+        "cache_key": cache.digest(cache.key(spec, predicted)),
+        "cache_key_backend": predicted,
+        "cache": None,
         "backend_requested": backend_requested,
         "backend": known,
         "backend_reason": f"{known} requested" if known else None,

@@ -66,7 +66,8 @@ class JobRunner:
 
     def __init__(self, spec: Any, *, workdir: str | Path | None = None, backend: str = "auto",
                  timeout: float | None = None, on_line: LineCallback | None = None,
-                 on_event: EventCallback | None = None, standby: StandbyWorker | None = None):
+                 on_event: EventCallback | None = None, standby: StandbyWorker | None = None,
+                 use_cache: bool = True):
         buckets = registry.for_spec(spec).buckets(spec)
         if len(buckets) != 1:
             raise ValueError(f"a job compiles one bucket; use run_buckets for {buckets}")
@@ -83,6 +84,7 @@ class JobRunner:
         self.on_line = on_line
         self.on_event = on_event
         self.standby = standby
+        self.use_cache = use_cache
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -142,6 +144,8 @@ class JobRunner:
             shutil.rmtree(job_dir, ignore_errors=True)
             raise records.WorkdirError(f"the job cannot be recorded: {records.cannot_write(job_dir, exc)}") from None
         self.job_dir = job_dir
+        if self._serve_from_cache(job_dir):
+            return job_dir
         spawn_error = None
         with self._lock:
             cancelled = self._cancelled
@@ -161,6 +165,33 @@ class JobRunner:
         records.write_record(job_dir, self.record)
         self._emit({"type": "started", "job_dir": str(job_dir), "pid": self._proc.pid})
         return job_dir
+
+    def _serve_from_cache(self, job_dir: Path) -> bool:
+        """An identical earlier compile that succeeded: its products, a finished record, no worker."""
+        from neffbench.jobs import cache
+
+        if not self.use_cache:
+            self.record["cache"] = {"hit": False, "reason": "--no-cache"}
+            return False
+        found = cache.lookup(self.workdir, self.record["cache_key"])
+        if found is None:
+            self.record["cache"] = {"hit": False}
+            return False
+        self._t0 = time.monotonic()
+        self._emit({"type": "started", "job_dir": str(job_dir), "pid": None, "cache": True})
+        try:
+            lines = cache.serve(*found, job_dir, self.record)
+        except OSError as exc:
+            self._write_failed(job_dir, exc)
+            self._result = self._finalize(None)
+            return True
+        for line in lines:
+            self._note(line)
+        self._enter_stage("cache", None)
+        self._enter_stage("done", None)
+        self._child_outcome = {"outcome": "succeeded", "reason": None}
+        self._result = self._finalize(0)
+        return True
 
     def _take_standby(self, job_dir: Path) -> subprocess.Popen | None:
         """The standby's process, now this job's worker, or None to spawn one."""
@@ -429,8 +460,12 @@ class JobRunner:
             rec["neff_note"] = records.NO_NEFF_NOTE
         elif not rec["neffs"]:
             rec["neff_note"] = "no NEFF was produced"
-        if rec.get("backend") != "cpu-check":
+        cached = bool((rec.get("cache") or {}).get("hit"))
+        if rec.get("backend") != "cpu-check" and not cached:
             self._finalize_compiler(job_dir, rec)
+        if outcome != "succeeded" or rec.get("backend") != rec.get("cache_key_backend"):
+            # Never served: a failure, or a job the worker compiled with another backend than predicted.
+            rec["cache_key"] = None
         if outcome != "succeeded" and self._parser.first_error is not None:
             rec["error"] = self._parser.first_error.to_dict()
         child = self._child_outcome or {}

@@ -18,6 +18,12 @@ def human_bytes(n: int | None) -> str:
     return f"{n} B"
 
 
+def outcome_label(record: dict[str, Any] | None, outcome: str | None = None) -> str:
+    """``succeeded``, or ``succeeded (cached)`` for a job served from the cache."""
+    outcome = outcome or (record or {}).get("outcome") or "?"
+    return f"{outcome} (cached)" if ((record or {}).get("cache") or {}).get("hit") else outcome
+
+
 def describe_numerics(numerics: dict[str, Any] | None) -> str:
     if not numerics:
         return "numerics: not checked (the job did not reach verification)"
@@ -40,7 +46,13 @@ def describe_neffs(record: dict[str, Any]) -> list[str]:
 
 
 def neff_cell(record: dict[str, Any]) -> str:
-    """The NEFF column of a bucket table."""
+    """The NEFF column of a bucket table (a cache hit says so)."""
+    if (record.get("cache") or {}).get("hit"):
+        return _neff_cell(record) + " (cached)"
+    return _neff_cell(record)
+
+
+def _neff_cell(record: dict[str, Any]) -> str:
     if record.get("backend") == "cpu-check":
         return NO_NEFF_NOTE
     neffs = record.get("neffs") or []
@@ -71,6 +83,11 @@ def summary_lines(record: dict[str, Any], job_dir: str | None = None) -> list[st
     if record.get("reason"):
         head += f": {record['reason']}"
     lines = [head]
+    cache = record.get("cache") or {}
+    if cache.get("hit"):
+        saved = cache.get("saved_s")
+        took = f"{saved:.1f} s of compiling saved; " if isinstance(saved, (int, float)) else ""
+        lines.append(f"  served from the cache of {cache.get('from')} ({took}no worker ran)")
     if record.get("backend"):
         lines.append(f"  backend {record['backend']}: {record.get('backend_reason')}")
     lines += [f"  {line}" for line in describe_neffs(record)]

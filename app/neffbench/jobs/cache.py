@@ -1,0 +1,111 @@
+"""Identical compiles come from a cache: a job whose key matches an earlier succeeded job reuses its NEFF.
+
+``torch_neuronx.trace`` never caches (every trace recompiles); the workbench does. The key covers
+everything that can change the NEFF and nothing else: the spec hash (kernel, parameters, a module
+file's sha256, tensor specs, bucket), the backend, the compiler arguments the spec asks for, and the
+versions of torch, torch-neuronx and neuronx-cc. Failures are never served. A hit runs no worker:
+the NEFF and the job's other products are hard-linked (copied across file systems) into a new job
+directory whose record says where they came from and how long the original compile took.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from neffbench.doctor import dist_version
+from neffbench.jobs import records
+from neffbench.jobs.compiler_command import base_args
+from neffbench.spec import spec_hash
+
+# What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
+# the script, and the compiler's own small files (its log and command).
+PRODUCTS = ("model.pt", "inputs.npz", "reference.npz", "reproduce.py")
+COMPILER_FILES = ("compiler/command.txt", "compiler/log-neuron-cc.txt")
+
+
+def predicted_backend(requested: str) -> str:
+    """The backend the worker will resolve ``auto`` to, judged without importing anything."""
+    if requested != "auto":
+        return requested
+    found = importlib.util.find_spec("torch_neuronx") is not None and shutil.which("neuronx-cc") is not None
+    return "neuron" if found else "cpu-check"
+
+
+def key(spec: Any, backend: str) -> dict[str, Any]:
+    return {
+        "spec_hash": spec_hash(spec),
+        "backend": backend,
+        "compiler_args": base_args(spec) if backend == "neuron" else None,
+        "versions": {"torch": dist_version("torch"), "torch_neuronx": dist_version("torch-neuronx"),
+                     "neuronx_cc": dist_version("neuronx-cc")},
+    }
+
+
+def digest(k: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(k, sort_keys=True).encode()).hexdigest()
+
+
+def lookup(workdir: Path, wanted: str) -> tuple[dict[str, Any], Path] | None:
+    """The newest succeeded job of that key whose NEFFs are still there as recorded."""
+    best: tuple[dict[str, Any], Path] | None = None
+    for path in Path(workdir).glob(f"*/{records.RECORD_NAME}"):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if wanted not in text:  # most records are for other keys: skip parsing them
+            continue
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        if record.get("cache_key") != wanted or record.get("outcome") != "succeeded":
+            continue
+        job_dir = path.parent
+        intact = all((job_dir / n["path"]).is_file() and (job_dir / n["path"]).stat().st_size == n.get("size")
+                     for n in record.get("neffs") or [])
+        if intact and (best is None or record.get("created", "") > best[0].get("created", "")):
+            best = (record, job_dir)
+    return best
+
+
+def _link(src: Path, dst: Path) -> str:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+        return "hard link"
+    except OSError:
+        shutil.copy2(src, dst)
+        return "copy"
+
+
+def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[str, Any]) -> list[str]:
+    """Bring the source job's products into ``job_dir`` and fill ``record`` from the source's; returns log lines."""
+    how = set()
+    files = [n["path"] for n in source.get("neffs") or []] + list(PRODUCTS) + list(COMPILER_FILES)
+    for rel in files:
+        src = source_dir / rel
+        if src.is_file():
+            how.add(_link(src, job_dir / rel))
+    origin = (source.get("cache") or {}).get("from") or str(source_dir)
+    saved = (source.get("cache") or {}).get("saved_s") or source.get("duration_s")
+    for field in ("backend", "backend_reason", "makes_neff", "cpu_backend", "cpu_backend_reason", "numerics",
+                  "compiler", "compiler_command", "neff_note", "kernel_info", "preflight", "analyze", "warnings"):
+        if field in source:
+            record[field] = source[field]
+    record["versions"] = {**record.get("versions", {}), **(source.get("versions") or {})}
+    record["neffs"] = records.neff_entries(job_dir)
+    model_pt = job_dir / "model.pt"
+    record["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None
+    record["cache"] = {"hit": True, "from": origin, "served_from": str(source_dir), "saved_s": saved,
+                       "how": " and ".join(sorted(how)) or "nothing to bring"}
+    return [f"neffbench: served from the cache: an identical compile already succeeded in {origin} "
+            f"({saved:.1f} s saved); its products were brought here by {record['cache']['how']}, and no worker ran."
+            if isinstance(saved, (int, float)) else
+            f"neffbench: served from the cache of {origin}; no worker ran."]
