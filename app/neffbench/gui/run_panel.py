@@ -214,6 +214,7 @@ class RunPanel(QWidget):
 
     def show_started(self, path: str) -> None:
         self._running = True
+        self.status_label.setToolTip("")
         self._live = {"path": path}
         self._update_buttons()
         self.log_view.clear()
@@ -230,8 +231,11 @@ class RunPanel(QWidget):
         elif kind == "runtime":
             self._live.update({k: event.get(k) for k in ("runtime", "label", "on_device", "mode")})
             where = event.get("label") or event.get("runtime")
-            cpu = "" if event.get("on_device") else " CPU figures: the job's module on this host, not a NeuronCore."
-            self.status.set_text(f"Running on {where} ({event.get('mode')} mode): {event.get('reason')}.{cpu}")
+            cpu = " CPU figures: the job's module on this host, not a NeuronCore." if not event.get("on_device") else ""
+            reason = event.get("reason") or ""
+            # The why in short (the full sentence lists every runtime tried: the tooltip and Details have it).
+            self.status.set_text(f"Running on {where} ({event.get('mode')} mode): {reason.split(' (')[0]}.{cpu}")
+            self.status_label.setToolTip(reason)
         elif kind == "checks":
             self.status.show_problems(event.get("problems") or [])
         elif kind == "numerics":
@@ -257,8 +261,11 @@ class RunPanel(QWidget):
         good = {"succeeded": True, "failed": False}.get(outcome)
         self.status.set_stage(outcome, good)
         head = summary_lines(record, str(result.path))[0]
+        stats = record.get("stats") or {}
         if outcome == "cancelled":
-            head = f"Cancelled ({result.reason})." if result.reason else "Cancelled."
+            done, asked = stats.get("iterations") or 0, record.get("iterations_requested")
+            head = (f"Cancelled after {done:,} of {asked:,} timed iterations (they are kept in the record)."
+                    if done and asked else "Cancelled before any iteration was timed.")
         elif record.get("stats"):
             head += f" — {latency_text(record['stats'])}"
         self.status.set_text(head, OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
@@ -291,6 +298,7 @@ class RunPanel(QWidget):
     def _on_cancel_button_clicked(self) -> None:
         if self._running:
             self.status.set_text("Cancelling…")
+            self.cancel_button.setEnabled(False)  # once is enough; Run comes back when the run has ended
             self.cancel_requested.emit()
 
     def _on_loader_returned(self, answer: tuple[int, History]) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from neffbench.gui import theme
@@ -58,6 +58,13 @@ def histogram_bins(durations: list[np.ndarray]) -> tuple[np.ndarray, float]:
     return np.linspace(lo, hi, bins + 1), hi
 
 
+def _legend_brush() -> QBrush:
+    """The plot's background, nearly opaque: a legend over a dense timeline stays readable."""
+    colour = QColor(pg.getConfigOption("background"))
+    colour.setAlpha(215)
+    return pg.mkBrush(colour)
+
+
 def _plain_axes(plot: pg.PlotWidget) -> None:
     """Milliseconds stay milliseconds: no "(x0.001)" rescaling of the tick labels."""
     for name in ("left", "bottom"):
@@ -97,8 +104,8 @@ class LatencyPlots(QWidget):
             _plain_axes(plot)
         self.timeline.getPlotItem().setClipToView(True)
         self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
-        self.hist_legend = self.histogram.addLegend(offset=(-8, 8))
-        self.time_legend = self.timeline.addLegend(offset=(-8, 8))
+        self.hist_legend = self.histogram.addLegend(offset=(-8, 8), brush=_legend_brush())
+        self.time_legend = self.timeline.addLegend(offset=(-8, 8), brush=_legend_brush())
         self.hist_curves = [pg.PlotDataItem(stepMode="center", fillLevel=0) for _ in range(2)]
         self.time_curves = [pg.PlotDataItem() for _ in range(2)]
         for curve in self.hist_curves:
