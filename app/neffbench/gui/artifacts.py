@@ -49,6 +49,7 @@ class ArtifactsPanel(QWidget):
     """Lists, details and acts on artifacts; ``spec_requested`` asks the window to load a job's spec."""
 
     spec_requested = Signal(object)
+    run_requested = Signal(str)  # a job directory or a NEFF file, for the Run tab
     scanned = Signal(int)  # rows listed, after each scan
     deleted = Signal(str)
 
@@ -87,6 +88,7 @@ class ArtifactsPanel(QWidget):
                    ("copy_path", "Copy path", "Copy the NEFF's (or job directory's) path."),
                    ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
                    ("reopen", "Re-open spec", "Load the job's spec into the form."),
+                   ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
                    ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."))
         bar = QHBoxLayout()
         bar.addWidget(self.summary, 1)
@@ -245,6 +247,7 @@ class ArtifactsPanel(QWidget):
         self.buttons["copy_reproduce"].setEnabled(has_job and (one.job_dir / "reproduce.py").is_file())
         self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
         self.buttons["delete"].setEnabled(has_job)
+        self.buttons["run"].setEnabled(has_job or (one is not None and one.neff is not None))
         self.detail.clear()
         self.job_detail.clear()
         self.spec_text.clear()
@@ -356,6 +359,12 @@ class ArtifactsPanel(QWidget):
     def _one(self) -> Artifact | None:
         chosen = self.selected()
         return chosen[0] if len(chosen) == 1 else None
+
+    def _on_run_button_clicked(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 1:
+            art = chosen[0]
+            self.run_requested.emit(str(art.job_dir if art.job_dir is not None else art.neff.path))
 
     def _on_open_button_clicked(self) -> None:
         art = self._one()

@@ -28,7 +28,7 @@ from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, loads_toml, save
 
 TITLE = "NEFF Workbench"
-PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB = range(3)
+PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB = range(4)
 DEFAULT_PRESET = "seed"
 
 
@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         self.form.setMinimumWidth(330)
         self.tabs = QTabWidget()
         self._pages = []
-        for title in ("&Preview", "&Compile", "&Artifacts"):
+        for title in ("&Preview", "&Compile", "&Artifacts", "&Run"):
             page = QWidget()
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages.append(page)
@@ -117,6 +117,8 @@ class MainWindow(QMainWindow):
         from neffbench.gui.compile_panel import CompilePanel
         from neffbench.gui.preview_controller import PreviewController
         from neffbench.gui.preview_host import PreviewHost
+        from neffbench.gui.run_controller import RunController
+        from neffbench.gui.run_panel import RunPanel
 
         self.controller = CompileController(self)
         self.preview_controller = PreviewController(self)
@@ -124,7 +126,9 @@ class MainWindow(QMainWindow):
         self.compile_panel = CompilePanel()
         self.artifacts = ArtifactsPanel()
         self.artifacts.workdir = self.workdir
-        for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts)):
+        self.run_controller = RunController(self)
+        self.run_panel = RunPanel()
+        for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts, self.run_panel)):
             page.layout().addWidget(panel)
         self.preview_stack.show_kernel(self.form.kernel)
         self._wire_panels()
@@ -172,6 +176,16 @@ class MainWindow(QMainWindow):
         ctl.finished.connect(self._on_controller_finished)
         self.compile_panel.job_activated.connect(self._on_compile_panel_job_activated)
         self.artifacts.spec_requested.connect(self._on_artifacts_spec_requested)
+        self.artifacts.run_requested.connect(self._on_artifacts_run_requested)
+        run, runs = self.run_panel, self.run_controller
+        run.run_requested.connect(runs.start)
+        run.cancel_requested.connect(runs.cancel)
+        runs.started.connect(run.show_started)
+        runs.event_received.connect(run.show_event)
+        runs.lines_received.connect(run.show_lines)
+        runs.status_changed.connect(run.show_status)
+        runs.finished.connect(run.show_finished)
+        runs.failed.connect(run.show_failed)
 
     # ---- settings ----
 
@@ -196,13 +210,15 @@ class MainWindow(QMainWindow):
             except SpecError:
                 spec = None  # a spec from an older version that no longer loads: start from the preset
         self.form.set_spec(spec or load_preset(DEFAULT_PRESET))
-        self.tabs.setCurrentIndex(max(0, min(2, s.number("window/tab", PREVIEW_TAB))))
+        self.tabs.setCurrentIndex(max(0, min(RUN_TAB, s.number("window/tab", PREVIEW_TAB))))
 
     def _splitters(self) -> dict[str, QSplitter]:
         if not self.panels_ready:
             return {}
         out = {"compile": self.compile_panel.splitter, "compile_results": self.compile_panel.vsplitter,
                "log": self.compile_panel.log_view.splitter, "artifacts": self.artifacts.splitter}
+        if isinstance(getattr(self.run_panel, "splitter", None), QSplitter):
+            out["run"] = self.run_panel.splitter
         return {**out, **self.preview_stack.splitters()}
 
     def save_settings(self) -> None:
@@ -398,6 +414,8 @@ class MainWindow(QMainWindow):
     def _on_controller_job_finished(self, result) -> None:
         self.compile_panel.show_job_finished(result)
         self.artifacts.rescan()
+        if result.outcome == "succeeded" and not self.run_controller.is_running:
+            self.run_panel.set_target(str(result.job_dir))  # the step after the compile, ready
 
     def _on_controller_finished(self, run) -> None:
         self.compile_panel.show_finished(run)
@@ -411,6 +429,11 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(ARTIFACTS_TAB)
         self.artifacts.select(job_dir)
 
+    def _on_artifacts_run_requested(self, target: str) -> None:
+        if not self.run_controller.is_running:
+            self.run_panel.set_target(target)
+        self.tabs.setCurrentIndex(RUN_TAB)
+
     def _on_artifacts_spec_requested(self, spec) -> None:
         self.form.set_spec(spec)
         self.statusBar().showMessage(f"Loaded the spec of a job ({spec.name}); the workdir is unchanged.", 5000)
@@ -421,6 +444,8 @@ class MainWindow(QMainWindow):
     # ---- closing ----
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if self.panels_ready and self.run_controller.is_running:
+            self.run_controller.cancel()  # a benchmark is not worth keeping the window for
         if self.panels_ready and self.controller.is_running:
             if not self._close_when_idle:
                 answer = QMessageBox.question(self, "Compile running", "A compile is running. Cancel it and quit?")

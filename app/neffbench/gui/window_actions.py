@@ -34,7 +34,7 @@ def build_actions(window) -> None:
     for name in preset_names():
         window.preset_actions[name] = QAction(name, window)
         window.preset_actions[name].setData(kernels.get(name))
-    for i in range(3):
+    for i in range(4):
         tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
         tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
     file_menu = window.menuBar().addMenu("&File")

@@ -167,25 +167,60 @@ def _neffbench_version() -> str:
     return __version__
 
 
-def write_json_atomic(path: Path, data: Any) -> Path:
+TMP_SUFFIX = ".tmp"
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
     """Replace ``path`` in one step (a temporary file, flushed to disk, renamed): a reader or a crash sees
-    the old file or the new one, never half of either."""
+    the old file or the new one, never half of either. The temporary file's name carries our pid, so
+    whoever finds it later can tell whether its writer is still alive."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
     try:
         with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data, indent=2, default=str) + "\n")
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        # A full disk or a file-size limit: the old file stays whole, nothing half-written beside it,
+        # and the error names the file meant, not the temporary one.
+        _unlink(tmp)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     except BaseException:
-        # A full disk or a file-size limit: the old file stays whole, and nothing half-written beside it.
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
     return path
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def write_json_atomic(path: Path, data: Any) -> Path:
+    return write_text_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
+
+
+def remove_stale_temporaries(folder: Path, *, min_age_s: float = 60.0) -> list[Path]:
+    """Temporary files a killed writer left: those whose pid is gone (or, without one, old enough)."""
+    import time
+
+    removed = []
+    now = time.time()
+    for tmp in Path(folder).glob(f".*{TMP_SUFFIX}"):
+        stem = tmp.name[: -len(TMP_SUFFIX)]
+        pid_text = stem.rsplit(".", 1)[-1]
+        try:
+            stale = (not process_alive(int(pid_text))) if pid_text.isdigit() else now - tmp.stat().st_mtime > min_age_s
+            if stale:
+                tmp.unlink()
+                removed.append(tmp)
+        except OSError:
+            continue
+    return removed
 
 
 class WorkdirError(OSError):
@@ -200,6 +235,8 @@ def cannot_write(path: Path, exc: OSError) -> str:
 def prepare_workdir(workdir: str | Path) -> Path:
     """The workdir, created if need be and proven writable, or WorkdirError saying why not."""
     root = Path(workdir).expanduser()
+    if root.exists() and not root.is_dir():
+        raise WorkdirError(f"the workdir {root} is not a folder")
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -270,6 +307,8 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
         return []
     marked = []
     host = platform.node()
+    for job_dir in [p for p in root.iterdir() if p.is_dir()]:
+        remove_stale_temporaries(job_dir)
     for path in sorted(root.glob(f"*/{RECORD_NAME}")):
         try:
             text = path.read_text(encoding="utf-8")

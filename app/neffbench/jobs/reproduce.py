@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import neffbench
+from neffbench.jobs.records import write_text_atomic
 from neffbench.jobs.compiler_command import base_args, equivalent_command, job_compiler_args, shell_line
 from neffbench.kernels import registry
 from neffbench.kernels.api import Built, bucket_label
@@ -127,9 +128,6 @@ if __name__ == "__main__":
 def write(job_dir: Path, spec: Any, *, backend: str | None, built: Built | None = None) -> Path:
     path = Path(job_dir) / SCRIPT_NAME
     text = render(spec, job_id=Path(job_dir).name, backend=backend, built=built)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+    write_text_atomic(path, text)
     path.chmod(0o755)
     return path

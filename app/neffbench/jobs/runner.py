@@ -109,11 +109,12 @@ class JobRunner(Finishing):
             raise records.WorkdirError(f"no job directory can be made in {self.workdir}: "
                                        f"{exc.strerror or exc}") from None
         try:
-            save(self.spec, job_dir / "spec.toml")
+            # The record first: a directory is a job from the moment it exists, even if we die next.
             self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout)
+            records.write_record(job_dir, self.record)
+            save(self.spec, job_dir / "spec.toml")
             self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
             self._events_fh = (job_dir / "events.jsonl").open("w", encoding="utf-8", newline="\n")
-            records.write_record(job_dir, self.record)
         except OSError as exc:
             # Nothing has started and nothing of the user's is in it: the directory goes.
             for fh in (self._log_fh, self._events_fh):

@@ -9,11 +9,45 @@ import json
 from pathlib import Path
 from typing import Any
 
-from neffbench.jobs.records import bucket_of
+from neffbench.jobs.records import bucket_of, iso, process_alive, remove_stale_temporaries, write_json_atomic
+
+
+def mark_interrupted(runs_dir: str | Path) -> list[Path]:
+    """Run records left ``running`` by a process that is gone (pid and start time) become ``interrupted``."""
+    import platform
+
+    folder = Path(runs_dir)
+    if not folder.is_dir():
+        return []
+    remove_stale_temporaries(folder)
+    marked = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            text = path.read_text(encoding="utf-8")
+            if '"running"' not in text:
+                continue
+            record = json.loads(text)
+        except (OSError, ValueError):
+            continue
+        if (not isinstance(record, dict) or record.get("outcome") != "running" or record.get("host") != platform.node()
+                or process_alive(record.get("pid"), record.get("pid_start"))):
+            continue
+        record["outcome"] = "interrupted"
+        record["reason"] = (f"the process that ran it (pid {record.get('pid')}) ended before it finished, during "
+                            f"{record.get('stage') or 'start'}")
+        record["finished"] = iso()
+        try:
+            write_json_atomic(path, record)
+        except OSError:
+            continue
+        marked.append(path)
+    return marked
 
 
 def runs(runs_dir: str | Path) -> list[dict[str, Any]]:
-    """Every run record in a runs directory, oldest first (unreadable ones left out), each with its ``path``."""
+    """Every run record in a runs directory, oldest first (unreadable ones left out), each with its ``path``;
+    runs whose process is gone are marked interrupted first."""
+    mark_interrupted(runs_dir)
     out = []
     for path in sorted(Path(runs_dir).glob("*.json")):
         try:

@@ -88,6 +88,9 @@ class RunRunner:
     def start(self) -> Path:
         runs = self.target.runs_dir
         runs.mkdir(parents=True, exist_ok=True)
+        from neffbench.runs.history import mark_interrupted
+
+        mark_interrupted(runs)
         self._stamp = records.utc_now().strftime("%Y%m%dT%H%M%S.%fZ")
         requested = self.opts["runtime"]
         name = self._claim(requested)
@@ -98,6 +101,7 @@ class RunRunner:
             "runtime": None, "label": None, "on_device": None, "runtime_reason": None, "mode": self.opts["mode"],
             "core": self.opts["core"], "warmup": self.opts["warmup"], "iterations_requested": self.opts["iterations"],
             "outcome": "running", "reason": None, "started": records.iso(), "finished": None, "host": os.uname().nodename,
+            "pid": os.getpid(), "pid_start": records.process_start_time(os.getpid()),
             "command": self.argv, "versions": {}, "inputs": None, "checks": [], "numerics": None, "cold_ms": None,
             "durations_ms": [], "stats": None, "reported": None, "secondary": None, "profile": None,
             "bucket": records.bucket_of(self.target.record) if self.target.record else None,
@@ -183,6 +187,7 @@ class RunRunner:
                         self._signal(signal.SIGKILL)
         for line in splitter.flush():
             self._handle(line)
+        self._proc.stdout.close()
         with self._lock:
             self._signal(signal.SIGKILL)  # whatever the runtime left in the group
             code = self._proc.wait()
@@ -190,7 +195,9 @@ class RunRunner:
             self._lifeline.close()
         reason = None
         if self._cancelled:
-            reason = f"cancelled during {self.record.get('stage') or 'start'}"
+            timed = len(self.record.get("durations_ms") or [])
+            reason = (f"cancelled after {timed} of {self.opts['iterations']} timed iterations" if timed else
+                      f"cancelled during {self.record.get('stage') or 'start'}")
         elif timed_out:
             reason = f"timed out after {self.timeout:g} s during {self.record.get('stage')}"
         elif self._outcome is None:

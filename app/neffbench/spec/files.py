@@ -220,10 +220,9 @@ def save(spec: Any, path: str | Path) -> Path:
     """Write a spec as TOML (or JSON for a .json path), atomically so a crash never leaves half a file."""
     p = Path(path)
     text = dumps_json(spec) if p.suffix.lower() == ".json" else dumps_toml(spec)
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
-    return p
+    from neffbench.jobs.records import write_text_atomic
+
+    return write_text_atomic(p, text)
 
 
 def dumps_json(spec: Any) -> str:
