@@ -16,7 +16,6 @@ def _error(field: str, message: str) -> Problem:
     return Problem(field, message, "error")
 
 
-
 def validate(spec: SiluAndMulCompileSpec) -> list[Problem]:
     problems: list[Problem] = []
     d = spec.act.intermediate_size
