@@ -6,10 +6,9 @@ import dataclasses
 import gc
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QMainWindow,
     QMessageBox,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from neffbench.bundled import resource_path
 from neffbench.gui.doctor_status import DoctorStatus
+from neffbench.gui.first_paint import FirstPaint
 from neffbench.gui.kernel_forms import KernelForms
 from neffbench.gui.settings import Settings
 from neffbench.gui.window_actions import build_actions, build_toolbar
@@ -34,28 +34,6 @@ DEFAULT_PRESET = "seed"
 
 def app_icon() -> QIcon:
     return QIcon(str(resource_path("icons", "neffbench.svg")))
-
-
-class _FirstPaint(QObject):
-    """Reports the first paint of anything in the window, then stops listening.
-
-    It watches the whole application: a main window covered by its children may never get a
-    paint event of its own.
-    """
-
-    painted = Signal()
-
-    def __init__(self, window: QWidget):
-        super().__init__(window)
-        self._window = window
-        QApplication.instance().installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
-                and watched.window() is self._window):
-            QApplication.instance().removeEventFilter(self)
-            self.painted.emit()
-        return False
 
 
 class MainWindow(QMainWindow):
@@ -80,7 +58,7 @@ class MainWindow(QMainWindow):
         self._build()
         self._wire()
         self._restore()
-        self._first_paint = _FirstPaint(self)
+        self._first_paint = FirstPaint(self)
         self._first_paint.painted.connect(self._on_first_paint_painted)
         if not defer_panels:
             self.build_panels()
