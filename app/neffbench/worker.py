@@ -90,7 +90,8 @@ class Job:
         t0 = time.perf_counter()
         if backend.name == "neuron":
             self._probe(report, built, blocking=False)
-            self._analyze(backend, built)
+            if kernel.runs_user_code:  # analyze compiles each operator on its own: worth it for unknown code
+                self._analyze(backend, built)
             traced = self._trace_neuron(backend, spec, built.module, built.inputs)
         else:
             traced = self._probe(report, built, blocking=True)
@@ -255,9 +256,9 @@ def _preload() -> None:
         from neffbench.jobs import preflight, reproduce, verify  # noqa: F401
         from neffbench.kernels import registry
 
-        # The job's kernel is not known yet: every built-in one gets ready (plugins load on use).
-        for name in registry.BUILTIN:
-            registry.get(name).preload()
+        # The job's kernel is not known yet; the default one is the likeliest. (Preloading every kernel
+        # would put the others' imports on the path of each job: torch's import already outlasts the parent.)
+        registry.get(registry.DEFAULT).preload()
     except Exception:  # noqa: BLE001 - the job imports them again, fails the same way and reports it
         traceback.print_exc(file=sys.stderr)
     # Not torch_neuronx: whether to set the platform override before importing it depends on the spec.

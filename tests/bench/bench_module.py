@@ -55,7 +55,7 @@ def _compile_overhead() -> list[str]:
     bare, job = [], []
     with tempfile.TemporaryDirectory(prefix="neffbench-bench-") as tmp:
         cmd = [sys.executable, "-m", "neffbench", "compile", f"{MLP}:make_mlp", "--input", "x:f32[8,64]",
-               "--kwarg", "hidden_size=64", "--backend", "cpu-check", "--workdir", f"{tmp}/jobs"]
+               "--kwarg", "hidden_size=64", "--backend", "cpu-check", "--no-cache", "--workdir", f"{tmp}/jobs"]
         _timed([sys.executable, "-c", BARE, f"{tmp}/warm.pt"])
         _timed(cmd)
         for i in range(ROUNDS):

@@ -10,6 +10,7 @@ every kernel shares; each kernel's own sections live in its folder under ``neffb
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,7 +106,9 @@ def compiler_field() -> Any:
     return field(default_factory=CompilerSpec)
 
 
+@functools.lru_cache(maxsize=None)
 def _hints(cls: type) -> dict[str, Any]:
+    # Spec classes never change once defined; get_type_hints evaluates every annotation each call.
     return typing.get_type_hints(cls)
 
 
