@@ -15,7 +15,6 @@ import signal
 import sys
 import time
 import traceback
-from pathlib import Path
 from typing import Any
 
 import numpy as np

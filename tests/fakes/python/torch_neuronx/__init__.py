@@ -123,7 +123,7 @@ def analyze(func, example_inputs, compiler_workdir=None, additional_ignored_ops=
         if node.kind().startswith("aten::") and node.kind() not in additional_ignored_ops:
             counts[node.kind()] = counts.get(node.kind(), 0) + 1
     wanted = {op for op in os.environ.get("FAKE_ANALYZE_UNSUPPORTED", "").split(",") if op}
-    unsupported = [{"kind": op, "failureAt": "neuronx-cc", "call": f"model.py(12): forward\n", "opGraph": ""}
+    unsupported = [{"kind": op, "failureAt": "neuronx-cc", "call": "model.py(12): forward\n", "opGraph": ""}
                    for op in sorted(wanted & set(counts))]
     supported = {op: n for op, n in counts.items() if op not in wanted}
     total = sum(counts.values()) or 1
