@@ -31,17 +31,19 @@ def _compute(spec: Any, bucket: int | None):
     """The kernel's preview, or the reason there is none (returned, not raised: the GUI shows it)."""
     from neffbench.spec import errors
 
-    problems = errors(spec)
-    if problems:
-        return "; ".join(f"{p.field}: {p.message}" for p in problems)
     kernel = registry.for_spec(spec)
     chosen = None
     if bucket is not None:
         chosen = next((b for b in kernel.buckets(spec) if b.get("num_tokens") == bucket), None)
     try:
+        # A kernel's preview validates the spec itself (a ValueError naming the problems): not twice here.
         result = kernel.preview(spec, chosen)
-    except ValueError as exc:  # the kernel's own refusals (RoPE's PreviewError is one)
+    except ValueError as exc:
         return str(exc)
+    if result is None:  # no preview of its own, so nothing checked the spec yet
+        problems = errors(spec)
+        if problems:
+            return "; ".join(f"{p.field}: {p.message}" for p in problems)
     return result  # None: the kernel has no preview of its own (NO_PREVIEW says what to do instead)
 
 
