@@ -21,3 +21,14 @@ def sample_neff() -> Path:
     if not SAMPLE_NEFF.is_file():
         pytest.skip(f"shared NEFF sample not found at {SAMPLE_NEFF} (the shared/ folder sits beside the checkout)")
     return SAMPLE_NEFF
+
+
+@pytest.fixture(autouse=True)
+def _explain_agrees_with_every_job(request):
+    """After each test, ``neffbench explain`` of every job it left in tmp_path agrees with that job's job.json."""
+    tmp_path = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if tmp_path is not None:
+        from tests.explain_agreement import check_jobs_below
+
+        check_jobs_below(tmp_path)

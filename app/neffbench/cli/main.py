@@ -22,6 +22,8 @@ COMMANDS = {
     "kernel": "neffbench.cli.kernel_cmd",
     "run": "neffbench.cli.run_cmd",
     "resolve": "neffbench.cli.kernel_cmd",
+    "explain": "neffbench.cli.explain_cmd",
+    "bundle": "neffbench.cli.bundle_cmd",
 }
 
 

@@ -29,6 +29,7 @@ from superqt.utils import QSignalDebouncer, create_worker
 from neffbench.gui import theme
 from neffbench.gui.artifacts_model import Artifact, delete_job, scan
 from neffbench.gui.compile_panel import OUTCOME_COLOURS, numerics_text
+from neffbench.gui.explain_view import ExplanationView
 from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.neff import diff_neffs
 from neffbench.spec import SpecError, dumps_toml, from_dict
@@ -118,6 +119,8 @@ class ArtifactsPanel(QWidget):
         self.tabs.addTab(self.detail, "NEFF")
         self.tabs.addTab(job_split, "Job")
         self.tabs.addTab(self.diff, "Diff")
+        self.explanation = ExplanationView()
+        self.tabs.addTab(self.explanation, "Log explained")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.list)
         self.splitter.addWidget(self.tabs)
@@ -253,6 +256,10 @@ class ArtifactsPanel(QWidget):
         self.spec_text.clear()
         self.diff.clear()
         self.tabs.setTabEnabled(2, len(chosen) == 2)
+        if has_job and (one.job_dir / "job.log").is_file():
+            self.explanation.explain_path(one.job_dir)
+        else:
+            self.explanation.clear()
         if one is not None:
             self._fill_neff(one)
             self._fill_job(one)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QSplitter,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui import theme
 from neffbench.gui.compile_controller import CompileRun
+from neffbench.gui.explain_view import ExplanationView
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import human_bytes, outcome_label
@@ -75,6 +77,13 @@ class CompilePanel(QWidget):
         self.stages.setToolTip("Stages of each job as the worker reports them, and the compiler's passes as they "
                                "start and finish. No percentage: a compile's length is not known in advance.")
         self.log_view = LogView()
+        self.explanation = ExplanationView()
+        self.log_tabs = QTabWidget()
+        self.log_tabs.setObjectName("logTabs")
+        self.log_tabs.addTab(self.log_view, "Log")
+        self.log_tabs.addTab(self.explanation, "Explanation")
+        self.log_tabs.setTabToolTip(1, "What the last job's log says happened and why (as `neffbench explain`). "
+                                       "Drop any compiler log here to explain it.")
         self.results = QTreeWidget()
         self.results.setHeaderLabels(["Bucket", "Outcome", "NEFF", "Numerics vs eager reference", "Job"])
         self.results.setRootIsDecorated(False)
@@ -83,7 +92,7 @@ class CompilePanel(QWidget):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.stages)
-        self.splitter.addWidget(self.log_view)
+        self.splitter.addWidget(self.log_tabs)
         self.splitter.setSizes([380, 800])
         self.vsplitter = QSplitter(Qt.Orientation.Vertical)
         self.vsplitter.addWidget(self.splitter)
@@ -192,6 +201,10 @@ class CompilePanel(QWidget):
         self.results.addTopLevelItem(item)
         for col in range(self.results.columnCount() - 1):
             self.results.resizeColumnToContents(col)
+        if not (result.record.get("cache") or {}).get("hit"):
+            self.explanation.explain_path(result.job_dir)
+            if result.outcome == "failed":
+                self.log_tabs.setCurrentWidget(self.explanation)
 
     def show_finished(self, run: CompileRun) -> None:
         self._clock.stop()

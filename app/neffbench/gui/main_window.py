@@ -23,6 +23,7 @@ from neffbench.gui.doctor_status import DoctorStatus
 from neffbench.gui.first_paint import FirstPaint
 from neffbench.gui.kernel_forms import KernelForms
 from neffbench.gui.settings import Settings
+from neffbench.gui import window_logs
 from neffbench.gui.window_actions import build_actions, build_toolbar
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, loads_toml, save
@@ -164,6 +165,10 @@ class MainWindow(QMainWindow):
         runs.status_changed.connect(run.show_status)
         runs.finished.connect(run.show_finished)
         runs.failed.connect(run.show_failed)
+        window_logs.install(self)
+
+    def explain_log(self, path: str) -> None:
+        window_logs.explain_log(self, path)
 
     # ---- settings ----
 

@@ -93,7 +93,7 @@ class Finishing:
             # Never served: a failure, or a job the worker compiled with another backend than predicted.
             rec["cache_key"] = None
         if outcome != "succeeded" and self._parser.first_error is not None:
-            rec["error"] = self._parser.first_error.to_dict()
+            rec["error"] = self._parser.first_error.to_record()
         child = self._child_outcome or {}
         if reason and (child.get("outcome"), child.get("reason")) != (outcome, reason):
             self._note(f"neffbench: {outcome}: {reason}")  # the worker did not say it itself

@@ -360,6 +360,7 @@ class JobRunner(Finishing):
 
     def _note(self, text: str) -> None:
         """A line of the runner's own in the log (and on_line)."""
+        self._parser.feed(text)  # counted, so job.json's line numbers are job.log's
         self._write(self._log_fh, text + "\n")
         self._call(self.on_line, text)
 

@@ -1,0 +1,127 @@
+"""Which lines state an error, and how much each says about the cause.
+
+The cause of a failed compile is rarely the first line that says ERROR: the compiler frames it in
+a banner of asterisks and "An Internal Compiler Error has occurred", prints Python traceback frames
+as ERROR records, and torch_neuronx ends with its own ``RuntimeError: neuronx-cc failed with 1``.
+So errors are ranked, and the first error of the best rank is the one a job is summarised by:
+
+0. an error that names an error code (``[NLA001]``, ``NCC_EOOM001``) at any level but DEBUG, INFO, WARNING;
+1. a record at ERROR, CRITICAL or FATAL, and the cause an internal-error banner introduces;
+2. a statement of failure on a line with no level: "Too many instructions after unroll!", an
+   ``Error message:`` line, ``Killed``, the exception line that ends a traceback.
+
+Traceback frames and their source lines, banners and the banner block's labels are never errors.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from neffbench.compilerlog.lines import LogRecord
+
+ERROR_LEVELS = frozenset(("ERROR", "CRITICAL", "FATAL"))
+QUIET_LEVELS = frozenset(("DEBUG", "INFO", "WARNING"))
+CONTEXT_LINES = 4
+OWN_PREFIX = "neffbench:"  # the workbench's own notes in job.log; the job record states them itself
+
+BANNER_RE = re.compile(r"^[\s*=#-]*$|^\W*An Internal Compiler Error has occurred\W*$", re.IGNORECASE)
+# Lines of the internal-error block that describe rather than state the failure.
+_LABEL_RE = re.compile(
+    r"^\s*(?:Error (?:class|location|type|id|file|line)\s*:|Command line\s*:|Internal details\s*:|Type: <class "
+    r"|Version information\s*:|Diagnostic information\s*:|Diagnostic logs stored in|Artifacts stored in"
+    r"|Please contact Customer Support)", re.IGNORECASE)
+_INFO_BLOCK_RE = re.compile(r"^\s*(?:Version|Diagnostic) information\s*:", re.IGNORECASE)
+MESSAGE_PREFIX_RE = re.compile(r"^\s*Error message\s*:\s*", re.IGNORECASE)
+_EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Fault|Traceback)"
+                           r"(?:\[\w+\])?(?::\s|:?$)")
+_FAILURE_RE = re.compile(r"(?i:\b(?:error|fail|too many|exceed|not supported|unsupported|crash|abort|killed|fault))"
+                         r"|(?<=[a-z])Error\b")
+# Lines that always stand alone: the end of a process, or a failure the compiler prints by itself.
+STANDALONE_RE = re.compile(r"^(?:Aborted|Segmentation fault|Killed|Bus error)(?: \(core dumped\))?\s*$"
+                           r"|^Fatal Python error:|^terminate called after throwing|^\[[A-Z]{1,5}\d{3,4}\]|^\[ERROR\]"
+                           r"|^\s*Error message\s*:", re.IGNORECASE)
+
+# Traceback pieces: headers, frames (Python, Cython, faulthandler, IPython, C++ backtraces) and carets.
+TRACEBACK_HEAD_RE = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\)|\S*(?:Error|Exception)\s+Traceback \(most recent call last\)"
+    r"|Current thread 0x[0-9a-f]+ \(most recent call first\)|concurrent\.futures\.process\._RemoteTraceback:"
+    r"|\"\"\"\s*$|-{5,}\s*$|During handling of the above exception|The above exception was the direct cause)")
+_FRAME_RE = re.compile(
+    r'^\s*(?:File "[^"]*", line \d+,? in |File <[^>]*>:\d+|File /\S+:\d+, in |Cell In\[\d+\], line \d+'
+    r"|\d+# |\^[\s^~]*$)")
+# IPython's numbered source lines: pieces only inside a traceback ("5 names were undefined" is not one).
+_TB_SOURCE_RE = re.compile(r"^\s*(?:-*> ?)?\d+ |^\s*\(\.\.\.\)\s*$")
+
+
+@dataclass
+class LogError:
+    """One error in the output. ``line`` is where it starts (1-based); ``text`` that line as read."""
+
+    code: str | None
+    message: str
+    level: str | None
+    line: int
+    text: str
+    rank: int
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    record: LogRecord | None = None  # its record, for continuation records (not part of its description)
+
+    def to_json(self) -> dict[str, Any]:
+        """The shape ``neffbench explain --json`` promises."""
+        return {"code": self.code, "message": self.message, "level": self.level, "line": self.line}
+
+    def to_record(self) -> dict[str, Any]:
+        """The shape job.json's ``error`` has always had (``line`` the text), plus level and line number."""
+        from neffbench.compilerlog.codes import lookup
+
+        found = lookup(self.code) if self.code else None
+        return {"message": self.message, "line": self.text, "code": self.code,
+                "help": f"{found.title}; docs: {found.url}" if found else None,
+                "before": list(self.before), "after": list(self.after),
+                "level": self.level, "line_number": self.line}
+
+
+def is_frame(text: str) -> bool:
+    return bool(_FRAME_RE.match(text))
+
+
+def is_traceback_source(text: str) -> bool:
+    return bool(_TB_SOURCE_RE.match(text))
+
+
+def is_label(body: str) -> bool:
+    return bool(_LABEL_RE.match(body))
+
+
+def opens_info_block(body: str) -> bool:
+    return bool(_INFO_BLOCK_RE.match(body))
+
+
+def is_exception_line(body: str) -> bool:
+    return bool(_EXCEPTION_RE.match(body))
+
+
+def classify(rec: LogRecord, body: str, *, after_traceback: bool = False) -> tuple[int, str] | None:
+    """(rank, message) when ``body`` (the record's stripped message) states an error, else None."""
+    if not body or BANNER_RE.match(body) or _LABEL_RE.match(body) or body.startswith("Compiler status "):
+        return None
+    level = rec.level
+    if level in QUIET_LEVELS or (rec.kind == "plain" and body.startswith(OWN_PREFIX)):
+        return None
+    if rec.kind == "glog" and (rec.logger or "").startswith("tensorflow/"):
+        return None  # the XLA client repeating the compiler's failure, with C++ stacks
+    message = MESSAGE_PREFIX_RE.sub("", body)
+    if rec.codes:
+        return 0, message
+    if level in ERROR_LEVELS:
+        return (1, message) if message else None
+    if level is not None:
+        return None  # USER without a code: progress the compiler shows at its default verbosity
+    if rec.kind not in ("plain", "iso", "old"):
+        return None
+    if STANDALONE_RE.match(body) or _FAILURE_RE.search(body) or (after_traceback and _EXCEPTION_RE.match(body)):
+        return 2, message
+    return None

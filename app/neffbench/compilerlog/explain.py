@@ -1,0 +1,169 @@
+"""An explanation of compiler output: what happened, the cause, what the codes and exit status mean.
+
+The same explanation serves ``neffbench explain``, the window's Compile tab and a job's detail.
+Input is whatever a user has: a ``log-neuron-cc.txt``, a pasted stdout, a job's ``job.log`` (or the
+job directory), a file holding several compiles, standard input.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neffbench.compilerlog import exits, scan
+from neffbench.compilerlog.errors import CONTEXT_LINES
+from neffbench.compilerlog.reader import CompilerLog
+from neffbench.compilerlog.wrapping import logical_lines
+
+JOB_LOG, COMPILER_LOG = "job.log", "log-neuron-cc.txt"
+
+
+class ExplainError(Exception):
+    """The input cannot be read; the message says which and why."""
+
+
+def log_file_for(path: Path) -> Path:
+    """The log a path stands for: a file itself, a job directory's job.log, a compiler workdir's log."""
+    if path.is_dir():
+        for candidate in (path / JOB_LOG, path / COMPILER_LOG, path / "compiler" / COMPILER_LOG):
+            if candidate.is_file():
+                return candidate
+        raise ExplainError(f"{path} is a directory without a {JOB_LOG} or {COMPILER_LOG} to explain")
+    if not path.exists():
+        raise ExplainError(f"{path}: no such file")
+    return path
+
+
+def read_source(source: str | Path) -> tuple[bytes, str]:
+    """(bytes, name) of a path, a job directory or ``-`` (standard input)."""
+    if str(source) == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    path = log_file_for(Path(source))
+    try:
+        return path.read_bytes(), str(path)
+    except OSError as exc:
+        raise ExplainError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+class Text:
+    """The input's lines, for their count and the lines around one of them."""
+
+    def __init__(self, data: bytes, offsets: dict[int, int] | None = None, lines: list[str] | None = None):
+        self._data, self._offsets, self._lines = data, offsets or {}, lines
+        self.count = len(lines) if lines is not None else data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
+    def around(self, number: int, n: int = CONTEXT_LINES) -> list[tuple[int, str]]:
+        if self._lines is not None:
+            lo, hi = max(1, number - n), min(self.count, number + n)
+            return [(k, self._lines[k - 1]) for k in range(lo, hi + 1)]
+        data, at = self._data, self._offsets.get(number)
+        if at is None:
+            return []
+        start, first = at, number
+        while first > max(1, number - n):
+            start = data.rfind(b"\n", 0, start - 1) + 1
+            first -= 1
+        out, pos = [], start
+        for k in range(first, min(self.count, number + n) + 1):
+            end = data.find(b"\n", pos)
+            end = len(data) if end == -1 else end
+            out.append((k, data[pos:end].decode("utf-8", errors="replace").rstrip("\r")))
+            pos = end + 1
+        return out
+
+
+@dataclass
+class Explanation:
+    source: str
+    log: CompilerLog
+    text: Text
+
+    @property
+    def line_count(self) -> int:
+        return self.text.count
+
+    @property
+    def outcome(self) -> str:
+        """``failed``, ``passed`` or ``unknown`` (the output says neither)."""
+        log = self.log
+        if log.status in ("FAIL", "ERROR") or (log.exit_code not in (None, 0)):
+            return "failed"
+        if log.status == "PASS" or log.exit_code == 0:
+            return "failed" if log.errors and log.status is None else "passed"
+        return "failed" if log.errors else "unknown"
+
+    def context(self, number: int, around: int = CONTEXT_LINES) -> list[tuple[int, str]]:
+        return self.text.around(number, around)
+
+    @property
+    def headline(self) -> str:
+        """One sentence: the outcome, what the output said about it, and the cause."""
+        log = self.log
+        said = [f"Compiler status {log.status}"] if log.status else []
+        if log.exit_code is not None:
+            said.append(f"exit {log.exit_code} ({exits.meaning(log.exit_code)})")
+        head = {"failed": "Failed", "passed": "Passed", "unknown": "No outcome in this output"}[self.outcome]
+        first = log.first_error
+        cause = f": {first.message.split(chr(10), 1)[0]}" if first is not None and self.outcome == "failed" else ""
+        return head + (f" ({'; '.join(said)})" if said else "") + cause
+    def to_json(self) -> dict[str, Any]:
+        from neffbench.compilerlog.codes import lookup
+
+        log = self.log
+        first = log.first_error
+        return {
+            "status": log.status,
+            "exit_code": log.exit_code,
+            "first_error": first.to_json() if first else None,
+            "errors": [e.to_json() for e in log.errors],
+            "codes": list(log.codes),
+            "passes": [p.to_json() for p in log.passes],
+            "compiler_version": log.compiler_version,
+            "command": log.command_line,
+            # Beyond the promised keys:
+            "source": self.source,
+            "outcome": self.outcome,
+            "headline": self.headline,
+            "exit_meaning": exits.meaning(log.exit_code),
+            "code_help": {code: lookup(code).to_dict() for code in log.codes},
+            "unfinished_passes": [p.name for p in log.pass_tracker.unfinished()],
+            "context": [{"line": n, "text": t} for n, t in self.context(first.line)] if first else [],
+            "compiles": [{"first_line": c.first_line, "status": c.status, "exit_code": c.exit_code,
+                          "version": c.version, "command": c.command, "errors": c.errors} for c in log.compiles],
+            "lines": self.line_count,
+        }
+
+
+# Pasted logs (the only hard-wrapped ones) are small; only those are read line by line to unwrap them.
+UNWRAP_LIMIT = 4 << 20
+
+
+def explain_bytes(data: bytes, source: str = "<text>") -> Explanation:
+    log = CompilerLog(dedup=False)
+    if len(data) <= UNWRAP_LIMIT:
+        # Only "\n" ends a line (as for grep and the scan below); str.splitlines would also split at \f, \x1c...
+        lines = [line.rstrip("\r") for line in data.decode("utf-8", errors="replace").split("\n")]
+        if lines and not lines[-1]:
+            lines.pop()
+        for number, line in logical_lines(lines):
+            log.feed(line, line_no=number)
+        return Explanation(source, log, Text(data, lines=lines))
+    offsets: dict[int, int] = {}
+    last = 0
+    for number, offset, line in scan.interesting(data):
+        if number != last + 1:
+            log.gap()
+        log.feed(line, line_no=number)
+        offsets[number], last = offset, number
+    return Explanation(source, log, Text(data, offsets))
+
+
+def explain_text(text: str, source: str = "<text>") -> Explanation:
+    return explain_bytes(text.encode("utf-8", errors="replace"), source)
+
+
+def explain(source: str | Path) -> Explanation:
+    data, name = read_source(source)
+    return explain_bytes(data, name)
