@@ -84,6 +84,7 @@ class Compiles:
     def __init__(self) -> None:
         self.all: list[Compile] = [Compile(first_line=1)]
         self.exits: list[int] = []  # every exit status stated, in file order
+        self._waiting = 0  # statuses are given out in order: the first compile that may still lack one
 
     @property
     def latest(self) -> Compile:
@@ -101,11 +102,11 @@ class Compiles:
             self.latest.reported = command
 
     def set_status(self, status: str, number: int) -> None:
-        waiting = next((c for c in self.all if c.status is None), None)
-        if waiting is None:
-            waiting = Compile(first_line=number)
-            self.all.append(waiting)
-        waiting.status = status
+        while self._waiting < len(self.all) and self.all[self._waiting].status is not None:
+            self._waiting += 1
+        if self._waiting == len(self.all):
+            self.all.append(Compile(first_line=number))
+        self.all[self._waiting].status = status
 
     def set_exit(self, code: int) -> None:
         self.exits.append(code)

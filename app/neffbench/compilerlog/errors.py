@@ -36,8 +36,15 @@ _INFO_BLOCK_RE = re.compile(r"^\s*(?:Version|Diagnostic) information\s*:", re.IG
 MESSAGE_PREFIX_RE = re.compile(r"^\s*Error message\s*:\s*", re.IGNORECASE)
 _EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Fault|Traceback)"
                            r"(?:\[\w+\])?(?::\s|:?$)")
+_FAILURE_WORDS = ("error", "fail", "too many", "exceed", "supported", "crash", "abort", "killed", "fault")
 _FAILURE_RE = re.compile(r"(?i:\b(?:error|fail|too many|exceed|not supported|unsupported|crash|abort|killed|fault))"
                          r"|(?<=[a-z])Error\b")
+
+
+def states_failure(body: str) -> bool:
+    low = body.lower()
+    # The words first, in C; the regex (word starts: "default" is no fault) only for the few lines that have one.
+    return any(w in low for w in _FAILURE_WORDS) and _FAILURE_RE.search(body) is not None
 # Lines that always stand alone: the end of a process, or a failure the compiler prints by itself.
 STANDALONE_RE = re.compile(r"^(?:Aborted|Segmentation fault|Killed|Bus error)(?: \(core dumped\))?\s*$"
                            r"|^Fatal Python error:|^terminate called after throwing|^\[[A-Z]{1,5}\d{3,4}\]|^\[ERROR\]"
@@ -122,6 +129,6 @@ def classify(rec: LogRecord, body: str, *, after_traceback: bool = False) -> tup
         return None  # USER without a code: progress the compiler shows at its default verbosity
     if rec.kind not in ("plain", "iso", "old"):
         return None
-    if STANDALONE_RE.match(body) or _FAILURE_RE.search(body) or (after_traceback and _EXCEPTION_RE.match(body)):
+    if STANDALONE_RE.match(body) or states_failure(body) or (after_traceback and _EXCEPTION_RE.match(body)):
         return 2, message
     return None

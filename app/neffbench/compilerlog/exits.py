@@ -45,9 +45,6 @@ _CRASH_RE = re.compile(r"neuronx?-cc(?: \([^)]*\))?(?: process)? (?:crashed|was 
 _FORCIBLY_RE = re.compile(r"neuronx?-cc was forcibly killed")  # [F137]: the out-of-memory killer's work
 _SHELL_RE = re.compile(r"^(?:Killed|Segmentation fault|Aborted|Bus error|Fatal Python error: Segmentation fault)"
                        r"(?: \(core dumped\))?\s*$")
-# Cheap test before the regexes: every form above holds one of these.
-_HINTS = ("failed with", "exitcode=", "exit status", "died with", "crashed", "was killed", "terminated", "exited with",
-          "Killed", "Segmentation", "Aborted", "Bus error", "returned:", "SIG_", "forcibly killed")
 
 
 def meaning(code: int | None) -> str | None:
@@ -66,7 +63,10 @@ def meaning(code: int | None) -> str | None:
 
 def exit_status_in(text: str) -> int | None:
     """The exit status ``text`` states, or None."""
-    if not any(h in text for h in _HINTS):
+    # Cheap test before the regexes (this runs on every line): every form above holds one of these.
+    low = text.lower()
+    if not ("with" in low or "exit" in low or "crash" in low or "kill" in low or "terminat" in low
+            or "segmentation" in low or "abort" in low or "bus error" in low or "returned:" in low):
         return None
     m = _NUMBERED_RE.search(text)
     if m:

@@ -132,7 +132,7 @@ def glued_record(line: str) -> str | None:
     Only for a line that does not start with a record: a timestamp inside a record's message does
     not start another. The text before the record is progress output, a prompt, another program's.
     """
-    if len(line) < 24:
-        return None
+    if len(line) < 24 or not ("Z " in line or "||" in line or "M " in line):
+        return None  # every record form it looks for holds one of these
     m = _GLUED_RE.search(line, 1)
     return line[m.start():] if m else None

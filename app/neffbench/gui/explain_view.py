@@ -21,6 +21,7 @@ BAR_PX = 220
 NOTHING_YET = ("Nothing explained yet: a finished job's log is explained here, or drop any compiler log "
                "(log-neuron-cc.txt, a saved stdout, a job.log) on this pane.")
 MAX_PASS_ROWS = 40
+CONTEXT_CHARS = 160
 
 
 def code_link(code: str) -> str:
@@ -35,18 +36,25 @@ def explanation_html(data: dict) -> str:
     first = data.get("first_error")
     if first:
         level = f", {html.escape(first['level'])}" if first.get("level") else ""
-        code = f"{code_link(first['code'])}: " if first.get("code") else ""
         message = html.escape(first["message"]).replace("\n", "<br>")
-        out.append(f"<h3>First error <small>(line {first['line']}{level})</small></h3><p>{code}{message}</p>")
-        if first.get("code"):
-            help_ = lookup(first["code"])
+        code = first.get("code")
+        if code:
+            # The code inside the message becomes the link; a message without it gets the link in front.
+            shown = html.escape(code)
+            message = message.replace(shown, code_link(code), 1) if shown in message else f"{code_link(code)}: {message}"
+        out.append(f"<h3>First error <small>(line {first['line']}{level})</small></h3><p>{message}</p>")
+        if code:
+            help_ = lookup(code)
             out.append(f"<p><b>{html.escape(help_.title)}</b><br>{html.escape(help_.advice)}<br>"
                        f'<a href="{html.escape(help_.url)}">{html.escape(help_.url)}</a></p>')
-        rows = "".join(
-            f"<tr><td align='right' style='color:#888'>{n}</td><td><pre style='margin:0;"
-            f"{'color:' + theme.BAD + ';font-weight:bold' if n == first['line'] else ''}'>"
-            f"{html.escape(t[:220])}</pre></td></tr>" for n, t in ((c["line"], c["text"]) for c in data.get("context", [])))
-        out.append(f"<table cellspacing='0' cellpadding='1'>{rows}</table>")
+        context = data.get("context", [])
+        width = len(str(context[-1]["line"])) if context else 1
+        rows = []
+        for c in context:
+            text = html.escape(f"{c['line']:>{width}} | {c['text'][:CONTEXT_CHARS]}")
+            rows.append(f"<span style='color:{theme.BAD};font-weight:bold'>{text}</span>" if c["line"] == first["line"]
+                        else f"<span style='color:#666'>{text}</span>")
+        out.append("<pre>" + "<br>".join(rows) + "</pre>")
         others = len(data.get("errors", [])) - 1
         if others > 0:
             out.append(f"<p>{others} more error(s) in this output.</p>")
