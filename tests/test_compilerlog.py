@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from neffbench.jobs.compilerlog import (
-    CompilerLog,
-    command_from_text,
-    dropped_options,
-    explain_exit_code,
-    parse_line,
-    pass_path,
-)
+from neffbench.compilerlog.commands import command_from_text, dropped_options
+from neffbench.compilerlog.exits import meaning as explain_exit_code
+from neffbench.compilerlog.lines import parse_line
+from neffbench.compilerlog.passes import pass_path
+from neffbench.compilerlog.reader import CompilerLog
 
 
 def test_record_fields():

@@ -264,7 +264,7 @@ def log_ingestion() -> list[str]:
 
     from neffbench.gui import theme
     from neffbench.gui.log_view import MAX_LINES, LogView
-    from neffbench.jobs.compilerlog import parse_line
+    from neffbench.compilerlog.lines import parse_line
 
     import gc
 

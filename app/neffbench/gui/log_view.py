@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui import theme
-from neffbench.jobs.compilerlog import error_code_help, parse_line
+from neffbench.compilerlog.codes import describe
+from neffbench.compilerlog.lines import parse_line
 
 # Lines kept in the view (and for filtering); older ones are only in job.log.
 MAX_LINES = 50_000
@@ -171,8 +172,7 @@ class LogView(QWidget):
             return
         item = QListWidgetItem(f"{code}  {message}")
         item.setData(Qt.ItemDataRole.UserRole, code)
-        tip = error_code_help(code)
-        item.setToolTip(f"{message}\n{tip}" if tip else message)
+        item.setToolTip(f"{message}\n\n{describe(code)}")
         item.setForeground(QColor(theme.BAD))
         self._codes[code] = item
         self.codes_list.addItem(item)

@@ -171,7 +171,7 @@ def neuron_trace(backend: Backend, module: Any, inputs: tuple[Any, ...], compile
         m = _FAILED_WITH_RE.search(str(exc))
         if not m:
             raise
-        from neffbench.jobs.compilerlog import explain_exit_code
+        from neffbench.compilerlog.exits import meaning as explain_exit_code
 
         code = int(m.group(1))
         raise JobFailure(f"neuronx-cc failed with {code}: {explain_exit_code(code)}") from exc

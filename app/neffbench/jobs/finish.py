@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.jobs import records
-from neffbench.jobs.compilerlog import command_from_text, dropped_options, explain_exit_code
+from neffbench.compilerlog.commands import command_from_text, dropped_options
+from neffbench.compilerlog.exits import meaning as explain_exit_code
 
 log = logging.getLogger("neffbench.jobs.runner")
 

@@ -24,7 +24,7 @@ From the worker:
 - ``{"type": "numerics", ...}``: see :mod:`neffbench.jobs.verify`.
 - ``{"type": "outcome", "outcome": "succeeded"|"failed", "reason": str|None}``: the worker's own verdict.
 
-Derived by the parent from compiler log lines (:mod:`neffbench.jobs.compilerlog`):
+Derived by the parent from compiler log lines (:mod:`neffbench.compilerlog.reader`):
 
 - ``{"type": "pipeline", "passes": ["Frontend", ...]}``
 - ``{"type": "pass", "name": "Frontend", "path": "root/Frontend", "state": "started"|"finished",

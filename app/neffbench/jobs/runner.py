@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from neffbench.jobs import records
-from neffbench.jobs.compilerlog import CompilerLog
+from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
 from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.record_events import apply_event

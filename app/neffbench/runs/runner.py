@@ -201,7 +201,7 @@ class RunRunner:
         elif timed_out:
             reason = f"timed out after {self.timeout:g} s during {self.record.get('stage')}"
         elif self._outcome is None:
-            from neffbench.jobs.compilerlog import explain_exit_code
+            from neffbench.compilerlog.exits import meaning as explain_exit_code
 
             reason = (f"the run child died with {code} ({explain_exit_code(code)}) during {self.record.get('stage')}"
                       if code and code < 0 else f"the run child exited with {code} without reporting an outcome")
