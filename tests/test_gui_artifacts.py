@@ -76,7 +76,7 @@ def test_the_real_sample_shows_its_header_and_io(panel, qtbot, sample_neff):
     artifacts.select(art.key)
     text = [artifacts.detail.topLevelItem(i).text(0) + "=" + artifacts.detail.topLevelItem(i).text(1)
             for i in range(artifacts.detail.topLevelItemCount())]
-    assert "Target=cayman" in text
+    assert "Target=trn2 (cayman)" in text  # as users name it, the NEFF's codename beside
     inputs = next(artifacts.detail.topLevelItem(i) for i in range(artifacts.detail.topLevelItemCount())
                   if artifacts.detail.topLevelItem(i).text(0) == "Inputs")
     assert [inputs.child(i).text(0) for i in range(inputs.childCount())] == ["x", "y"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import re
+from dataclasses import dataclass
 from pathlib import Path
-
-from neffbench.bundled import resource_path
 from typing import Any
 
+from neffbench.bundled import resource_path
 from neffbench.spec import load
 
 # The seed example first, then the models in the order a user would look for them.
@@ -43,6 +44,62 @@ def preset_kernels() -> dict[str, str]:
         except (OSError, ValueError):
             out[name] = "?"
     return out
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    """What a menu shows of a preset without loading it: the model, its key figures and where they come from."""
+
+    name: str
+    kernel: str
+    model: str  # "Meta Llama 3.1 8B": the description up to its first colon
+    figures: str  # "131072 positions, 32/8 heads, llama3 scaling (factor 8)"
+    source: str  # the ``# Source:`` URL, else the description's "(config.json of ...)", else the first comment
+    notes: str  # the file's leading comment block, where the figures are quoted from the model's config
+
+
+def _rope_figures(data: dict) -> str:
+    # A kernel has no hook for its presets' figures yet; RoPE's, the one the menu mostly lists, live here.
+    from neffbench.kernels.rope.params import ModelSpec, RopeSpec
+
+    model, rope = data.get("model", {}), data.get("rope", {})
+    q = model.get("num_heads_q", ModelSpec.num_heads_q)
+    k = model.get("num_heads_k", ModelSpec.num_heads_k)
+    rope_type = rope.get("rope_type", RopeSpec.rope_type)
+    scaling = "no scaling" if rope_type == "default" else (
+        f"{rope_type} scaling (factor {rope.get('factor', RopeSpec.factor):g})")
+    return f"{rope.get('max_pos', RopeSpec.max_pos)} positions, {q}/{k} heads, {scaling}"
+
+
+def _info(name: str, path: Path) -> PresetInfo:
+    from neffbench.spec.files import tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, ValueError):
+        return PresetInfo(name, "?", name, "unreadable preset file", str(path), "")
+    comments = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        comments.append(line.lstrip("#").strip())
+    description = str(data.get("description", ""))
+    model, _, rest = description.partition(": ")
+    cited = re.search(r"\(([^()]*)\)\.?$", rest)
+    figures = rest[:cited.start()].strip() if cited else rest.rstrip(".")
+    kernel = data.get("kernel", "rope")
+    if kernel == "rope":
+        figures = _rope_figures(data)
+    url = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("source:")), "")
+    source = url or (cited.group(1) if cited else "") or " ".join(comments)
+    return PresetInfo(name, kernel, model.strip() or name, figures, source, "\n".join(comments))
+
+
+def preset_infos() -> dict[str, PresetInfo]:
+    """Every preset's :class:`PresetInfo`, in :func:`preset_names` order (each file is read, none loaded)."""
+    files = preset_files()
+    return {name: _info(name, files[name]) for name in preset_names()}
 
 
 def preset_names() -> list[str]:

@@ -71,6 +71,8 @@ def _print_json(doc: Any) -> None:
 
 def inspect_lines(info: Any, *, members: bool = False) -> list[str]:
     """The readable summary of a ``NeffInfo``, one line per item."""
+    from neffbench.targets import codename_label
+
     h = info.header
     subgraphs = ", ".join(info.subgraphs) or "none listed"
     compiler = info.compiler_version or "unknown"
@@ -80,7 +82,7 @@ def inspect_lines(info: Any, *, members: bool = False) -> list[str]:
         info.path,
         *_table(["name", h.name or "(empty)"], [
             ["compiler", compiler],
-            ["target", f"{info.target or 'unknown'} (kelf {info.kelf_version or '?'}), subgraphs: {subgraphs}"],
+            ["target", f"{codename_label(info.target)}, kelf {info.kelf_version or '?'}, subgraphs: {subgraphs}"],
             ["LNC", str(h.lnc_size)],
             ["NEFF", f"version {h.neff_version[0]}.{h.neff_version[1]}, pkg_version {h.pkg_version}, "
                      f"num_tpb {h.num_tpb}, build {h.build_version or '-'}"],
@@ -127,6 +129,7 @@ def run_list(args: argparse.Namespace) -> int:
     from neffbench.jobs.records import mark_interrupted
     from neffbench.jobs.summary import outcome_label
     from neffbench.neff import scan_workdir
+    from neffbench.targets import codename_label
 
     try:
         for job_dir in mark_interrupted(args.dir):
@@ -147,10 +150,12 @@ def run_list(args: argparse.Namespace) -> int:
         job = outcome_label(r.job.record, r.job.outcome) if r.job else ("job.json unreadable" if r.job_error else "-")
         problem = r.error or r.job_error or "; ".join(r.warnings)
         info = r.info
-        rows.append([r.rel_path, f"{r.size:,}", r.modified, info.header.name if info else "?",
+        # The header alone does not name the target (kelf-0.json in the payload does): "-" then.
+        target = codename_label(info.target) if info and info.target else "-"
+        rows.append([r.rel_path, f"{r.size:,}", r.modified, info.header.name if info else "?", target,
                      (info.io_summary() or "-") if info else "-", job, problem])
-    print("\n".join(_table(["path", "size", "modified", "name", "inputs -> outputs", "job", "problem"], rows,
-                           indent="")))
+    print("\n".join(_table(["path", "size", "modified", "name", "target", "inputs -> outputs", "job", "problem"],
+                           rows, indent="")))
     unreadable = sum(1 for r in records if r.error)
     print(f"{len(records)} NEFF file(s)" + (f", {unreadable} unreadable" if unreadable else ""))
     return 0

@@ -3,12 +3,11 @@ diff and the actions a user takes on a job."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QFileSystemWatcher, QItemSelectionModel, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtCore import QFileSystemWatcher, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -27,23 +26,16 @@ from PySide6.QtWidgets import (
 from superqt.utils import QSignalDebouncer, create_worker
 
 from neffbench.gui import theme
+from neffbench.gui.artifacts_detail import fill_diff, fill_job, fill_neff
 from neffbench.gui.artifacts_model import Artifact, delete_job, scan
-from neffbench.gui.compile_panel import OUTCOME_COLOURS, numerics_text
+from neffbench.gui.desktop import no_launcher, open_path
+from neffbench.gui.compile_panel import OUTCOME_COLOURS
 from neffbench.gui.explain_view import ExplanationView
 from neffbench.jobs.summary import human_bytes, outcome_label
-from neffbench.neff import diff_neffs
-from neffbench.spec import SpecError, dumps_toml, from_dict
+from neffbench.spec import SpecError, from_dict
 
 COLUMNS = ("Name", "Job", "Outcome", "Size", "Created", "Inputs → outputs", "Compiler", "Target")
 RESCAN_DEBOUNCE_MS = 300
-
-
-def _value(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, (list, dict, tuple)):
-        return json.dumps(v, separators=(", ", ": "))
-    return str(v)
 
 
 class ArtifactsPanel(QWidget):
@@ -53,12 +45,14 @@ class ArtifactsPanel(QWidget):
     run_requested = Signal(str)  # a job directory or a NEFF file, for the Run tab
     scanned = Signal(int)  # rows listed, after each scan
     deleted = Signal(str)
+    message = Signal(str)  # what an action did, for the status bar
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.workdir: Path | None = None
         self.artifacts: list[Artifact] = []
         self.confirm: Callable[[str], bool] = self._ask
+        self.no_launcher = no_launcher  # tests replace it
         self._scanning = False
         self._rescan_wanted = False
         self._worker = None
@@ -261,105 +255,13 @@ class ArtifactsPanel(QWidget):
         else:
             self.explanation.clear()
         if one is not None:
-            self._fill_neff(one)
-            self._fill_job(one)
+            fill_neff(self.detail, one)
+            fill_job(self.job_detail, self.spec_text, one)
             if self.tabs.currentIndex() == 2:
                 self.tabs.setCurrentIndex(0 if one.neff else 1)
         elif len(chosen) == 2:
-            self._fill_diff(*chosen)
+            fill_diff(self.diff, *chosen)
             self.tabs.setCurrentIndex(2)
-
-    def _add(self, tree: QTreeWidget, parent, field: str, value, *, colour: str | None = None) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([field, _value(value)])
-        item.setToolTip(1, _value(value))
-        if colour:
-            item.setForeground(1, QColor(colour))
-        if parent is None:
-            tree.addTopLevelItem(item)
-        else:
-            parent.addChild(item)
-        return item
-
-    def _fill_neff(self, art: Artifact) -> None:
-        tree = self.detail
-        if art.neff is None:
-            self._add(tree, None, "NEFF", art.io or "this job made no NEFF", colour=theme.WARN)
-            return
-        rec = art.neff
-        self._add(tree, None, "Path", rec.path)
-        self._add(tree, None, "Size", f"{rec.size:,} bytes")
-        if rec.info is None:
-            self._add(tree, None, "Error", rec.error, colour=theme.BAD)
-            return
-        info = rec.info
-        for key, value in (("sha256", info.sha256), ("Compiler version", info.compiler_version),
-                           ("Target", info.target), ("Compressed", info.compressed),
-                           ("Subgraphs", ", ".join(info.subgraphs) or None),
-                           ("Constants", f"{info.constants_count} ({info.constants_bytes:,} bytes)")):
-            self._add(tree, None, key, value)
-        header = self._add(tree, None, "Header", "")
-        for key, value in info.header.to_dict().items():
-            self._add(tree, header, key, value)
-        for title, tensors in (("Inputs", info.inputs), ("Outputs", info.outputs)):
-            group = self._add(tree, None, title, f"{len(tensors)}")
-            for t in tensors:
-                self._add(tree, group, t.name, f"{t.dtype or '?'} {list(t.shape) if t.shape is not None else '?'}"
-                          + (f" · {t.nbytes:,} bytes" if t.nbytes is not None else ""))
-            group.setExpanded(True)
-        members = self._add(tree, None, "Members", f"{len(info.members)}")
-        for m in info.members:
-            self._add(tree, members, m.name, f"{m.size:,} bytes ({m.type})")
-        for warning in (*info.warnings, *rec.warnings):
-            self._add(tree, None, "Warning", warning, colour=theme.WARN)
-
-    def _fill_job(self, art: Artifact) -> None:
-        tree, record = self.job_detail, art.record
-        if art.job_dir is None:
-            self._add(tree, None, "Job", "no job.json above this NEFF", colour=theme.WARN)
-            return
-        if art.job_error:
-            self._add(tree, None, "Error", art.job_error, colour=theme.BAD)
-        self._add(tree, None, "Directory", str(art.job_dir))
-        for key in ("job_id", "outcome", "reason", "backend", "backend_reason", "created", "finished"):
-            self._add(tree, None, key, record.get(key),
-                      colour=OUTCOME_COLOURS.get(record.get(key)) if key == "outcome" else None)
-        duration = record.get("duration_s")
-        self._add(tree, None, "duration", f"{duration:.1f} s" if isinstance(duration, (int, float)) else None)
-        self._add(tree, None, "numerics", numerics_text(record.get("numerics")))
-        command = record.get("compiler_command") or {}
-        cmd = self._add(tree, None, "compiler command", command.get("note") or "")
-        for key in ("requested", "actual", "dropped"):
-            value = command.get(key)
-            self._add(tree, cmd, key, " ".join(value) if isinstance(value, list) and key != "dropped" else value)
-        cmd.setExpanded(True)
-        stages = self._add(tree, None, "timings", "")
-        for name, entry in (record.get("stages") or {}).items():
-            d = entry.get("duration_s") if isinstance(entry, dict) else None
-            self._add(tree, stages, name, f"{d:.2f} s" if isinstance(d, (int, float)) else "—")
-        stages.setExpanded(True)
-        spec = art.job.spec if art.job else record.get("spec")
-        if spec:
-            try:
-                self.spec_text.setPlainText(dumps_toml(from_dict(spec)))
-            except SpecError as exc:
-                self.spec_text.setPlainText(f"# this job's spec no longer loads: {exc}\n{json.dumps(spec, indent=2)}")
-
-    def _fill_diff(self, a: Artifact, b: Artifact) -> None:
-        if not (a.neff and a.neff.info and b.neff and b.neff.info):
-            item = QTreeWidgetItem(["", "", "Diff compares two readable NEFFs; select two NEFF rows.", ""])
-            self.diff.addTopLevelItem(item)
-            return
-        diffs = diff_neffs(a.neff.info, b.neff.info, job_a=a.job, job_b=b.job)
-        if not diffs:
-            self.diff.addTopLevelItem(QTreeWidgetItem(["", "", "No differences.", ""]))
-        for d in diffs:
-            item = QTreeWidgetItem([d.section, d.key, _value(d.a), _value(d.b)])
-            item.setToolTip(2, _value(d.a))
-            item.setToolTip(3, _value(d.b))
-            self.diff.addTopLevelItem(item)
-        self.diff.setHeaderLabels(["Section", "Field", f"A: {a.job_id or a.name}", f"B: {b.job_id or b.name}"])
-        for col in range(2):
-            self.diff.resizeColumnToContents(col)
 
     # ---- actions ----
 
@@ -377,21 +279,27 @@ class ArtifactsPanel(QWidget):
         art = self._one()
         if art is not None:
             folder = art.job_dir or Path(art.neff.path).parent
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+            open_path(folder, self, tell=self.message.emit, fallback=self.no_launcher)
 
     def _on_copy_path_button_clicked(self) -> None:
         art = self._one()
         if art is not None:
-            QGuiApplication.clipboard().setText(art.neff.path if art.neff else str(art.job_dir))
+            path = art.neff.path if art.neff else str(art.job_dir)
+            QGuiApplication.clipboard().setText(path)
+            self.message.emit(f"Copied the path {path}")
 
     def _on_copy_reproduce_button_clicked(self) -> None:
         art = self._one()
         if art is not None and art.job_dir is not None:
             script = art.job_dir / "reproduce.py"
             try:
-                QGuiApplication.clipboard().setText(script.read_text(encoding="utf-8"))
+                text = script.read_text(encoding="utf-8")
             except OSError as exc:
                 self.summary.setText(f"Cannot read {script}: {exc}")
+                self.message.emit(f"Not copied: cannot read {script}")
+                return
+            QGuiApplication.clipboard().setText(text)
+            self.message.emit(f"Copied reproduce.py of {art.job_dir.name} ({len(text.splitlines())} lines)")
 
     def _on_reopen_button_clicked(self) -> None:
         art = self._one()
@@ -421,11 +329,13 @@ class ArtifactsPanel(QWidget):
     def _on_delete_worker_returned(self, job_dir: str) -> None:
         self._delete_worker = None
         self.deleted.emit(job_dir)
+        self.message.emit(f"Deleted {Path(job_dir).name}")
         self.rescan()
 
     def _on_delete_worker_errored(self, exc: Exception) -> None:
         self._delete_worker = None
         self.summary.setText(f"Not deleted: {exc}")
+        self.message.emit(f"Not deleted: {exc}")
 
     def _ask(self, text: str) -> bool:
         answer = QMessageBox.question(self, "Delete job", text,

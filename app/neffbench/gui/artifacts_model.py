@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.neff import JobRecord, JobRecordError, NeffRecord, read_job, scan_workdir
+from neffbench.targets import codename_label
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,9 @@ class Artifact:
 
     @property
     def target(self) -> str:
+        """What the NEFF was compiled for as users name it, with its codename: ``trn2 (cayman)``."""
         if self.neff and self.neff.info:
-            return self.neff.info.target or "?"
+            return codename_label(self.neff.info.target) if self.neff.info.target else "?"
         return ""
 
 

@@ -20,10 +20,11 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui import theme
 from neffbench.gui.compile_controller import CompileRun
+from neffbench.gui.compile_stages import StageTree
 from neffbench.gui.explain_view import ExplanationView
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
-from neffbench.jobs.summary import human_bytes, outcome_label
+from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
 from neffbench.jobs.records import bucket_of
@@ -66,16 +67,11 @@ class CompilePanel(QWidget):
         self.elapsed_label.setObjectName("elapsed")
         self.backend_label = QLabel()
         self.backend_label.setWordWrap(True)
-        self.stages = QTreeWidget()
-        self.stages.setHeaderLabels(["Stage / compiler pass", "State", "Time"])
-        stage_header = self.stages.header()
-        stage_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        stage_header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        stage_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        stage_header.setStretchLastSection(False)
-        self.stages.setRootIsDecorated(True)
-        self.stages.setToolTip("Stages of each job as the worker reports them, and the compiler's passes as they "
-                               "start and finish. No percentage: a compile's length is not known in advance.")
+        self.stages = StageTree()
+        self.life_label = QLabel()
+        self.life_label.setObjectName("signsOfLife")
+        self.life_label.setToolTip("How long since the compile last printed anything, and the compiler's "
+                                   "progress dots on a line it has not ended yet.")
         self.log_view = LogView()
         self.explanation = ExplanationView()
         self.log_tabs = QTabWidget()
@@ -105,6 +101,7 @@ class CompilePanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addWidget(self.backend_label)
+        layout.addWidget(self.life_label)
         layout.addWidget(self.vsplitter, 1)
         self._elapsed = QElapsedTimer()
         self._clock = QTimer(self)
@@ -112,10 +109,9 @@ class CompilePanel(QWidget):
         self._clock.timeout.connect(self._on_clock_timeout)
         self._last_duration: float | None = None
         self._buckets: tuple[int, ...] = ()
-        self._job: QTreeWidgetItem | None = None
-        self._stage: QTreeWidgetItem | None = None
-        self._stage_started: float | None = None
-        self._passes: dict[str, QTreeWidgetItem] = {}
+        self._last_output = QElapsedTimer()
+        self._dots = 0
+        self._running = False
         self.results.itemActivated.connect(self._on_results_item_activated)
         self._show_elapsed()
 
@@ -136,8 +132,10 @@ class CompilePanel(QWidget):
 
     def show_started(self, spec, backend_hint: str = "") -> None:
         self._buckets = registry.for_spec(spec).buckets(spec)
-        self.stages.clear()
+        self.stages.restart()
         self.results.clear()
+        self._running, self._dots = True, 0
+        self._last_output.start()
         self.log_view.clear()
         self._last_duration = None
         self._elapsed.start()
@@ -154,35 +152,36 @@ class CompilePanel(QWidget):
 
     def show_job_started(self, bucket: dict, job_dir: str) -> None:
         index = self._buckets.index(bucket) + 1 if bucket in self._buckets else 0
-        self._job = QTreeWidgetItem([f"Bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)})", "running", ""])
-        self._job.setToolTip(0, job_dir)
-        self.stages.addTopLevelItem(self._job)
-        self._job.setExpanded(True)
-        self._stage = None
-        self._passes = {}
+        self.stages.start_job(f"Bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)})", job_dir)
+        self._dots = 0
         self.log_view.set_log_path(Path(job_dir) / "job.log")
         self.state_label.setText(f"Compiling bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)}) in "
                                  f"{Path(job_dir).name}")
 
+    def show_lines(self, lines: list[str]) -> None:
+        """The compile printed: into the log, and the clock of signs of life starts again."""
+        self.log_view.append_lines(lines)
+        self._last_output.start()
+        self._dots = 0
+
     def show_event(self, event: dict) -> None:
         kind = event.get("type")
         if kind == "stage":
-            self._enter_stage(event.get("stage", "?"), event.get("t"))
+            self.stages.enter_stage(event.get("stage", "?"), event.get("t"))
         elif kind == "backend":
             self._show_backend(event)
         elif kind == "pass":
-            self._show_pass(event)
+            self.stages.show_pass(event)
+        elif kind == "progress":
+            self._dots = int(event.get("dots") or 0)
+            self._last_output.start()
         elif kind == "compiler_error" and event.get("code"):
             self.log_view.add_error_code(event["code"], event.get("message", ""))
-        elif kind == "compiler_status" and self._job is not None:
-            self._job.setText(1, f"compiler {event.get('status')}")
+        elif kind == "compiler_status":
+            self.stages.set_job_state(f"compiler {event.get('status')}")
 
     def show_job_finished(self, result: JobResult) -> None:
-        self._close_stage(None)
-        if self._job is not None:
-            self._job.setText(1, outcome_label(result.record))
-            self._job.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
-            self._job.setText(2, clock(result.record.get("duration_s") or 0))
+        self.stages.finish_job(result.outcome, outcome_label(result.record), result.record.get("duration_s"))
         neffs = result.neffs
         if neffs:
             neff_text = ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
@@ -192,9 +191,9 @@ class CompilePanel(QWidget):
                                 numerics_text(result.numerics), result.job_dir.name])
         item.setData(0, Qt.ItemDataRole.UserRole, str(result.job_dir))
         item.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
-        if result.reason:
+        if result.outcome != "succeeded":
             for col in range(5):
-                item.setToolTip(col, result.reason)
+                item.setToolTip(col, failure_sentence(result.record))
         if not neffs and result.record.get("backend") == "cpu-check":
             item.setToolTip(2, f"{NO_NEFF_NOTE}: the Neuron toolchain is not installed here, so the compile ran "
                                "torch.jit.trace on CPU to check the module and made no NEFF.")
@@ -206,21 +205,26 @@ class CompilePanel(QWidget):
             if result.outcome == "failed":
                 self.log_tabs.setCurrentWidget(self.explanation)
 
+    def show_cancelling(self) -> None:
+        """Cancel was asked for; "Cancelled" waits until the job's processes are gone (show_finished)."""
+        if self._running:
+            self.state_label.setText("Cancelling… stopping the compile and every process it started.")
+            self.state_label.setStyleSheet(f"color: {theme.WARN};")
+
+    def forget_job(self, job_dir: str) -> None:
+        """A job was deleted: it leaves the results too."""
+        for i in reversed(range(self.results.topLevelItemCount())):
+            if self.results.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == str(job_dir):
+                self.results.takeTopLevelItem(i)
+
     def show_finished(self, run: CompileRun) -> None:
         self._clock.stop()
+        self._running = False
         self._show_elapsed()
-        outcome = run.outcome
-        done = len(run.results)
-        verb = "checked on CPU" if run.cpu_check_only else "compiled"
+        self.life_label.clear()
         total = len(registry.for_spec(run.spec).buckets(run.spec))
-        text = {"succeeded": f"Succeeded: {done} of {total} bucket(s) {verb}.",
-                "cancelled": f"Cancelled after {done} of {total} bucket(s).",
-                "failed": "Failed: " + (run.error or next((r.reason or r.outcome for r in run.results
-                                                         if r.outcome != "succeeded"), "see the log"))}[outcome]
-        if outcome == "succeeded" and run.cpu_check_only:
-            text += f" {NO_NEFF_NOTE}: nothing was compiled for Neuron."
-        self.state_label.setText(text)
-        self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
+        self.state_label.setText(finished_text(run, total))
+        self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(run.outcome, theme.ORIGINAL)};")
 
     def reset_style(self) -> None:
         self.state_label.setStyleSheet("")
@@ -238,45 +242,13 @@ class CompilePanel(QWidget):
             self.backend_label.setText(f"Backend {backend}: {reason}{extra}.")
             self.backend_label.setStyleSheet("")
 
-    def _enter_stage(self, stage: str, t: float | None) -> None:
-        self._close_stage(t)
-        if self._job is None or stage == "done":
-            return
-        self._stage = QTreeWidgetItem([stage, "running", ""])
-        self._stage_started = t
-        self._job.addChild(self._stage)
-        self._job.setText(1, stage)
-        self.stages.scrollToItem(self._stage)
-
-    def _close_stage(self, t: float | None) -> None:
-        if self._stage is None:
-            return
-        self._stage.setText(1, "done")
-        if isinstance(t, (int, float)) and isinstance(self._stage_started, (int, float)):
-            self._stage.setText(2, f"{t - self._stage_started:.1f} s")
-        self._stage = None
-
-    def _show_pass(self, event: dict) -> None:
-        parent = self._stage or self._job
-        if parent is None:
-            return
-        key = event.get("path") or event.get("name", "?")
-        item = self._passes.get(key)
-        if item is None:
-            item = QTreeWidgetItem([event.get("name", "?"), "", ""])
-            parent.addChild(item)
-            parent.setExpanded(True)
-            self._passes[key] = item
-        if event.get("state") == "finished":
-            item.setText(1, "finished")
-            duration = event.get("duration_s")
-            item.setText(2, f"{duration:.2f} s" if isinstance(duration, (int, float)) else "")
-        else:
-            item.setText(1, "running")
-            self.stages.scrollToItem(item)
-
     def _on_clock_timeout(self) -> None:
         self._show_elapsed()
+        self.stages.tick()
+        if self._running and self._last_output.isValid():
+            quiet = clock(self._last_output.elapsed() / 1000)
+            dots = f" · compiler progress {'.' * min(self._dots, 40)} ({self._dots} dots)" if self._dots else ""
+            self.life_label.setText(f"Last output {quiet} ago{dots}")
 
     def _show_elapsed(self) -> None:
         parts = []
@@ -288,6 +260,34 @@ class CompilePanel(QWidget):
 
     def _on_results_item_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         self.job_activated.emit(item.data(0, Qt.ItemDataRole.UserRole))
+
+
+def finished_text(run: CompileRun, total: int) -> str:
+    """The headline once every bucket is done: for a failure its cause, for a cancel what became of each bucket."""
+    done = len(run.results)
+    if run.outcome == "succeeded":
+        verb = "checked on CPU" if run.cpu_check_only else "compiled"
+        text = f"Succeeded: {done} of {total} bucket(s) {verb}."
+        return text + (f" {NO_NEFF_NOTE}: nothing was compiled for Neuron." if run.cpu_check_only else "")
+    if run.outcome == "cancelled":
+        cancelled = [r for r in run.results if r.outcome == "cancelled"]
+        succeeded = sum(r.outcome == "succeeded" for r in run.results)
+        parts = [f"{succeeded} succeeded before it"] if succeeded else []
+        if total - done:
+            parts.append(f"{total - done} not started")
+        if not cancelled:
+            return "Cancelled before any bucket started." if not done else f"Cancelled after {done} of {total} bucket(s)."
+        index = done  # the cancelled job is the last one run
+        head = f"Cancelled bucket {bucket_phrase(bucket_of(cancelled[0].record))} ({index} of {total})"
+        return head + (f": {', '.join(parts)}." if parts else ".")
+    if run.error:
+        return f"Failed: {run.error}"
+    failed = next((r for r in run.results if r.outcome != "succeeded"), None)
+    if failed is None:
+        return "Failed: see the log."
+    where = f" (bucket {bucket_phrase(bucket_of(failed.record))}, {run.results.index(failed) + 1} of {total})" \
+        if total > 1 else ""
+    return f"Failed{where}: {failure_sentence(failed.record)}"
 
 
 def _bucket_cell(bucket: dict) -> str:

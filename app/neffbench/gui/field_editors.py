@@ -37,6 +37,21 @@ class FieldEditor(QObject):
     def set_value(self, value: Any) -> None:
         raise NotImplementedError
 
+    def show_ignored(self, reason: str | None, label: QWidget, *, editable: bool = False) -> None:
+        """Disable the editor while the spec's other values make the field irrelevant, and say why first in
+        its tooltip and its label's. ``editable`` keeps it enabled (validation blames its value, which the
+        user must be able to change); ``None`` restores the field."""
+        tip = self.field.metadata["help"] if reason is None else ignored_tooltip(reason, self.field.metadata["help"])
+        self.widget.setEnabled(reason is None or editable)
+        self.widget.setToolTip(tip)
+        label.setEnabled(reason is None or editable)
+        label.setToolTip(tip)
+
+
+def ignored_tooltip(reason: str, help_text: str) -> str:
+    """``Ignored: <reason>.`` then the field's help."""
+    return f"Ignored: {reason}.\n\n{help_text}"
+
 
 class BoolEditor(FieldEditor):
     def __init__(self, field: dataclasses.Field):
@@ -52,19 +67,23 @@ class BoolEditor(FieldEditor):
 
 
 class ChoiceEditor(FieldEditor):
+    """A combo box whose items show ``choice_labels`` (``trn2 (cayman)``) and hold the values files keep."""
+
     def __init__(self, field: dataclasses.Field):
         combo = QComboBox()
-        combo.addItems(list(field.metadata["choices"]))
+        labels = field.metadata.get("choice_labels") or {}
+        for choice in field.metadata["choices"]:
+            combo.addItem(labels.get(choice, choice), choice)
         super().__init__(field, combo)
         combo.currentIndexChanged.connect(self.edited)
 
     def value(self) -> str:
-        return self.widget.currentText()
+        return self.widget.currentData()
 
     def set_value(self, value: str) -> None:
-        index = self.widget.findText(str(value))
+        index = self.widget.findData(str(value))
         if index < 0:  # a value the form does not offer still shows (validation reports it)
-            self.widget.addItem(str(value))
+            self.widget.addItem(str(value), str(value))
             index = self.widget.count() - 1
         self.widget.setCurrentIndex(index)
 

@@ -76,6 +76,9 @@ class KernelForms(QWidget):
     def problem_label(self, key: str) -> Any:
         return self.current().problem_label(key)
 
+    def field_label(self, key: str) -> Any:
+        return self.current().field_label(key)
+
     # ---- internals ----
 
     def _form(self, name: str) -> Any:

@@ -7,9 +7,10 @@ import time
 from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QFontDatabase, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -24,6 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui import theme
+from neffbench.gui.desktop import open_path
+from neffbench.gui.traceback_fold import FOLDED, TracebackFolder
 from neffbench.compilerlog.codes import describe
 from neffbench.compilerlog.lines import parse_line
 
@@ -63,6 +66,7 @@ class LogView(QWidget):
         self._streaming = False
         self._min_rank = 0
         self._codes: dict[str, QListWidgetItem] = {}
+        self._folder = TracebackFolder()
         self._log_path: Path | None = None
         self._formats = self._make_formats()
         self._build()
@@ -98,7 +102,9 @@ class LogView(QWidget):
         self.search_edit = QLineEdit(placeholderText="Search the log (Enter: next, Shift+Enter: previous)")
         self.search_edit.setClearButtonEnabled(True)
         self.search_status = QLabel()
+        self.wrap_check = QCheckBox("Wrap", toolTip="Wrap long lines instead of scrolling sideways.")
         self.codes_list = QListWidget()
+        self.codes_list.setMinimumWidth(220)  # the code and the start of its message; the rest is in the tooltip
         self.codes_list.setToolTip("Error codes seen in this compile; click one to jump to its first line.")
         self.codes_label = QLabel("Error codes: none")
         self.footer = QLabel()
@@ -110,6 +116,7 @@ class LogView(QWidget):
         top.addWidget(self.level_combo)
         top.addWidget(self.search_edit, 1)
         top.addWidget(self.search_status)
+        top.addWidget(self.wrap_check)
         codes = QWidget()
         codes_layout = QVBoxLayout(codes)
         codes_layout.setContentsMargins(0, 0, 0, 0)
@@ -136,6 +143,7 @@ class LogView(QWidget):
         self.codes_list.itemActivated.connect(self._on_codes_list_item_activated)
         self.codes_list.itemClicked.connect(self._on_codes_list_item_activated)
         self.open_log_button.clicked.connect(self._on_open_log_button_clicked)
+        self.wrap_check.toggled.connect(self._on_wrap_check_toggled)
         self._update_footer()
 
     # ---- feeding ----
@@ -148,6 +156,7 @@ class LogView(QWidget):
         self.received = self.shown = self.skipped = 0
         self._codes.clear()
         self.codes_list.clear()
+        self._folder = TracebackFolder()
         self.codes_label.setText("Error codes: none")
         self.text.clear()
         self.set_log_path(log_path)
@@ -202,6 +211,12 @@ class LogView(QWidget):
         raw, kept, show, min_rank = self._raw, self._kept, self._to_show, self._min_rank
         for _ in range(min(n, len(raw))):
             line = raw.popleft()
+            fold = self._folder.feed(line)
+            if fold is FOLDED:
+                continue
+            if fold is not None:
+                kept.append((0, fold))
+                show.append((0, fold))
             rec = parse_line(line)
             rank = LEVEL_RANK.get(rec.level, 1)
             if rec.codes and rank >= 1:
@@ -294,7 +309,11 @@ class LogView(QWidget):
 
     def _on_open_log_button_clicked(self) -> None:
         if self._log_path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._log_path)))
+            open_path(self._log_path, self)
+
+    def _on_wrap_check_toggled(self, on: bool) -> None:
+        mode = QPlainTextEdit.LineWrapMode.WidgetWidth if on else QPlainTextEdit.LineWrapMode.NoWrap
+        self.text.setLineWrapMode(mode)
 
 
 

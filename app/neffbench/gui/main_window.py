@@ -23,10 +23,10 @@ from neffbench.gui.doctor_status import DoctorStatus
 from neffbench.gui.first_paint import FirstPaint
 from neffbench.gui.kernel_forms import KernelForms
 from neffbench.gui.settings import Settings
-from neffbench.gui import window_logs
+from neffbench.gui import window_logs, window_settings
 from neffbench.gui.window_actions import build_actions, build_toolbar
 from neffbench.presets import load_preset
-from neffbench.spec import SpecError, load, loads_toml, save
+from neffbench.spec import SpecError, load, save
 
 TITLE = "NEFF Workbench"
 PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB = range(4)
@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         host.check_requested.connect(self._on_preview_stack_check_requested)
         self.form.kernel_changed.connect(self._on_form_kernel_changed)
         ctl.started.connect(self._on_controller_started)
-        ctl.lines_received.connect(self.compile_panel.log_view.append_lines)
+        ctl.lines_received.connect(self.compile_panel.show_lines)
         ctl.event_received.connect(self.compile_panel.show_event)
         ctl.job_started.connect(self.compile_panel.show_job_started)
         ctl.job_finished.connect(self._on_controller_job_finished)
@@ -156,6 +156,8 @@ class MainWindow(QMainWindow):
         self.compile_panel.job_activated.connect(self._on_compile_panel_job_activated)
         self.artifacts.spec_requested.connect(self._on_artifacts_spec_requested)
         self.artifacts.run_requested.connect(self._on_artifacts_run_requested)
+        self.artifacts.deleted.connect(self.compile_panel.forget_job)
+        self.artifacts.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         run, runs = self.run_panel, self.run_controller
         run.run_requested.connect(runs.start)
         run.cancel_requested.connect(runs.cancel)
@@ -170,56 +172,16 @@ class MainWindow(QMainWindow):
     def explain_log(self, path: str) -> None:
         window_logs.explain_log(self, path)
 
-    # ---- settings ----
+    # ---- settings (window_settings.py) ----
 
     def _restore(self) -> None:
-        s = self.settings
-        geometry = s.bytes("window/geometry")
-        if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1500, 940)
-        state = s.bytes("window/state")
-        if state is not None:
-            self.restoreState(state)
-        main = s.bytes("splitter/main")
-        if main is not None:
-            self.splitter.restoreState(main)
-        workdir = s.text("workdir")
-        self.set_workdir(Path(workdir) if workdir else self.workdir, rescan=False)
-        spec = None
-        text = s.text("spec/toml")
-        if text:
-            try:
-                spec = loads_toml(text, "the last spec")
-            except SpecError:
-                spec = None  # a spec from an older version that no longer loads: start from the preset
-        self.form.set_spec(spec or load_preset(DEFAULT_PRESET))
-        self.tabs.setCurrentIndex(max(0, min(RUN_TAB, s.number("window/tab", PREVIEW_TAB))))
+        window_settings.restore(self)
 
     def _splitters(self) -> dict[str, QSplitter]:
-        if not self.panels_ready:
-            return {}
-        out = {"compile": self.compile_panel.splitter, "compile_results": self.compile_panel.vsplitter,
-               "log": self.compile_panel.log_view.splitter, "artifacts": self.artifacts.splitter}
-        if isinstance(getattr(self.run_panel, "splitter", None), QSplitter):
-            out["run"] = self.run_panel.splitter
-        return {**out, **self.preview_stack.splitters()}
+        return window_settings.splitters(self)
 
     def save_settings(self) -> None:
-        s = self.settings
-        s.set_bytes("window/geometry", self.saveGeometry())
-        s.set_bytes("window/state", self.saveState())
-        s.set_bytes("splitter/main", self.splitter.saveState())
-        for key, splitter in self._splitters().items():
-            s.set_bytes(f"splitter/{key}", splitter.saveState())
-        s.set_text("workdir", str(self.workdir))
-        s.set_text("spec/toml", self._spec_for_file_text())
-        s.set_number("window/tab", self.tabs.currentIndex())
-        s.sync()
-
-    def _spec_for_file_text(self) -> str:
-        from neffbench.spec import dumps_toml
-
-        return dumps_toml(self.current_spec())
+        window_settings.save(self)
 
     # ---- public operations (the actions' targets, and what tests drive) ----
 
@@ -268,7 +230,7 @@ class MainWindow(QMainWindow):
         if self.panels_ready and self.controller.is_running:
             self.controller.cancel()
             self.cancel_action.setEnabled(False)
-            self.compile_panel.state_label.setText("Cancelling: the job is being stopped…")
+            self.compile_panel.show_cancelling()
 
     def start_background(self) -> None:
         """Work that waits until the window is on screen: torch, the toolchain check, the workdir scan."""
@@ -290,8 +252,15 @@ class MainWindow(QMainWindow):
 
     def _on_form_spec_changed(self, spec) -> None:
         self.setWindowTitle(f"{spec.name} — {TITLE}")
-        if self.panels_ready:
-            self.preview_controller.request(spec, self.preview_stack.chosen_bucket())
+        if not self.panels_ready:
+            return
+        errors = self.form.errors()
+        if errors:
+            # Whatever kind of error (a value out of range, text that is no value yet): no preview of a
+            # spec the form does not show, and none arriving late from before the error either.
+            self.preview_controller.reject(errors)
+            return
+        self.preview_controller.request(spec, self.preview_stack.chosen_bucket())
 
     def _on_form_problems_changed(self, _problems: list) -> None:
         self._refresh_compile_state()

@@ -31,6 +31,7 @@ from neffbench.gui.module_form_parts import FieldRow, disclosure, form_layout, g
 from neffbench.gui.module_form_report import entry_names, resolve_entry, summary_lines
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate
+from neffbench.spec.ignored import ignored_fields
 
 _JOB = ("name", "seed", "description")
 _MODULE = ("entry", "call", "path", "outputs", "examples")
@@ -187,6 +188,10 @@ class ModuleForm(QScrollArea):
     def problem_label(self, key: str) -> QLabel:
         return self.findChild(QLabel, f"problem:{key}")
 
+    def field_label(self, key: str) -> QLabel:
+        """The label of a generated row (as SpecForm's)."""
+        return self._rows[key].label
+
     @property
     def is_resolving(self) -> bool:
         """A Resolve runs whose result will be shown (superseded ones may still be finishing)."""
@@ -293,7 +298,9 @@ class ModuleForm(QScrollArea):
         by_field: dict[str, list[Problem]] = {}
         for p in self._problems:
             by_field.setdefault(p.field, []).append(p)
+        ignored = ignored_fields(spec)  # as in SpecForm: disabled with the reason unless validation blames it
         for key, row in self._rows.items():
+            row.show_ignored(ignored.get(key), editable=key in by_field)
             show_problems(row.problem, by_field.pop(key, []))
         self.kwargs.show_problems(by_field)
         self.inputs.show_problems(by_field)

@@ -276,6 +276,9 @@ class FieldRow(QObject):
     def set_visible(self, visible: bool) -> None:
         self.layout.setRowVisible(self.holder, visible)
 
+    def show_ignored(self, reason: str | None, *, editable: bool) -> None:
+        self.editor.show_ignored(reason, self.label, editable=editable)
+
     def _on_editor_edited(self) -> None:
         if self._quiet:
             return

@@ -70,6 +70,7 @@ class PreviewController(QObject):
         self._loading = None
         self._worker = None  # the running compute: the reference keeps it alive until it reports
         self._wanted: tuple[Any, int | None] | None = None
+        self._withdrawn = False  # the form went invalid: drop what is being computed
         self._running: tuple[Any, int | None] | None = None
         self._check_worker = None
         self._debouncer = QSignalDebouncer(self)
@@ -94,8 +95,13 @@ class PreviewController(QObject):
 
     def request(self, spec: Any, bucket: int | None = None) -> None:
         """Ask for the preview of ``spec`` (``bucket``: a token count); edits within the debounce time coalesce."""
-        self._wanted = (spec, bucket)
+        self._wanted, self._withdrawn = (spec, bucket), False
         self._debouncer.throttle()
+
+    def reject(self, problems: list) -> None:
+        """The form is invalid: no preview, and a computation under way is dropped when it ends."""
+        self._wanted, self._withdrawn = None, True
+        self.failed.emit("; ".join(f"{p.field}: {p.message}" for p in problems))
 
     @property
     def is_checking(self) -> bool:
@@ -136,7 +142,7 @@ class PreviewController(QObject):
 
     def _on_worker_returned(self, result) -> None:
         self._worker = None
-        if self._wanted is None:  # stale results are dropped: only the newest spec is shown
+        if self._wanted is None and not self._withdrawn:  # stale results are dropped: only the newest spec is shown
             if isinstance(result, str):
                 self.failed.emit(result)
             else:
@@ -145,6 +151,6 @@ class PreviewController(QObject):
 
     def _on_worker_errored(self, exc: Exception) -> None:
         self._worker = None
-        if self._wanted is None:
+        if self._wanted is None and not self._withdrawn:
             self.failed.emit(f"Preview failed: {type(exc).__name__}: {exc}")
         self._start_if_idle()

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QScrollArea, QTool
 from neffbench.gui import theme
 from neffbench.gui.field_editors import FieldEditor, editor_for
 from neffbench.spec import Problem, fields_of, is_active, sections_of, top_fields_of, validate
+from neffbench.spec.ignored import ignored_fields
 
 # Titles of the sections every kernel has; a kernel titles its own (``Kernel.section_titles``).
 SECTION_TITLES = {"": "Job", "inputs": "Example inputs", "compiler": "Compiler"}
@@ -53,6 +54,9 @@ class _Row:
 
     def set_visible(self, visible: bool) -> None:
         self.layout.setRowVisible(self.holder, visible)
+
+    def show_ignored(self, reason: str | None, *, editable: bool) -> None:
+        self.editor.show_ignored(reason, self.label, editable=editable)
 
 
 class SpecForm(QScrollArea):
@@ -143,6 +147,10 @@ class SpecForm(QScrollArea):
     def problem_label(self, key: str) -> QLabel:
         return self._rows[key].problem
 
+    def field_label(self, key: str) -> QLabel:
+        """The label beside a field's editor (its tooltip says why a disabled field is ignored)."""
+        return self._rows[key].label
+
     def set_spec(self, spec) -> None:
         """Show ``spec`` in the widgets (edits that follow build on it)."""
         self._updating = True
@@ -182,7 +190,11 @@ class SpecForm(QScrollArea):
         by_field: dict[str, list[Problem]] = {}
         for p in self._problems:
             by_field.setdefault(p.field, []).append(p)
+        # Inactive fields are hidden above; ignored ones show, disabled, with the reason. A value validation
+        # blames stays editable, or the user could not fix it without first undoing the reason.
+        ignored = ignored_fields(spec)
         for key, row in self._rows.items():
+            row.show_ignored(ignored.get(key), editable=key in by_field)
             row.show_problems(by_field.pop(key, []))
         # Problems of fields the form does not show (the workdir, the spec as a whole) go on top.
         rest = [p for ps in by_field.values() for p in ps]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QLineEdit, QToolButton
 
 from neffbench.kernels import registry
-from neffbench.presets import preset_kernels, preset_names
+from neffbench.presets import PresetInfo, preset_infos
 
 
 def _action(window, text: str, shortcut=None, tip: str = "") -> QAction:
@@ -19,6 +21,28 @@ def _action(window, text: str, shortcut=None, tip: str = "") -> QAction:
     window.addAction(action)
     return action
 
+
+# A menu line longer than this is cut: the tooltip has the rest.
+_MENU_TEXT_CHARS = 80
+
+
+def _preset_action(window, info: PresetInfo) -> QAction:
+    """"Meta Llama 3.1 8B — 131072 positions, 32/8 heads, llama3 scaling (factor 8)", its source as the tips."""
+    text = f"{info.model} — {info.figures}" if info.figures else info.model
+    if len(text) > _MENU_TEXT_CHARS:
+        text = text[:_MENU_TEXT_CHARS - 1].rstrip() + "…"
+    action = QAction(text.replace("&", "&&"), window)  # a lone & would become a mnemonic
+    action.setData(info.kernel)
+    action.setStatusTip(f"Preset {info.name}: {info.model}, {info.figures}. Source: {info.source}")
+    tip = [f"<b>{escape(info.model)}</b> (preset <code>{escape(info.name)}</code>)", escape(info.figures),
+           f"Source: {escape(info.source)}"]
+    details = [line for line in info.notes.splitlines() if line and not line.lower().startswith("source:")]
+    if details:
+        tip.append("<i>" + "<br>".join(escape(line) for line in details) + "</i>")
+    action.setToolTip("<br>".join(tip))
+    return action
+
+
 def build_actions(window) -> None:
     """Every action of the window, its File and Compile menus and the presets, grouped by kernel."""
     window.compile_action = _action(window, "Compile", [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
@@ -29,17 +53,15 @@ def build_actions(window) -> None:
                                     "Save the form as a TOML spec, the file `neffbench compile` reads")
     window.workdir_action = _action(window, "Choose workdir…", None, "Pick the directory that receives the jobs")
     window.quit_action = _action(window, "Quit", QKeySequence.StandardKey.Quit)
-    window.preset_actions: dict[str, QAction] = {}
-    kernels = preset_kernels()
-    for name in preset_names():
-        window.preset_actions[name] = QAction(name, window)
-        window.preset_actions[name].setData(kernels.get(name))
+    window.preset_actions: dict[str, QAction] = {name: _preset_action(window, info)
+                                                 for name, info in preset_infos().items()}
     for i in range(4):
         tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
         tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
     file_menu = window.menuBar().addMenu("&File")
     file_menu.addActions([window.open_action, window.save_action])
     window.presets_menu = file_menu.addMenu("&Presets")
+    window.presets_menu.setToolTipsVisible(True)  # the tooltips carry each preset's source
     # One submenu per kernel; the default kernel's presets, the first and most, stay at the top level.
     submenus: dict[str, object] = {}
     for action in window.preset_actions.values():
@@ -49,6 +71,7 @@ def build_actions(window) -> None:
             continue
         if kernel not in submenus:
             submenus[kernel] = window.presets_menu.addMenu(kernel)
+            submenus[kernel].setToolTipsVisible(True)
         submenus[kernel].addAction(action)
     file_menu.addAction(window.workdir_action)
     file_menu.addSeparator()

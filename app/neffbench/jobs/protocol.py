@@ -30,7 +30,8 @@ Derived by the parent from compiler log lines (:mod:`neffbench.compilerlog.reade
 - ``{"type": "pass", "name": "Frontend", "path": "root/Frontend", "state": "started"|"finished",
   "duration_s": float|None, "t": ...}``
 - ``{"type": "compiler_error", "code": "NLA001"|None, "message": "...", "line": "..."}`` (first per code)
-- ``{"type": "compiler_status", "status": "PASS"|"FAIL"}``
+- ``{"type": "compiler_status", "status": "PASS"|"FAIL"|"ERROR"}``
+- ``{"type": "progress", "dots": 142}``: the compiler's progress dots on a line not ended yet
 
 From the parent itself:
 
@@ -98,6 +99,11 @@ class LineSplitter:
         text = self._pending + self._decoder.decode(data)
         *lines, self._pending = text.split("\n")
         return [line.rstrip("\r") for line in lines]
+
+    @property
+    def pending(self) -> str:
+        """The start of a line not ended yet (the compiler's progress dots, printed one at a time)."""
+        return self._pending
 
     def flush(self) -> list[str]:
         """Whatever is left at end of stream, as a last line."""

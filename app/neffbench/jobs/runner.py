@@ -75,6 +75,7 @@ class JobRunner(Finishing):
         self._kill_timer: threading.Timer | None = None
         self._result: JobResult | None = None
         self._parser = CompilerLog()
+        self._dots = 0
         self._child_outcome: dict | None = None
         self._write_error: str | None = None
         self._log_fh: Any = None
@@ -252,6 +253,10 @@ class JobRunner(Finishing):
                     for line in splitter.feed(data):
                         self._handle_line(line)
                     self._flush_log()
+                    dots = splitter.pending
+                    if dots and dots.strip(".") == "" and len(dots) != self._dots:
+                        self._dots = len(dots)  # signs of life before the line ends: the window shows them
+                        self._emit({"type": "progress", "dots": self._dots})
                 now = time.monotonic()
                 if deadline is not None and now > deadline and not self._timed_out:
                     with self._lock:

@@ -61,6 +61,18 @@ def _neff_cell(record: dict[str, Any]) -> str:
     return ", ".join(human_bytes(n.get("size")) for n in neffs)
 
 
+def failure_sentence(record: dict[str, Any]) -> str:
+    """What went wrong, cause first: the first error's code and message, then the job's reason."""
+    reason = record.get("reason") or str(record.get("outcome") or "failed")
+    error = record.get("error") or {}
+    message = str(error.get("message") or "").split("\n", 1)[0]
+    if not message:
+        return reason
+    code = error.get("code")
+    head = f"[{code}] {message}" if code and code not in message else message
+    return head if message in reason else f"{head} ({reason})"
+
+
 def first_error_lines(error: dict[str, Any] | None) -> list[str]:
     if not error:
         return []

@@ -93,6 +93,15 @@ class Kernel:
         """The kernel's own rules; the generic ranges, name, workdir and compiler rules are checked elsewhere."""
         return []
 
+    def ignored_fields(self, spec: Any) -> dict[str, str]:
+        """Fields the spec's other values make irrelevant, by ``section.name``, each with the reason a user
+        reads ("rotary_dim is set, and it wins"). The form disables them and spec files mark their values.
+
+        Only what the kernel knows: fields a choice hides (``ui(reveals=...)``) and the compiler's options
+        are covered for every kernel by ``neffbench.spec.ignored``.
+        """
+        return {}
+
     def buckets(self, spec: Any) -> list[dict[str, int]]:
         """One dict per NEFF to compile, in order (shapes are fixed at trace time)."""
         return [{"num_tokens": n} for n in spec.inputs.num_tokens]

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench import targets
 from neffbench.runs.arrays import Arrays
 
-# The NEFF's target codename (kelf-0.json) for each instance family: NeuronCore-v2 is "sunda",
-# Trn2's NeuronCore-v3 "cayman".
-CODENAMES = {"inf2": "sunda", "trn1": "sunda", "trn1n": "sunda", "trn2": "cayman"}
 DMI_PRODUCT = Path("/sys/devices/virtual/dmi/id/product_name")
 LNC_ENV = "NEURON_LOGICAL_NC_CONFIG"
 
@@ -50,7 +48,7 @@ def instance_family() -> str | None:
     except OSError:
         return None
     family = product.split(".")[0]
-    return family if family in CODENAMES or family == "trn3" else None
+    return family if family in targets.FAMILIES else None
 
 
 def host_facts(timeout: float = 10.0) -> HostFacts:
@@ -73,7 +71,7 @@ def host_facts(timeout: float = 10.0) -> HostFacts:
     if facts.family is None:  # neuron-ls names the instance type too ("trn2.3xlarge")
         for device in facts.devices:
             family = str(device.get("instance_type") or "").split(".")[0].lower()
-            if family in CODENAMES or family == "trn3":
+            if family in targets.FAMILIES:
                 facts.family = family
                 break
     return facts
@@ -128,7 +126,8 @@ def check_host(neff: Any, host: HostFacts) -> list[str]:
     problems = []
     target = neff.target
     if host.family and target:
-        expected = CODENAMES.get(host.family)
+        # Only a codename a real NEFF has shown refuses a NEFF: a guessed one must not block a run.
+        expected = targets.confirmed_codename(host.family)
         if expected and target != expected:
             hint = (" A trn1 NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1." if target == "sunda"
                     and host.family == "trn2" else " Compile it again with --target " + host.family + ".")

@@ -190,8 +190,21 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
     return spec
 
 
-def dumps_toml(spec: Any) -> str:
-    return tomli_w.dumps(to_dict(spec))
+def dumps_toml(spec: Any, *, mark_ignored: bool = True) -> str:
+    """The spec as TOML for people. Values the spec ignores are marked as such (``neffbench.spec.marks``);
+    ``mark_ignored=False`` writes every value plainly, for a copy that must come back exactly."""
+    data = to_dict(spec)
+    if not mark_ignored:
+        return tomli_w.dumps(data)
+    from neffbench.spec.marks import annotate, marks
+
+    found = marks(spec)
+    for mark in found:
+        if mark.dropped:
+            section, _, name = mark.key.rpartition(".")
+            del (data[section] if section else data)[name]
+    text = tomli_w.dumps(data)
+    return annotate(text, spec, found) if found else text
 
 
 def loads_toml(text: str, source: str = "spec", *, base_dir: str | Path | None = None) -> Any:

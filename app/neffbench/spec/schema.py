@@ -15,8 +15,10 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
+from neffbench import targets
+
 DTYPES = ("float32", "bfloat16", "float16")
-TARGETS = ("inf2", "trn1", "trn1n", "trn2", "trn3")
+TARGETS = targets.FAMILIES
 
 
 def ui(
@@ -28,6 +30,7 @@ def ui(
     step: float | None = None,
     decimals: int | None = None,
     choices: tuple[str, ...] | None = None,
+    choice_labels: dict[str, str] | None = None,
     reveals: dict[str, tuple[str, ...]] | None = None,
     neff: bool = True,
     optional: bool = False,
@@ -36,6 +39,7 @@ def ui(
     """Field metadata shared by every consumer of the spec.
 
     ``neff`` says whether the value can change the compiled NEFF (it then enters the spec hash);
+    ``choice_labels`` gives a choice the text a user reads (the value stays what files hold);
     ``reveals`` maps a choice to the sibling fields it makes active; ``optional`` means ``None``
     is a legal value (left out of files).
     """
@@ -47,6 +51,7 @@ def ui(
         "step": step,
         "decimals": decimals,
         "choices": choices,
+        "choice_labels": choice_labels,
         "reveals": reveals,
         "neff": neff,
         "optional": optional,
@@ -59,7 +64,8 @@ class CompilerSpec:
     """neuronx-cc options; right-most of competing options wins, so extra args come last."""
 
     target: str = field(default="trn1", metadata=ui(
-        "Target", "Neuron instance family to compile for (--target).", choices=TARGETS))
+        "Target", "Neuron instance family to compile for (--target).",
+        choices=TARGETS, choice_labels={t: targets.family_label(t) for t in TARGETS}))
     lnc: int | None = field(default=None, metadata=ui(
         "LNC", "Logical NeuronCore config (--lnc): physical cores per logical core. Trn2 and later.",
         min=1, max=2, optional=True))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 import shlex
 
-from neffbench.spec.problems import Problem
 from typing import Any
 
+from neffbench import targets
+from neffbench.spec.problems import Problem
 from neffbench.spec.schema import fields_of, is_active, sections_of
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-LNC_TARGETS = ("trn2", "trn3")
+LNC_TARGETS = targets.LNC_FAMILIES
 
 # Options the spec has a field for: giving them in extra args too is a contradiction waiting to happen.
 _FIELD_OPTIONS = {

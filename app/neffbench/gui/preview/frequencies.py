@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QSizePolicy
 
 from neffbench.gui import theme
 
@@ -18,6 +19,22 @@ BAND_LABELS = {
     "interpolated": "interpolated (1/factor)",
     "blended": "blended",
 }
+# Pens of the marks, by what they mark; the legend shows each with its value.
+_MARK_PENS = {
+    "max_pos": pg.mkPen(theme.ORIGINAL, width=1.5, style=Qt.PenStyle.DotLine),
+    "original": pg.mkPen(theme.BAD, width=1.5, style=Qt.PenStyle.DotLine),
+    "edge0": pg.mkPen(theme.BAND_COLOURS["blended"], width=1.5, style=Qt.PenStyle.DashLine),
+    "edge1": pg.mkPen(theme.BAND_COLOURS["blended"], width=1.5, style=Qt.PenStyle.DashDotLine),
+}
+_AXIS_WIDTH = 64  # both plots alike, so their pair indices line up and the label clears the ticks
+
+
+class _LegendSample(pg.ItemSample):
+    """A legend sample that only explains: one entry stands for items in both plots (or for a mark's
+    style), so clicking it cannot hide "the" curve the way pyqtgraph's default sample does."""
+
+    def mouseClickEvent(self, event) -> None:
+        event.ignore()
 
 
 class FrequencyPlots(pg.GraphicsLayoutWidget):
@@ -25,10 +42,12 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._preview: Preview | None = None
         self.wavelength_plot = self.addPlot(row=0, col=0)
         self.inv_freq_plot = self.addPlot(row=1, col=0)
         self.inv_freq_plot.setXLink(self.wavelength_plot)
         self.curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem, pg.PlotDataItem]] = {}
+        self.cursors: list[pg.InfiniteLine] = []
         for plot, name, unit in ((self.wavelength_plot, "wavelength", "positions"),
                                  (self.inv_freq_plot, "inv_freq", "rad / position")):
             plot.setLogMode(False, True)
@@ -36,59 +55,157 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setLabel("left", f"{name} ({unit})")
+            plot.getAxis("left").setWidth(_AXIS_WIDTH)
             base = plot.plot(pen=pg.mkPen(theme.ORIGINAL, width=1, style=Qt.PenStyle.DashLine))
             scaled = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5))
             points = plot.plot(pen=None, symbol="o", symbolSize=5)
             self.curves[name] = (base, scaled, points)
+            cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(theme.ORIGINAL, width=1))
+            cursor.hide()
+            plot.addItem(cursor, ignoreBounds=True)
+            self.cursors.append(cursor)
         self.inv_freq_plot.setLabel("bottom", "pair index")
-        # Top right of the inverse-frequency plot is the one corner no curve passes through.
-        self.legend = self.inv_freq_plot.addLegend(offset=(-10, 10), labelTextSize="8pt",
-                                                     brush=pg.mkBrush(255, 255, 255, 200))
-        self._band_samples = {band: pg.ScatterPlotItem(symbol="o", size=7, brush=theme.BAND_COLOURS[band], pen=None)
-                              for band in BAND_LABELS}
-        self.original_line = self._hline(theme.BAD, "original_max_position_embeddings {value:g}")
-        self.max_pos_line = self._hline(theme.ORIGINAL, "max positions {value:g}")
-        self.summary = self.addLabel("", row=2, col=0, justify="left")
+        self.original_line = self._mark(self.wavelength_plot, 0, "original")
+        # llama3 with low_freq_factor 1 puts an edge on the original context: dots over dashes show both.
+        self.original_line.setZValue(1)
+        self.max_pos_line = self._mark(self.wavelength_plot, 0, "max_pos")
+        # Band edges: llama3's are wavelengths (top plot), yarn's ramp ends are pair indices (both plots).
+        self.edge_lines = [self._mark(self.wavelength_plot, 0, f"edge{i}") for i in range(2)]
+        self.pair_edge_lines = [(self._mark(self.wavelength_plot, 90, f"edge{i}"),
+                                 self._mark(self.inv_freq_plot, 90, f"edge{i}")) for i in range(2)]
+        # The legend has a column of its own: inside the plots every corner holds data for some spec.
+        self.legend = pg.LegendItem(labelTextSize="8pt", sampleType=_LegendSample)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.addItem(self.legend, row=0, col=1, rowspan=2)
+        self.ci.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self._samples = self._make_samples()
+        self.summary = self.addLabel("", row=2, col=0, colspan=2, justify="left")
+        self.readout = self.addLabel("", row=3, col=0, colspan=2, justify="left", size="8pt")
+        # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
+        self._hover = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_scene_mouse_moved)
 
-    def _hline(self, colour: str, label: str) -> pg.InfiniteLine:
-        line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine),
-                               label=label, labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 0), (1, 0)]})
-        self.wavelength_plot.addItem(line, ignoreBounds=True)
+    def _mark(self, plot: pg.PlotItem, angle: int, pen: str) -> pg.InfiniteLine:
+        line = pg.InfiniteLine(angle=angle, movable=False, pen=_MARK_PENS[pen])
+        line.hide()
+        plot.addItem(line, ignoreBounds=True)
         return line
 
+    @staticmethod
+    def _make_samples() -> dict[str, pg.GraphicsObject]:
+        """Stand-ins the legend draws: never added to a plot, so no entry sits over data."""
+        samples: dict[str, pg.GraphicsObject] = {
+            "scaled": pg.PlotDataItem(pen=pg.mkPen(theme.ROTATED, width=1.5)),
+            "base": pg.PlotDataItem(pen=pg.mkPen(theme.ORIGINAL, width=1, style=Qt.PenStyle.DashLine)),
+        }
+        for band, colour in theme.BAND_COLOURS.items():
+            samples[band] = pg.ScatterPlotItem(symbol="o", size=7, brush=colour, pen=None)
+        for name, pen in _MARK_PENS.items():
+            samples[name] = pg.PlotDataItem(pen=pen)
+        return samples
+
     def set_preview(self, preview: Preview) -> None:
+        self._preview = preview
         f = preview.frequencies
+        scaling = f.factor is not None
         index = np.arange(len(f.inv_freq))
         brushes = [pg.mkBrush(theme.BAND_COLOURS[b]) for b in f.bands]
         for name, scaled, base in (("wavelength", f.wavelength, f.base_wavelength),
                                    ("inv_freq", f.inv_freq, f.base_inv_freq)):
             base_curve, scaled_curve, points = self.curves[name]
             base_curve.setData(index, base)
+            base_curve.setVisible(scaling)  # without scaling it would hide under the scaled curve
             scaled_curve.setData(index, scaled)
             points.setData(index, scaled, symbolBrush=brushes, symbolPen=None)
         # Log-mode plots place other items in log10 coordinates.
         self.max_pos_line.setPos(np.log10(preview.max_pos))
-        self.max_pos_line.label.setFormat(f"max positions {preview.max_pos}")
+        self.max_pos_line.show()
         original = f.original_max_position_embeddings
         self.original_line.setVisible(original is not None)
         if original is not None:
             self.original_line.setPos(np.log10(original))
-            self.original_line.label.setFormat(f"original_max_position_embeddings {original}")
+        wavelength_edges = [b for b in f.boundaries if b.axis == "wavelength"]
+        pair_edges = [b for b in f.boundaries if b.axis == "pair"]
+        for i, line in enumerate(self.edge_lines):
+            line.setVisible(i < len(wavelength_edges))
+            if i < len(wavelength_edges):
+                line.setPos(np.log10(wavelength_edges[i].value))
+        for i, lines in enumerate(self.pair_edge_lines):
+            for line in lines:
+                line.setVisible(i < len(pair_edges))
+                if i < len(pair_edges):
+                    line.setPos(pair_edges[i].value)
         self.wavelength_plot.setTitle(f"Frequencies: {preview.spec.rope.rope_type} scaling"
                                       + (f", factor {f.factor:g}" if f.factor else ""))
-        counts = {b: f.bands.count(b) for b in BAND_LABELS}
-        self.legend.clear()
-        if f.factor is not None:
-            self.legend.addItem(self.curves["inv_freq"][0], "unscaled")
-        for band, n in counts.items():
-            if n and (f.factor is not None or band != "unchanged"):
-                self.legend.addItem(self._band_samples[band], BAND_LABELS[band])
-        if f.factor is None:
+        self._fill_legend(preview, wavelength_edges or pair_edges)
+        # The legend counts the pairs in each band; the summary says which side of the edges is which.
+        if not scaling:
             text = f"{len(f.bands)} pairs, no scaling: every frequency is the base one"
         else:
-            text = " · ".join(f"{n} {b}" for b, n in counts.items() if n)
+            text = f.band_rule or " · ".join(f"{f.bands.count(b)} {b}" for b in BAND_LABELS if b in f.bands)
         if f.mscale != 1.0:
             text += f" · table scaled by mscale {f.mscale:.4g}"
         self.summary.setText(text)
+        self._show_default_readout()
         for plot in (self.wavelength_plot, self.inv_freq_plot):
             plot.enableAutoRange()
+
+    def _fill_legend(self, preview: Preview, edges: list) -> None:
+        """One entry for every curve and mark drawn, in the order a reader needs them."""
+        f = preview.frequencies
+        scaling = f.factor is not None
+        samples, legend = self._samples, self.legend
+        legend.clear()
+        legend.addItem(samples["scaled"], "as compiled (scaled)" if scaling else "as compiled (no scaling)")
+        if scaling:
+            legend.addItem(samples["base"], f"unscaled (base {preview.spec.rope.base:g})")
+        for band, label in BAND_LABELS.items():
+            n = f.bands.count(band)
+            if n:
+                label = label if scaling else "each pair's frequency"
+                legend.addItem(samples[band], f"{label}: {n} pair{'s' if n != 1 else ''}")
+        legend.addItem(samples["max_pos"], f"max positions {preview.max_pos}")
+        if f.original_max_position_embeddings is not None:
+            legend.addItem(samples["original"], f"original context {f.original_max_position_embeddings}")
+        for i, edge in enumerate(edges):
+            legend.addItem(samples[f"edge{i}"], edge.label)
+        # LegendItem sizes itself with setGeometry, which also moves it to (0, 0), over the plot: have the
+        # layout place it again (on its next pass, as for any size change).
+        legend.updateGeometry()
+
+    # ---- hover ----
+
+    def pair_at(self, scene_pos: QPointF) -> int | None:
+        """The pair index under a scene position inside either plot's data area, or None."""
+        f = self._preview.frequencies if self._preview is not None else None
+        if f is None:
+            return None
+        for plot in (self.wavelength_plot, self.inv_freq_plot):
+            if plot.vb.sceneBoundingRect().contains(scene_pos):
+                pair = round(plot.vb.mapSceneToView(scene_pos).x())
+                return pair if 0 <= pair < len(f.inv_freq) else None
+        return None
+
+    def readout_text(self, pair: int) -> str:
+        f = self._preview.frequencies
+        band = f.bands[pair]
+        # Two short lines rather than one long one: a label sets its layout's minimum width.
+        text = f"pair {pair}: <span style='color:{theme.BAND_COLOURS[band]}'><b>{band}</b></span>"
+        if f.factor is not None and band != "unchanged":
+            text += f" (unscaled: wavelength {f.base_wavelength[pair]:.4g}, inv_freq {f.base_inv_freq[pair]:.4g})"
+        return (text + f"<br>wavelength {f.wavelength[pair]:.5g} positions · "
+                f"inv_freq {f.inv_freq[pair]:.5g} rad/position")
+
+    def _show_default_readout(self) -> None:
+        self.readout.setText("Hover a pair for its band,<br>wavelength and inverse frequency")
+        for cursor in self.cursors:
+            cursor.hide()
+
+    def _on_scene_mouse_moved(self, args: tuple) -> None:
+        pair = self.pair_at(args[0])
+        if pair is None:
+            self._show_default_readout()
+            return
+        self.readout.setText(self.readout_text(pair))
+        for cursor in self.cursors:
+            cursor.setPos(pair)
+            cursor.show()

@@ -21,6 +21,10 @@ class PreviewPanel(QWidget):
 
     bucket_chosen = Signal(int)
 
+    PAIR_BADGE_TIP = ("Rotation must keep the norm of every rotated pair (times the table's mscale), within the "
+                      "tolerance of the coarser of the input and cache dtypes, and leave the pass-through lanes "
+                      "unchanged, for every token and head.")
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.preview: Preview | None = None
@@ -30,11 +34,10 @@ class PreviewPanel(QWidget):
         self.bucket_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.pair_badge = QLabel("Pair norms: …")
         self.pair_badge.setStyleSheet(theme.badge_style(None))
-        self.pair_badge.setToolTip("Rotation must keep the norm of every rotated pair (times the table's mscale) "
-                                   "and leave the pass-through lanes unchanged, for every token and head.")
+        self.pair_badge.setToolTip(self.PAIR_BADGE_TIP)
         self.cast_label = QLabel()
-        self.cast_label.setToolTip("Largest difference between the float32 table and the table in the cache dtype, "
-                                   "over every position and column.")
+        self.cast_label.setToolTip("Largest difference between the float32 table (as the kernel computes it) and "
+                                   "the table in the cache dtype the NEFF receives, over every position and column.")
         self.status_label = QLabel("Loading torch…")
         self.status_label.setObjectName("previewStatus")
         self.status_label.setWordWrap(True)
@@ -70,11 +73,17 @@ class PreviewPanel(QWidget):
             controls.addWidget(widget)
         controls.addSpacing(12)
         controls.addWidget(self.status_label, 1)
-        controls.addWidget(self.cast_label)
-        controls.addWidget(self.pair_badge)
+        # The verdicts get a row of their own: stating tolerance and reference makes them too long to
+        # share one with the choosers at the window's width.
+        verdicts = QHBoxLayout()
+        verdicts.addWidget(self.pair_badge)
+        verdicts.addSpacing(12)
+        verdicts.addWidget(self.cast_label)
+        verdicts.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(controls)
+        layout.addLayout(verdicts)
         layout.addWidget(self.stack, 1)
 
     # ---- what the controller reports ----
@@ -114,6 +123,7 @@ class PreviewPanel(QWidget):
         shown = f" (the plots still show {self.preview.spec.name}, the last valid spec)" if self.preview else ""
         self.pair_badge.setText("Pair norms: not checked")
         self.pair_badge.setStyleSheet(theme.badge_style(None))
+        self.pair_badge.setToolTip(self.PAIR_BADGE_TIP)
         self.cast_label.setText("")
         self.show_status(f"No preview{shown}: {message}", error=True)
 
@@ -132,6 +142,9 @@ class PreviewPanel(QWidget):
         check = preview.pair_check
         self.pair_badge.setText(f"Pair norms {check.summary()}")
         self.pair_badge.setStyleSheet(theme.badge_style(check.passed))
+        worst = ("" if check.worst is None else
+                 "\nLargest deviation: {} token {}, head {}, pair {}.".format(*check.worst))
+        self.pair_badge.setToolTip(self.PAIR_BADGE_TIP + worst)
         self.cast_label.setText(self._cast_text(preview))
         ms = preview.timings.get("total", 0.0) * 1e3
         note = f" · {rot.note}" if rot.note else ""
@@ -140,10 +153,12 @@ class PreviewPanel(QWidget):
     @staticmethod
     def _cast_text(preview: Preview) -> str:
         if preview.cache_dtype == "float32":
-            return "Cache float32: nothing lost to a cast"
+            return "Cache float32: nothing lost to a cast (it is the table as computed)"
         pos, col = preview.cast_error_at
-        return (f"Cache float32 → {preview.cache_dtype}: max error {preview.cast_error:.3g} "
-                f"(position {pos}, column {col})")
+        half = preview.rotary_dim // 2
+        column = f"cos pair {col}" if col < half else f"sin pair {col - half}"
+        return (f"Cache {preview.cache_dtype}: max error {preview.cast_error:.3g} vs the float32 table "
+                f"(position {pos}, {column})")
 
     def _set_buckets(self, buckets: tuple[int, ...], current: int) -> None:
         self.bucket_combo.blockSignals(True)

@@ -39,6 +39,8 @@ class _LanePlot:
         plot.hideButtons()
         plot.showGrid(x=True, y=True, alpha=0.2)
         plot.setLabel("bottom", "lane (element of the head)")
+        # One width for both plots: with x linked, lane k of the query then sits above lane k of the key.
+        plot.getAxis("left").setWidth(44)
         self.original = plot.plot(pen=pg.mkPen(theme.ORIGINAL, width=1), symbol="o", symbolSize=4,
                                   symbolBrush=theme.ORIGINAL, symbolPen=None)
         self.rotated = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5), symbol="o", symbolSize=6,
@@ -85,9 +87,11 @@ class RotationPlots(pg.GraphicsLayoutWidget):
         self.key = _LanePlot(self.addPlot(row=1, col=0))
         self.key.plot.setXLink(self.query.plot)
         self.pairing_label = self.addLabel("", row=2, col=0, justify="left")
+        self.readout = self.addLabel("", row=3, col=0, justify="left", size="8pt")
         self.token = 0
         self.head = 0
-        self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
+        self._hover = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_scene_mouse_moved)
 
     def set_preview(self, preview: Preview, token: int = 0, head: int = 0) -> None:
         self._preview = preview
@@ -100,7 +104,7 @@ class RotationPlots(pg.GraphicsLayoutWidget):
         if preview.rotary_dim < preview.head_size:
             text += f" · lanes {preview.rotary_dim}..{preview.head_size - 1} pass through"
         text += (f"<br><span style='color:{theme.ORIGINAL}'>grey: original</span> · colour: rotated, one colour "
-                 "per pair · hover a lane to mark its partner")
+                 "per pair")
         self.pairing_label.setText(text)
         self.show_token(token, head)
 
@@ -119,15 +123,50 @@ class RotationPlots(pg.GraphicsLayoutWidget):
             kh = key_head_for(preview, head)
             self.key.set_data(f"key · token {token} · key head {kh}", rot.key[token, kh], rot.key_out[token, kh],
                               preview, self._brushes)
+        self._show_default_readout()
 
-    def _on_scene_mouse_moved(self, pos: QPointF) -> None:
-        preview = self._preview
-        if preview is None:
+    def lane_at(self, scene_pos: QPointF) -> tuple[str, int] | None:
+        """("query" or "key", lane) under a scene position inside a plot's data area, or None."""
+        if self._preview is None:
+            return None
+        for name, lane_plot in (("query", self.query), ("key", self.key)):
+            vb = lane_plot.plot.vb
+            if lane_plot.plot.isVisible() and vb.sceneBoundingRect().contains(scene_pos):
+                lane = round(vb.mapSceneToView(scene_pos).x())
+                return (name, lane) if 0 <= lane < self._preview.head_size else None
+        return None
+
+    def readout_text(self, tensor: str, lane: int) -> str:
+        """The lane's and its partner's values before and after rotation, for the token and head shown."""
+        preview, rot = self._preview, self._preview.rotation
+        head = self.head if tensor == "query" else key_head_for(preview, self.head)
+        before = (rot.query if tensor == "query" else rot.key)[self.token, head]
+        after = (rot.query_out if tensor == "query" else rot.key_out)[self.token, head]
+        where = f"{tensor} · token {self.token} · {'head' if tensor == 'query' else 'key head'} {head}"
+
+        def values(k: int) -> str:
+            return f"lane {k}: {before[k]:.5g} → {after[k]:.5g}"
+
+        pair = next((i for i, p in enumerate(preview.pairing()) if lane in p), None)
+        if pair is None:
+            return f"{where} · lane {lane} passes through (not rotated)<br>{values(lane)}"
+        a, b = preview.pairing()[pair]
+        partner = b if lane == a else a
+        return (f"{where} · lane {lane} rotates with partner lane {partner} (pair {pair})"
+                f"<br>{values(lane)} · {values(partner)}  (before → after)")
+
+    def _show_default_readout(self) -> None:
+        self.readout.setText("Hover a lane for its value and its partner's, before and after rotation")
+
+    def _on_scene_mouse_moved(self, args: tuple) -> None:
+        if self._preview is None:
             return
+        hit = self.lane_at(args[0])
         partners = None
-        for lane_plot in (self.query, self.key):
-            if lane_plot.plot.isVisible() and lane_plot.plot.sceneBoundingRect().contains(pos):
-                lane = int(round(lane_plot.plot.vb.mapSceneToView(pos).x()))
-                partners = next((p for p in preview.pairing() if lane in p), None)
+        if hit is not None:
+            partners = next((p for p in self._preview.pairing() if hit[1] in p), None)
+            self.readout.setText(self.readout_text(*hit))
+        else:
+            self._show_default_readout()
         for lane_plot in (self.query, self.key):
             lane_plot.show_partners(partners)

@@ -27,6 +27,9 @@ class RopeKernel(Kernel):
     def validate(self, spec: RopeCompileSpec) -> list:
         return rules.validate(spec)
 
+    def ignored_fields(self, spec: RopeCompileSpec) -> dict[str, str]:
+        return rules.ignored(spec)
+
     def neff_relevant(self, spec: RopeCompileSpec) -> dict[str, Any]:
         out = super().neff_relevant(spec)
         # RoPE specs hashed this way before kernels existed: job directories keep their names.

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from neffbench.kernels.rope.build import TOLERANCES, build_module, example_inputs, rope_scaling
-from neffbench.kernels.rope.ops import TORCH_DTYPES, build_cos_sin_cache, frequencies
+from neffbench.kernels.rope.ops import TORCH_DTYPES, _yarn_correction_dim, build_cos_sin_cache, frequencies
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from neffbench.spec import errors, is_active
 
@@ -36,6 +36,15 @@ class PreviewError(ValueError):
 
 
 @dataclass(frozen=True)
+class Boundary:
+    """Where the scaling type's bands meet: a wavelength (llama3) or a pair index (yarn's ramp)."""
+
+    axis: str  # "wavelength" (positions) or "pair" (pair index)
+    value: float
+    label: str  # what the kernel calls it, with its value (the legend's text)
+
+
+@dataclass(frozen=True)
 class Frequencies:
     """Per pair index: what the scaling type did to each frequency band."""
 
@@ -45,6 +54,8 @@ class Frequencies:
     original_max_position_embeddings: int | None  # marked when the scaling type uses it
     factor: float | None
     mscale: float
+    boundaries: tuple[Boundary, ...] = ()  # every band edge the scaling type has
+    band_rule: str = ""  # which side of the boundaries is which band, in a sentence
 
     @property
     def wavelength(self) -> np.ndarray:
@@ -67,8 +78,10 @@ class PairCheck:
     tail_max_change: float  # the pass-through lanes must come out unchanged (0)
 
     def summary(self) -> str:
-        verdict = "PASS" if self.passed else "FAIL"
-        text = f"{verdict}: max pair-norm deviation {self.max_deviation:.3g}"
+        # ASCII only: ``neffbench preview`` prints this to consoles of any encoding.
+        verdict = "PASS: preserved" if self.passed else "FAIL: not preserved"
+        text = (f"{verdict}, max deviation {self.max_deviation:.3g} "
+                f"(tolerance {self.tolerance_atol:g} + {self.tolerance_rtol:g}*norm)")
         if self.tail_max_change:
             text += f", pass-through tail changed by {self.tail_max_change:.3g}"
         return text
@@ -147,6 +160,7 @@ class Preview:
             "cast_error_at": {"position": self.cast_error_at[0], "column": self.cast_error_at[1]},
             "mscale": self.frequencies.mscale,
             "bands": {b: self.frequencies.bands.count(b) for b in ("unchanged", "interpolated", "blended")},
+            "band_boundaries": [dataclasses.asdict(b) for b in self.frequencies.boundaries],
             "pair_norm_check": {
                 "passed": check.passed, "max_deviation": check.max_deviation, "atol": check.tolerance_atol,
                 "rtol": check.tolerance_rtol, "tail_max_change": check.tail_max_change,
@@ -238,7 +252,34 @@ def _frequencies(spec: CompileSpec) -> Frequencies:
             bands.append("blended")
     original = (r.original_max_position_embeddings
                 if is_active(spec, "rope", "original_max_position_embeddings") else None)
-    return Frequencies(inv, base, tuple(bands), original, factor, float(scaled.mscale))
+    edges, rule = _boundaries(dim, r.base, rope_scaling(spec))
+    return Frequencies(inv, base, tuple(bands), original, factor, float(scaled.mscale), edges, rule)
+
+
+def _boundaries(rotary_dim: int, base: float, scaling: dict[str, Any] | None) -> tuple[tuple[Boundary, ...], str]:
+    """The band edges and the rule they draw, by the formulas (and defaults) of :func:`ops.frequencies`."""
+    rope_type = (scaling or {}).get("rope_type")
+    if rope_type == "llama3":
+        original = float(scaling["original_max_position_embeddings"])
+        low, high = float(scaling["low_freq_factor"]), float(scaling["high_freq_factor"])
+        edges = (Boundary("wavelength", original / low, f"{original:g}/low_freq_factor = {original / low:g}"),
+                 Boundary("wavelength", original / high, f"{original:g}/high_freq_factor = {original / high:g}"))
+        return edges, (f"unscaled wavelength above {original / low:g}: interpolated, below {original / high:g}: "
+                       "unchanged, between: blended")
+    if rope_type == "yarn":
+        original = int(scaling["original_max_position_embeddings"])
+        beta_fast = float(scaling.get("beta_fast") or 32.0)
+        beta_slow = float(scaling.get("beta_slow") or 1.0)
+        # yarn's find_correction_range: a linear ramp from pair ``low`` (still extrapolated) to pair
+        # ``high`` (fully interpolated), with ops.frequencies' floor, ceil and clamps.
+        low = max(math.floor(_yarn_correction_dim(beta_fast, rotary_dim, base, original)), 0)
+        high = min(math.ceil(_yarn_correction_dim(beta_slow, rotary_dim, base, original)), rotary_dim - 1)
+        if low == high:
+            high += 0.001
+        edges = (Boundary("pair", float(low), f"beta_fast {beta_fast:g}: ramp starts at pair {low:g}"),
+                 Boundary("pair", float(high), f"beta_slow {beta_slow:g}: ramp ends at pair {high:g}"))
+        return edges, f"pairs up to {low:g}: unchanged, from {high:g}: interpolated, between: blended on a ramp"
+    return (), ""
 
 
 # ---- rotation and the pair-norm check ---------------------------------------------------------

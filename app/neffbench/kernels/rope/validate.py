@@ -130,6 +130,18 @@ def _inputs_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
                                    f"positions ({max_pos}): the table has rows 0..{max_pos - 1}."))
 
 
+def ignored(spec: RopeCompileSpec) -> dict[str, str]:
+    """Fields the other values make irrelevant (see ``Kernel.ignored_fields``)."""
+    m = spec.model
+    out = {}
+    if m.rotary_dim is not None:
+        # effective_rotary_dim reads the factor only while rotary_dim is unset.
+        out["model.partial_rotary_factor"] = "rotary_dim is set, and it wins over the factor"
+    if not m.with_key:
+        out["model.num_heads_k"] = "with_key is off, so the module takes no key"
+    return out
+
+
 def validate(spec: RopeCompileSpec) -> list[Problem]:
     problems: list[Problem] = []
     _model_rules(spec, problems)
