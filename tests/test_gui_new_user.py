@@ -165,3 +165,10 @@ def test_an_invalid_form_never_shows_a_preview_as_computed(window, qtbot):
     controller.reject(window.form.errors())
     qtbot.waitUntil(lambda: controller._worker is None, timeout=30_000)
     assert "computed in" not in status.text()
+
+
+def test_the_window_fits_a_1280_pixel_laptop_screen(window):
+    # No label's sentence or button row may push the window wider than the screen (all panels built).
+    window.build_panels()
+    assert window.minimumSizeHint().width() <= 1280
+    assert window.preview_stack.minimumSizeHint().width() < 600

@@ -55,6 +55,7 @@ class PreviewPanel(QWidget):
         self.placeholder = QLabel("Loading torch in the background…\nThe cos/sin tables, frequencies and rotated "
                                   "outputs appear here as soon as it is ready.")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)  # a long sentence must not set the window's minimum width
         self.placeholder.setStyleSheet(f"color: {theme.ORIGINAL}; font-size: 14pt;")
         self.stack = QStackedWidget()
         self.stack.addWidget(self.placeholder)
