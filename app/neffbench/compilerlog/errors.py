@@ -116,7 +116,7 @@ def classify(rec: LogRecord, body: str, *, after_traceback: bool = False) -> tup
     if not body or BANNER_RE.match(body) or _LABEL_RE.match(body) or body.startswith("Compiler status "):
         return None
     level = rec.level
-    if level in QUIET_LEVELS or (rec.kind == "plain" and body.startswith(OWN_PREFIX)):
+    if level in QUIET_LEVELS:
         return None
     if rec.kind == "glog" and (rec.logger or "").startswith("tensorflow/"):
         return None  # the XLA client repeating the compiler's failure, with C++ stacks

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+from neffbench.compilerlog.exits import meaning
 from neffbench.compilerlog.explain import Explanation
 
 TIMELINE_ROWS = 30
 BAR = 28
-
-
-def exits_meaning(code: int) -> str:
-    from neffbench.compilerlog.exits import meaning
-
-    return meaning(code) or ""
 
 
 def code_lines(code: str, indent: str = "  ") -> list[str]:
@@ -54,7 +49,7 @@ def explanation_lines(exp: Explanation) -> list[str]:
     out = [f"{exp.source}: {exp.line_count:,} lines"
            + (f", {len(log.compiles)} compiles" if len(log.compiles) > 1 else ""), exp.headline]
     if log.exit_code not in (None, 0):
-        out.append(f"exit status {log.exit_code}: {exits_meaning(log.exit_code)}")
+        out.append(f"exit status {log.exit_code}: {meaning(log.exit_code)}")
     first = log.first_error
     if first is not None:
         level = f", {first.level}" if first.level else ""

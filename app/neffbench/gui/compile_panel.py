@@ -111,7 +111,6 @@ class CompilePanel(QWidget):
         self._buckets: tuple[int, ...] = ()
         self._last_output = QElapsedTimer()
         self._dots = 0
-        self._running = False
         self.results.itemActivated.connect(self._on_results_item_activated)
         self._show_elapsed()
 
@@ -134,7 +133,7 @@ class CompilePanel(QWidget):
         self._buckets = registry.for_spec(spec).buckets(spec)
         self.stages.restart()
         self.results.clear()
-        self._running, self._dots = True, 0
+        self._dots = 0
         self._last_output.start()
         self.log_view.clear()
         self._last_duration = None
@@ -207,7 +206,7 @@ class CompilePanel(QWidget):
 
     def show_cancelling(self) -> None:
         """Cancel was asked for; "Cancelled" waits until the job's processes are gone (show_finished)."""
-        if self._running:
+        if self._clock.isActive():  # the clock runs exactly while a compile does
             self.state_label.setText("Cancelling… stopping the compile and every process it started.")
             self.state_label.setStyleSheet(f"color: {theme.WARN};")
 
@@ -219,7 +218,6 @@ class CompilePanel(QWidget):
 
     def show_finished(self, run: CompileRun) -> None:
         self._clock.stop()
-        self._running = False
         self._show_elapsed()
         self.life_label.clear()
         total = len(registry.for_spec(run.spec).buckets(run.spec))
@@ -245,7 +243,7 @@ class CompilePanel(QWidget):
     def _on_clock_timeout(self) -> None:
         self._show_elapsed()
         self.stages.tick()
-        if self._running and self._last_output.isValid():
+        if self._last_output.isValid():  # the clock's own tick: a compile is running
             quiet = clock(self._last_output.elapsed() / 1000)
             dots = f" · compiler progress {'.' * min(self._dots, 40)} ({self._dots} dots)" if self._dots else ""
             self.life_label.setText(f"Last output {quiet} ago{dots}")

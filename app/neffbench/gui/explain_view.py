@@ -169,10 +169,6 @@ class ExplanationView(QWidget):
         self.body.clear()
         self.code_help.setVisible(False)
 
-    @property
-    def busy(self) -> bool:
-        return self._worker is not None and self._worker.is_running
-
     def show_data(self, data: dict) -> None:
         self.data = data
         outcome = data.get("outcome", "unknown")
