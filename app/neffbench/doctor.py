@@ -7,12 +7,21 @@ import importlib.metadata
 import importlib.util
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 
 PROBE_TIMEOUT_S = 60.0
+# torch-neuronx 2.13.3.0 (Neuron SDK 2.33) is the first TorchNeuron release: the native PyTorch backend,
+# torch.compile(backend="neuron"), without torch_neuronx.trace. The XLA flavour ends with 2.9.0.2.15.
+NATIVE_FROM = (2, 13, 3)
+FLAVOUR_LABELS = {
+    "native": 'TorchNeuron, the native flavour (torch.compile backend "neuron", no torch_neuronx.trace; '
+              "SDK 2.33+, Trn2/Trn3)",
+    "legacy": "the legacy XLA flavour (torch_neuronx.trace; SDK ≤ 2.31)",
+}
 
 # torch_neuronx is imported in a child so that a broken or slow install cannot hang or crash the caller.
 _NEURONX_PROBE = (
@@ -22,7 +31,7 @@ _NEURONX_PROBE = (
     "except BaseException as exc:\n"
     "    print('ERR', type(exc).__name__ + ': ' + str(exc).splitlines()[0] if str(exc) else type(exc).__name__)\n"
     "    sys.exit(0)\n"
-    "print('OK', getattr(torch_neuronx, '__version__', 'unknown'))\n"
+    "print('OK', getattr(torch_neuronx, '__version__', 'unknown'), 'trace' if hasattr(torch_neuronx, 'trace') else 'notrace')\n"
 )
 
 
@@ -47,6 +56,8 @@ class Facts:
     host: str = ""
     # What runs NEFFs after a compile (nrtpy, spike) and the tools around them (neuron-ls, the profilers).
     runtimes: list[Component] = field(default_factory=list)
+    # "native" (TorchNeuron) or "legacy" (torch_neuronx.trace), told by version or by the trace attribute.
+    torch_neuronx_flavour: str | None = None
 
     @property
     def neuron_toolchain(self) -> bool:
@@ -77,19 +88,55 @@ def neuronx_import_failure(message: str) -> str:
     return message
 
 
-def _probe_torch_neuronx() -> Component:
-    if dist_version("torch-neuronx") is None and importlib.util.find_spec("torch_neuronx") is None:
-        return Component("torch_neuronx", False, detail="not installed")
+def release_of(version: str | None) -> tuple[int, int, int] | None:
+    """(2, 13, 3) from ``2.13.3.0+abc``; None when the version does not start with three numbers."""
+    m = re.match(r"(\d+)\.(\d+)\.(\d+)", version or "")
+    return (int(m[1]), int(m[2]), int(m[3])) if m else None
+
+
+def neuronx_flavour(version: str | None, has_trace: bool | None = None) -> str | None:
+    """``native`` (TorchNeuron) for version 2.13.3+ or a module without ``trace``, ``legacy`` otherwise;
+    None when neither the version nor the module tells."""
+    release = release_of(version)
+    if (release is not None and release >= NATIVE_FROM) or has_trace is False:
+        return "native"
+    if release is not None or has_trace:
+        return "legacy"
+    return None
+
+
+def flavour_reason(version: str | None, flavour: str | None) -> str:
+    """Why ``flavour``, in words: ``version 2.13.3 or later`` or ``it has no torch_neuronx.trace``."""
+    if flavour == "native":
+        release = release_of(version)
+        return "version 2.13.3 or later" if release and release >= NATIVE_FROM else "it has no torch_neuronx.trace"
+    if flavour == "legacy":
+        return "a version before 2.13.3, with torch_neuronx.trace"
+    return "its flavour could not be told"
+
+
+def _probe_torch_neuronx() -> tuple[Component, str | None]:
+    installed = dist_version("torch-neuronx")
+    if installed is None and importlib.util.find_spec("torch_neuronx") is None:
+        return Component("torch_neuronx", False, detail="not installed"), None
     try:
         out = subprocess.run([sys.executable, "-c", _NEURONX_PROBE], capture_output=True, text=True,
                              timeout=PROBE_TIMEOUT_S, check=False).stdout.strip()
     except subprocess.TimeoutExpired:
-        return Component("torch_neuronx", False, detail=f"import did not finish within {PROBE_TIMEOUT_S:.0f} s")
+        return (Component("torch_neuronx", False, detail=f"import did not finish within {PROBE_TIMEOUT_S:.0f} s"),
+                neuronx_flavour(installed))
     status, _, rest = out.partition(" ")
     if status == "OK":
-        return Component("torch_neuronx", True, rest, "imports")
-    return Component("torch_neuronx", False,
-                     detail=f"installed but does not import: {neuronx_import_failure(rest) or 'no output'}")
+        version, _, trace = rest.partition(" ")
+        flavour = neuronx_flavour(version, {"trace": True, "notrace": False}.get(trace))
+        detail = "imports" + (f"; {FLAVOUR_LABELS[flavour]}" if flavour else "")
+        return Component("torch_neuronx", True, version, detail), flavour
+    # A distribution that does not import still tells its flavour by version (TorchNeuron refuses some hosts).
+    flavour = neuronx_flavour(installed)
+    what = f"; torch-neuronx {installed} is {FLAVOUR_LABELS[flavour]}" if flavour else ""
+    return (Component("torch_neuronx", False, installed,
+                      detail=f"installed but does not import: {neuronx_import_failure(rest) or 'no output'}{what}"),
+            flavour)
 
 
 def _probe_neuronx_cc() -> Component:
@@ -146,8 +193,10 @@ def choose_run_runtime(facts: Facts) -> tuple[str, str]:
         for name in ("nrtpy", "spike"):
             if found.get(name):
                 return name, f"{name} is installed and a Neuron device is present"
-        if facts.torch_neuronx.found:
+        if facts.torch_neuronx.found and facts.torch_neuronx_flavour != "native":
             return "torchscript", "torch_neuronx is installed and a Neuron device is present (model.pt)"
+        if facts.torch_neuronx_flavour == "native":  # TorchNeuron keeps no TorchScript holding the NEFF
+            return "cpu", "a Neuron device is present, but TorchNeuron jobs have no model.pt: install nrtpy or spike"
         return "cpu", "a Neuron device is present but no runtime to load a NEFF (nrtpy, spike, torch_neuronx)"
     return "cpu", "no Neuron device under /dev/neuron*: runs time the job's module on the CPU, labelled CPU"
 
@@ -162,17 +211,19 @@ def gather() -> Facts:
         torch_c = Component("torch", False, detail=f"{type(exc).__name__}: {exc}")
     pyside = dist_version("PySide6-Essentials") or dist_version("PySide6")
     pg = dist_version("pyqtgraph")
+    torch_neuronx, flavour = _probe_torch_neuronx()
     return Facts(
         python=Component("python", True, platform.python_version(), sys.executable),
         torch=torch_c,
         pyside6=Component("PySide6", pyside is not None, pyside, "" if pyside else "not installed"),
         pyqtgraph=Component("pyqtgraph", pg is not None, pg, "" if pg else "not installed"),
-        torch_neuronx=_probe_torch_neuronx(),
+        torch_neuronx=torch_neuronx,
         neuronx_cc=_probe_neuronx_cc(),
         devices=neuron_devices(),
         display=display(),
         host=platform.node(),
         runtimes=_probe_runtimes(),
+        torch_neuronx_flavour=flavour,
     )
 
 
@@ -182,8 +233,16 @@ def choose_backend(requested: str, facts: Facts) -> tuple[str, str]:
         return "cpu-check", "cpu-check requested: torch.jit.trace on CPU only, no NEFF is made"
     if requested == "neuron":
         return "neuron", "neuron requested"
+    if requested == "torchneuron":
+        return "torchneuron", "torchneuron requested"
+    version = facts.torch_neuronx.version
     if facts.neuron_toolchain:
-        return "neuron", (f"torch_neuronx {facts.torch_neuronx.version} imports and neuronx-cc is on PATH")
+        flavour = facts.torch_neuronx_flavour
+        if flavour == "native":
+            return "torchneuron", (f"torch_neuronx {version} imports and neuronx-cc is on PATH; it is TorchNeuron "
+                                   f"({flavour_reason(version, flavour)})")
+        why = f"; it is the legacy XLA flavour ({flavour_reason(version, flavour)})" if flavour == "legacy" else ""
+        return "neuron", f"torch_neuronx {version} imports and neuronx-cc is on PATH{why}"
     missing = [c.name for c in (facts.torch_neuronx, facts.neuronx_cc) if not c.found]
     return "cpu-check", (f"{' and '.join(missing)} not available, so compiles run the CPU check "
                          "(torch.jit.trace) and make no NEFF")
@@ -202,14 +261,26 @@ def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
 
 def advice(facts: Facts) -> list[str]:
     """What the workbench will do about each finding, as sentences."""
+    from neffbench.jobs.protocol import BACKEND_LABELS
+
     out = []
     backend, why = choose_backend("auto", facts)
-    out.append(f"Compiles use the {backend} backend: {why}.")
+    out.append(f"Compiles use the {backend} backend, {BACKEND_LABELS[backend]}: {why}.")
+    if facts.torch_neuronx_flavour:
+        out.append(f"The installed torch_neuronx is {FLAVOUR_LABELS[facts.torch_neuronx_flavour]}.")
+    if backend == "torchneuron":
+        if facts.devices:
+            out.append(f"TorchNeuron compiles on a Trn2/Trn3 instance only: a Neuron device is present "
+                       f"({facts.devices[0]}), and outputs are verified on it.")
+        else:
+            out.append("TorchNeuron compiles on a Trn2/Trn3 instance only and this host has no Neuron device under "
+                       "/dev/neuron*, so its compiles fail here; the legacy neuron backend (torch-neuronx 2.9 and "
+                       "earlier, SDK ≤ 2.31) compiles without one.")
     if backend == "neuron":
         cpu, why_cpu = use_cpu_backend("auto", facts)
         out.append(f"{'Tracing with cpu_backend=True' if cpu else 'Tracing on the device'}: {why_cpu}; "
                    f"{'device verification is skipped' if cpu else 'outputs are verified on the device'}.")
-    else:
+    elif backend == "cpu-check":
         out.append("To make NEFFs, install torch-neuronx and neuronx-cc from AWS's package index "
                    "(see the README's Neuron section).")
     runtime, why_run = choose_run_runtime(facts)

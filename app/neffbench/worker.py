@@ -2,7 +2,9 @@
 
 Started by :class:`neffbench.jobs.JobRunner` as the leader of its own process group, with stdout
 and stderr merged into one pipe. It reads ``JOB_DIR/spec.toml`` and never writes ``job.json``
-(the parent is its only writer); it writes ``model.pt``, ``reproduce.py`` and ``compiler/``.
+(the parent is its only writer); it writes ``model.pt``, ``reproduce.py`` and ``compiler/`` (with the
+torchneuron backend, TorchNeuron writes ``neff_cache/``, ``debug/`` and ``torchneuron.log`` there too:
+jobs/torchneuron_compile.py).
 
 With ``--standby`` instead of JOB_DIR (:class:`neffbench.jobs.standby.StandbyWorker`) it imports
 torch first, then reads the job directory as one line from stdin and runs that job; at EOF
@@ -49,10 +51,18 @@ class Job:
 
     def run(self) -> None:
         spec = load(self.job_dir / "spec.toml")
+        isolation = None
+        if self.requested in ("auto", "torchneuron"):
+            from neffbench.jobs import torchneuron_compile
+
+            # Before torch_neuronx is imported: TorchNeuron may read where its caches and log go only once.
+            isolation = torchneuron_compile.set_isolation(self.job_dir)
         backend = resolve(self.requested, spec)
+        if isolation is not None and backend.name != "torchneuron":
+            torchneuron_compile.restore(isolation)
         self.out.event({"type": "backend", "backend": backend.name, "reason": backend.reason,
                         "makes_neff": backend.makes_neff, "cpu_backend": backend.cpu_backend,
-                        "cpu_backend_reason": backend.cpu_backend_reason})
+                        "cpu_backend_reason": backend.cpu_backend_reason, "flavour": backend.flavour})
         self.out.line(f"neffbench: backend {backend.name}: {backend.reason}")
         if backend.cpu_backend:
             self.out.line(f"neffbench: tracing with cpu_backend=True and --target {spec.compiler.target}: "
@@ -88,31 +98,39 @@ class Job:
 
         self.enter("tracing")
         t0 = time.perf_counter()
+        compiled = None
         if backend.name == "neuron":
             self._probe(report, built, blocking=False)
             if kernel.runs_user_code:  # analyze compiles each operator on its own: worth it for unknown code
                 self._analyze(backend, built)
             traced = self._trace_neuron(backend, spec, built.module, built.inputs)
+        elif backend.name == "torchneuron":
+            from neffbench.jobs import torchneuron_compile
+
+            torchneuron_compile.add_problems(report, spec)
+            self._probe(report, built, blocking=False)  # its graph checks name unused inputs for the arrays
+            compiled = torchneuron_compile.compile_job(self, backend, spec, built, report)
+            traced = None
         else:
             traced = self._probe(report, built, blocking=True)
         trace_s = time.perf_counter() - t0
         self.metric("trace_s", round(trace_s, 4), "s")
-        self.out.line(f"neffbench: traced in {trace_s:.2f} s" + (" (no NEFF, cpu-check)" if backend.name == "cpu-check" else ""))
+        verb = "compiled with torch.compile" if compiled is not None else "traced"
+        self.out.line(f"neffbench: {verb} in {trace_s:.2f} s" + (" (no NEFF, cpu-check)" if backend.name == "cpu-check" else ""))
 
         self.enter("saving")
-        self._save_arrays(built, reference, report)
-        model_pt = self.job_dir / "model.pt"
-        try:
-            torch.jit.save(traced, str(model_pt))
-        except RuntimeError as exc:  # torch reports a failed write as a RuntimeError
-            if "write" not in str(exc).lower():
-                raise
-            raise JobFailure(f"cannot write {model_pt}: {str(exc).strip().splitlines()[0]}") from exc
-        self.metric("model_pt_bytes", model_pt.stat().st_size, "B")
-        self.out.line(f"neffbench: saved model.pt ({model_pt.stat().st_size} bytes)")
+        self._save_arrays(built, reference, report, compiled.input_keys if compiled is not None else None)
+        if traced is not None:  # TorchNeuron's product is the NEFF alone: no TorchScript holds it
+            self._save_model_pt(traced)
 
         self.enter("verifying")
-        if backend.name == "cpu-check":
+        if compiled is not None:
+            try:
+                numerics = verify.verify(compiled.call, built, spec, reference, where=compiled.where,
+                                         on_device=compiled.on_device)
+            finally:
+                compiled.close()
+        elif backend.name == "cpu-check":
             numerics = verify.verify(traced, built, spec, reference,
                                      where="CPU (torch.jit trace; no NEFF, cpu-check)", on_device=False)
         elif backend.cpu_backend:
@@ -128,14 +146,30 @@ class Job:
                              f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
         self.enter("done")
 
-    def _save_arrays(self, built: Any, reference: Any, report: Any) -> None:
-        """inputs.npz and reference.npz under the NEFF's own names, so any runtime can run it again later."""
+    def _save_model_pt(self, traced: Any) -> None:
+        import torch
+
+        model_pt = self.job_dir / "model.pt"
+        try:
+            torch.jit.save(traced, str(model_pt))
+        except RuntimeError as exc:  # torch reports a failed write as a RuntimeError
+            if "write" not in str(exc).lower():
+                raise
+            raise JobFailure(f"cannot write {model_pt}: {str(exc).strip().splitlines()[0]}") from exc
+        self.metric("model_pt_bytes", model_pt.stat().st_size, "B")
+        self.out.line(f"neffbench: saved model.pt ({model_pt.stat().st_size} bytes)")
+
+    def _save_arrays(self, built: Any, reference: Any, report: Any, keys: dict[int, str] | None = None) -> None:
+        """inputs.npz and reference.npz under the NEFF's own names, so any runtime can run it again later
+        (``keys``: those names read from the NEFF, by input index; else the trace's order)."""
         from neffbench.jobs.verify import as_tuple
         from neffbench.runs import arrays
 
         inputs, kept = arrays.Arrays(), 0
-        for name, tensor in zip(built.input_names, built.inputs):
-            if name in report.unused_inputs:
+        for i, (name, tensor) in enumerate(zip(built.input_names, built.inputs)):
+            if keys is not None:
+                key = keys.get(i, f"unused:{name}")
+            elif name in report.unused_inputs:
                 key = f"unused:{name}"
             else:
                 key, kept = f"input{kept}", kept + 1

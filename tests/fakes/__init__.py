@@ -12,9 +12,17 @@ shared/docs/neuron-facts.md describes. ``FAKE_NEURONX_CC_SCENARIO`` picks what h
   with ``FAKE_NEURONX_CC_IGNORE_TERM=1`` both ignore SIGTERM.
 - ``split-output``: lines only on stdout, only on stderr and only in the log file (multibyte text, an
   unterminated last log line), then success.
+- ``unsupported-op``: one pass, then ``[ERROR] [NCC_EVRF001] ...`` on stderr only, exit 70.
 - ``dropped-flag`` (torch_neuronx): the trace silently drops ``--lnc`` from the command it runs.
 - ``python-error`` (torch_neuronx): the trace raises the RuntimeError a ``None`` output gives.
 - ``worker-segfault`` (torch_neuronx): the process calling trace dies of SIGSEGV.
+
+``torchneuron/`` is a fake TorchNeuron: ``torch_neuronx`` 2.13.3.0 (the native flavour, no ``trace``) with
+its dynamo backend ``"neuron"`` registered through the ``torch_dynamo_backends`` entry point of the
+``.dist-info`` beside it. It replaces the fake above, so ``torchneuron_env()`` puts ``TORCHNEURON_DIR`` on
+PYTHONPATH instead of ``PYTHON_DIR``, with ``bin/`` on PATH (it runs the fake neuronx-cc) and
+``NEFFBENCH_TORCHNEURON_DEVICE=cpu`` (it has no "neuron" device; the worker compiles on CPU tensors).
+``FAKE_TORCHNEURON_SCENARIO``: ``success`` or ``no-device``; see its module.
 
 The Neuron *runtime* fakes live apart, under ``runtime/``, so that ``fake_env()`` keeps giving exactly the
 compiler fakes (the product probes ``import nrtpy`` and ``which neuron-ls``): ``runtime/python`` holds fake
@@ -43,6 +51,8 @@ from pathlib import Path
 
 FAKES = Path(__file__).resolve().parent
 PYTHON_DIR = FAKES / "python"
+TORCHNEURON_DIR = FAKES / "torchneuron"
+TORCHNEURON_SCENARIO_ENV = "FAKE_TORCHNEURON_SCENARIO"
 BIN_DIR = FAKES / "bin"
 SCENARIO_ENV = "FAKE_NEURONX_CC_SCENARIO"
 PIDFILE_ENV = "FAKE_NEURONX_CC_PIDFILE"
@@ -68,6 +78,17 @@ def fake_env(scenario: str = "success", *, path: bool = True, python: bool = Tru
     if path:
         dirs = (str(BIN_DIR), str(RUNTIME_BIN_DIR)) if runtime else (str(BIN_DIR),)
         env["PATH"] = os.pathsep.join((*dirs, os.environ.get("PATH", "")))
+    return env
+
+
+def torchneuron_env(scenario: str = "success", *, compiler: str = "success", runtime: bool = False,
+                    **extra: str) -> dict[str, str]:
+    """Environment variables for the fake TorchNeuron (``scenario``) over the fake neuronx-cc (``compiler``)."""
+    env = fake_env(compiler, python=False, runtime=runtime, **extra)
+    dirs = (str(TORCHNEURON_DIR), str(RUNTIME_PYTHON_DIR)) if runtime else (str(TORCHNEURON_DIR),)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*dirs, os.environ.get("PYTHONPATH")) if p)
+    env[TORCHNEURON_SCENARIO_ENV] = scenario
+    env["NEFFBENCH_TORCHNEURON_DEVICE"] = "cpu"
     return env
 
 

@@ -82,7 +82,10 @@ def run_passes(log: Log, passes: tuple[str, ...]) -> None:
 
 
 def write_neff(model_dir: Path, output: Path, opts: dict[str, str], *, hashed: bool) -> Path:
-    meta = json.loads((model_dir / "metadata.json").read_text())
+    # torch_neuronx.trace hands over a folder (model/); TorchNeuron a file (module.mlir) with the
+    # fake's metadata.json beside it.
+    folder = model_dir if model_dir.is_dir() else model_dir.parent
+    meta = json.loads((folder / "metadata.json").read_text())
 
     def specs(entries: list[dict]) -> dict:
         # The compiler downcasts int64 to int32.
@@ -127,6 +130,11 @@ def main(argv: list[str]) -> int:
         print("Root cause (stdout only): operator 'aten::index_select' with an empty index", flush=True)
         print("\nCompiler status FAIL", flush=True)
         return 1
+    if scenario == "unsupported-op":
+        run_passes(log, PIPELINE[:1])
+        # Only on stderr: TorchNeuron captures it and puts it in its exception, the log file never has it.
+        print("[ERROR] [NCC_EVRF001] Operator sort is not supported by neuronx-cc on trn2", file=sys.stderr, flush=True)
+        return 70
     if scenario == "oom":
         run_passes(log, PIPELINE[:2])
         log("INFO", "root/BIRLinker", "Running BIRLinker")

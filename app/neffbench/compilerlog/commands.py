@@ -45,13 +45,19 @@ def _option_pairs(argv: list[str]) -> list[tuple[str, str | None]]:
     return out
 
 
+def effective_options(argv: list[str]) -> dict[str, str | None]:
+    """Each option's value as neuronx-cc reads it: the right-most of competing options wins."""
+    effective: dict[str, str | None] = {}
+    for opt, value in _option_pairs(argv):
+        effective[opt] = value
+    return effective
+
+
 def dropped_options(requested: list[str] | None, actual: list[str] | None) -> list[str]:
     """Options asked for that the command actually run lacks, or gives a different (right-most) value."""
     if not requested or not actual:
         return []
-    effective: dict[str, str | None] = {}
-    for opt, value in _option_pairs(actual):
-        effective[opt] = value  # the right-most of competing options wins
+    effective = effective_options(actual)
     dropped = []
     for opt, value in _option_pairs(requested):
         if opt not in effective:

@@ -34,6 +34,8 @@ _LABEL_RE = re.compile(
     r"|Please contact Customer Support)", re.IGNORECASE)
 _INFO_BLOCK_RE = re.compile(r"^\s*(?:Version|Diagnostic) information\s*:", re.IGNORECASE)
 MESSAGE_PREFIX_RE = re.compile(r"^\s*Error message\s*:\s*", re.IGNORECASE)
+# TorchNeuron's exception around the compiler's captured stderr: the stderr is the message.
+_TORCHNEURON_WRAP_RE = re.compile(r"^.*StableHLO to NEFF compilation failed.*? with exit code -?\d+:\s+(?=\S)")
 _EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Fault|Traceback)"
                            r"(?:\[\w+\])?(?::\s|:?$)")
 _FAILURE_WORDS = ("error", "fail", "too many", "exceed", "supported", "crash", "abort", "killed", "fault")
@@ -121,6 +123,8 @@ def classify(rec: LogRecord, body: str, *, after_traceback: bool = False) -> tup
     if rec.kind == "glog" and (rec.logger or "").startswith("tensorflow/"):
         return None  # the XLA client repeating the compiler's failure, with C++ stacks
     message = MESSAGE_PREFIX_RE.sub("", body)
+    if "StableHLO to NEFF" in message:
+        message = _TORCHNEURON_WRAP_RE.sub("", message)
     if rec.codes:
         return 0, message
     if level in ERROR_LEVELS:

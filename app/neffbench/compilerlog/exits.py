@@ -5,7 +5,8 @@ the callers report it: torch_neuronx raises ``RuntimeError("neuronx-cc failed wi
 is the signal that killed it), the XLA wrapper logs ``Subcommand returned with exitcode=N``,
 ``subprocess`` says ``returned non-zero exit status N`` or ``died with <Signals.SIGKILL: 9>``, newer
 torch_neuronx names a crash (``The neuronx-cc (neuron compiler) crashed (SEGFAULT)``) and a shell
-prints ``Killed`` or ``Segmentation fault (core dumped)``.
+prints ``Killed`` or ``Segmentation fault (core dumped)``. TorchNeuron (torch.compile) raises ``StableHLO to
+NEFF compilation failed ...: Command failed (neuronx-cc compilation) with exit code N: <stderr>``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ _NUMBERED_RE = re.compile(
     r"|returned non-zero exit status (?P<c>-?\d+)|died with <Signals\.(?P<sig>SIG[A-Z]+): \d+>"
     r"|neuronx?-cc (?:exited|terminated) with (?:exit )?(?:code|status) (?P<d>-?\d+)"
     r"|Compile command returned: (?P<e>-?\d+)"
+    r"|Command failed \(neuronx-cc compilation\) with exit code (?P<f>-?\d+)"
 )
 _CRASH_RE = re.compile(r"neuronx?-cc(?: \([^)]*\))?(?: process)? (?:crashed|was killed|aborted|terminated) "
                        r"\((?P<word>[A-Za-z_ ]+)\)", re.IGNORECASE)
@@ -72,7 +74,8 @@ def exit_status_in(text: str) -> int | None:
     if m:
         if m.group("sig"):
             return -SIGNALS.get(m.group("sig"), 0) or None
-        return int(next(g for g in (m.group("a"), m.group("b"), m.group("c"), m.group("d"), m.group("e")) if g is not None))
+        return int(next(g for g in (m.group("a"), m.group("b"), m.group("c"), m.group("d"), m.group("e"), m.group("f"))
+                        if g is not None))
     m = _CRASH_RE.search(text)
     if m:
         return _CRASH_WORDS.get(m.group("word").strip().upper())

@@ -9,7 +9,9 @@ The forms met in real output (synthetic examples of each are in tests/data/compi
 - the framework's wrapper around the compiler (torch-neuronx on XLA, optimum-neuron):
   ``2024-04-12 07:13:06.000297:  271334  ERROR ||NEURON_CC_WRAPPER||: message`` (also ``||NCC_WRAPPER||``,
   ``||NEURON_CACHE||``...);
-- Python's logging default: ``ERROR:Neuron:message``.
+- Python's logging default: ``ERROR:Neuron:message``;
+- TorchNeuron's own log (``TORCH_NEURONX_LOG_FILE``): ``[Neuron] [INFO] [file.cpp:88] [NEFF_CACHE] message``,
+  the source location optional.
 
 Anything else is a plain line (progress dots, ``Compiler status PASS``, tracebacks, print output).
 A record glued onto other output (``....2024-...Z ERROR ...``) is split off by ``split_glued``.
@@ -46,9 +48,11 @@ _GLOG_RE = re.compile(
     rf"(?:\[(?P<level>{_LEVEL})\]\s?)?(?P<message>.*)")
 # Newer stdout: "[ERROR] [NCC_EVRF029] message".
 _BRACKET_LEVEL_RE = re.compile(rf"\[(?P<level>{_LEVEL})\]\s(?P<message>.*)")
+# TorchNeuron's NeuronLogger: "[Neuron] [WARNING] [/src/KernelExecution.cpp:88] message" (logger: the location).
+_TORCHNEURON_RE = re.compile(rf"\[Neuron\] \[(?P<level>{_LEVEL})\](?: \[(?P<logger>[^\]\s]+:\d+)\])?\s?(?P<message>.*)")
 _GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "FATAL"}
 _FORMS = (("iso", _ISO_RE), ("wrapper", _WRAPPER_RE), ("asctime", _ASCTIME_RE), ("glog", _GLOG_RE), ("old", _OLD_RE),
-          ("pylog", _PYLOG_RE), ("bracket", _BRACKET_LEVEL_RE))
+          ("pylog", _PYLOG_RE), ("torchneuron", _TORCHNEURON_RE), ("bracket", _BRACKET_LEVEL_RE))
 
 # A record start inside a line; only split there when what follows really is a record.
 _GLUED_RE = re.compile(
@@ -69,7 +73,7 @@ class LogRecord:
 
     line: str
     message: str
-    kind: str = "plain"  # iso | wrapper | asctime | glog | old | pylog | bracket | plain
+    kind: str = "plain"  # iso | wrapper | asctime | glog | old | pylog | torchneuron | bracket | plain
     timestamp: str | None = None
     level: str | None = None
     pid: int | None = None

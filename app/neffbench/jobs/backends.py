@@ -1,4 +1,6 @@
-"""The two ways a job traces, both run inside the worker: ``neuron`` (torch_neuronx.trace) and ``cpu-check`` (torch.jit.trace)."""
+"""How a job compiles, decided and started inside the worker: ``neuron`` (torch_neuronx.trace, the legacy
+XLA flavour), ``torchneuron`` (torch.compile(backend="neuron"), TorchNeuron; see jobs/torchneuron.py) and
+``cpu-check`` (torch.jit.trace)."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from types import ModuleType
 from typing import Any
 
 from neffbench.doctor import (
-    Component, Facts, choose_backend, dist_version, neuron_devices, neuronx_import_failure, use_cpu_backend,
+    FLAVOUR_LABELS, Component, Facts, choose_backend, dist_version, flavour_reason, neuron_devices,
+    neuronx_flavour, neuronx_import_failure, use_cpu_backend,
 )
-from neffbench.jobs.protocol import BACKENDS
+from neffbench.jobs.protocol import BACKENDS, NEFF_BACKENDS
 from neffbench.spec import CompileSpec
 
 PLATFORM_ENV = "NEURON_PLATFORM_TARGET_OVERRIDE"
@@ -29,27 +32,28 @@ class JobFailure(Exception):
 
 @dataclass
 class Backend:
-    name: str  # "neuron" or "cpu-check"
+    name: str  # "neuron", "torchneuron" or "cpu-check"
     reason: str
     cpu_backend: bool | None = None
     cpu_backend_reason: str | None = None
     torch_neuronx: ModuleType | None = None
     neuronx_cc: str | None = None  # path
+    flavour: str | None = None  # of the torch_neuronx imported: "native" or "legacy"
 
     @property
     def makes_neff(self) -> bool:
-        return self.name == "neuron"
+        return self.name in NEFF_BACKENDS
 
 
 def _not_probed(name: str) -> Component:
     return Component(name, False, detail="not probed by the worker")
 
 
-def _facts(torch_neuronx: Component, neuronx_cc: Component, devices: list[str]) -> Facts:
+def _facts(torch_neuronx: Component, neuronx_cc: Component, devices: list[str], flavour: str | None = None) -> Facts:
     """Just enough of the doctor's facts for choose_backend and use_cpu_backend."""
     return Facts(python=Component("python", True, platform.python_version()), torch=_not_probed("torch"),
                  pyside6=_not_probed("PySide6"), pyqtgraph=_not_probed("pyqtgraph"), torch_neuronx=torch_neuronx,
-                 neuronx_cc=neuronx_cc, devices=devices)
+                 neuronx_cc=neuronx_cc, devices=devices, torch_neuronx_flavour=flavour)
 
 
 def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
@@ -73,24 +77,46 @@ def resolve(requested: str, spec: CompileSpec) -> Backend:
     devices = neuron_devices()
     cpu, cpu_reason = use_cpu_backend(spec.compiler.cpu_backend, _facts(_not_probed("torch_neuronx"),
                                                                         _not_probed("neuronx-cc"), devices))
+    # TorchNeuron has no cpu_backend, and its target comes from the instance: when the installed
+    # distribution says it is TorchNeuron, the override must not be set for it.
+    if requested == "torchneuron" or neuronx_flavour(dist_version("torch-neuronx")) == "native":
+        cpu = False
     previous = os.environ.get(PLATFORM_ENV)
     if cpu:
         os.environ[PLATFORM_ENV] = spec.compiler.target
     module, tnx = _import_torch_neuronx()
+    flavour = neuronx_flavour(tnx.version, hasattr(module, "trace")) if module is not None else None
     cc_path = shutil.which("neuronx-cc")
     cc = Component("neuronx-cc", cc_path is not None, dist_version("neuronx-cc"), cc_path or "not on PATH")
-    facts = _facts(tnx, cc, devices)
-    if requested == "neuron" and not facts.neuron_toolchain:
+    facts = _facts(tnx, cc, devices, flavour)
+    if requested in NEFF_BACKENDS and not facts.neuron_toolchain:
         problems = [f"{c.name}: {c.detail}" for c in (tnx, cc) if not c.found]
-        raise JobFailure(f"the neuron backend was requested but {'; '.join(problems)}")
+        raise JobFailure(f"the {requested} backend was requested but {'; '.join(problems)}")
+    _check_flavour(requested, tnx.version, flavour)
     name, reason = choose_backend(requested, facts)
     if name != "neuron":
-        if cpu:  # the override was only for torch_neuronx, which will not be used
+        if cpu:  # the override was only for torch_neuronx.trace, which will not be used
             _restore_env(previous)
+        if name == "torchneuron":
+            if requested == "torchneuron":
+                reason += f"; torch_neuronx {tnx.version} is TorchNeuron ({flavour_reason(tnx.version, flavour)})"
+            return Backend(name, reason, None, None, module, cc_path, flavour)
         return Backend(name, reason)
     if cpu and previous and previous != spec.compiler.target:
         reason += f"; {PLATFORM_ENV} was {previous}, set to the spec's target {spec.compiler.target}"
-    return Backend(name, reason, cpu, cpu_reason, module, cc_path)
+    return Backend(name, reason, cpu, cpu_reason, module, cc_path, flavour)
+
+
+def _check_flavour(requested: str, version: str | None, flavour: str | None) -> None:
+    """A backend asked for by name needs its flavour of torch_neuronx: say which one is installed instead."""
+    if requested == "neuron" and flavour == "native":
+        raise JobFailure(f"the neuron backend (torch_neuronx.trace, legacy, SDK ≤ 2.31) was requested but "
+                         f"torch_neuronx {version} is {FLAVOUR_LABELS['native']} ({flavour_reason(version, flavour)}), "
+                         "which has no torch_neuronx.trace: use --backend torchneuron")
+    if requested == "torchneuron" and flavour == "legacy":
+        raise JobFailure(f"the torchneuron backend was requested but torch_neuronx {version} is "
+                         f"{FLAVOUR_LABELS['legacy']} ({flavour_reason(version, flavour)}): use --backend neuron, or "
+                         "install torch-neuronx 2.13.3 or later (Neuron SDK 2.33+) on a Trn2/Trn3 instance")
 
 
 def _restore_env(previous: str | None) -> None:
@@ -107,7 +133,8 @@ def versions(backend: Backend) -> dict[str, Any]:
         "python": platform.python_version(),
         "torch": torch.__version__,
         "torch_neuronx": getattr(backend.torch_neuronx, "__version__", None) if backend.torch_neuronx else None,
-        "neuronx_cc": dist_version("neuronx-cc") if backend.name == "neuron" else None,
+        "neuronx_cc": dist_version("neuronx-cc") if backend.makes_neff else None,
+        "torch_neuronx_flavour": backend.flavour,
     }
 
 
@@ -117,7 +144,7 @@ def _quiet_jit_deprecation() -> None:
     warnings.filterwarnings("ignore", message=r"`torch\.jit\..*is deprecated", category=DeprecationWarning)
 
 
-def _where(filename: str, lineno: int) -> str:
+def source_location(filename: str, lineno: int) -> str:
     """``problems.py:113`` for a user's file; ``transformers/masking_utils.py:229`` inside a package."""
     parts = Path(filename).parts
     if "site-packages" in parts:
@@ -148,7 +175,7 @@ def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str
             if _torch_internal(w.filename):
                 continue
             first = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
-            text = f"TracerWarning at {_where(w.filename, w.lineno)}: {first}"
+            text = f"TracerWarning at {source_location(w.filename, w.lineno)}: {first}"
             if text not in messages:
                 messages.append(text)
         else:

@@ -18,6 +18,8 @@ CORE_FILES = ("spec.toml", "job.json", "job.log", "events.jsonl", "reproduce.py"
 WEIGHTS = ("model.pt", "inputs.npz", "reference.npz")
 COMPILER, MODEL = "compiler", "compiler/model"
 COMPILER_FILES = ("compiler/command.txt", "compiler/log-neuron-cc.txt")
+# A torchneuron job: TorchNeuron's own log, and the compiler's input it kept (FX graph, StableHLO) in debug/.
+TORCHNEURON_LOG, DEBUG = "torchneuron.log", "debug"
 
 
 def limit_text(limit: int) -> str:
@@ -49,8 +51,10 @@ def _kind(rel: str, neffs: set[str]) -> str | None:
         return "model"
     if rel.endswith(".neff") and (rel.startswith(COMPILER + "/") or rel in neffs):
         return "neff"
-    if rel.startswith(COMPILER + "/") and rel.endswith((".txt", ".log")):
+    if (rel.startswith(COMPILER + "/") and rel.endswith((".txt", ".log"))) or rel == TORCHNEURON_LOG:
         return "log"
+    if rel.startswith(DEBUG + "/") and rel.endswith((".fx.txt", ".mlir")):
+        return "model"
     return None
 
 
@@ -73,7 +77,7 @@ def _walk(root: Path, plan: Plan, neffs: set[str]) -> tuple[dict[str, list[Picke
     """The candidate files by kind, and every path looked at (for what is missing)."""
     picked: dict[str, list[Picked]] = {}
     seen: set[str] = set()
-    tops = {COMPILER} | {n.split("/")[0] for n in neffs}
+    tops = {COMPILER, DEBUG} | {n.split("/")[0] for n in neffs}
     for dirpath, dirnames, filenames in os.walk(root):  # os.walk never descends a link to a folder
         base = Path(dirpath)
         if base == root:
@@ -130,6 +134,9 @@ def make_plan(root: Path, record: dict[str, Any], limit: int, hint: Callable[[in
         else:
             plan.left_out.append((f[0], f[2].st_size, f"{over}; {hint(suggest_mib(f[2].st_size))}"))
     expected = list(CORE_FILES)
+    if record.get("backend") == "torchneuron":  # no command.txt, model/ or model.pt: TorchNeuron keeps neither
+        plan.missing = [e for e in (*expected, COMPILER_FILES[1], TORCHNEURON_LOG, *WEIGHTS[1:]) if e not in seen]
+        return plan
     if record.get("backend") != "cpu-check":  # a cpu-check job runs no compiler and has no compiler/
         if not os.path.lexists(root / COMPILER):
             expected.append(COMPILER + "/")

@@ -26,6 +26,7 @@ _ABOUT = {
     "reference.npz": "the module's eager (CPU) outputs for those inputs",
     "compiler/command.txt": "the neuronx-cc command line as the compiler wrote it",
     "compiler/log-neuron-cc.txt": "the compiler's own log",
+    "torchneuron.log": "TorchNeuron's own log (NEFF cache misses and stores, executions)",
     COMMAND_NAME: "the compiler command from job.json: what ran and what neffbench asked for",
     VERSIONS_NAME: "versions of the machine that ran the job and of the one that made this bundle",
 }
@@ -118,6 +119,8 @@ def readme_text(*, record: dict[str, Any], record_problem: str | None, job_dir: 
     for name, size in included:
         rel = name[len(prefix):] if name.startswith(prefix) else name
         about = _ABOUT.get(rel) or ("the compiler's input (HLO and metadata)" if rel.startswith("compiler/model/")
+                                    else "TorchNeuron's FX graph" if rel.endswith(".fx.txt")
+                                    else "the StableHLO TorchNeuron handed the compiler" if rel.endswith(".mlir")
                                     else "a NEFF the compiler wrote" if rel.endswith(".neff") else "")
         rows.append((rel, human_bytes(size), about))
     total = human_bytes(sum(s for _, s in included))

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from neffbench.doctor import dist_version
+from neffbench.doctor import dist_version, neuronx_flavour
 from neffbench.jobs import records
 from neffbench.jobs.compiler_command import base_args
 from neffbench.spec import spec_hash
@@ -26,22 +26,38 @@ from neffbench.spec import spec_hash
 # What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
 # the script, and the compiler's own small files (its log and command).
 PRODUCTS = ("model.pt", "inputs.npz", "reference.npz", "reproduce.py")
-COMPILER_FILES = ("compiler/command.txt", "compiler/log-neuron-cc.txt")
+COMPILER_FILES = ("compiler/command.txt", "compiler/log-neuron-cc.txt", "torchneuron.log")
 
 
 def predicted_backend(requested: str) -> str:
-    """The backend the worker will resolve ``auto`` to, judged without importing anything."""
+    """The backend the worker will resolve ``auto`` to, judged without importing anything (a torch_neuronx
+    without distribution metadata is taken for the legacy flavour; a wrong guess only costs a cache hit)."""
     if requested != "auto":
         return requested
     found = importlib.util.find_spec("torch_neuronx") is not None and shutil.which("neuronx-cc") is not None
-    return "neuron" if found else "cpu-check"
+    if not found:
+        return "cpu-check"
+    return "torchneuron" if neuronx_flavour(dist_version("torch-neuronx")) == "native" else "neuron"
+
+
+def _compiler_part(spec: Any, backend: str) -> Any:
+    if backend == "neuron":
+        return base_args(spec)
+    if backend == "torchneuron":
+        from neffbench.jobs import torchneuron
+
+        # What it compiles for comes from the environment: the target override and the LNC count too.
+        return {"flags": torchneuron.cc_flags(spec), "opt_level": torchneuron.opt_level(spec),
+                "target_override": os.environ.get(torchneuron.TARGET_ENV),
+                "lnc": os.environ.get(torchneuron.LNC_ENV)}
+    return None
 
 
 def key(spec: Any, backend: str) -> dict[str, Any]:
     return {
         "spec_hash": spec_hash(spec),
         "backend": backend,
-        "compiler_args": base_args(spec) if backend == "neuron" else None,
+        "compiler_args": _compiler_part(spec, backend),
         "versions": {"torch": dist_version("torch"), "torch_neuronx": dist_version("torch-neuronx"),
                      "neuronx_cc": dist_version("neuronx-cc")},
     }
@@ -88,7 +104,9 @@ def _link(src: Path, dst: Path) -> str:
 def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[str, Any]) -> list[str]:
     """Bring the source job's products into ``job_dir`` and fill ``record`` from the source's; returns log lines."""
     how = set()
-    files = [n["path"] for n in source.get("neffs") or []] + list(PRODUCTS) + list(COMPILER_FILES)
+    debug = (source.get("torchneuron") or {}).get("debug") or {}
+    files = ([n["path"] for n in source.get("neffs") or []] + list(PRODUCTS) + list(COMPILER_FILES)
+             + [rel for paths in debug.values() for rel in paths])
     for rel in files:
         src = source_dir / rel
         if src.is_file():
@@ -96,11 +114,12 @@ def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[
     origin = (source.get("cache") or {}).get("from") or str(source_dir)
     saved = (source.get("cache") or {}).get("saved_s") or source.get("duration_s")
     for field in ("backend", "backend_reason", "makes_neff", "cpu_backend", "cpu_backend_reason", "numerics",
-                  "compiler", "compiler_command", "neff_note", "kernel_info", "preflight", "analyze", "warnings"):
+                  "compiler", "compiler_command", "neff_note", "kernel_info", "preflight", "analyze", "warnings",
+                  "torchneuron"):
         if field in source:
             record[field] = source[field]
     record["versions"] = {**record.get("versions", {}), **(source.get("versions") or {})}
-    record["neffs"] = records.neff_entries(job_dir)
+    record["neffs"] = records.neff_entries(job_dir, record.get("backend"))
     model_pt = job_dir / "model.pt"
     record["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None
     record["cache"] = {"hit": True, "from": origin, "served_from": str(source_dir), "saved_s": saved,

@@ -80,7 +80,7 @@ class Finishing:
         rec["outcome"], rec["reason"], rec["exit_code"] = outcome, reason, returncode
         rec["finished"] = records.iso(now)
         rec["duration_s"] = round(time.monotonic() - self._t0, 3) if self._t0 else 0.0
-        rec["neffs"] = records.neff_entries(job_dir)
+        rec["neffs"] = records.neff_entries(job_dir, rec.get("backend"))
         model_pt = job_dir / "model.pt"
         rec["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None
         if rec.get("backend") == "cpu-check":

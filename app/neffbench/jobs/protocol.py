@@ -12,13 +12,17 @@ carries ``job_id`` and ``num_tokens``. ``t`` is a Unix time in seconds.
 From the worker:
 
 - ``{"type": "stage", "stage": "inputs"|"reference"|"tracing"|"compiling"|"saving"|"verifying"|"done", "t": ...}``
-  (``compiling`` appears only with the neuron backend, when the compiler starts; the parent enters it
+  (``compiling`` appears only with the neuron and torchneuron backends, when the compiler starts; the parent enters it
   itself, with ``"source": "compiler output"``, when the compiler's first log record arrives sooner).
-- ``{"type": "backend", "backend": "neuron"|"cpu-check", "reason": "...", "makes_neff": bool,
-  "cpu_backend": bool|None, "cpu_backend_reason": str|None}``
+- ``{"type": "backend", "backend": "neuron"|"torchneuron"|"cpu-check", "reason": "...", "makes_neff": bool,
+  "cpu_backend": bool|None, "cpu_backend_reason": str|None, "flavour": "legacy"|"native"|None}``
 - ``{"type": "versions", "python": ..., "torch": ..., "torch_neuronx": ..., "neuronx_cc": ...}``
 - ``{"type": "compiler_command", "requested": [...], "requested_args": [...]}``: the neuronx-cc argv
-  torch_neuronx.trace is expected to run, and the ``compiler_args`` handed to it.
+  torch_neuronx.trace is expected to run, and the ``compiler_args`` handed to it. With torchneuron also
+  ``"env"`` (what the job set for TorchNeuron) and ``"added"`` (the flags TorchNeuron always adds).
+- ``{"type": "torchneuron", "neff_cache": "neff_cache", "debug": {"fx_graphs": [...], "stablehlo": [...],
+  "other": [...]}, "log": "torchneuron.log", "device": "neuron", "cache_log": {...}}``: what a torchneuron
+  compile left in the job directory (paths relative to it).
 - ``{"type": "metric", "name": "trace_s", "value": 1.2, "unit": "s"}``
 - ``{"type": "warning", "message": "..."}`` (tracer warnings and the like)
 - ``{"type": "numerics", ...}``: see :mod:`neffbench.jobs.verify`.
@@ -54,7 +58,16 @@ EVENT_PREFIX = "@@neffbench-event@@ "
 # (at --verbose info, the same text), so the parent needs to know a line's source to drop exactly
 # one copy of each record; it strips the marker before the line reaches job.log or on_line.
 LOGFILE_PREFIX = "@@neffbench-cclog@@ "
-BACKENDS = ("auto", "neuron", "cpu-check")
+BACKENDS = ("auto", "neuron", "torchneuron", "cpu-check")
+# The backends that run neuronx-cc and so make NEFFs.
+NEFF_BACKENDS = ("neuron", "torchneuron")
+# How each backend reads where a user sees it (CLI help, doctor, the status bar).
+BACKEND_LABELS = {
+    "auto": "auto (torchneuron or neuron, whichever torch_neuronx is installed, else cpu-check)",
+    "neuron": "torch_neuronx.trace (legacy, SDK ≤ 2.31)",
+    "torchneuron": 'torch.compile(backend="neuron") (TorchNeuron, SDK 2.33+)',
+    "cpu-check": "torch.jit.trace on the CPU (no NEFF)",
+}
 STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
 
 

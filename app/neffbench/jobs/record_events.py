@@ -26,6 +26,12 @@ def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
     elif kind == "compiler_command":
         rec["compiler_command"]["requested"] = ev.get("requested")
         rec["compiler_command"]["requested_args"] = ev.get("requested_args")
+        for key in ("env", "added"):  # torchneuron: the variables it was given, the flags it adds itself
+            if key in ev:
+                rec["compiler_command"][key] = ev[key]
+    elif kind == "torchneuron":
+        rec["torchneuron"] = {k: v for k, v in ev.items() if k != "type"}
+        return True
     elif kind == "metric":
         rec["metrics"][ev.get("name", "?")] = ev.get("value")
     elif kind == "warning":

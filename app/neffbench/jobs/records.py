@@ -2,7 +2,8 @@
 
 A job directory ``<workdir>/<name>-<UTC timestamp>-<spec hash 8>/`` holds ``spec.toml``, ``job.json``,
 ``job.log`` (the merged log as it streamed), ``events.jsonl`` (every protocol event), ``reproduce.py``,
-``model.pt`` and ``compiler/`` (the compiler workdir with the HLO, its log and the NEFFs). Only the
+``model.pt`` and ``compiler/`` (the compiler workdir with the HLO, its log and the NEFFs; a torchneuron
+job has the compiler's log there, its NEFFs in ``neff_cache/``, ``debug/`` and ``torchneuron.log``). Only the
 parent process (the runner) writes ``job.json``, so there is never a second writer to race.
 """
 
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from neffbench.jobs.protocol import NEFF_BACKENDS
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash, to_dict
 
@@ -101,8 +103,9 @@ def process_alive(pid: int | None, start_time: str | None = None) -> bool:
 def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: float | None,
                argv: list[str] | None = None) -> dict[str, Any]:
     """The record of a job that is about to start (outcome ``running``)."""
-    known = backend_requested if backend_requested in ("neuron", "cpu-check") else None
     from neffbench.jobs import cache
+
+    known = backend_requested if backend_requested in (*NEFF_BACKENDS, "cpu-check") else None
 
     predicted = cache.predicted_backend(backend_requested)
     kernel = registry.for_spec(spec)
@@ -125,7 +128,7 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         "backend_requested": backend_requested,
         "backend": known,
         "backend_reason": f"{known} requested" if known else None,
-        "makes_neff": None if known is None else known == "neuron",
+        "makes_neff": None if known is None else known in NEFF_BACKENDS,
         "cpu_backend": None,
         "cpu_backend_reason": None,
         "outcome": "running",
@@ -274,9 +277,16 @@ def file_entry(job_dir: Path, path: Path) -> dict[str, Any]:
     return {"path": path.relative_to(job_dir).as_posix(), "size": path.stat().st_size, "sha256": digest.hexdigest()}
 
 
-def neff_entries(job_dir: Path) -> list[dict[str, Any]]:
-    """Every NEFF under the job, wherever the compiler put it and whatever it called it."""
-    return [file_entry(job_dir, p) for p in sorted(Path(job_dir).glob("**/*.neff")) if p.is_file()]
+# Folders of a job whose NEFFs are copies of NEFFs recorded elsewhere in it, by backend: TorchNeuron's
+# debug directory keeps one of each NEFF it put in the cache.
+COPIES = {"torchneuron": ("debug",)}
+
+
+def neff_entries(job_dir: Path, backend: str | None = None) -> list[dict[str, Any]]:
+    """Every NEFF under the job, wherever the compiler put it and whatever it called it (never the copies)."""
+    skip = COPIES.get(backend or "", ())
+    return [file_entry(job_dir, p) for p in sorted(Path(job_dir).glob("**/*.neff"))
+            if p.is_file() and p.relative_to(job_dir).parts[0] not in skip]
 
 
 def _stop_leftovers(worker_pid: int | None, worker_start: str | None) -> bool:
@@ -330,7 +340,7 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
             record["reason"] += "; the job's remaining processes were stopped"
         record["finished"] = iso()
         try:
-            record["neffs"] = neff_entries(job_dir)
+            record["neffs"] = neff_entries(job_dir, record.get("backend"))
         except OSError:
             pass
         write_record(job_dir, record)

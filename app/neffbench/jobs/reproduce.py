@@ -39,8 +39,13 @@ def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None =
     """The script's text for a single-bucket spec.
 
     ``built`` is what the job traced (the module kernel's wrapper needs it); ``rope_scaling`` is
-    ignored (the RoPE kernel derives it) and kept for callers written before kernels existed.
+    ignored (the RoPE kernel derives it) and kept for callers written before kernels existed. A
+    torchneuron job gets its own script (jobs/reproduce_torchneuron.py).
     """
+    if backend == "torchneuron":
+        from neffbench.jobs import reproduce_torchneuron
+
+        return reproduce_torchneuron.render(spec, job_id=job_id, built=built)
     kernel = registry.for_spec(spec)
     c = spec.compiler
     bucket = kernel.buckets(spec)[0]

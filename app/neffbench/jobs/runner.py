@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from neffbench.jobs import records
 from neffbench.compilerlog.reader import CompilerLog
-from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
+from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, NEFF_BACKENDS, LineSplitter, parse_event, stage_event
 from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.record_events import apply_event
 from neffbench.jobs.standby import StandbyWorker, release, spawn_worker
@@ -314,7 +314,7 @@ class JobRunner(Finishing):
         if from_logfile:
             line = line[len(LOGFILE_PREFIX):]
         keep, derived = self._parser.feed(line, from_logfile=from_logfile)
-        if keep and self.record.get("stage") == "tracing" and self.record.get("backend") == "neuron" and \
+        if keep and self.record.get("stage") == "tracing" and self.record.get("backend") in NEFF_BACKENDS and \
                 self._parser.last_was_record:
             # The worker notices the compiler by polling its workdir; its first log record here is sooner.
             self._handle_event({**stage_event("compiling"), "source": "compiler output"})

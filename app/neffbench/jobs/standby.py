@@ -36,6 +36,11 @@ def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path |
     package_root = Path(neffbench.__file__).resolve().parent.parent
     if package_root not in {Path(p).resolve() for p in sys.path if p}:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package_root), env.get("PYTHONPATH")) if p)
+    if job_dir is None:
+        # A standby imports torch before its job is known, and torch would import TorchNeuron with it
+        # (an autoloaded device backend) before the job could point TorchNeuron's caches and log into its
+        # directory. The worker imports torch_neuronx itself once it has.
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
     target = ["--standby"] if job_dir is None else [str(job_dir)]
     cmd = [sys.executable, "-m", "neffbench.worker", *target, "--backend", backend]
     lifeline = Lifeline()

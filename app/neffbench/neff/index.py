@@ -14,6 +14,9 @@ from neffbench.neff.reader import DEFAULT_LIMITS, Limits, NeffError, NeffInfo, r
 
 JOB_FILE = "job.json"
 _MAX_JOB_BYTES = 4 << 20
+# Folders of a job whose NEFFs copy the ones its record lists, by backend (jobs/records.py COPIES, which this
+# reader does not import): TorchNeuron's debug directory keeps a copy of each NEFF it puts in its cache.
+_COPIES = {"torchneuron": ("debug",)}
 
 
 class JobRecordError(Exception):
@@ -266,6 +269,8 @@ def scan_workdir(root: str | os.PathLike[str], *, cache: NeffCache | None = None
         if job_path:
             seen.add(job_path)
             job, job_error = cache.job(job_path)
+        if job and _is_copy(path, job):
+            continue
         if job and info and info.sha256:
             warnings.extend(_check_against_job(path, info, job))
         records.append(NeffRecord(
@@ -275,6 +280,14 @@ def scan_workdir(root: str | os.PathLike[str], *, cache: NeffCache | None = None
     cache.forget_missing(top, seen)
     records.sort(key=lambda r: (-r.mtime, r.rel_path))
     return records
+
+
+def _is_copy(path: str, job: JobRecord) -> bool:
+    skip = _COPIES.get(job.backend or "", ())
+    if not skip:
+        return False
+    rel = Path(os.path.relpath(path, job.directory)).parts
+    return bool(rel) and rel[0] in skip
 
 
 def _check_against_job(path: str, info: NeffInfo, job: JobRecord) -> list[str]:

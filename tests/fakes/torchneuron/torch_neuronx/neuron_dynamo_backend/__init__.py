@@ -1,0 +1,1 @@
+"""The fake ``torch.compile`` backend "neuron" (see ``backend.py``)."""
