@@ -10,7 +10,6 @@ from PySide6.QtCore import QFileSystemWatcher, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
@@ -29,6 +28,7 @@ from neffbench.gui import theme
 from neffbench.gui.artifacts_detail import fill_diff, fill_job, fill_neff
 from neffbench.gui.artifacts_model import Artifact, delete_job, scan
 from neffbench.gui.desktop import no_launcher, open_path
+from neffbench.gui.flow import flow_row
 from neffbench.gui.compile_panel import OUTCOME_COLOURS
 from neffbench.gui.explain_view import ExplanationView
 from neffbench.jobs.summary import human_bytes, outcome_label
@@ -85,13 +85,13 @@ class ArtifactsPanel(QWidget):
                    ("reopen", "Re-open spec", "Load the job's spec into the form."),
                    ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
                    ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."))
-        bar = QHBoxLayout()
-        bar.addWidget(self.summary, 1)
         for key, text, tip in actions:
-            button = QPushButton(text, toolTip=tip, enabled=False)
-            self.buttons[key] = button
-            bar.addWidget(button)
-        bar.addWidget(self.rescan_button)
+            self.buttons[key] = QPushButton(text, toolTip=tip, enabled=False)
+        # The summary above the buttons, and the buttons in a flow: a narrow window wraps them.
+        self.summary.setWordWrap(True)
+        bar = QVBoxLayout()
+        bar.addWidget(self.summary)
+        bar.addWidget(flow_row(*self.buttons.values(), self.rescan_button))
 
         self.detail = QTreeWidget()
         self.detail.setHeaderLabels(["Field", "Value"])

@@ -2,15 +2,54 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 from neffbench.gui import theme
+from neffbench.jobs.protocol import BACKEND_LABELS
+
+# Short, for the status bar (its permanent widgets count in the window's minimum width); the tooltip has
+# the backends' whole labels and the reason.
+_NAMES = {"native": "TorchNeuron", "legacy": "torch_neuronx"}
+_FLAVOURS = {"legacy": " (legacy)"}
+_SHORT = {"neuron": "neuron (trace, legacy)", "torchneuron": "torchneuron (torch.compile)"}
 
 
 def _gather():
     from neffbench import doctor
 
     return doctor.gather()
+
+
+class _FittedLabel(QLabel):
+    """A status line that gives way on a narrow window: cut with … rather than widening the status bar past
+    the screen or crowding out its messages. ``text()`` is the whole line; the tooltip repeats it."""
+
+    def __init__(self, text: str = ""):
+        super().__init__()
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self._full = text
+        self._fit()
+
+    def text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 8, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(80, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(0, self.width())))
 
 
 class DoctorStatus(QWidget):
@@ -23,9 +62,9 @@ class DoctorStatus(QWidget):
         self.facts = None
         self.backend: str | None = None
         self.backend_reason = ""
-        self.toolchain = QLabel("Checking for the Neuron toolchain…")
-        self.backend_label = QLabel()
-        self.device = QLabel()
+        self.toolchain = _FittedLabel("Checking for the Neuron toolchain…")
+        self.backend_label = _FittedLabel()
+        self.device = _FittedLabel()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(16)
@@ -46,21 +85,30 @@ class DoctorStatus(QWidget):
 
         self.facts = facts
         self.backend, self.backend_reason = choose_backend("auto", facts)
+        kind = facts.torch_neuronx_flavour or ""
+        named = f"{_NAMES.get(kind, 'torch_neuronx')} {facts.torch_neuronx.version}{_FLAVOURS.get(kind, '')}"
         if facts.neuron_toolchain:
-            self._set(self.toolchain, f"Neuron toolchain: torch_neuronx {facts.torch_neuronx.version}, "
-                                      f"neuronx-cc {facts.neuronx_cc.version or '?'}", theme.GOOD)
+            self._set(self.toolchain, f"Neuron toolchain: {named}, neuronx-cc {facts.neuronx_cc.version or '?'}",
+                      theme.GOOD)
         else:
             missing = [c.name for c in (facts.torch_neuronx, facts.neuronx_cc) if not c.found]
-            self._set(self.toolchain, f"Neuron toolchain: not found ({', '.join(missing)} missing)", theme.WARN)
+            installed = f"; {named} installed" if kind else ""
+            self._set(self.toolchain, f"Neuron toolchain: not found ({', '.join(missing)} missing{installed})",
+                      theme.WARN)
         if self.backend == "cpu-check":
             self._set(self.backend_label, "Compiles: cpu-check (CPU trace only, no NEFF)", theme.WARN)
+        elif self.backend == "torchneuron" and not facts.devices:
+            # This TorchNeuron release compiles on a Trainium instance only: every compile here would fail.
+            self._set(self.backend_label, "Compiles: torchneuron, needs a Trn2/Trn3 device", theme.WARN)
         else:
-            self._set(self.backend_label, f"Compiles: {self.backend} (makes NEFFs)", theme.GOOD)
+            self._set(self.backend_label, f"Compiles: {_SHORT.get(self.backend, self.backend)}", theme.GOOD)
         self._set(self.device, f"Neuron device: {facts.devices[0]}" + (f" +{len(facts.devices) - 1}"
                   if len(facts.devices) > 1 else "") if facts.devices else "Neuron device: none", None)
         tip = "\n".join(advice(facts))
         for label in (self.toolchain, self.backend_label, self.device):
-            label.setToolTip(f"What `neffbench doctor` found:\n{tip}")
+            label.setToolTip(f"{label.text()}\n\nWhat `neffbench doctor` found:\n{tip}")
+        self.backend_label.setToolTip(f"Compiles with {self.backend}, {BACKEND_LABELS[self.backend]}, because "
+                                      f"{self.backend_reason}.\n\n{self.backend_label.toolTip()}")
         self.gathered.emit(facts)
 
     def _set(self, label: QLabel, text: str, colour: str | None) -> None:

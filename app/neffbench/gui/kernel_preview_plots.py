@@ -10,6 +10,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from neffbench.gui import theme
+from neffbench.gui.plot_titles import set_title
 
 if TYPE_CHECKING:  # only for annotations: the plots arrive built
     from neffbench.kernels.plots import Plot, Series
@@ -143,7 +144,7 @@ class PlotCell(QWidget):
 
     def set_plot(self, plot: Plot) -> None:
         item = self.plot_item
-        item.setTitle(plot.title, size="10pt")
+        set_title(item, plot.title, size="10pt")
         item.setLabel("bottom", plot.x_label)
         item.setLabel("left", plot.y_label)
         item.setLogMode(False, plot.log_y)

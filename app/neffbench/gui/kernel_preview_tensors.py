@@ -11,6 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 
 from neffbench.gui import theme
+from neffbench.gui.plot_titles import set_title
 
 TENSOR_COLUMNS = ("name", "dtype", "shape", "min", "max", "mean", "std", "NaN", "Inf")
 GROUPS = (("inputs", "Inputs"), ("outputs", "Outputs"))
@@ -69,7 +70,7 @@ class TensorView(QSplitter):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setLabel("bottom", "value")
         self.plot.setLabel("left", "count")
-        self.plot.setTitle("Select a tensor to see its histogram", size="10pt")
+        set_title(self.plot, "Select a tensor to see its histogram", size="10pt")
         colour = QColor(theme.ROTATED)
         self.curve = self.plot.plot(stepMode="center", fillLevel=0, pen=pg.mkPen(colour, width=1.4),
                                     fillBrush=pg.mkBrush(colour.red(), colour.green(), colour.blue(), 60))
@@ -156,7 +157,7 @@ class TensorView(QSplitter):
         edges, counts = hist.get("edges") or [], hist.get("counts") or []
         if tensor is None or len(edges) != len(counts) + 1 or not counts:
             self.curve.setData([], [])
-            self.plot.setTitle("Select a tensor to see its histogram" if tensor is None
+            set_title(self.plot, "Select a tensor to see its histogram" if tensor is None
                                else f"{tensor.get('name')}: no histogram", size="10pt")
             return
         self.curve.setData(np.asarray(edges, dtype=np.float64), np.asarray(counts, dtype=np.float64))
@@ -167,7 +168,7 @@ class TensorView(QSplitter):
         if numel and binned + left_out < numel:
             extra += f", a strided sample of {binned + left_out}"
         shape = "x".join(str(d) for d in tensor.get("shape") or []) or "scalar"
-        self.plot.setTitle(f"{tensor.get('name')}: {tensor.get('dtype')} [{shape}], {numel} values{extra}",
+        set_title(self.plot, f"{tensor.get('name')}: {tensor.get('dtype')} [{shape}], {numel} values{extra}",
                            size="10pt")
         self.plot.enableAutoRange()
 

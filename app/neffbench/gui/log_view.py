@@ -108,6 +108,7 @@ class LogView(QWidget):
         self.codes_list.setToolTip("Error codes seen in this compile; click one to jump to its first line.")
         self.codes_label = QLabel("Error codes: none")
         self.footer = QLabel()
+        self.footer.setWordWrap(True)  # with the path in its tooltip, so a long workdir never widens the window
         self.open_log_button = QPushButton("Open job.log", enabled=False)
         self.open_log_button.setToolTip("The full log, including lines older than the view keeps.")
 
@@ -262,8 +263,9 @@ class LogView(QWidget):
         if self.skipped:
             parts.append(f"{self.skipped:,} arrived faster than they could be shown")
         if self._log_path:
-            parts.append(f"full log: {self._log_path}")
+            parts.append(f"full log: {self._log_path.parent.name}/{self._log_path.name}")
         self.footer.setText(" · ".join(parts))
+        self.footer.setToolTip(str(self._log_path) if self._log_path else "")
 
     # ---- filter, search, codes ----
 

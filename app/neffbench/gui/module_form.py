@@ -27,7 +27,8 @@ from neffbench.gui.field_editors import FieldEditor, editor_for
 from neffbench.gui.module_form_buckets import BucketsEditor
 from neffbench.gui.module_form_inputs import InputsEditor
 from neffbench.gui.module_form_kwargs import KwargsEditor
-from neffbench.gui.module_form_parts import FieldRow, disclosure, form_layout, group_box, show_problems
+from neffbench.gui.module_form_parts import FieldRow, disclosure, form_layout, group_box
+from neffbench.gui.problem_lines import show_problems
 from neffbench.gui.module_form_report import entry_names, resolve_entry, summary_lines
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate

@@ -29,11 +29,10 @@ from neffbench.gui.module_form_parts import (
     compose_tensor,
     meta_field,
     note_label,
-    problem_label,
-    show_problems,
     split_tensor,
 )
 from neffbench.gui.module_form_report import signature_text
+from neffbench.gui.problem_lines import problem_label, show_problems
 from neffbench.kernels.module.tensors import FLOAT_DTYPES
 from neffbench.spec import Problem
 

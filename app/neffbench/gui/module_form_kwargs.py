@@ -25,10 +25,9 @@ from neffbench.gui.module_form_parts import (
     format_toml,
     meta_field,
     note_label,
-    problem_label,
-    show_problems,
 )
 from neffbench.gui.module_form_report import signature_text
+from neffbench.gui.problem_lines import problem_label, show_problems
 from neffbench.spec import Problem
 
 UNSET = object()  # a parameter the user has not set: left out of module.kwargs

@@ -25,10 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui import theme
 from neffbench.gui.field_editors import FieldEditor
+from neffbench.gui.problem_lines import problem_label
 from neffbench.kernels.module.tensors import DTYPE_ALIASES
-from neffbench.spec import Problem
 from neffbench.spec.schema import ui
 
 if sys.version_info >= (3, 11):
@@ -164,15 +163,6 @@ class TomlEditor(FieldEditor):
 
 # ---- problems and rows ----
 
-def problem_label(key: str) -> QLabel:
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setObjectName(f"problem:{key}")
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.hide()
-    return label
-
-
 def note_label(key: str) -> QLabel:
     """A hint about a section (what Resolve will add, what bold means): italic, in the text colour."""
     label = QLabel()
@@ -182,19 +172,6 @@ def note_label(key: str) -> QLabel:
     font.setItalic(True)
     label.setFont(font)
     return label
-
-
-def show_problems(label: QLabel, problems: list[Problem]) -> None:
-    """The ✖/⚠ lines of ``problems`` in the worst one's colour (hidden when there are none)."""
-    if not problems:
-        label.hide()
-        label.clear()
-        return
-    worst = "error" if any(p.severity == "error" for p in problems) else "warning"
-    label.setText("\n".join(f"{'✖' if p.severity == 'error' else '⚠'} {p.message}" for p in problems))
-    label.setStyleSheet(f"color: {theme.PROBLEM_COLOURS[worst]};")
-    label.setProperty("severity", worst)
-    label.show()
 
 
 def disclosure(text: str) -> QToolButton:

@@ -9,7 +9,6 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui import theme
+from neffbench.gui.flow import flow_row, kept_together
 from neffbench.gui.log_view import LogView
 from neffbench.gui.run_history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history
 from neffbench.gui.run_plots import BucketPlots, LatencyPlots
@@ -102,17 +102,15 @@ class RunPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancel-run-button")
         self.cancel_button.setEnabled(False)
-        controls = QHBoxLayout()
+        # A flow, not a row: on a narrow window the controls wrap onto a second line instead of
+        # setting the window's minimum width (each label stays with its field).
+        pairs = []
         for text, widget in (("Runtime", self.runtime_combo), ("Iterations", self.iterations_spin),
                              ("Warm-up", self.warmup_spin), ("Mode", self.mode_combo)):
             label = QLabel(text)
             label.setBuddy(widget)
-            controls.addWidget(label)
-            controls.addWidget(widget)
-            controls.addSpacing(8)
-        controls.addStretch(1)
-        controls.addWidget(self.run_button)
-        controls.addWidget(self.cancel_button)
+            pairs.append(kept_together(label, widget))
+        controls = flow_row(*pairs, kept_together(self.run_button, self.cancel_button))
 
         self.status = RunStatus()
         # The parts tests and the window read.
@@ -159,7 +157,7 @@ class RunPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.target_label)
-        layout.addLayout(controls)
+        layout.addWidget(controls)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
         for first, second in ((self.runtime_combo, self.iterations_spin), (self.iterations_spin, self.warmup_spin),

@@ -13,9 +13,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from neffbench.gui import theme
+from neffbench.gui.flow import TurningSplitter
+from neffbench.gui.plot_titles import set_title
 from neffbench.gui.run_history import kind_of, started_text
 from neffbench.kernels.api import bucket_phrase
 
@@ -100,7 +102,7 @@ class LatencyPlots(QWidget):
             plot.setLabel("bottom", bottom)
             plot.setLabel("left", left)
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setMinimumSize(260, 180)
+            plot.setMinimumSize(260, 150)  # two stacked must fit a 700-pixel-high screen
             _plain_axes(plot)
         self.timeline.getPlotItem().setClipToView(True)
         self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
@@ -115,7 +117,7 @@ class LatencyPlots(QWidget):
         self.note = QLabel()
         self.note.setObjectName("run-plot-note")
         self.note.setWordWrap(True)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = TurningSplitter()  # the timeline under the histogram on a narrow window
         self.splitter.addWidget(self.histogram)
         self.splitter.addWidget(self.timeline)
         self.splitter.setChildrenCollapsible(False)
@@ -159,8 +161,8 @@ class LatencyPlots(QWidget):
             self.hist_legend.addItem(hist, _name(record, mark))
             self.time_legend.addItem(line, _name(record, mark))
         what = what_ran(records) if records else "no run selected"
-        self.histogram.setTitle(f"Latency histogram · {what}")
-        self.timeline.setTitle(f"Per-iteration latency · {what}")
+        set_title(self.histogram.getPlotItem(), f"Latency histogram · {what}")
+        set_title(self.timeline.getPlotItem(), f"Per-iteration latency · {what}")
         self.histogram.enableAutoRange()
         self.timeline.enableAutoRange()
         top = max((float(d.max()) for d in durations if d.size), default=0.0)
@@ -200,7 +202,7 @@ class BucketPlots(QWidget):
         for plot, left in ((self.latency, "p50 ms per call"), (self.throughput, "items/s")):
             plot.setLabel("left", left)
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setMinimumSize(260, 180)
+            plot.setMinimumSize(260, 150)  # two stacked must fit a 700-pixel-high screen
             plot.getViewBox().setDefaultPadding(0.06)
             _plain_axes(plot)
         self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)
@@ -211,13 +213,13 @@ class BucketPlots(QWidget):
         self.not_run.setObjectName("run-bucket-not-run")
         self.not_run.setWordWrap(True)
         self.not_run.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        plots = QHBoxLayout()
-        plots.setContentsMargins(0, 0, 0, 0)
-        plots.addWidget(self.latency)
-        plots.addWidget(self.throughput)
+        self.splitter = TurningSplitter()  # throughput under latency on a narrow window
+        self.splitter.addWidget(self.latency)
+        self.splitter.addWidget(self.throughput)
+        self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(plots, 1)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.not_run)
         self.points: list[dict[str, Any]] = []
         self._labels: dict[str, list[pg.TextItem]] = {"p50_ms": [], "items_per_s": []}  # reused, one per point
@@ -244,7 +246,7 @@ class BucketPlots(QWidget):
             plot.setLogMode(x=bool(log_x), y=False)
             curve.setData(x, y, pen=pg.mkPen(line, width=1.5), symbolBrush=[pg.mkBrush(c) for c in colours],
                           symbolPen=[pg.mkPen(c) for c in colours])
-            plot.setTitle(f"{title} · {what}")
+            set_title(plot.getPlotItem(), f"{title} · {what}")
             plot.setLabel("bottom", "items per call (tokens)" if tokens else "items per call")
             plot.getAxis("bottom").setTicks(ticks if self.points else None)
             plot.enableAutoRange()

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QScrollArea, QTool
 
 from neffbench.gui import theme
 from neffbench.gui.field_editors import FieldEditor, editor_for
+from neffbench.gui.problem_lines import problem_label, show_problems
 from neffbench.spec import Problem, fields_of, is_active, sections_of, top_fields_of, validate
 from neffbench.spec.ignored import ignored_fields
 
@@ -28,10 +29,7 @@ class _Row:
         self.label = QLabel(meta["label"])
         self.label.setToolTip(meta["help"])
         self.label.setBuddy(editor.widget)
-        self.problem = QLabel()
-        self.problem.setWordWrap(True)
-        self.problem.setObjectName(f"problem:{key}")
-        self.problem.hide()
+        self.problem = problem_label(key)
         holder = QWidget()
         box = QVBoxLayout(holder)
         box.setContentsMargins(0, 0, 0, 0)
@@ -42,15 +40,7 @@ class _Row:
         self.holder = holder
 
     def show_problems(self, problems: list[Problem]) -> None:
-        if not problems:
-            self.problem.hide()
-            self.problem.clear()
-            return
-        worst = "error" if any(p.severity == "error" for p in problems) else "warning"
-        self.problem.setText("\n".join(f"{'✖' if p.severity == 'error' else '⚠'} {p.message}" for p in problems))
-        self.problem.setStyleSheet(f"color: {theme.PROBLEM_COLOURS[worst]};")
-        self.problem.setProperty("severity", worst)
-        self.problem.show()
+        show_problems(self.problem, problems)
 
     def set_visible(self, visible: bool) -> None:
         self.layout.setRowVisible(self.holder, visible)

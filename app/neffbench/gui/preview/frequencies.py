@@ -10,6 +10,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QSizePolicy
 
 from neffbench.gui import theme
+from neffbench.gui.plot_titles import BESIDE, fit, set_title
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview
@@ -48,13 +49,14 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         self.inv_freq_plot.setXLink(self.wavelength_plot)
         self.curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem, pg.PlotDataItem]] = {}
         self.cursors: list[pg.InfiniteLine] = []
-        for plot, name, unit in ((self.wavelength_plot, "wavelength", "positions"),
-                                 (self.inv_freq_plot, "inv_freq", "rad / position")):
+        # No units on the axes (the readout gives them): a label longer than its plot is tall runs
+        # into the plot below on a short screen.
+        for plot, name in ((self.wavelength_plot, "wavelength"), (self.inv_freq_plot, "inv_freq")):
             plot.setLogMode(False, True)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setLabel("left", f"{name} ({unit})")
+            plot.setLabel("left", name)
             plot.getAxis("left").setWidth(_AXIS_WIDTH)
             base = plot.plot(pen=pg.mkPen(theme.ORIGINAL, width=1, style=Qt.PenStyle.DashLine))
             scaled = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5))
@@ -134,9 +136,11 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
                 line.setVisible(i < len(pair_edges))
                 if i < len(pair_edges):
                     line.setPos(pair_edges[i].value)
-        self.wavelength_plot.setTitle(f"Frequencies: {preview.spec.rope.rope_type} scaling"
-                                      + (f", factor {f.factor:g}" if f.factor else ""))
+        set_title(self.wavelength_plot, f"Frequencies: {preview.spec.rope.rope_type} scaling"
+                  + (f", factor {f.factor:g}" if f.factor else ""))
         self._fill_legend(preview, wavelength_edges or pair_edges)
+        self.setProperty(BESIDE, int(self.legend.boundingRect().width()) + 8)
+        fit(self)
         # The legend counts the pairs in each band; the summary says which side of the edges is which.
         if not scaling:
             text = f"{len(f.bands)} pairs, no scaling: every frequency is the base one"

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QScrollArea, QSpinBox, QSplitter, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
 from neffbench.gui import theme
+from neffbench.gui.flow import TurningSplitter, flow_row
 from neffbench.gui.preview.frequencies import FrequencyPlots
 from neffbench.gui.preview.rotation import RotationPlots
 from neffbench.gui.preview.tables import TableHeatmaps
@@ -44,13 +46,22 @@ class PreviewPanel(QWidget):
         self.tables = TableHeatmaps()
         self.frequencies = FrequencyPlots()
         self.rotation = RotationPlots()
-        self.lower_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.lower_splitter = TurningSplitter()  # frequencies above the rotation when they do not fit side by side
         self.lower_splitter.addWidget(self.frequencies)
         self.lower_splitter.addWidget(self.rotation)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.tables)
         self.splitter.addWidget(self.lower_splitter)
         self.splitter.setSizes([420, 480])
+        # pyqtgraph asks for less room than its axes and titles take; these keep every plot readable,
+        # and the scroll area lets the stacked groups keep that height on a short screen.
+        self.tables.setMinimumHeight(240)
+        self.frequencies.setMinimumHeight(340)
+        self.rotation.setMinimumHeight(300)
+        self.plots = QScrollArea()
+        self.plots.setWidget(self.splitter)
+        self.plots.setWidgetResizable(True)
+        self.plots.setFrameShape(QScrollArea.Shape.NoFrame)
         # Until the first preview arrives (torch is still loading) a sentence beats six empty plots.
         self.placeholder = QLabel("Loading torch in the background…\nThe cos/sin tables, frequencies and rotated "
                                   "outputs appear here as soon as it is ready.")
@@ -59,7 +70,7 @@ class PreviewPanel(QWidget):
         self.placeholder.setStyleSheet(f"color: {theme.ORIGINAL}; font-size: 14pt;")
         self.stack = QStackedWidget()
         self.stack.addWidget(self.placeholder)
-        self.stack.addWidget(self.splitter)
+        self.stack.addWidget(self.plots)
         self._layout()
         self.token_spin.valueChanged.connect(self._on_token_spin_value_changed)
         self.head_spin.valueChanged.connect(self._on_token_spin_value_changed)
@@ -74,17 +85,13 @@ class PreviewPanel(QWidget):
             controls.addWidget(widget)
         controls.addSpacing(12)
         controls.addWidget(self.status_label, 1)
-        # The verdicts get a row of their own: stating tolerance and reference makes them too long to
-        # share one with the choosers at the window's width.
-        verdicts = QHBoxLayout()
-        verdicts.addWidget(self.pair_badge)
-        verdicts.addSpacing(12)
-        verdicts.addWidget(self.cast_label)
-        verdicts.addStretch(1)
+        # The verdicts get a row of their own, wrapping: stating tolerance and reference makes them too
+        # long to share one with the choosers, or each other, at a laptop's width.
+        verdicts = flow_row(self.pair_badge, self.cast_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(controls)
-        layout.addLayout(verdicts)
+        layout.addWidget(verdicts)
         layout.addWidget(self.stack, 1)
 
     # ---- what the controller reports ----
@@ -130,7 +137,7 @@ class PreviewPanel(QWidget):
 
     def show_preview(self, preview: Preview) -> None:
         self.preview = preview
-        self.stack.setCurrentWidget(self.splitter)
+        self.stack.setCurrentWidget(self.plots)
         rot = preview.rotation
         self._set_buckets(preview.spec.inputs.num_tokens, rot.bucket)
         for spin, count in ((self.token_spin, rot.num_tokens), (self.head_spin, rot.query.shape[1])):

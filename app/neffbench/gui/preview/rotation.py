@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 
 from neffbench.gui import theme
+from neffbench.gui.plot_titles import set_title
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview
@@ -60,7 +61,7 @@ class _LanePlot:
         lanes = np.arange(preview.head_size)
         self.original.setData(lanes, before)
         self.rotated.setData(lanes, after, symbolBrush=brushes)
-        self.plot.setTitle(title)
+        set_title(self.plot, title)
         has_tail = preview.rotary_dim < preview.head_size
         self.tail.setVisible(has_tail)
         self.tail_label.setVisible(has_tail)

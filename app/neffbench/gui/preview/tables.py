@@ -8,6 +8,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
+from neffbench.gui.plot_titles import set_title
+
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview
 
@@ -54,8 +56,8 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
         amplitude = max(1.0, preview.frequencies.mscale)
         self.colour_bar.setLevels((-amplitude, amplitude))
         dtype = preview.cache_dtype
-        self.cos_plot.setTitle(f"cos table ({dtype}, {preview.max_pos} positions x {half} pairs)")
-        self.sin_plot.setTitle(f"sin table ({dtype})")
+        set_title(self.cos_plot, f"cos table ({dtype}, {preview.max_pos} positions x {half} pairs)")
+        set_title(self.sin_plot, f"sin table ({dtype})")
         for plot in (self.cos_plot, self.sin_plot):
             plot.vb.setLimits(xMin=0, xMax=preview.max_pos, yMin=0, yMax=half,
                               minXRange=min(8, preview.max_pos), maxXRange=preview.max_pos)
