@@ -221,7 +221,7 @@ def _ingest(app, view_append, view_done, lines: list[str], limit_s: float) -> tu
     timer on the GUI thread hands batches to the view."""
     from PySide6.QtCore import QTimer
 
-    from neffbench.gui.compile_controller import LINE_FLUSH_MS, LineBuffer
+    from neffbench.gui.threaded import LINE_FLUSH_MS, LineBuffer
 
     buffer = LineBuffer()
     delivered = [0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
 import time
@@ -48,9 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "directory under the workdir with spec.toml, job.log, job.json, model.pt, reproduce.py and the NEFFs. "
         "Exit 0 when every job succeeds, 1 when one fails, 130 when cancelled (Ctrl-C), 2 for an invalid spec.")
     add_spec_arguments(p)
-    p.add_argument("--backend", choices=("auto", "neuron", "cpu-check"), default="auto",
-                   help="neuron: torch_neuronx.trace + neuronx-cc; cpu-check: torch.jit.trace on CPU, makes no "
-                   "NEFF; auto (default): neuron when the toolchain is installed, else cpu-check")
+    from neffbench.jobs.protocol import BACKENDS
+
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help='torchneuron: torch.compile(backend="neuron"), TorchNeuron (torch-neuronx 2.13.3+, SDK 2.33+, '
+                   "Trn2/Trn3); neuron: torch_neuronx.trace (legacy, SDK ≤ 2.31, Inf2/Trn1); cpu-check: "
+                   "torch.jit.trace on CPU, makes no NEFF; auto (default): torchneuron or neuron, whichever "
+                   "torch_neuronx is installed (with neuronx-cc), else cpu-check")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="buckets compiled at once (default 1)")
     p.add_argument("--no-cache", action="store_true",
                    help="compile even when an identical compile already succeeded in the workdir (by default its "
@@ -153,6 +156,7 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     if args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)
         return EXIT_INVALID
+    from neffbench.cli.cancellable import run_cancellable
     from neffbench.jobs.records import WorkdirError, prepare_workdir
 
     try:
@@ -177,22 +181,8 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
         except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             failure.append(exc)
 
-    # The jobs run on a thread; Ctrl-C only sets the cancel event, so the jobs end cleanly and their
-    # records are finalised (a KeyboardInterrupt inside Thread.join can also corrupt the thread's state).
-    on_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: cancel.set()) if on_main else None
-    worker = threading.Thread(target=work, name="neffbench-compile")
-    worker.start()
-    announced = False
-    try:
-        while worker.is_alive():
-            worker.join(0.2)
-            if cancel.is_set() and not announced:
-                announced = True
-                on_line("neffbench: cancelling: SIGTERM to each job's processes, SIGKILL after a grace period")
-    finally:
-        if on_main:
-            signal.signal(signal.SIGINT, previous)
+    run_cancellable(work, cancel, name="neffbench-compile", announce=lambda: on_line(
+        "neffbench: cancelling: SIGTERM to each job's processes, SIGKILL after a grace period"))
     if progress:
         progress.close()
     if failure:

@@ -24,6 +24,7 @@ COMMANDS = {
     "resolve": "neffbench.cli.kernel_cmd",
     "explain": "neffbench.cli.explain_cmd",
     "bundle": "neffbench.cli.bundle_cmd",
+    "sweep": "neffbench.cli.sweep_cmd",
 }
 
 

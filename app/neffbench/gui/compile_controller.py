@@ -9,33 +9,13 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
+from neffbench.gui.threaded import LineBuffer, ThreadedController
 from neffbench.jobs import JobResult, JobRunner
 from neffbench.kernels import registry
 
 log = logging.getLogger(__name__)
-
-# How often queued log lines are handed to the GUI: often enough to look live, rarely enough to batch.
-LINE_FLUSH_MS = 50
-
-
-class LineBuffer:
-    """Collects lines on the job's thread; the GUI thread takes them in one batch."""
-
-    def __init__(self) -> None:
-        self._lines: list[str] = []
-        self._lock = threading.Lock()
-
-    def append(self, line: str) -> None:
-        with self._lock:
-            self._lines.append(line)
-
-    def take(self) -> list[str]:
-        with self._lock:
-            lines, self._lines = self._lines, []
-        return lines
-
 
 @dataclass
 class CompileRun:
@@ -119,11 +99,10 @@ class _BucketLoop(QObject):
             runner.cancel()
 
 
-class CompileController(QObject):
+class CompileController(ThreadedController):
     """Starts and cancels compiles; everything it reports arrives as signals on the GUI thread."""
 
     started = Signal(object)  # the spec
-    lines_received = Signal(list)
     event_received = Signal(dict)
     job_started = Signal(object, str)  # bucket, job directory
     job_finished = Signal(object)  # JobResult
@@ -132,17 +111,7 @@ class CompileController(QObject):
     def __init__(self, parent: QObject | None = None, *, backend: str = "auto"):
         super().__init__(parent)
         self.backend = backend
-        self._buffer = LineBuffer()
-        self._thread: QThread | None = None
-        self._loop: _BucketLoop | None = None
         self._run: CompileRun | None = None
-        self._flush_timer = QTimer(self)
-        self._flush_timer.setInterval(LINE_FLUSH_MS)
-        self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
-
-    @property
-    def is_running(self) -> bool:
-        return self._thread is not None
 
     def start(self, spec: Any, workdir: str | Path, *, use_cache: bool = True) -> None:
         """Compile every bucket; ``use_cache=False`` compiles even what an identical earlier job made."""
@@ -150,32 +119,18 @@ class CompileController(QObject):
             raise RuntimeError("a compile is already running")
         self._run = CompileRun(spec)
         self._buffer = LineBuffer()
-        thread = QThread(self)
-        thread.setObjectName("neffbench-compile")
         loop = _BucketLoop(spec, Path(workdir), self._buffer, self.backend, use_cache)
-        loop.moveToThread(thread)
-        thread.started.connect(loop.run)
         loop.job_started.connect(self.job_started)
         loop.event_received.connect(self.event_received)
         loop.job_finished.connect(self._on_loop_job_finished)
         loop.failed.connect(self._on_loop_failed)
-        loop.done.connect(thread.quit)
-        thread.finished.connect(self._on_thread_finished)
-        self._thread, self._loop = thread, loop
-        self._flush_timer.start()
-        self.started.emit(spec)
-        thread.start()
+        self._launch(loop, "neffbench-compile", lambda: self.started.emit(spec))
 
     def cancel(self) -> None:
         """Asks the job to stop; ``finished`` follows when it has (SIGKILL after the runner's grace period)."""
         if self._loop is not None and self._run is not None:
             self._run.cancelled = True
             self._loop.cancel()
-
-    def _on_flush_timer_timeout(self) -> None:
-        lines = self._buffer.take()
-        if lines:
-            self.lines_received.emit(lines)
 
     def _on_loop_job_finished(self, result: JobResult) -> None:
         self._on_flush_timer_timeout()  # the job's last lines before its result
@@ -185,11 +140,6 @@ class CompileController(QObject):
     def _on_loop_failed(self, message: str) -> None:
         self._run.error = message
 
-    def _on_thread_finished(self) -> None:
-        self._flush_timer.stop()
-        self._on_flush_timer_timeout()
-        run, thread, loop = self._run, self._thread, self._loop
-        self._thread = self._loop = self._run = None
-        loop.deleteLater()
-        thread.deleteLater()
+    def _ended(self, loop) -> None:
+        run, self._run = self._run, None
         self.finished.emit(run)

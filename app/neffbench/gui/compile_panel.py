@@ -22,8 +22,10 @@ from neffbench.gui import theme
 from neffbench.gui.compile_controller import CompileRun
 from neffbench.gui.compile_stages import StageTree
 from neffbench.gui.explain_view import ExplanationView
+from neffbench.gui.flow import TurningSplitter
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
+from neffbench.jobs.protocol import BACKEND_LABELS
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
@@ -86,7 +88,7 @@ class CompilePanel(QWidget):
         self.results.setToolTip("Double-click a job to see it in Artifacts.")
         header = self.results.header()
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = TurningSplitter()  # the stages above the log on a narrow window
         self.splitter.addWidget(self.stages)
         self.splitter.addWidget(self.log_tabs)
         self.splitter.setSizes([380, 800])
@@ -111,6 +113,9 @@ class CompilePanel(QWidget):
         self._buckets: tuple[int, ...] = ()
         self._last_output = QElapsedTimer()
         self._dots = 0
+        self.cancelling = False
+        self.sweep = None  # the SweepProgress of a running sweep
+        self.workdir: str | None = None  # where a sweep's jobs are, for its results' links
         self.results.itemActivated.connect(self._on_results_item_activated)
         self._show_elapsed()
 
@@ -120,8 +125,9 @@ class CompilePanel(QWidget):
             return  # a run's outcome stays on show until the next one
         buckets = registry.for_spec(spec).buckets(spec)
         n = len(buckets)
-        what = {"cpu-check": "the cpu-check backend (a CPU trace; no NEFF is made here)",
-                "neuron": "torch_neuronx and neuronx-cc"}.get(backend or "", "the backend the toolchain check picks")
+        what = ("the cpu-check backend (a CPU trace; no NEFF is made here)" if backend == "cpu-check" else
+                f"{BACKEND_LABELS[backend]} and neuronx-cc" if backend in BACKEND_LABELS else
+                "the backend the toolchain check picks")
         self.state_label.setText(
             f"Idle. Compile (Ctrl+Return) runs {n} job{'s' if n != 1 else ''} for {spec.name} "
             f"({buckets_text(buckets)}), one after another, with {what}, "
@@ -129,21 +135,52 @@ class CompilePanel(QWidget):
 
     # ---- reports from the controller ----
 
-    def show_started(self, spec, backend_hint: str = "") -> None:
-        self._buckets = registry.for_spec(spec).buckets(spec)
+    def begin_run(self, first_column: str = "Bucket") -> None:
+        """Empty every view and start the clock, for a compile or a sweep."""
         self.stages.restart()
         self.results.clear()
+        self.results.headerItem().setText(0, first_column)
         self._dots = 0
         self._last_output.start()
         self.log_view.clear()
         self._last_duration = None
+        self.cancelling = False
         self._elapsed.start()
         self._clock.start()
+        self.reset_style()
+
+    def end_run(self, text: str, outcome: str) -> None:
+        self._clock.stop()
+        self._show_elapsed()
+        self.life_label.clear()
+        self.state_label.setText(text)
+        self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
+
+    def show_started(self, spec, backend_hint: str = "") -> None:
+        self._buckets = registry.for_spec(spec).buckets(spec)
+        self.begin_run()
         n = len(self._buckets)
         self.state_label.setText(f"Compiling {spec.name}: {n} bucket{'s' if n > 1 else ''} "
                                  f"({buckets_text(self._buckets)}), one after another.")
         self.backend_label.setText(backend_hint)
         self._show_elapsed()
+
+    def show_sweep_started(self, plan) -> None:
+        from neffbench.gui.sweep_progress import SweepProgress
+
+        self.sweep = SweepProgress(self, plan)
+        self.results.headerItem().setText(0, "Point")
+        self.backend_label.setText("")
+        self._show_elapsed()
+
+    def show_sweep_event(self, event: dict) -> None:
+        if self.sweep is not None:
+            self.sweep.event(event)
+
+    def show_sweep_finished(self, result, error: str | None = None) -> str:
+        text = self.sweep.finished(result, error) if self.sweep is not None else ""
+        self.sweep = None
+        return text
 
     def show_last_duration(self, seconds: float | None) -> None:
         self._last_duration = seconds
@@ -207,6 +244,7 @@ class CompilePanel(QWidget):
     def show_cancelling(self) -> None:
         """Cancel was asked for; "Cancelled" waits until the job's processes are gone (show_finished)."""
         if self._clock.isActive():  # the clock runs exactly while a compile does
+            self.cancelling = True
             self.state_label.setText("Cancelling… stopping the compile and every process it started.")
             self.state_label.setStyleSheet(f"color: {theme.WARN};")
 
@@ -217,12 +255,8 @@ class CompilePanel(QWidget):
                 self.results.takeTopLevelItem(i)
 
     def show_finished(self, run: CompileRun) -> None:
-        self._clock.stop()
-        self._show_elapsed()
-        self.life_label.clear()
         total = len(registry.for_spec(run.spec).buckets(run.spec))
-        self.state_label.setText(finished_text(run, total))
-        self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(run.outcome, theme.ORIGINAL)};")
+        self.end_run(finished_text(run, total), run.outcome)
 
     def reset_style(self) -> None:
         self.state_label.setStyleSheet("")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
@@ -27,6 +28,7 @@ def seconds_text(seconds: float) -> str:
 class StageTree(QTreeWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.setObjectName("stages")
         self.setHeaderLabels(["Stage / compiler pass", "State", "Time"])
         header = self.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -43,6 +45,17 @@ class StageTree(QTreeWidget):
         self._passes: dict[str, QTreeWidgetItem] = {}
         self._running: dict[int, tuple[QTreeWidgetItem, float]] = {}  # id -> (item, monotonic start)
 
+    # Names longer than this are elided rather than widening the Compile tab past a laptop screen.
+    MAX_MIN_WIDTH = 360
+
+    def minimumSizeHint(self) -> QSize:
+        """Wide enough for the names, states and times shown, so a narrow window never elides them."""
+        hint = super().minimumSizeHint()
+        header = self.header()
+        columns = sum(max(self.sizeHintForColumn(i), header.sectionSizeHint(i)) for i in range(3))
+        width = columns + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
+        return QSize(max(hint.width(), min(width, self.MAX_MIN_WIDTH)), hint.height())
+
     def restart(self) -> None:
         """Empty for a new compile (not ``reset``: QAbstractItemView's, which ``clear`` calls)."""
         self.clear()
@@ -51,6 +64,7 @@ class StageTree(QTreeWidget):
     def _run(self, item: QTreeWidgetItem) -> None:
         item.setText(1, RUNNING)
         self._running[id(item)] = (item, time.monotonic())
+        self.updateGeometry()  # a new row may need a wider minimum
 
     def _stop(self, item: QTreeWidgetItem, state: str, seconds: float | None = None) -> None:
         started = self._running.pop(id(item), (None, None))[1]
@@ -122,6 +136,27 @@ class StageTree(QTreeWidget):
         if self.job is not None:
             self._stop(self.job, label, duration_s)
             self.job.setForeground(1, colour)
+
+    def add_point(self, text: str, state: str, tip: str = "") -> QTreeWidgetItem:
+        """A top-level row of its own (a sweep's point), its state and time set by ``set_point``."""
+        item = QTreeWidgetItem([text, state, ""])
+        item.setToolTip(0, tip or text)
+        self.addTopLevelItem(item)
+        self.updateGeometry()
+        return item
+
+    def set_point(self, item: QTreeWidgetItem, state: str, seconds: float | None = None) -> None:
+        """``running`` starts its clock; any other state stops it, in the outcome's colour."""
+        if state == RUNNING:
+            self._run(item)
+            self.scrollToItem(item)
+            return
+        if id(item) in self._running or seconds is not None:
+            self._stop(item, state, seconds)
+        else:
+            item.setText(1, state)
+        if state in OUTCOME_COLOURS:
+            item.setForeground(1, QColor(OUTCOME_COLOURS[state]))
 
     def tick(self) -> None:
         """Running items show how long they have run so far."""

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -29,7 +30,7 @@ from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, save
 
 TITLE = "NEFF Workbench"
-PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB = range(4)
+PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB, SWEEPS_TAB = range(5)
 DEFAULT_PRESET = "seed"
 
 
@@ -52,7 +53,7 @@ class MainWindow(QMainWindow):
         self.workdir = Path.cwd() / "neffbench-workdir"
         self.panels_ready = False
         self.controller = None
-        self._close_when_idle = False
+        self.close_when_idle = False
         self._duration_worker = None
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
@@ -71,7 +72,7 @@ class MainWindow(QMainWindow):
         self.form.setMinimumWidth(330)
         self.tabs = QTabWidget()
         self._pages = []
-        for title in ("&Preview", "&Compile", "&Artifacts", "&Run"):
+        for title in ("&Preview", "&Compile", "&Artifacts", "&Run", "S&weeps"):
             page = QWidget()
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages.append(page)
@@ -81,11 +82,18 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([380, 1120])
-        self.setCentralWidget(self.splitter)
+        # On a screen smaller than the window's minimum the window scrolls; nothing overlaps.
+        central = QScrollArea()
+        central.setWidget(self.splitter)
+        central.setWidgetResizable(True)
+        central.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setCentralWidget(central)
         build_actions(self)
         build_toolbar(self)
         self.doctor_status = DoctorStatus()
-        self.statusBar().addPermanentWidget(self.doctor_status)
+        # A normal widget, not a permanent one: a message (what an action did) shows in its place for a while,
+        # so it is never crowded out on a narrow window.
+        self.statusBar().addWidget(self.doctor_status, 1)
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
@@ -109,6 +117,9 @@ class MainWindow(QMainWindow):
         self.run_panel = RunPanel()
         for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts, self.run_panel)):
             page.layout().addWidget(panel)
+        from neffbench.gui.window_sweeps import WindowSweeps
+
+        self.sweeps = WindowSweeps(self, self._pages[SWEEPS_TAB])
         self.preview_stack.show_kernel(self.form.kernel)
         self._wire_panels()
         self.panels_ready = True
@@ -213,12 +224,18 @@ class MainWindow(QMainWindow):
         self.workdir_edit.setText(str(self.workdir))
         if self.panels_ready:
             self.artifacts.workdir = self.workdir
+            self.sweeps.set_workdir(self.workdir)
             self._refresh_compile_state()
             if rescan:
                 self.artifacts.rescan()
 
+    @property
+    def busy(self) -> bool:
+        """A compile or a sweep is running (one at a time: they share the Compile tab)."""
+        return self.controller.is_running or self.sweeps.is_running
+
     def compile(self, *, use_cache: bool = True) -> None:
-        if not self.panels_ready or self.controller.is_running or self.form.errors():
+        if not self.panels_ready or self.busy or self.form.errors():
             return
         self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
 
@@ -266,19 +283,20 @@ class MainWindow(QMainWindow):
         self._refresh_compile_state()
 
     def _refresh_compile_state(self) -> None:
-        self._update_compile_action()
+        self.update_compile_action()
         if self.panels_ready:
             self.compile_panel.show_plan(self.form.spec(), str(self.workdir), self.doctor_status.backend)
 
-    def _update_compile_action(self) -> None:
+    def update_compile_action(self) -> None:
         errors = self.form.errors()
-        running = self.panels_ready and self.controller.is_running
+        running = self.panels_ready and self.busy
         self.compile_action.setEnabled(self.panels_ready and not running and not errors)
         self.recompile_action.setEnabled(self.compile_action.isEnabled())
+        self.sweep_action.setEnabled(self.compile_action.isEnabled())
         if not self.panels_ready:
             tip = "Starting up…"
         elif running:
-            tip = "A compile is running; Cancel (Esc) stops it."
+            tip = "A compile or sweep is running; Cancel (Esc) stops it."
         elif errors:
             lines = [f"• {p.field}: {p.message}" for p in errors[:6]]
             more = f"\n… and {len(errors) - 6} more" if len(errors) > 6 else ""
@@ -353,7 +371,7 @@ class MainWindow(QMainWindow):
         self.compile_panel.reset_style()
         self.compile_panel.show_started(spec, hint)
         self.cancel_action.setEnabled(True)
-        self._update_compile_action()
+        self.update_compile_action()
         self.tabs.setCurrentIndex(COMPILE_TAB)
         from superqt.utils import create_worker
 
@@ -372,9 +390,9 @@ class MainWindow(QMainWindow):
     def _on_controller_finished(self, run) -> None:
         self.compile_panel.show_finished(run)
         self.cancel_action.setEnabled(False)
-        self._update_compile_action()
+        self.update_compile_action()
         self.statusBar().showMessage(run.headline, 5000)
-        if self._close_when_idle:
+        if self.close_when_idle:
             self.close()
 
     def _on_compile_panel_job_activated(self, job_dir: str) -> None:
@@ -398,14 +416,15 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         if self.panels_ready and self.run_controller.is_running:
             self.run_controller.cancel()  # a benchmark is not worth keeping the window for
-        if self.panels_ready and self.controller.is_running:
-            if not self._close_when_idle:
-                answer = QMessageBox.question(self, "Compile running", "A compile is running. Cancel it and quit?")
+        if self.panels_ready and self.busy:
+            if not self.close_when_idle:
+                answer = QMessageBox.question(self, "Compile running", "A compile or sweep is running. Cancel it and quit?")
                 if answer != QMessageBox.StandardButton.Yes:
                     event.ignore()
                     return
-                self._close_when_idle = True
+                self.close_when_idle = True
                 self.cancel()
+                self.sweeps.cancel()
             event.ignore()  # closes when the controller reports the job has ended
             return
         self.save_settings()

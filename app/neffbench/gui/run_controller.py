@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
-from neffbench.gui.compile_controller import LINE_FLUSH_MS, LineBuffer
+from neffbench.gui.threaded import LineBuffer, ThreadedController
 from neffbench.runs.runner import GRACE_S, RunResult, RunRunner
 from neffbench.runs.target import TargetError, resolve
 
@@ -107,7 +107,7 @@ class _RunLoop(QObject):
             pause.wait(GROUP_POLL_S)
 
 
-class RunController(QObject):
+class RunController(ThreadedController):
     """Starts and cancels runs; everything it reports arrives as signals on the GUI thread.
 
     ``status_changed`` says "Running…", "Cancelling…" (from Cancel until the child's process group is
@@ -116,26 +116,15 @@ class RunController(QObject):
 
     started = Signal(str)  # the run record's path (renamed for the runtime once an ``auto`` run has chosen)
     event_received = Signal(dict)
-    lines_received = Signal(list)
     finished = Signal(object)  # RunResult
     failed = Signal(str)  # nothing started: a TargetError or ValueError sentence (or the runner raised)
     status_changed = Signal(str)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._buffer = LineBuffer()
-        self._thread: QThread | None = None
-        self._loop: _RunLoop | None = None
         self._result: RunResult | None = None
         self._error: str | None = None
         self._cancelling = False
-        self._flush_timer = QTimer(self)
-        self._flush_timer.setInterval(LINE_FLUSH_MS)
-        self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
-
-    @property
-    def is_running(self) -> bool:
-        return self._thread is not None
 
     @property
     def is_cancelling(self) -> bool:
@@ -158,21 +147,12 @@ class RunController(QObject):
             return
         loop = _RunLoop(runner)
         runner.on_event = loop.on_event
-        thread = QThread(self)
-        thread.setObjectName("neffbench-run")
-        loop.moveToThread(thread)
-        thread.started.connect(loop.run)
         loop.started.connect(self._on_loop_started)
         loop.event_received.connect(self.event_received)
         loop.finished.connect(self._on_loop_finished)
         loop.failed.connect(self._on_loop_failed)
-        loop.done.connect(thread.quit)
-        thread.finished.connect(self._on_thread_finished)
-        self._thread, self._loop = thread, loop
         self._result, self._error, self._cancelling = None, None, False
-        self._flush_timer.start()
-        self.status_changed.emit("Running…")
-        thread.start()
+        self._launch(loop, "neffbench-run", lambda: self.status_changed.emit("Running…"))
 
     def cancel(self) -> None:
         """Asks the run to stop (never blocks); ``finished`` follows once the child's process group is gone."""
@@ -181,11 +161,6 @@ class RunController(QObject):
         self._cancelling = True
         self.status_changed.emit("Cancelling…")
         self._loop.runner.cancel()
-
-    def _on_flush_timer_timeout(self) -> None:
-        lines = self._buffer.take()
-        if lines:
-            self.lines_received.emit(lines)
 
     def _on_loop_started(self, path: str) -> None:
         self.started.emit(path)
@@ -196,14 +171,10 @@ class RunController(QObject):
     def _on_loop_failed(self, message: str) -> None:
         self._error = message
 
-    def _on_thread_finished(self) -> None:
-        self._flush_timer.stop()
-        self._on_flush_timer_timeout()  # the run's last lines before its result
-        result, error, loop, thread = self._result, self._error, self._loop, self._thread
-        self._thread = self._loop = self._result = self._error = None
+    def _ended(self, loop) -> None:
+        result, error = self._result, self._error
+        self._result = self._error = None
         self._cancelling = False
-        loop.deleteLater()
-        thread.deleteLater()
         if result is None:
             self.status_changed.emit("Failed")
             self.failed.emit(error or "The run ended without a result.")

@@ -55,7 +55,10 @@ def build_actions(window) -> None:
     window.quit_action = _action(window, "Quit", QKeySequence.StandardKey.Quit)
     window.preset_actions: dict[str, QAction] = {name: _preset_action(window, info)
                                                  for name, info in preset_infos().items()}
-    for i in range(4):
+    window.sweep_action = _action(window, "Sweep…", QKeySequence("Ctrl+Shift+W"),
+                                  "Compile a grid of values of any fields, here or on a Ray cluster, and compare "
+                                  "the points (Ctrl+Shift+W)")
+    for i in range(5):
         tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
         tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
     file_menu = window.menuBar().addMenu("&File")
@@ -80,7 +83,7 @@ def build_actions(window) -> None:
                                       "Compile again even where an identical earlier compile succeeded "
                                       "(Ctrl+Shift+Return)")
     compile_menu = window.menuBar().addMenu("&Compile")
-    compile_menu.addActions([window.compile_action, window.recompile_action, window.cancel_action])
+    compile_menu.addActions([window.compile_action, window.recompile_action, window.sweep_action, window.cancel_action])
 
 def build_toolbar(window) -> None:
     """The toolbar: Compile and Cancel, spec files, presets and the workdir."""
@@ -90,6 +93,7 @@ def build_toolbar(window) -> None:
     bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
     bar.addAction(window.compile_action)
     bar.addAction(window.cancel_action)
+    bar.addAction(window.sweep_action)
     bar.addSeparator()
     bar.addAction(window.open_action)
     bar.addAction(window.save_action)

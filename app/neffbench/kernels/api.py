@@ -140,6 +140,13 @@ class Kernel:
         """What throughput counts (tokens for the vLLM kernels)."""
         return int(bucket.get("num_tokens", 1))
 
+    def compile_memory(self, spec: Any, backend: str) -> int | None:
+        """Bytes compiling this single-bucket spec with ``backend`` (``cpu-check``, or one that runs neuronx-cc)
+        may take at its peak, worker and compiler together: what a sweep's memory limiter and Ray's memory
+        resource reserve. Must not import torch. None (the default): ``neffbench.sweeps.memory.baseline``, by
+        backend and target; a kernel whose data can be large adds it (``TENSOR_FACTOR`` times its bytes)."""
+        return None
+
     # ---- torch ------------------------------------------------------------------------------
 
     def preload(self) -> None:

@@ -39,6 +39,11 @@ def _tensors(section: str, a: tuple[TensorInfo, ...], b: tuple[TensorInfo, ...])
     return _compare(section, {t.name: sig(t) for t in a}, {t.name: sig(t) for t in b})
 
 
+def spec_differences(a: dict[str, Any], b: dict[str, Any]) -> list[Difference]:
+    """The fields (by dotted name) whose values differ between two specs as dicts."""
+    return _compare("spec", _flatten(a), _flatten(b))
+
+
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(value, dict) and (value or not prefix):
         out: dict[str, Any] = {}
@@ -99,6 +104,6 @@ def diff_neffs(a: NeffInfo, b: NeffInfo, *, job_a: JobRecord | None = None,
                               "spec_hash": job_a.spec_hash},
                       {"job_id": job_b.job_id, "outcome": job_b.outcome, "backend": job_b.backend,
                        "spec_hash": job_b.spec_hash})
-    diffs += _compare("spec", _flatten(job_a.spec), _flatten(job_b.spec))
+    diffs += spec_differences(job_a.spec, job_b.spec)
     diffs += _commands(job_a, job_b)
     return diffs

@@ -48,6 +48,18 @@ class RopeKernel(Kernel):
 
         return io_signature(spec)
 
+    def compile_memory(self, spec: RopeCompileSpec, backend: str) -> int:
+        """The baseline plus several copies of the query, key, positions and cos/sin table (no torch needed)."""
+        from neffbench.kernels.token_buckets import DTYPE_BYTES
+        from neffbench.sweeps.memory import TENSOR_FACTOR, baseline
+
+        m, tokens = spec.model, max(spec.inputs.num_tokens or (1,))
+        heads = m.num_heads_q + (m.num_heads_k if m.with_key else 0)
+        # In and out for query and key, int64 positions, and the table (an input or inlined, it is traced).
+        data = (2 * tokens * heads * m.head_size * DTYPE_BYTES.get(spec.inputs.dtype, 4) + 8 * tokens
+                + spec.rope.max_pos * m.effective_rotary_dim * DTYPE_BYTES.get(spec.rope.cache_dtype, 4))
+        return baseline(spec, backend) + TENSOR_FACTOR * data
+
     def preload(self) -> None:
         from neffbench.kernels.rope import build  # noqa: F401
 

@@ -1,0 +1,279 @@
+"""``neffbench sweep``: compile a grid of spec fields as jobs, here or on a Ray cluster; ``sweep show`` compares the points."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
+SHOW = "show"
+
+
+class Prestarted:
+    """The standby workers ``prestart`` started: the sweep takes them, ``discard`` stops whatever it did not."""
+
+    def __init__(self, standbys: list[Any]):
+        self.standbys = standbys
+
+    def discard(self) -> None:
+        for standby in self.standbys:
+            standby.discard()
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def prestart(argv: list[str]) -> Prestarted | None:
+    """Start the first jobs' workers before anything else, as compile does: their torch imports overlap this
+    process's own start-up (the parser, the spec, the plan). Only for a local sweep that will run jobs; a wrong
+    guess costs a process that is stopped unused."""
+    positional = [a for a in argv if not a.startswith("-")]
+    if (not positional or positional[0] == SHOW or {"-h", "--help", "--dry-run"} & set(argv)
+            or (_option(argv, "--executor") or "local") != "local"):
+        return None
+    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.jobs.standby import StandbyWorker
+
+    backend = _option(argv, "--backend") or "auto"
+    try:
+        jobs = int(_option(argv, "--jobs") or 1)
+    except ValueError:
+        return None
+    if backend not in BACKENDS:
+        return None
+    # Never more than the machine has cores: more would only slow down each other's imports.
+    count = max(1, min(jobs, os.cpu_count() or 1, 4))
+    return Prestarted([s for s in (StandbyWorker.try_start(backend) for _ in range(count)) if s is not None])
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from neffbench.cli.spec_args import add_spec_arguments
+    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.sweeps.run import EXECUTORS
+
+    p = sub.add_parser(
+        "sweep", help="compile a grid of spec fields (each point a job), locally or on a Ray cluster; "
+        "'sweep show ID' compares the points",
+        description="neffbench sweep SPEC --over FIELD=V1,V2,... [--over ...]: one job per combination of the values "
+        "(and per bucket), validated before anything starts; an invalid point is listed with its problems and the "
+        "others still run (unless --strict). Points whose compile is cached are served without being dispatched. "
+        "The sweep's record is <workdir>/sweeps/<id>/sweep.json. neffbench sweep show [SWEEP_ID] prints the table "
+        "(no id: the sweeps in the workdir). Exit 0 when every point succeeded, 1 when one did not (or was "
+        "invalid), 130 when cancelled (Ctrl-C), 2 when nothing could start.")
+    add_spec_arguments(p)
+    p.add_argument("sweep_id", nargs="?", metavar="SWEEP_ID",
+                   help="with 'show' as SPEC: the sweep (its id, a unique start of it, its folder or sweep.json)")
+    g = p.add_argument_group("sweep")
+    g.add_argument("--over", action="append", default=[], metavar="FIELD=V1,V2,...",
+                   help="a field by its dotted name (compiler.optlevel, inputs.num_tokens, model.head_size, "
+                   "buckets.seq, module.kwargs.hidden_size) and its values; commas inside [..] or quotes do not split")
+    g.add_argument("--zip", action="store_true", help="pair the lists (all of one length) instead of crossing them")
+    g.add_argument("--strict", action="store_true", help="start nothing when any point is invalid")
+    g.add_argument("--dry-run", action="store_true", help="list the points, their problems and memory; start nothing")
+    g.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="local (default): jobs on this machine; ray: each point a Ray task (install neffbench[ray])")
+    g.add_argument("--address", metavar="ADDR",
+                   help="ray: what ray.init takes (auto, ray://head:10001); default: a cluster started here with "
+                   "'ray start', else a new local one")
+    g.add_argument("--jobs", type=int, metavar="N",
+                   help="local: jobs at once (default 1); ray: tasks in flight at most (default: as resources allow)")
+    g.add_argument("--memory-per-job", type=float, metavar="GiB",
+                   help="what one compile takes at its peak, instead of the kernel's estimate (the local limiter "
+                   "waits for it; Ray reserves it)")
+    g.add_argument("--cpus-per-job", type=float, default=1, metavar="N", help="ray: CPUs each task reserves (default 1)")
+    g.add_argument("--shared-workdir", action="store_true",
+                   help="ray: the workdir is on a filesystem every node mounts at the same path; jobs write there "
+                   "directly instead of being copied back")
+    g.add_argument("--backend", choices=BACKENDS, default="auto", help="as for compile (auto resolves on each node)")
+    g.add_argument("--no-cache", action="store_true", help="compile every point even when an identical compile "
+                   "already succeeded in the workdir")
+    g.add_argument("--json", action="store_true", help="print the sweep and its rows as JSON; the log goes to stderr")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.spec == SHOW:
+        return show(args)
+    if args.sweep_id is not None:
+        print(f"neffbench: unexpected argument '{args.sweep_id}' (only 'neffbench sweep show' takes a sweep id).",
+              file=sys.stderr)
+        return EXIT_INVALID
+    return _sweep(args)
+
+
+def _workdir_option(args: argparse.Namespace) -> str | None:
+    return getattr(args, "spec:--workdir", None)
+
+
+def show(args: argparse.Namespace) -> int:
+    from neffbench.sweeps import SweepNotFound, as_json, list_sweeps, load
+
+    workdir = _workdir_option(args) or "neffbench-workdir"
+    if args.sweep_id is None:
+        sweeps = list_sweeps(workdir)
+        if args.json:
+            print(json.dumps([{k: s.get(k) for k in ("sweep_id", "path", "state", "created", "counts")}
+                              for s in sweeps], indent=2))
+        elif not sweeps:
+            print(f"No sweep in {workdir} yet (neffbench sweep SPEC --over FIELD=V1,V2 starts one).")
+        for s in [] if args.json else sweeps:
+            counts = ", ".join(f"{n} {k}" for k, n in sorted((s.get("counts") or {}).items()))
+            print(f"{s['sweep_id']}  {s.get('state')}  {s.get('created')}  {counts}")
+        return EXIT_OK
+    try:
+        sweep = load(workdir, args.sweep_id)
+    except (SweepNotFound, ValueError) as exc:
+        print(f"neffbench: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(as_json(sweep), indent=2, default=str))
+        return EXIT_OK
+    _print_sweep(sweep, sys.stdout)
+    return EXIT_OK
+
+
+def _print_sweep(sweep: dict[str, Any], out: TextIO) -> None:
+    from neffbench.sweeps import table_lines
+
+    axes = " x ".join(f"{a['field']} ({len(a['values'])})" for a in sweep.get("axes") or [])
+    counts = ", ".join(f"{n} {k}" for k, n in sorted((sweep.get("counts") or {}).items()))
+    print(f"sweep {sweep['sweep_id']}: {sweep.get('state')}; {axes}{' zipped' if sweep.get('zip') else ''}; "
+          f"{counts}", file=out)
+    for host, node in (sweep.get("nodes") or {}).items():
+        if node.get("differs"):
+            from neffbench.sweeps.versions import describe
+
+            print(f"warning: {describe(host, node['differs'])}", file=out)
+    for line in table_lines(sweep):
+        print(line, file=out)
+    if sweep.get("path"):
+        print(f"record: {sweep['path']}", file=out)
+
+
+def _writer(out: TextIO, labels: dict[int, str]) -> Any:
+    lock = threading.Lock()
+
+    def write(point: int | None, text: str) -> None:
+        prefix = "" if point is None else f"[{point} {labels.get(point, '')}] ".replace(" ]", "]")
+        with lock:
+            out.write(prefix + text + "\n")
+            out.flush()
+
+    return write
+
+
+def _report_plan(plan: Any, args: argparse.Namespace, out: TextIO) -> None:
+    axes = " x ".join(f"{a.field} ({len(a.values)})" for a in plan.axes)
+    where = "ray" + (f" at {args.address}" if args.address else "") if args.executor == "ray" else \
+        f"local, {args.jobs or 1} at once"
+    memory = plan.memory_bytes
+    mem = f"; up to {memory / 2**30:.1f} GiB per job ({plan.valid[0].memory.origin})" if memory else ""
+    print(f"neffbench: sweep of {plan.count} point(s) over {axes}{' zipped' if plan.zip else ''}: "
+          f"{len(plan.valid)} valid, {len(plan.invalid)} invalid; {where}{mem}", file=out)
+    short = plan.short_names
+    for point in plan.invalid:
+        for problem in point.errors:
+            print(f"neffbench: point {point.index} ({point.label(short)}) is invalid: {problem}", file=out)
+    seen: dict[str, int] = {}
+    for point in plan.points:
+        for problem in point.problems:
+            if problem.severity == "warning":
+                seen[str(problem)] = seen.get(str(problem), 0) + 1
+    for text, n in seen.items():
+        print(f"neffbench: {text} ({n} of {plan.count} points)", file=out)
+
+
+def _dry_run(plan: Any, out: TextIO) -> None:
+    short = plan.short_names
+    for point in plan.points:
+        memory = point.memory.text() if point.memory else "-"
+        state = "ok" if point.valid else "INVALID: " + "; ".join(p.message for p in point.errors)
+        print(f"{point.index:>4}  {point.label(short)}  {memory}  {state}", file=out)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from neffbench.cli.cancellable import run_cancellable
+    from neffbench.cli.spec_args import print_problems, spec_from_args
+    from neffbench.jobs.records import WorkdirError
+    from neffbench.spec import SpecError
+    from neffbench.sweeps import SweepError, plan as make_plan, run_sweep
+
+    if args.jobs is not None and args.jobs < 1:
+        print("--jobs must be at least 1.", file=sys.stderr)
+        return EXIT_INVALID
+    if args.memory_per_job is not None and args.memory_per_job <= 0:
+        print("--memory-per-job must be a positive number of GiB.", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        spec = spec_from_args(args)
+    except SpecError as exc:
+        print_problems(exc.problems, file=sys.stderr)
+        print(f"{args.spec}: the spec cannot be read; nothing was started.", file=sys.stderr)
+        return EXIT_INVALID
+    memory = args.memory_per_job * 2**30 if args.memory_per_job is not None else None
+    plan = make_plan(spec, args.over, zip=args.zip, backend=args.backend, memory_per_job=memory)
+    out = sys.stderr if args.json else sys.stdout
+    if plan.problems:
+        print_problems(plan.problems, file=sys.stderr)
+        print("neffbench: the sweep cannot be planned; nothing was started.", file=sys.stderr)
+        return EXIT_INVALID
+    _report_plan(plan, args, out)
+    if args.dry_run:
+        _dry_run(plan, out)
+        return EXIT_INVALID if args.strict and plan.invalid else EXIT_OK
+    if args.strict and plan.invalid:
+        print(f"neffbench: {len(plan.invalid)} point(s) invalid and --strict given; nothing was started.",
+              file=sys.stderr)
+        return EXIT_INVALID
+    if not plan.valid:
+        print("neffbench: no point is valid; nothing was started.", file=sys.stderr)
+        return EXIT_INVALID
+    prestarted = getattr(args, "prestarted", None)
+    labels = {p.index: p.label(plan.short_names) for p in plan.points}
+    on_line = _writer(out, labels)
+    cancel = threading.Event()
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(run_sweep(plan, executor=args.executor, jobs=args.jobs, address=args.address,
+                                    backend=args.backend, workdir=spec.workdir, use_cache=not args.no_cache,
+                                    strict=args.strict, shared_workdir=args.shared_workdir,
+                                    cpus_per_job=args.cpus_per_job, on_line=on_line, cancel_event=cancel,
+                                    standbys=prestarted.standbys if prestarted is not None else None,
+                                    on_record=lambda path: on_line(None, f"neffbench: record: {path}")))
+        except BaseException as exc:  # noqa: BLE001 - re-raised or reported on the main thread
+            failure.append(exc)
+
+    # As compile does: Ctrl-C only sets the cancel event, so every job (and task) ends and is recorded.
+    run_cancellable(work, cancel, name="neffbench-sweep", announce=lambda: on_line(
+        None, "neffbench: cancelling every point: SIGTERM to each job's processes, SIGKILL after a grace period"))
+    if failure:
+        if isinstance(failure[0], (SweepError, WorkdirError)):
+            print(f"neffbench: {str(failure[0]).rstrip('.')}; nothing was started.", file=sys.stderr)
+            return EXIT_INVALID
+        raise failure[0]
+    done = result[0]
+    from neffbench.sweeps import as_json, load
+
+    sweep = load(None, done.path)
+    if args.json:
+        print(json.dumps(as_json(sweep), indent=2, default=str))
+    else:
+        print(file=out)
+        _print_sweep(sweep, out)
+        print(f"neffbench sweep show {done.sweep_id} --workdir {spec.workdir}", file=out)
+    if cancel.is_set():
+        return EXIT_CANCELLED
+    return done.exit_code

@@ -1,0 +1,131 @@
+"""Starting a compile only when memory allows: what is available now against what the running jobs may still take."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from neffbench.sweeps.memory import GiB
+
+POLL_S = 0.25
+MiB = 2**20
+
+
+def _meminfo() -> dict[str, int]:
+    out = {}
+    try:
+        text = Path("/proc/meminfo").read_text(encoding="ascii")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            out[key] = int(parts[0]) * 1024  # the file says kB and means KiB
+    return out
+
+
+def _cgroup_headroom() -> int | None:
+    """What this process's cgroup (v2) still allows before its OOM killer acts; None without a limit."""
+    try:
+        line = next(ln for ln in Path("/proc/self/cgroup").read_text().splitlines() if ln.startswith("0::"))
+        group = Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+        limit = (group / "memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        return int(limit) - int((group / "memory.current").read_text().strip())
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
+def available_bytes() -> int | None:
+    """Memory a new job can take without pushing the machine (or its container) into the OOM killer."""
+    found = [v for v in (_meminfo().get("MemAvailable"), _cgroup_headroom()) if v is not None]
+    return min(found) if found else None
+
+
+def total_bytes() -> int | None:
+    return _meminfo().get("MemTotal")
+
+
+@dataclass(eq=False)
+class Reservation:
+    """One admitted job: its estimate and, once its worker runs, the process group whose memory is measured."""
+
+    need: int
+    pgid: int | None = None
+
+
+class MemoryLimiter:
+    """Admits jobs while the estimates of the running ones, less what they already hold, fit in what is available.
+
+    ``available`` is read afresh at every decision (other programs count too); ``usage(pgid)`` is what a
+    running job holds now, so a job that has reached its peak is not counted twice. With nothing running
+    a job is always admitted, even beyond the estimate: waiting could never help it.
+    """
+
+    def __init__(self, *, available: Callable[[], int | None] = available_bytes,
+                 usage: Callable[[int], int] | None = None, margin_bytes: int | None = None):
+        self._available = available
+        self.usage = usage
+        total = total_bytes() or 8 * GiB
+        # Kept free for everything else; MemAvailable already counts the page cache as reclaimable.
+        self.margin = margin_bytes if margin_bytes is not None else int(min(max(0.05 * total, 256 * MiB), 2 * GiB))
+        self._cond = threading.Condition()
+        self._running: list[Reservation] = []
+
+    def _outstanding(self) -> int:
+        usage = self.usage
+        return sum(max(0, r.need - (usage(r.pgid) if usage is not None and r.pgid else 0)) for r in self._running)
+
+    def acquire(self, need: int, *, cancel_event: threading.Event | None = None,
+                on_note: Callable[[str], None] | None = None) -> Reservation | None:
+        """Wait until a job of ``need`` bytes may start and reserve it; None when ``cancel_event`` is set first.
+
+        ``on_note`` hears once why it waits (and again when it starts), or that it starts alone beyond what is
+        available.
+        """
+        waited = False
+        while True:
+            with self._cond:
+                if cancel_event is not None and cancel_event.is_set():
+                    return None
+                avail = self._available()
+                outstanding = self._outstanding()
+                fits = avail is None or need + outstanding <= avail - self.margin
+                if fits or not self._running:
+                    reservation = Reservation(need)
+                    self._running.append(reservation)
+                    break
+                running = len(self._running)
+            if not waited:
+                waited = True
+                if on_note is not None:
+                    on_note(f"waiting for memory: needs {need / GiB:.1f} GiB; {max(avail, 0) / GiB:.1f} GiB is "
+                            f"available, of which {outstanding / GiB:.1f} GiB may still go to the {running} running "
+                            "job(s)")
+            with self._cond:
+                # Woken early by a release; the poll catches memory that others freed.
+                self._cond.wait(POLL_S)
+        if on_note is not None:
+            if not fits:
+                on_note(f"estimated {need / GiB:.1f} GiB, more than the {max(avail, 0) / GiB:.1f} GiB available; "
+                        "starting it alone (set --memory-per-job if the estimate is wrong)")
+            elif waited:
+                on_note("memory is available now; starting")
+        return reservation
+
+    def release(self, reservation: Reservation | None) -> None:
+        if reservation is None:
+            return
+        with self._cond:
+            if reservation in self._running:
+                self._running.remove(reservation)
+            self._cond.notify_all()
+
+    @property
+    def running(self) -> int:
+        with self._cond:
+            return len(self._running)

@@ -1,0 +1,310 @@
+"""Running a sweep: the record first, cached points served here without dispatch, the rest to an executor, cancel throughout."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from neffbench.jobs import records
+from neffbench.jobs.protocol import BACKENDS
+from neffbench.sweeps.grid import SweepPlan
+from neffbench.sweeps.record import FINAL_STATES, SweepRecord
+from neffbench.sweeps.versions import describe, differences
+
+log = logging.getLogger(__name__)
+
+EXECUTORS = ("local", "ray")
+SweepLineCallback = Callable[[int | None, str], None]
+EventCallback = Callable[[dict], None]
+
+
+class SweepError(ValueError):
+    """A sweep that cannot start (a wrong grid, every point invalid, an executor that is not there): one sentence."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One point handed to an executor."""
+
+    index: int
+    spec: Any
+    label: str
+    memory_bytes: int
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What every point's job shares."""
+
+    sweep_id: str
+    workdir: Path
+    backend: str
+    timeout: float | None
+    use_cache: bool
+
+
+@dataclass
+class SweepResult:
+    """How a sweep ended; ``record`` is the final ``sweep.json``."""
+
+    sweep_id: str
+    path: Path
+    state: str  # succeeded (every point did), failed, cancelled
+    record: dict
+
+    @property
+    def exit_code(self) -> int:
+        return {"succeeded": 0, "cancelled": 130}.get(self.state, 1)
+
+
+class Tracker:
+    """What executors say about points, written to ``sweep.json`` and passed on, each line and event with its point.
+
+    Thread-safe: executors call it from their own threads. Events are the job's own (``job_id``, ``bucket``
+    ...) plus ``point`` and ``sweep_id``, and the sweep's (see the package docstring).
+    """
+
+    def __init__(self, record: SweepRecord, on_line: SweepLineCallback | None, on_event: EventCallback | None):
+        self.record = record
+        self._on_line = on_line
+        self._on_event = on_event
+        self._seen_nodes: set[str] = set()
+        self._lock = threading.Lock()
+
+    def _call(self, callback: Callable[..., None] | None, *args: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception:  # noqa: BLE001 - a presenter's bug must not lose the sweep or its record
+            log.exception("sweep on_line/on_event callback failed")
+
+    def emit(self, ev: dict[str, Any]) -> None:
+        self._call(self._on_event, {**ev, "sweep_id": self.record.sweep_id})
+
+    def line(self, index: int | None, text: str) -> None:
+        self._call(self._on_line, index, text)
+
+    def note(self, index: int | None, text: str) -> None:
+        """A line of the sweep's own."""
+        self.line(index, f"neffbench: {text}")
+
+    def job_event(self, index: int, ev: dict[str, Any]) -> None:
+        self.emit({**ev, "point": index})
+
+    def _changed(self, index: int, **changes: Any) -> dict[str, Any]:
+        point = self.record.update_point(index, **changes)
+        self.emit({"type": "sweep_point", "point": index, "state": point["state"], "label": point["label"],
+                   "reason": point.get("reason"), "job_id": point.get("job_id"), "cached": point.get("cached"),
+                   "node": point.get("node"), "attempt": point.get("attempts"),
+                   "peak_rss_bytes": point.get("peak_rss_bytes"), "duration_s": point.get("duration_s")})
+        return point
+
+    def waiting(self, index: int, message: str) -> None:
+        if self.record.point(index)["state"] == "pending":
+            self._changed(index, state="waiting", reason=message)
+        self.note(index, message)
+
+    def started(self, index: int, *, job_dir: str | Path | None = None, node: str | None = None,
+                attempt: int = 1, dispatched: bool = True) -> None:
+        changes: dict[str, Any] = {"state": "running", "reason": None, "attempts": attempt, "dispatched": dispatched}
+        if job_dir is not None:
+            changes["job_id"] = Path(job_dir).name
+        if node is not None:
+            changes["node"] = node
+        if self.record.point(index).get("started") is None:
+            changes["started"] = records.iso()
+        self._changed(index, **changes)
+
+    def lost(self, index: int, attempt: int, reason: str) -> None:
+        """An attempt whose worker or node died; the executor retries it (once)."""
+        point = self.record.point(index)
+        lost = [*point.get("lost_attempts", []), {"attempt": attempt, "node": point.get("node"),
+                                                  "job_id": point.get("job_id"), "reason": reason}]
+        self._changed(index, lost_attempts=lost, state="pending", reason=reason, job_id=None)
+        self.note(index, f"attempt {attempt} was lost ({reason}); retrying")
+
+    def finished(self, index: int, outcome: str, reason: str | None, *, job_dir: str | Path | None = None,
+                 peak_rss: int | None = None, node: str | None = None, cached: bool = False,
+                 duration_s: float | None = None) -> None:
+        changes: dict[str, Any] = {"state": outcome, "reason": reason, "finished": records.iso(), "cached": cached}
+        if job_dir is not None:
+            changes["job_id"] = Path(job_dir).name
+        if peak_rss is not None:
+            changes["peak_rss_bytes"] = peak_rss
+        if node is not None:
+            changes["node"] = node
+        if duration_s is not None:
+            changes["duration_s"] = duration_s
+        self._changed(index, **changes)
+        took = f" in {duration_s:.1f} s" if duration_s is not None else ""
+        why = f": {reason}" if reason and outcome != "succeeded" else ""
+        self.note(index, f"{outcome}{' (cached)' if cached else ''}{took}{why}")
+
+    def node(self, host: str, versions: dict[str, Any]) -> None:
+        """A node's first task: its versions recorded, and reported when they differ from this machine's."""
+        with self._lock:
+            if host in self._seen_nodes:
+                return
+            self._seen_nodes.add(host)
+        client = self.record.snapshot()["versions"]
+        diff = differences(client, versions)
+        nodes = {**self.record.snapshot()["nodes"], host: {"versions": versions, "differs": diff}}
+        self.record.update(nodes=nodes)
+        self.emit({"type": "sweep_node", "node": host, "versions": versions, "differs": diff})
+        if diff:
+            self.note(None, f"warning: {describe(host, diff)}")
+
+
+def _cached(task: Task, options: JobOptions) -> bool:
+    """Whether the job runner will serve this point from the workdir's cache: the key ``records.new_record`` gives
+    the job, looked up as the runner looks it up."""
+    from neffbench.jobs import cache
+
+    if not options.use_cache:
+        return False
+    wanted = cache.digest(cache.key(task.spec, cache.predicted_backend(options.backend)))
+    return cache.lookup(options.workdir, wanted) is not None
+
+
+def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:
+    from neffbench.jobs.runner import JobRunner
+
+    def on_event(ev: dict[str, Any]) -> None:
+        if ev.get("type") == "started":
+            tracker.started(task.index, job_dir=ev.get("job_dir"), dispatched=False)
+        tracker.job_event(task.index, ev)
+
+    from neffbench.jobs.records import WorkdirError
+
+    runner = JobRunner(task.spec, workdir=options.workdir, backend=options.backend, timeout=options.timeout,
+                       on_line=lambda text: tracker.line(task.index, text), on_event=on_event, use_cache=True)
+    try:
+        runner.start()
+        result = runner.wait()
+    except WorkdirError as exc:
+        tracker.finished(task.index, "failed", str(exc))
+        return
+    tracker.finished(task.index, result.outcome, result.reason, job_dir=result.job_dir,
+                     cached=bool((result.record.get("cache") or {}).get("hit")),
+                     duration_s=result.record.get("duration_s"))
+
+
+def _executor(name: Any, *, jobs: int | None, address: str | None, shared_workdir: bool, cpus_per_job: float,
+              runtime_env: dict | None, standbys: list[Any]) -> Any:
+    if not isinstance(name, str):
+        return name  # an executor object (prepare, run, close), e.g. a LocalExecutor with its own limiter
+    if name == "local":
+        from neffbench.sweeps.local import LocalExecutor
+
+        if address is not None:
+            raise SweepError("--address is for the ray executor (--executor ray)")
+        if shared_workdir:
+            raise SweepError("--shared-workdir is for the ray executor (--executor ray)")
+        return LocalExecutor(jobs or 1, standbys=standbys)
+    if name == "ray":
+        from neffbench.sweeps.ray_executor import RayExecutor, RayMissing
+
+        try:
+            return RayExecutor(address=address, jobs=jobs, shared_workdir=shared_workdir, cpus_per_job=cpus_per_job,
+                               runtime_env=runtime_env)
+        except RayMissing as exc:
+            raise SweepError(str(exc)) from None
+    raise SweepError(f"the executor must be one of {', '.join(EXECUTORS)}; got {name!r}")
+
+
+def run_sweep(plan: SweepPlan, *, executor: Any = "local", jobs: int | None = None, address: str | None = None,
+              backend: str = "auto", workdir: str | Path | None = None, timeout: float | None = None,
+              use_cache: bool = True, strict: bool = False, shared_workdir: bool = False, cpus_per_job: float = 1,
+              runtime_env: dict | None = None, on_line: SweepLineCallback | None = None,
+              on_event: EventCallback | None = None, cancel_event: threading.Event | None = None,
+              on_record: Callable[[Path], None] | None = None, standbys: list[Any] | None = None) -> SweepResult:
+    """Run every valid point of ``plan`` as a job; see the package docstring. Raises SweepError before anything
+    starts when the sweep cannot run, and WorkdirError when the workdir cannot be written. ``standbys``
+    (``StandbyWorker`` s) belong to the sweep from the call on: the local executor hands them to its first
+    jobs, and stops those it did not use."""
+    try:
+        return _checked_run(plan, executor=executor, jobs=jobs, address=address, backend=backend, workdir=workdir,
+                            timeout=timeout, use_cache=use_cache, strict=strict, shared_workdir=shared_workdir,
+                            cpus_per_job=cpus_per_job, runtime_env=runtime_env, on_line=on_line,
+                            on_event=on_event, cancel_event=cancel_event, on_record=on_record,
+                            standbys=list(standbys or []))
+    finally:
+        for standby in standbys or []:
+            standby.discard()  # does nothing to one a job took
+
+
+def _checked_run(plan: SweepPlan, *, executor: Any, jobs: int | None, address: str | None, backend: str,
+                 workdir: str | Path | None, timeout: float | None, use_cache: bool, strict: bool,
+                 shared_workdir: bool, cpus_per_job: float, runtime_env: dict | None,
+                 on_line: SweepLineCallback | None, on_event: EventCallback | None,
+                 cancel_event: threading.Event | None, on_record: Callable[[Path], None] | None,
+                 standbys: list[Any]) -> SweepResult:
+    if plan.problems:
+        raise SweepError("; ".join(p.message for p in plan.problems))
+    if backend not in BACKENDS:
+        raise SweepError(f"the backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if jobs is not None and jobs < 1:
+        raise SweepError("--jobs must be at least 1")
+    if strict and plan.invalid:
+        raise SweepError(f"{len(plan.invalid)} of {plan.count} point(s) are invalid and --strict was given")
+    if not plan.valid:
+        raise SweepError(f"none of the {plan.count} point(s) is valid")
+    root = records.prepare_workdir(workdir if workdir is not None else plan.base.workdir).resolve()
+    runner = _executor(executor, jobs=jobs, address=address, shared_workdir=shared_workdir,
+                       cpus_per_job=cpus_per_job, runtime_env=runtime_env, standbys=standbys)
+    settings = {"executor": executor if isinstance(executor, str) else type(executor).__name__, "jobs": jobs,
+                "address": address, "backend": backend, "timeout": timeout, "use_cache": use_cache,
+                "strict": strict, "shared_workdir": shared_workdir, "cpus_per_job": cpus_per_job}
+    runner.prepare()  # connects to a cluster, say: a failure here is a sentence before anything is recorded
+    try:
+        return _run(plan, runner, root, settings, on_line=on_line, on_event=on_event,
+                    cancel_event=cancel_event, on_record=on_record)
+    finally:
+        runner.close()
+
+
+def _run(plan: SweepPlan, runner: Any, root: Path, settings: dict[str, Any], *, on_line: SweepLineCallback | None,
+         on_event: EventCallback | None, cancel_event: threading.Event | None,
+         on_record: Callable[[Path], None] | None) -> SweepResult:
+    record = SweepRecord.create(root, plan, settings)
+    if on_record is not None:
+        on_record(record.path)
+    tracker = Tracker(record, on_line, on_event)
+    cancel = cancel_event if cancel_event is not None else threading.Event()
+    options = JobOptions(record.sweep_id, root, settings["backend"], settings["timeout"], settings["use_cache"])
+    short = plan.short_names
+    tracker.emit({"type": "sweep_started", "path": str(record.path), "points": plan.count,
+                  "valid": len(plan.valid), "executor": settings["executor"], "workdir": str(root)})
+    try:
+        tasks = []
+        for point in plan.valid:
+            task = Task(point.index, point.spec, point.label(short), point.memory.bytes if point.memory else 0)
+            if cancel.is_set():
+                tracker.finished(task.index, "cancelled", "cancelled before it started")
+            elif _cached(task, options):
+                _serve_cached(task, options, tracker)
+            else:
+                tasks.append(task)
+        if tasks and not cancel.is_set():
+            runner.run(tasks, tracker, options, cancel)
+        for task in tasks:  # whatever an executor left unfinished (it never should) is said so
+            if record.point(task.index)["state"] not in FINAL_STATES:
+                tracker.finished(task.index, "cancelled" if cancel.is_set() else "failed",
+                                 "cancelled before it started" if cancel.is_set() else "the executor did not run it")
+    except BaseException as exc:
+        for point in record.snapshot()["points"]:
+            if point["state"] not in FINAL_STATES:
+                record.update_point(point["index"], state="interrupted", reason=f"the sweep stopped: {exc!r}")
+        record.update(state="interrupted", reason=f"the sweep stopped: {exc!r}", finished=records.iso())
+        raise
+    states = {p["state"] for p in record.snapshot()["points"]}
+    state = "cancelled" if cancel.is_set() or "cancelled" in states else \
+        "succeeded" if states == {"succeeded"} else "failed"
+    record.update(state=state, finished=records.iso())
+    final = record.snapshot()
+    tracker.emit({"type": "sweep_finished", "state": state, "counts": final["counts"], "path": str(record.path)})
+    return SweepResult(record.sweep_id, record.path, state, final)

@@ -1,0 +1,121 @@
+"""Sweeps in the window: the dialog shows the points and their problems before anything starts, the Compile
+tab follows each point, and the Sweeps tab compares them (sort, filter, chart, diff of two points)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from neffbench.presets import load_preset
+from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
+from tests.test_gui_compile import JOB_TIMEOUT_MS, use_fakes
+
+pytestmark = [pytest.mark.gui]
+
+
+def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
+    from neffbench.gui.sweep_dialog import SweepDialog
+
+    dialog = SweepDialog(load_preset("seed"), backend="cpu-check")
+    qtbot.addWidget(dialog)
+    assert not dialog.start_button.isEnabled()  # no values yet
+    assert dialog.summary.text().startswith("Nothing to sweep yet")
+    row = dialog._rows[0]
+    row.field.setCurrentIndex(row.field.findData("compiler.optlevel"))
+    row.values.setText("1,2,7")
+    qtbot.waitUntil(lambda: dialog.plan.count == 3, timeout=5_000)
+    assert dialog.summary.text().startswith("3 points: 2 to compile, 1 invalid")
+    assert "per job" in dialog.summary.text()  # the memory estimate, before anything starts
+    assert dialog.invalid_list.count() == 1 and dialog.invalid_list.item(0).text().startswith("#2 optlevel=7")
+    assert dialog.start_button.isEnabled()
+    dialog.strict_check.setChecked(True)  # --strict: one invalid point and nothing runs
+    dialog.replan()
+    assert not dialog.start_button.isEnabled()
+    second = dialog.add_axis("compiler.auto_cast", "none,all")
+    qtbot.waitUntil(lambda: dialog.plan.count == 6, timeout=5_000)
+    dialog.jobs_spin.setValue(2)
+    dialog.replan()
+    assert "2 at once need up to" in dialog.summary.text()
+    second.remove.click()
+    qtbot.waitUntil(lambda: dialog.plan.count == 3, timeout=5_000)
+
+
+def _sweep(window, qtbot, overs, *, executor="local", jobs=1, cancel_when=None):
+    from neffbench.gui.sweep_controller import SweepOptions
+    from neffbench.sweeps import plan
+
+    spec = window.current_spec()
+    the_plan = plan(spec, overs, backend=window.controller.backend)
+    with qtbot.waitSignal(window.sweeps.controller.finished, timeout=JOB_TIMEOUT_MS * 2) as blocker:
+        window.sweeps.start(the_plan, SweepOptions(executor=executor, jobs=jobs))
+        if cancel_when is not None:
+            qtbot.waitUntil(lambda: cancel_when(window), timeout=JOB_TIMEOUT_MS)
+            window.cancel_action.trigger()
+    return the_plan, blocker.args[0]
+
+
+@pytest.mark.slow
+def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, qtbot):
+    window.build_panels()
+    window.controller.backend = "cpu-check"
+    window.apply_preset("seed")
+    the_plan, result = _sweep(window, qtbot, ["compiler.optlevel=1,2", "inputs.num_tokens=8,16"], jobs=2)
+    assert result.state == "succeeded"
+    # The Compile tab: one row per point, each ended, none left running; the headline counts them.
+    states = [state for _, state in window.compile_panel.stages.states()]
+    assert len(states) == 4 and set(states) == {"succeeded"}
+    results = window.compile_panel.results
+    assert results.topLevelItemCount() == 4
+    assert all(results.topLevelItem(i).text(2) for i in range(4))  # each point's NEFF (here: why there is none)
+    assert window.compile_panel.state_label.text().startswith("Sweep done: 4 succeeded.")
+    assert window.statusBar().currentMessage().startswith("Sweep done")
+    # The Sweeps tab: the table, sortable and filterable, and a chart point per shown row.
+    panel = window.sweeps.panel
+    qtbot.waitUntil(lambda: panel.sweep is not None and panel.sweep["sweep_id"] == result.sweep_id
+                    and panel.sweep["state"] == "succeeded" and panel.proxy.rowCount() == 4, timeout=10_000)
+    head = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
+    assert head[:4] == ["#", "optlevel", "num_tokens", "outcome"]
+    panel.x_combo.setCurrentIndex(panel.x_combo.findData("inputs.num_tokens"))
+    xs, ys, outcomes, _ = panel.chart_points()
+    assert sorted(xs) == [8.0, 8.0, 16.0, 16.0] and len(ys) == 4 and set(outcomes) == {"succeeded"}
+    panel.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # numbers sort as numbers
+    assert [panel.proxy.index(i, 2).data() for i in range(4)] == ["16", "16", "8", "8"]
+    panel.filter_edit.setText("16")
+    assert panel.proxy.rowCount() >= 2 and all("16" in " ".join(
+        panel.proxy.index(r, c).data() for c in range(panel.proxy.columnCount())) for r in range(panel.proxy.rowCount()))
+    panel.filter_edit.clear()
+    # Two points diffed: the swept fields that differ, from each job's spec.
+    selection = panel.table.selectionModel()
+    from PySide6.QtCore import QItemSelectionModel
+
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    by_point = {panel.proxy.index(r, 0).data(): r for r in range(4)}
+    for point in ("0", "3"):  # optlevel 1 / num_tokens 8 and optlevel 2 / num_tokens 16
+        selection.select(panel.proxy.index(by_point[point], 0), flags)
+    assert panel.diff_button.isEnabled()
+    panel.diff_button.click()
+    rows = {panel.diff.topLevelItem(i).text(0): (panel.diff.topLevelItem(i).text(1), panel.diff.topLevelItem(i).text(2))
+            for i in range(panel.diff.topLevelItemCount())}
+    assert rows["optlevel"] == ("1", "2") and rows["spec compiler.optlevel"] == ("1", "2")
+    assert rows["spec inputs.num_tokens"] == ("[8]", "[16]")
+
+
+@pytest.mark.slow
+def test_cancelling_a_sweep_ends_every_point_and_leaves_nothing_running(window, qtbot, monkeypatch):
+    use_fakes(monkeypatch, "slow")
+    window.build_panels()
+    window.apply_preset("seed")
+
+    def first_running(w):
+        return any(state == "running" for _, state in w.compile_panel.stages.states())
+
+    _, result = _sweep(window, qtbot, ["compiler.optlevel=1,2,3"], cancel_when=first_running)
+    assert result.state == "cancelled"
+    states = [state for _, state in window.compile_panel.stages.states()]
+    assert "running" not in states and "pending" not in states and "cancelled" in states
+    assert window.compile_panel.state_label.text().startswith("Sweep cancelled:")
+    assert window.compile_action.isEnabled() and not window.cancel_action.isEnabled()
+    panel = window.sweeps.panel
+    qtbot.waitUntil(lambda: (panel.sweep or {}).get("state") == "cancelled", timeout=10_000)
+    assert {row["outcome"] for row in panel.rows} <= {"cancelled", "succeeded"}
+    assert "cancelled" in {row["outcome"] for row in panel.rows}

@@ -1,0 +1,185 @@
+"""Sweeps on Ray, on a one-node cluster this module starts: every job comes back, the cache skips dispatch, cancel and lost tasks.
+
+The cluster has 2 CPUs (the machine's), so each test keeps to one or two points.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from neffbench.jobs.records import process_alive, read_record
+from neffbench.presets import load_preset
+from neffbench.sweeps import plan, rows, run_sweep
+from neffbench.sweeps.ray_task import scratch_dir
+from tests.fakes import fake_env
+
+pytestmark = pytest.mark.slow
+ray = pytest.importorskip("ray")
+
+SEED = load_preset("seed")
+GiB = 2**30
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, log_to_driver=False,
+             logging_level=logging.ERROR)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _until(predicate, timeout: float = 30.0, what: str = "the condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _pids(pidfile: Path) -> list[int]:
+    """Every compiler and grandchild pid the slow fake wrote (it appends, one pair per compile)."""
+    try:
+        text = pidfile.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return [int(line.split()[1]) for line in text.splitlines() if line.strip()]
+
+
+def _ppid(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[1])
+
+
+def test_every_job_comes_back_with_its_node_and_cached_points_are_not_dispatched(cluster, tmp_path):
+    lines: list[tuple[int | None, str]] = []
+    events: list[dict] = []
+    result = run_sweep(plan(SEED, ["inputs.num_tokens=1,8"], backend="cpu-check"), executor="ray",
+                       backend="cpu-check", workdir=tmp_path, on_line=lambda p, t: lines.append((p, t)),
+                       on_event=events.append)
+    assert result.state == "succeeded" and result.exit_code == 0
+    host = platform.node()
+    for point in result.record["points"]:
+        assert point["state"] == "succeeded" and point["dispatched"] and point["node"] == host
+        job = read_record(tmp_path / point["job_id"])  # brought back into the client's workdir
+        assert job["outcome"] == "succeeded" and job["host"] == host
+        assert job["versions"]["torch"] == result.record["versions"]["torch"]  # what the node used
+        assert not scratch_dir(result.sweep_id, point["index"]).exists()
+    assert result.record["nodes"][host]["differs"] == {}
+    # Lines streamed back while the tasks ran, each with its point.
+    assert {p for p, t in lines if "traced in" in t} == {0, 1}
+    states = [(e["point"], e["state"]) for e in events if e["type"] == "sweep_point"]
+    assert (0, "running") in states and (1, "succeeded") in states
+    assert any(e["type"] == "sweep_node" and e["node"] == host for e in events)
+    assert events[-1]["type"] == "sweep_finished"
+    assert [r["outcome"] for r in rows({**result.record, "path": str(result.path)})] == ["succeeded"] * 2
+
+    again: list[dict] = []
+    second = run_sweep(plan(SEED, ["inputs.num_tokens=8,16"], backend="cpu-check"), executor="ray",
+                       backend="cpu-check", workdir=tmp_path, on_event=again.append)
+    cached, fresh = second.record["points"]
+    assert cached["cached"] and not cached["dispatched"] and cached["node"] is None
+    assert fresh["dispatched"] and not fresh["cached"] and fresh["state"] == "succeeded"
+    assert {e["node"] for e in again if e["type"] == "sweep_point" and e.get("node")} == {host}
+    assert {e["point"] for e in again if e["type"] == "sweep_point" and e["state"] == "running" and e.get("node")} \
+        == {1}
+
+
+def test_fake_toolchain_neff_comes_back_with_the_versions_used(cluster, tmp_path):
+    env = fake_env("success")
+    result = run_sweep(plan(SEED, ["compiler.optlevel=1"], backend="neuron", memory_per_job=GiB // 2),
+                       executor="ray", backend="neuron", workdir=tmp_path, runtime_env={"env_vars": env})
+    assert result.state == "succeeded", result.record["points"]
+    (row,) = rows({**result.record, "path": str(result.path)})
+    assert row["backend"] == "neuron" and row["neff_bytes"] > 0 and row["compile_s"] is not None
+    job = read_record(row["job_dir"])
+    assert job["versions"]["torch_neuronx"].endswith("+fake")  # the node's, not this process's (none here)
+    assert (Path(row["job_dir"]) / job["neffs"][0]["path"]).is_file()
+    assert result.record["nodes"][platform.node()]["differs"] == {}  # the client checks its own installs
+
+
+def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):
+    pidfile = tmp_path / "pids.txt"
+    env = fake_env("slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile))
+    cancel = threading.Event()
+    workers: set[int] = set()
+    frontends: set[int] = set()
+
+    def on_event(ev: dict) -> None:
+        if ev["type"] == "started" and ev.get("pid"):
+            workers.add(ev["pid"])
+
+    def on_line(point, text: str) -> None:
+        if "Running Frontend" in text:
+            frontends.add(point)
+            if len(frontends) == 2:
+                cancel.set()
+
+    t0 = time.monotonic()
+    result = run_sweep(plan(SEED, ["compiler.optlevel=1,2"], backend="neuron", memory_per_job=GiB // 2),
+                       executor="ray", backend="neuron", workdir=tmp_path, runtime_env={"env_vars": env},
+                       on_line=on_line, on_event=on_event, cancel_event=cancel)
+    assert time.monotonic() - t0 < 90
+    assert result.state == "cancelled" and result.exit_code == 130
+    assert [p["state"] for p in result.record["points"]] == ["cancelled", "cancelled"]
+    pids = [*workers, *_pids(pidfile)]
+    assert len(pids) == 6  # two workers, two compilers, two grandchildren
+    _until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+    for point in result.record["points"]:
+        assert read_record(tmp_path / point["job_id"])["outcome"] == "cancelled"
+
+
+def test_a_killed_task_is_retried_once(cluster, tmp_path):
+    killed: list[int] = []
+
+    def on_event(ev: dict) -> None:
+        if ev["type"] == "started" and ev.get("pid") and not killed:
+            killed.append(ev["pid"])
+            os.kill(_ppid(ev["pid"]), signal.SIGKILL)  # the Ray worker running the task, as a lost node would
+
+    result = run_sweep(plan(SEED, ["inputs.num_tokens=1"], backend="cpu-check"), executor="ray",
+                       backend="cpu-check", workdir=tmp_path, on_event=on_event)
+    (point,) = result.record["points"]
+    assert result.state == "succeeded" and point["attempts"] == 2
+    assert [a["attempt"] for a in point["lost_attempts"]] == [1]
+    assert read_record(tmp_path / point["job_id"])["outcome"] == "succeeded"
+    _until(lambda: not process_alive(killed[0]), 10, "the lost attempt's worker to end with its parent")
+
+
+def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path):
+    env = fake_env("slow", FAKE_NEURONX_CC_PIDFILE=str(tmp_path / "pids.txt"))
+    killed: list[int] = []
+
+    def on_event(ev: dict) -> None:
+        if ev["type"] == "started" and ev.get("pid"):
+            killed.append(ev["pid"])
+            os.kill(_ppid(ev["pid"]), signal.SIGKILL)
+
+    result = run_sweep(plan(SEED, ["compiler.optlevel=1"], backend="neuron", memory_per_job=GiB // 2),
+                       executor="ray", backend="neuron", workdir=tmp_path, runtime_env={"env_vars": env},
+                       on_event=on_event)
+    (point,) = result.record["points"]
+    assert result.state == "failed" and result.exit_code == 1
+    assert point["state"] == "failed" and "died" in point["reason"] and "attempt 2" in point["reason"]
+    assert [a["attempt"] for a in point["lost_attempts"]] == [1, 2]
+    pids = [*killed, *_pids(tmp_path / "pids.txt")]
+    _until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+
+
+def test_with_a_shared_workdir_the_job_is_written_in_place(cluster, tmp_path):
+    result = run_sweep(plan(SEED, ["inputs.num_tokens=4"], backend="cpu-check"), executor="ray",
+                       backend="cpu-check", workdir=tmp_path, shared_workdir=True)
+    (point,) = result.record["points"]
+    assert result.state == "succeeded" and result.record["settings"]["shared_workdir"]
+    job_dir = tmp_path / point["job_id"]
+    assert read_record(job_dir)["outcome"] == "succeeded"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([job_dir.name, "sweeps"])  # no copy beside it
+    assert not scratch_dir(result.sweep_id, 0).exists()
