@@ -18,10 +18,12 @@ def make_window(qtbot, tmp_path, settings_path):
     from PySide6.QtCore import QThreadPool
 
     from neffbench.gui import theme
+    from neffbench.gui.gui_gc import MainThreadGC
     from neffbench.gui.main_window import MainWindow
     from neffbench.gui.settings import Settings
 
     theme.configure_plots()
+    collector = MainThreadGC()  # as the application does: a worker thread never deletes a widget
     windows = []
 
     def make(*, background: bool = False, workdir: Path | None = None, show: bool = True) -> MainWindow:
@@ -42,6 +44,7 @@ def make_window(qtbot, tmp_path, settings_path):
             qtbot.waitUntil(lambda w=window: not w.controller.is_running, timeout=30_000)
     # Workers report to widgets: let them finish before the widgets go.
     QThreadPool.globalInstance().waitForDone(30_000)
+    collector.stop()
 
 
 @pytest.fixture

@@ -173,3 +173,9 @@ def test_a_status_message_is_never_crowded_out_by_the_toolchain_summary(window, 
     qtbot.waitUntil(lambda: not status.isVisible(), timeout=5_000)  # the message takes its place
     window.statusBar().clearMessage()
     qtbot.waitUntil(status.isVisible, timeout=5_000)
+
+
+def test_a_first_launch_fits_the_screen(window):
+    # No saved geometry: the window is no larger than the screen it opens on (offscreen: 800x800).
+    room = window.screen().availableGeometry()
+    assert window.width() <= room.width() and window.height() <= room.height()

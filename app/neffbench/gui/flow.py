@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 from superqt import QFlowLayout
@@ -38,6 +38,7 @@ class TurningSplitter(QSplitter):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(Qt.Orientation.Horizontal, parent)
         self._sizes: dict[Qt.Orientation, list[int]] = {}
+        self._pending = False
 
     def _min_widths(self) -> list[int]:
         # As Qt's layouts read a minimum: one set on the widget wins over its hint.
@@ -53,17 +54,24 @@ class TurningSplitter(QSplitter):
         return hint
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        self._turn(event.size().width())
         super().resizeEvent(event)
+        self._turn_soon()
 
     def event(self, event: QEvent) -> bool:
         # A pane's minimum can grow without a resize (a longer plot title): look again.
         if event.type() == QEvent.Type.LayoutRequest:
-            self._turn(self.width())
+            self._turn_soon()
         return super().event(event)
 
-    def _turn(self, width: int) -> None:
-        wanted = Qt.Orientation.Horizontal if width >= self.side_by_side_width() else Qt.Orientation.Vertical
+    def _turn_soon(self) -> None:
+        # After the event, not inside it: re-orienting a splitter while Qt lays it out is asking for a crash.
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self, self._turn)
+
+    def _turn(self) -> None:
+        self._pending = False
+        wanted = Qt.Orientation.Horizontal if self.width() >= self.side_by_side_width() else Qt.Orientation.Vertical
         if wanted != self.orientation():
             self._sizes[self.orientation()] = self.sizes()
             self.setOrientation(wanted)

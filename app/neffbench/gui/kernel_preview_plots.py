@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from neffbench.gui import theme
@@ -327,5 +327,10 @@ class PlotScroll(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self.grid.set_columns(2 if event.size().width() >= TWO_COLUMN_WIDTH else 1)
         super().resizeEvent(event)
+        # Laid out again after this event, not inside it: moving widgets between grid cells while Qt is
+        # still resizing them has crashed the process.
+        QTimer.singleShot(0, self, self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        self.grid.set_columns(2 if self.width() >= TWO_COLUMN_WIDTH else 1)

@@ -38,8 +38,10 @@ def launch(argv: list[str] | None = None) -> int:
     app = make_app(argv)
     from PySide6.QtCore import QThreadPool
 
+    from neffbench.gui.gui_gc import MainThreadGC
     from neffbench.gui.main_window import MainWindow, app_icon
 
+    collector = MainThreadGC(parent=app)  # torch loads on a worker thread: no collection may run there
     app.setWindowIcon(app_icon())
     # Short jobs (preview, scans, the toolchain probe) share the pool; two cores must not mean two at a time.
     pool = QThreadPool.globalInstance()
@@ -54,4 +56,5 @@ def launch(argv: list[str] | None = None) -> int:
     import shiboken6
 
     shiboken6.delete(window)
+    collector.stop()
     return code

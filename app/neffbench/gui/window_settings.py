@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSplitter
 
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, loads_toml
+
+
+def first_size(window) -> QSize:
+    """1500x940 on a screen that has room, else what the screen has (a first launch on a laptop fits it)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry() if screen is not None else None
+    if room is None or room.isEmpty():
+        return QSize(1500, 940)
+    return QSize(min(1500, room.width()), min(940, room.height()))
 
 
 def restore(window) -> None:
@@ -17,7 +28,7 @@ def restore(window) -> None:
     s = window.settings
     geometry = s.bytes("window/geometry")
     if geometry is None or not window.restoreGeometry(geometry):
-        window.resize(1500, 940)
+        window.resize(first_size(window))
     state = s.bytes("window/state")
     if state is not None:
         window.restoreState(state)

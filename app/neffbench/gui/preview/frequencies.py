@@ -10,6 +10,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QSizePolicy
 
 from neffbench.gui import theme
+from neffbench.gui.hover import throttled_mouse_moves
 from neffbench.gui.plot_titles import BESIDE, fit, set_title
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
@@ -84,7 +85,7 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         self.summary = self.addLabel("", row=2, col=0, colspan=2, justify="left")
         self.readout = self.addLabel("", row=3, col=0, colspan=2, justify="left", size="8pt")
         # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
-        self._hover = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_scene_mouse_moved)
+        self._hover = throttled_mouse_moves(self, self._on_scene_mouse_moved)
 
     def _mark(self, plot: pg.PlotItem, angle: int, pen: str) -> pg.InfiniteLine:
         line = pg.InfiniteLine(angle=angle, movable=False, pen=_MARK_PENS[pen])

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 
 from neffbench.gui import theme
+from neffbench.gui.hover import throttled_mouse_moves
 from neffbench.gui.plot_titles import set_title
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
@@ -92,7 +93,7 @@ class RotationPlots(pg.GraphicsLayoutWidget):
         self.token = 0
         self.head = 0
         # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
-        self._hover = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_scene_mouse_moved)
+        self._hover = throttled_mouse_moves(self, self._on_scene_mouse_moved)
 
     def set_preview(self, preview: Preview, token: int = 0, head: int = 0) -> None:
         self._preview = preview
