@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from neffbench.sweeps import load, plan, rows, run_sweep
 from neffbench.sweeps.limiter import MemoryLimiter
 from neffbench.sweeps.local import LocalExecutor
 from tests.fakes import fake_env
+from tests.processes import fake_compiler_pids, until
 
 pytestmark = pytest.mark.slow
 
@@ -30,21 +30,6 @@ GiB = 2**30
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "neffbench", "sweep", *args], cwd=REPO, capture_output=True,
                           text=True, timeout=300, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
-
-
-def _until(predicate, timeout: float = 30.0, what: str = "the condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-def _pids(pidfile: Path) -> list[int]:
-    try:
-        text = pidfile.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    return [int(line.split()[1]) for line in text.splitlines() if line.strip()]
 
 
 def test_sweep_runs_every_point_show_compares_them_and_a_rerun_serves_the_cache(tmp_path):
@@ -148,9 +133,9 @@ def test_cancel_stops_running_points_and_never_starts_the_rest(tmp_path, monkeyp
     points = result.record["points"]
     assert [p["state"] for p in points] == ["cancelled"] * 3
     assert points[2]["job_id"] is None and points[2]["reason"] == "cancelled before it started"
-    pids = [*workers, *_pids(pidfile)]
+    pids = [*workers, *fake_compiler_pids(pidfile)]
     assert len(pids) == 6
-    _until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+    until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
 
 
 def test_ctrl_c_cancels_the_sweep_and_records_it(tmp_path):
@@ -161,7 +146,7 @@ def test_ctrl_c_cancels_the_sweep_and_records_it(tmp_path):
                             cwd=REPO, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True)
     try:
-        _until(lambda: len(_pids(pidfile)) == 2, 60, "the first point's compiler")
+        until(lambda: len(fake_compiler_pids(pidfile)) == 2, 60, "the first point's compiler")
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=60)
     finally:
@@ -172,7 +157,7 @@ def test_ctrl_c_cancels_the_sweep_and_records_it(tmp_path):
     sweep = load(None, path)
     assert sweep["state"] == "cancelled"
     assert [p["state"] for p in sweep["points"]] == ["cancelled", "cancelled"]
-    _until(lambda: not any(process_alive(p) for p in _pids(pidfile)), 10, "the compiler and its child to end")
+    until(lambda: not any(process_alive(p) for p in fake_compiler_pids(pidfile)), 10, "the compiler and its child to end")
 
 
 def test_the_memory_limiter_holds_a_point_back_until_the_running_one_ends(tmp_path):

@@ -19,6 +19,7 @@ from neffbench.presets import load_preset
 from neffbench.sweeps import plan, rows, run_sweep
 from neffbench.sweeps.ray_task import scratch_dir
 from tests.fakes import fake_env
+from tests.processes import fake_compiler_pids, until
 
 pytestmark = pytest.mark.slow
 ray = pytest.importorskip("ray")
@@ -37,22 +38,6 @@ def cluster():
         yield
     finally:
         ray.shutdown()
-
-
-def _until(predicate, timeout: float = 30.0, what: str = "the condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-def _pids(pidfile: Path) -> list[int]:
-    """Every compiler and grandchild pid the slow fake wrote (it appends, one pair per compile)."""
-    try:
-        text = pidfile.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    return [int(line.split()[1]) for line in text.splitlines() if line.strip()]
 
 
 def _ppid(pid: int) -> int:
@@ -130,9 +115,9 @@ def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):
     assert time.monotonic() - t0 < 90
     assert result.state == "cancelled" and result.exit_code == 130
     assert [p["state"] for p in result.record["points"]] == ["cancelled", "cancelled"]
-    pids = [*workers, *_pids(pidfile)]
+    pids = [*workers, *fake_compiler_pids(pidfile)]
     assert len(pids) == 6  # two workers, two compilers, two grandchildren
-    _until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+    until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
     for point in result.record["points"]:
         assert read_record(tmp_path / point["job_id"])["outcome"] == "cancelled"
 
@@ -151,7 +136,7 @@ def test_a_killed_task_is_retried_once(cluster, tmp_path):
     assert result.state == "succeeded" and point["attempts"] == 2
     assert [a["attempt"] for a in point["lost_attempts"]] == [1]
     assert read_record(tmp_path / point["job_id"])["outcome"] == "succeeded"
-    _until(lambda: not process_alive(killed[0]), 10, "the lost attempt's worker to end with its parent")
+    until(lambda: not process_alive(killed[0]), 10, "the lost attempt's worker to end with its parent")
 
 
 def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path):
@@ -170,8 +155,8 @@ def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path)
     assert result.state == "failed" and result.exit_code == 1
     assert point["state"] == "failed" and "died" in point["reason"] and "attempt 2" in point["reason"]
     assert [a["attempt"] for a in point["lost_attempts"]] == [1, 2]
-    pids = [*killed, *_pids(tmp_path / "pids.txt")]
-    _until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+    pids = [*killed, *fake_compiler_pids(tmp_path / "pids.txt")]
+    until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
 
 
 def test_with_a_shared_workdir_the_job_is_written_in_place(cluster, tmp_path):

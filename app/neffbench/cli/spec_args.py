@@ -160,6 +160,17 @@ def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:
         print(str(p), file=file)
 
 
+def read_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:
+    """The spec SPEC and the overrides name, unvalidated; None, with why printed to stderr, when it
+    cannot be read (the caller exits 2). ``refusal`` ends the closing line, saying what was not done."""
+    try:
+        return spec_from_args(args)
+    except SpecError as exc:
+        print_problems(exc.problems, file=sys.stderr)
+        print(f"{args.spec}: the spec cannot be read; {refusal}.", file=sys.stderr)
+        return None
+
+
 def checked_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:
     """The spec SPEC and the overrides name, with its warnings and errors printed to stderr.
 
@@ -168,11 +179,8 @@ def checked_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:
     """
     from neffbench.spec import validate
 
-    try:
-        spec = spec_from_args(args)
-    except SpecError as exc:
-        print_problems(exc.problems, file=sys.stderr)
-        print(f"{args.spec}: the spec cannot be read; {refusal}.", file=sys.stderr)
+    spec = read_spec(args, refusal=refusal)
+    if spec is None:
         return None
     problems = validate(spec)
     print_problems(problems, file=sys.stderr)

@@ -203,9 +203,8 @@ def _dry_run(plan: Any, out: TextIO) -> None:
 
 def _sweep(args: argparse.Namespace) -> int:
     from neffbench.cli.cancellable import run_cancellable
-    from neffbench.cli.spec_args import print_problems, spec_from_args
+    from neffbench.cli.spec_args import print_problems, read_spec
     from neffbench.jobs.records import WorkdirError
-    from neffbench.spec import SpecError
     from neffbench.sweeps import SweepError, plan as make_plan, run_sweep
 
     if args.jobs is not None and args.jobs < 1:
@@ -214,11 +213,9 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.memory_per_job is not None and args.memory_per_job <= 0:
         print("--memory-per-job must be a positive number of GiB.", file=sys.stderr)
         return EXIT_INVALID
-    try:
-        spec = spec_from_args(args)
-    except SpecError as exc:
-        print_problems(exc.problems, file=sys.stderr)
-        print(f"{args.spec}: the spec cannot be read; nothing was started.", file=sys.stderr)
+    # Read, not validated as a whole: a swept field may be what makes the base spec valid; each point is checked.
+    spec = read_spec(args, refusal="nothing was started")
+    if spec is None:
         return EXIT_INVALID
     memory = args.memory_per_job * 2**30 if args.memory_per_job is not None else None
     plan = make_plan(spec, args.over, zip=args.zip, backend=args.backend, memory_per_job=memory)
@@ -239,7 +236,7 @@ def _sweep(args: argparse.Namespace) -> int:
         print("neffbench: no point is valid; nothing was started.", file=sys.stderr)
         return EXIT_INVALID
     prestarted = getattr(args, "prestarted", None)
-    labels = {p.index: p.label(plan.short_names) for p in plan.points}
+    labels = plan.labels
     on_line = _writer(out, labels)
     cancel = threading.Event()
     result: list[Any] = []

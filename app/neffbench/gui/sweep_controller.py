@@ -79,7 +79,7 @@ class SweepController(ThreadedController):
             raise RuntimeError("a sweep is already running")
         self._buffer = LineBuffer()
         self.cancelling = False
-        labels = {p.index: p.label(plan.short_names) for p in plan.points}
+        labels = plan.labels
         loop = _SweepLoop(plan, workdir, options, self._buffer, labels)
         loop.event_received.connect(self.event_received)
         loop.failed.connect(self.failed)

@@ -28,7 +28,7 @@ class SweepProgress:
     def __init__(self, panel: Any, plan: Any):
         self.panel = panel
         self.plan = plan
-        self.labels = {p.index: p.label(plan.short_names) for p in plan.points}
+        self.labels = plan.labels
         self.items: dict[int, QTreeWidgetItem] = {}
         self.states: dict[int, str] = {}
         self.sweep_id: str | None = None

@@ -117,6 +117,12 @@ class SweepPlan:
         tails = [a.short for a in self.axes]
         return {a.field: (a.short if tails.count(a.short) == 1 else a.field) for a in self.axes}
 
+    @property
+    def labels(self) -> dict[int, str]:
+        """Each point's label by its index (``optlevel=1 num_tokens=8``), as logs and tables name it."""
+        short = self.short_names
+        return {p.index: p.label(short) for p in self.points}
+
 
 def _text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
