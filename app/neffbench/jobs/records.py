@@ -319,6 +319,8 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
     host = platform.node()
     for job_dir in [p for p in root.iterdir() if p.is_dir()]:
         remove_stale_temporaries(job_dir)
+        if (job_dir / "runs").is_dir():  # a run killed while writing its record leaves one there
+            remove_stale_temporaries(job_dir / "runs")
     for path in sorted(root.glob(f"*/{RECORD_NAME}")):
         try:
             text = path.read_text(encoding="utf-8")
