@@ -39,8 +39,8 @@ def test_script_is_python_that_imports_no_neffbench():
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "neffbench" not in imported
     assert {"torch", "torch_neuronx"} <= imported
-    assert imported <= {"torch", "torch_neuronx", "glob", "os", "sys", "pathlib", "math", "dataclasses", "typing",
-                        "__future__"}
+    assert imported <= {"torch", "torch_neuronx", "glob", "hashlib", "os", "sys", "pathlib", "math", "dataclasses",
+                        "typing", "__future__"}
 
 
 def test_script_names_the_equivalent_compiler_command():

@@ -139,6 +139,11 @@ def _probe_torch_neuronx() -> tuple[Component, str | None]:
             flavour)
 
 
+def neuronx_cc_version() -> str | None:
+    """The installed compiler's version: its distribution's, else what ``neuronx-cc --version`` says."""
+    return dist_version("neuronx-cc") or _probe_neuronx_cc().version
+
+
 def _probe_neuronx_cc() -> Component:
     path = shutil.which("neuronx-cc")
     if not path:

@@ -14,6 +14,7 @@ without a line it exits 0 and says nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
 import os
 import sys
@@ -26,7 +27,9 @@ from neffbench.jobs.backends import BACKENDS, Backend, JobFailure, cpu_check_tra
 from neffbench.jobs.childio import Emitter, LogTail
 from neffbench.jobs.compiler_command import LOGFILE_NAME, equivalent_command, job_compiler_args
 from neffbench import lifeline
+from neffbench.jobs.standby import BUILD_CWD_ENV
 from neffbench.jobs.summary import describe_numerics
+from neffbench.usercode.recorder import Recorder
 from neffbench.spec import load
 
 
@@ -70,7 +73,9 @@ class Job:
 
         import torch
 
-        from neffbench.jobs import preflight, reproduce, verify
+        from neffbench.doctor import neuronx_cc_version
+        from neffbench.jobs import complex_ops, preflight, reproduce, verify
+        from neffbench.jobs.weights import weights_digest
         from neffbench.kernels import registry
         from neffbench.kernels.api import KernelError
 
@@ -78,10 +83,18 @@ class Job:
         self.out.event({"type": "versions", **versions(backend)})
 
         self.enter("inputs")
+        recorder = Recorder()
         try:
-            built = kernel.build(spec)
+            with recorder, _in_build_folder():
+                built = kernel.build(spec)
         except KernelError as exc:
-            raise JobFailure(str(exc)) from None
+            raise JobFailure(str(exc)) from exc
+        # What the build read and what it made, before anything else can fail: a rebuild compares with these.
+        self.out.event({"type": "sources", **recorder.result(built.module)})
+        weights = weights_digest(built.module)
+        self.out.event({"type": "weights", **weights})
+        self.out.line(f"neffbench: weights digest {weights['sha256'][:12]} ({weights['tensors']} tensors, "
+                      f"{weights['bytes']} bytes, {weights['method']})")
         report = preflight.Report()
         for message in built.warnings:
             report.warning(message)
@@ -89,10 +102,13 @@ class Job:
                                keeps_int64=preflight.native_int64(spec.compiler.extra_args))
         if built.info:
             self.out.event({"type": "kernel_info", "info": built.info})
-        reproduce.write(self.job_dir, spec, backend=backend.name, built=built)
+        reproduce.write(self.job_dir, spec, backend=backend.name, built=built, weights=weights)
         self.enter("reference")
-        with torch.no_grad():
-            reference = built.module(*built.inputs)
+        with _in_build_folder():
+            reference, complex_found = complex_ops.watch_call(built.module, built.inputs)
+        compiler = neuronx_cc_version() if complex_found and backend.makes_neff else None
+        for severity, sentence in complex_ops.advice(complex_found, backend.name, compiler, torch.__version__):
+            (report.error if severity == "error" else report.warning)(sentence)
         preflight.check_outputs(report, built.output_names, verify.as_tuple(reference))
         self._preflight_gate(report)
 
@@ -274,6 +290,22 @@ class Job:
         return traced
 
 
+@contextlib.contextmanager
+def _in_build_folder() -> Any:
+    """The user's code runs where the command was typed, as when they run it themselves (relative paths in it
+    find their files); the job's own work stays in the job directory."""
+    folder = os.environ.get(BUILD_CWD_ENV)
+    if not folder or not os.path.isdir(folder):
+        yield
+        return
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
 def _reason(exc: BaseException, stage: str) -> str:
     if isinstance(exc, OSError) and exc.errno is not None and exc.filename:
         # A full disk, a file-size limit, a read-only folder: the path and the cause, not a traceback's words.
@@ -337,8 +369,9 @@ def main(argv: list[str] | None = None) -> int:
             os.chdir(args.job_dir)  # where a spawned worker starts
         job.run()
     except JobFailure as exc:
-        if exc.__cause__ is not None:
-            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        if exc.__cause__ is not None:  # the whole story stays in job.log; the terminal gets the sentence
+            cause = exc.__cause__
+            traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
         reason = f"{exc} (during {job.stage})"
         out.line(f"neffbench: failed: {reason}")
         out.event({"type": "outcome", "outcome": "failed", "reason": reason})

@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-probe", action="store_true",
                    help="for kernels that run your code (module): check the spec only, without the pre-flight run "
                    "in a child process (resolve, bind, eager run, CPU trace)")
+    p.epilog = ("Exit codes: 0 the spec can be compiled (every bucket pre-flighted for kernels that run your code), "
+                "1 pre-flight did not finish (it timed out, after compiler.timeout seconds or 300, or the probe "
+                "crashed), 2 problems, each listed by field.")
     p.set_defaults(func=run)
 
 
@@ -33,11 +36,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if _torchneuron_problems(args, spec):
         return 2
+    digest = None
     if registry.for_spec(spec).runs_user_code and not args.no_probe:
-        code = _preflight(args, spec)
+        code, digest = _preflight(args, spec)
         if code:
             return code
-    print(f"{args.spec}: OK ({spec.name}, {describe_buckets(spec)}, spec hash {spec_hash(spec)[:8]})")
+    print(f"{args.spec}: OK ({spec.name}, {describe_buckets(spec)}, spec hash {spec_hash(spec, digest)[:8]})")
     return 0
 
 
@@ -57,27 +61,72 @@ def _torchneuron_problems(args: argparse.Namespace, spec) -> int:
     return errors
 
 
-def _preflight(args: argparse.Namespace, spec) -> int:
-    """Pre-flight of the first bucket in a probe child: what only running the user's code can tell."""
-    from neffbench.probe.client import ProbeError, ask
+EXIT_OK, EXIT_PREFLIGHT_UNFINISHED, EXIT_INVALID = 0, 1, 2
+
+
+def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
+    """Pre-flight of every bucket in one warm probe child (the first pays for the imports): what only running
+    the user's code can tell. Prints which buckets were checked; never OK for one that was not. Returns the exit
+    code and the digest of the files the build read (the spec hash covers them)."""
+    from neffbench.kernels.api import bucket_label
+    from neffbench.probe.client import DEFAULT_TIMEOUT_S, ProbeError, WarmProbe
     from neffbench.spec import to_dict
 
+    kernel = registry.for_spec(spec)
+    buckets = kernel.buckets(spec)
+    timeout = spec.compiler.timeout or DEFAULT_TIMEOUT_S
+    from neffbench.jobs.cache import predicted_backend
+
+    facts = {"backend": predicted_backend(args.backend)}  # what pre-flight says of complex numbers depends on it
+    probe = WarmProbe()
+    checked: list[str] = []
+    errors = 0
+    interface: dict = {}
+    digest = None
+    seen: set[str] = set()  # a warning every bucket gives is printed once
     try:
-        report = ask("check", {"spec": to_dict(spec)})
-    except ProbeError as exc:
-        print(f"{args.spec}: pre-flight did not report: {exc}", file=sys.stderr)
-        return 1
-    problems = report.get("problems") or []
-    if report.get("error"):
-        problems = [{"severity": "error", "message": report["error"]}, *problems]
-    for p in problems:
-        print(f"{p['severity']}: pre-flight: {p['message']}", file=sys.stderr)
-    errors = sum(p["severity"] == "error" for p in problems)
+        for i, bucket in enumerate(buckets):
+            label = bucket_label(bucket)
+            try:
+                report = probe.ask("check", {"spec": to_dict(spec), "bucket": bucket, "brief": i > 0, **facts},
+                                   timeout=timeout)
+            except ProbeError as exc:
+                unchecked = ", ".join(bucket_label(b) for b in buckets[i:])
+                print(f"{args.spec}: pre-flight of bucket {label} did not finish: {exc} Checked: "
+                      f"{', '.join(checked) or 'none'}; not checked: {unchecked}.", file=sys.stderr)
+                return EXIT_PREFLIGHT_UNFINISHED, None
+            errors += _print_report(report, label if len(buckets) > 1 else "", seen)
+            checked.append(label)
+            interface = interface or report.get("interface") or {}
+            digest = digest or (report.get("sources") or {}).get("digest")
+    finally:
+        probe.close()
     if errors:
         print(f"{args.spec}: {errors} pre-flight error(s); nothing can be compiled until they are fixed.",
               file=sys.stderr)
-        return 2
-    interface = report.get("interface") or {}
+        return EXIT_INVALID, None
+    print(f"  pre-flight checked {len(checked)} of {len(buckets)} bucket(s): {', '.join(checked)}")
     print(f"  NEFF inputs:  {', '.join(interface.get('inputs', [])) or '-'}")
     print(f"  NEFF outputs: {', '.join(interface.get('outputs', [])) or '-'}")
-    return 0
+    return EXIT_OK, digest
+
+
+def _print_report(report: dict, label: str, seen: set[str]) -> int:
+    """The bucket's problems on stderr (its traceback cut to the user's frames, a warning an earlier bucket gave
+    left out); the number of errors."""
+    from neffbench.usercode.errors import user_frames
+
+    problems = report.get("problems") or []
+    if report.get("error"):
+        problems = [{"severity": "error", "message": report["error"]}, *problems]
+    where = f" [{label}]" if label else ""
+    for p in problems:
+        if p["severity"] == "warning" and p["message"] in seen:
+            continue
+        seen.add(p["message"])
+        print(f"{p['severity']}: pre-flight{where}: {p['message']}", file=sys.stderr)
+    frames = user_frames(report["traceback"]) if report.get("traceback") else ""
+    if frames:
+        print("Where in your code (frames of the workbench and libraries left out):", file=sys.stderr)
+        print(frames, file=sys.stderr)
+    return sum(p["severity"] == "error" for p in problems)

@@ -164,10 +164,17 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     except WorkdirError as exc:
         print(f"neffbench: {exc}; nothing was started.", file=sys.stderr)  # exc: a sentence without its period
         return EXIT_INVALID
+    from neffbench.cli.preparing import prepared_or_refused
+
+    prepared = prepared_or_refused(args.spec, spec)
+    if prepared is None:
+        return EXIT_INVALID
 
     out = sys.stderr if args.json else sys.stdout
     progress = Progress(out) if out.isatty() else None
-    on_line = progress.line if progress else _plain_writer(out)
+    from neffbench.cli.terminal_log import TracebackFolder
+
+    on_line = TracebackFolder(progress.line if progress else _plain_writer(out))
     on_event = progress.event if progress else None
     cancel = threading.Event()
     results: list[Any] = []
@@ -177,12 +184,13 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
         try:
             results.extend(run_buckets(spec, backend=args.backend, jobs=args.jobs, on_line=on_line,
                                        on_event=on_event, cancel_event=cancel, standby=standby,
-                                       use_cache=not args.no_cache))
+                                       use_cache=not args.no_cache, prepared=prepared))
         except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             failure.append(exc)
 
     run_cancellable(work, cancel, name="neffbench-compile", announce=lambda: on_line(
         "neffbench: cancelling: SIGTERM to each job's processes, SIGKILL after a grace period"))
+    on_line.close()
     if progress:
         progress.close()
     if failure:

@@ -27,12 +27,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="read only each file's 1024-byte header (fast; no inputs/outputs or sha256)")
     p.set_defaults(func=run_list)
 
-    p = sub.add_parser("diff", help="show what differs between two NEFFs and the jobs that built them",
+    p = sub.add_parser("diff", help="show what differs between two NEFFs (or jobs) and the jobs that built them",
                        description="Compare two NEFFs: header fields, compiler version, input/output signatures, "
-                       "member sizes and, when both have a job.json above them, the specs and compiler commands. "
-                       "Exit 0 (whether or not they differ), or 1 when a file cannot be read.")
-    p.add_argument("a", metavar="A.neff")
-    p.add_argument("b", metavar="B.neff")
+                       "member sizes and, when both have a job.json above them, the specs, the source files and "
+                       "library versions the module was built from, its weights and the compiler commands. A job "
+                       "directory may stand for its NEFF (or, for a job without one, for itself: its record alone "
+                       "is compared). Exit 0 (whether or not they differ), or 1 when a file cannot be read.")
+    p.add_argument("a", metavar="A", help="a .neff file or a job directory")
+    p.add_argument("b", metavar="B", help="a .neff file or a job directory")
     p.add_argument("--json", action="store_true", help="print a JSON object with a list of differences")
     p.set_defaults(func=run_diff)
 
@@ -164,23 +166,53 @@ def run_list(args: argparse.Namespace) -> int:
 # --- diff ---------------------------------------------------------------------------------------------------
 
 
-def run_diff(args: argparse.Namespace) -> int:
-    from neffbench.neff import JobRecordError, NeffError, diff_neffs, find_job, read_job, read_neff
+def _diff_side(path: str) -> tuple[str | None, Any]:
+    """(NEFF path or None, job record or None) of a .neff file or a job directory (or its job.json)."""
+    from pathlib import Path
 
+    from neffbench.neff import JobRecordError, find_job, read_job
+
+    p = Path(path)
+    if p.name == "job.json" or (p.is_dir() and (p / "job.json").is_file()):
+        job = read_job(p if p.name == "job.json" else p / "job.json")
+        neffs = [job.directory / n["path"] for n in job.neffs if isinstance(n.get("path"), str)]
+        return (str(neffs[0]) if neffs and neffs[0].is_file() else None), job
+    if p.is_dir():
+        raise JobRecordError(f"{path} is a folder without a job.json: not a job directory")
+    job_path = find_job(path)
     try:
-        info_a, info_b = read_neff(args.a), read_neff(args.b)
-    except NeffError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    jobs = []
+        return path, read_job(job_path) if job_path else None
+    except JobRecordError as exc:
+        print(f"warning: {exc}", file=sys.stderr)
+        return path, None
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from neffbench.neff import JobRecordError, NeffError, diff_neffs, read_neff
+    from neffbench.neff.diff import diff_jobs
+
+    sides = []
     for path in (args.a, args.b):
-        job_path = find_job(path)
         try:
-            jobs.append(read_job(job_path) if job_path else None)
-        except JobRecordError as exc:
-            print(f"warning: {exc}", file=sys.stderr)
-            jobs.append(None)
-    diffs = diff_neffs(info_a, info_b, job_a=jobs[0], job_b=jobs[1])
+            sides.append(_diff_side(path))
+        except (JobRecordError, OSError) as exc:
+            print(exc, file=sys.stderr)
+            return 1
+    (neff_a, job_a), (neff_b, job_b) = sides
+    jobs = [job_a, job_b]
+    if neff_a is not None and neff_b is not None:
+        try:
+            info_a, info_b = read_neff(neff_a), read_neff(neff_b)
+        except NeffError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        diffs = diff_neffs(info_a, info_b, job_a=job_a, job_b=job_b)
+    elif job_a is not None and job_b is not None:
+        diffs = diff_jobs(job_a, job_b)  # a job without a NEFF (cpu-check): its record is what there is
+    else:
+        print(f"{args.a if neff_a is None else args.b} is neither a NEFF nor a job directory with one, and the other "
+              "side has no job record to compare with.", file=sys.stderr)
+        return 1
     if args.json:
         _print_json({"a": args.a, "b": args.b, "job_a": jobs[0].path if jobs[0] else None,
                      "job_b": jobs[1].path if jobs[1] else None, "differences": [d.to_dict() for d in diffs]})

@@ -191,6 +191,30 @@ def _report_plan(plan: Any, args: argparse.Namespace, out: TextIO) -> None:
                 seen[str(problem)] = seen.get(str(problem), 0) + 1
     for text, n in seen.items():
         print(f"neffbench: {text} ({n} of {plan.count} points)", file=out)
+    for indexes, varying in plan.duplicates:
+        names = ", ".join(f"{i} ({short_label})" for i, short_label in
+                          ((i, plan.points[i].label(short)) for i in indexes))
+        why = (f"{', '.join(varying)} change{'s' if len(varying) == 1 else ''} nothing once the spec is resolved"
+               if varying else "they resolve to the same spec")
+        print(f"neffbench: warning: points {names} would compile the same thing ({why}, with backend "
+              f"{plan.backend}): they give the same result under different labels",
+              file=out)
+
+
+def _prepare(plan: Any, spec: Any) -> None:
+    """Probe each distinct build of the user's code once (one warm probe for the sweep), before anything runs."""
+    from neffbench.jobs.prepare import needed
+
+    if not any(needed(p.spec) for p in plan.valid):
+        return
+    from neffbench.probe.client import WarmProbe
+    from neffbench.sweeps.preparing import prepare_points
+
+    probe = WarmProbe()
+    try:
+        prepare_points(plan, spec.workdir, probe.ask)
+    finally:
+        probe.close()
 
 
 def _dry_run(plan: Any, out: TextIO) -> None:
@@ -224,7 +248,12 @@ def _sweep(args: argparse.Namespace) -> int:
         print_problems(plan.problems, file=sys.stderr)
         print("neffbench: the sweep cannot be planned; nothing was started.", file=sys.stderr)
         return EXIT_INVALID
+    _prepare(plan, spec)
     _report_plan(plan, args, out)
+    if args.strict and plan.duplicates:
+        print(f"neffbench: {len(plan.duplicates)} group(s) of points would compile the same thing and --strict "
+              "given; nothing was started.", file=sys.stderr)
+        return EXIT_INVALID
     if args.dry_run:
         _dry_run(plan, out)
         return EXIT_INVALID if args.strict and plan.invalid else EXIT_OK

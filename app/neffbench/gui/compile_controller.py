@@ -71,6 +71,9 @@ class _BucketLoop(QObject):
     @Slot()
     def run(self) -> None:
         try:
+            prepared = self._prepare()
+            if prepared is None:
+                return
             kernel = registry.for_spec(self.spec)
             for bucket in kernel.buckets(self.spec):
                 with self._lock:
@@ -78,7 +81,8 @@ class _BucketLoop(QObject):
                         break
                     runner = JobRunner(kernel.for_bucket(self.spec, bucket), workdir=self.workdir, backend=self.backend,
                                        timeout=self.spec.compiler.timeout, on_line=self.buffer.append,
-                                       on_event=self.event_received.emit, use_cache=self.use_cache)
+                                       on_event=self.event_received.emit, use_cache=self.use_cache,
+                                       prepared=prepared)
                     self._runner = runner
                 job_dir = runner.start()
                 self.job_started.emit(bucket, str(job_dir))
@@ -89,6 +93,18 @@ class _BucketLoop(QObject):
             self.failed.emit(f"{type(exc).__name__}: {exc}")
         finally:
             self.done.emit()
+
+    def _prepare(self) -> Any:
+        """What the build reads and whether it can work, before any job starts (the window's warm probe runs the
+        user's code, never this process); None, with the problem reported, when it cannot."""
+        from neffbench.jobs.prepare import prepare
+        from neffbench.probe.client import shared
+
+        prepared = prepare(self.spec, self.workdir, shared().ask)
+        if not prepared.problems:
+            return prepared
+        self.failed.emit(f"the module cannot be built: {prepared.problems[0]}; nothing was started")
+        return None
 
     def cancel(self) -> None:
         """Thread-safe: stops the running job (JobRunner.cancel does not block) and any bucket after it."""

@@ -294,6 +294,9 @@ class ModuleForm(QScrollArea):
         current = self._report is not None and self._report["entry"] == spec.module.entry
         problems = [Problem(key, row.editor.parse_error) for key, row in self._rows.items() if row.editor.parse_error]
         problems += self.kwargs.problems(current=current) + self.inputs.problems() + self.buckets.problems()
+        if current and self._report.get("kwargs_checked") == spec.module.kwargs:
+            # What only the probe can tell: keys the callable would ignore (for the arguments it was given).
+            problems += [Problem(p["field"], p["message"]) for p in self._report.get("kwargs_problems") or []]
         problems += validate(spec)
         self._problems = sorted(problems, key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}

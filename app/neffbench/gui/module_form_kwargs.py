@@ -373,7 +373,10 @@ class KwargsEditor(QWidget):
 
     def show_problems(self, by_field: dict[str, list[Problem]]) -> None:
         for row in [*self.rows, *self.toml_rows]:
-            show_problems(row.problem, by_field.pop(f"module.kwargs.{row.name}", []) if row.name else [])
+            key = f"module.kwargs.{row.name}"
+            # A nested object's own problems (module.kwargs.config.kwargs) stand under the argument that makes it.
+            mine = [k for k in list(by_field) if row.name and (k == key or k.startswith(key + "."))]
+            show_problems(row.problem, [p for k in mine for p in by_field.pop(k)])
         show_problems(self.problem, by_field.pop("module.kwargs", []))
 
     def _on_add_button_clicked(self) -> None:

@@ -41,6 +41,24 @@ class _SweepLoop(QObject):
     def _line(self, point: int | None, text: str) -> None:
         self.buffer.append(text if point is None else f"[{self.labels.get(point, point)}] {text}")
 
+    def _prepare_points(self) -> bool:
+        """Each distinct build of the user's code checked in the window's warm probe before anything runs; True
+        (with the problems reported) when no point can run."""
+        from neffbench.jobs.prepare import needed
+        from neffbench.probe.client import shared
+        from neffbench.sweeps.preparing import prepare_points
+
+        if not any(needed(p.spec) for p in self.plan.valid):
+            return False
+        prepare_points(self.plan, self.workdir, shared().ask)
+        for point in self.plan.invalid:
+            for problem in point.errors:
+                self._line(point.index, f"neffbench: invalid: {problem.message}")
+        if not self.plan.valid:
+            self.failed.emit("no point of the sweep can be built; nothing was started")
+            return True
+        return False
+
     @Slot()
     def run(self) -> None:
         from neffbench.jobs.records import WorkdirError
@@ -49,6 +67,8 @@ class _SweepLoop(QObject):
         result = None
         try:
             o = self.options
+            if self._prepare_points():
+                return
             result = run_sweep(self.plan, executor=o.executor, jobs=o.jobs, address=o.address or None,
                                backend=o.backend, workdir=self.workdir, use_cache=o.use_cache, strict=o.strict,
                                on_line=self._line, on_event=self.event_received.emit, cancel_event=self.cancel_event)

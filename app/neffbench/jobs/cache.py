@@ -1,8 +1,8 @@
 """Identical compiles come from a cache: a job whose key matches an earlier succeeded job reuses its NEFF.
 
 ``torch_neuronx.trace`` never caches (every trace recompiles); the workbench does. The key covers
-everything that can change the NEFF and nothing else: the spec hash (kernel, parameters, a module
-file's sha256, tensor specs, bucket), the backend, the compiler arguments the spec asks for, and the
+everything that can change the NEFF and nothing else: the spec hash (kernel, parameters, tensor specs, bucket,
+and for user code every file its build read, with the versions of the libraries its code came from), the backend, the compiler arguments the spec asks for, and the
 versions of torch, torch-neuronx and neuronx-cc. Failures are never served. A hit runs no worker:
 the NEFF and the job's other products are hard-linked (copied across file systems) into a new job
 directory whose record says where they came from and how long the original compile took.
@@ -53,9 +53,10 @@ def _compiler_part(spec: Any, backend: str) -> Any:
     return None
 
 
-def key(spec: Any, backend: str) -> dict[str, Any]:
+def key(spec: Any, backend: str, sources: str | None = None) -> dict[str, Any]:
+    """``sources``: the digest of the build's source closure (usercode.closure), for kernels that run user code."""
     return {
-        "spec_hash": spec_hash(spec),
+        "spec_hash": spec_hash(spec, sources),
         "backend": backend,
         "compiler_args": _compiler_part(spec, backend),
         "versions": {"torch": dist_version("torch"), "torch_neuronx": dist_version("torch-neuronx"),
@@ -115,7 +116,7 @@ def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[
     saved = (source.get("cache") or {}).get("saved_s") or source.get("duration_s")
     for field in ("backend", "backend_reason", "makes_neff", "cpu_backend", "cpu_backend_reason", "numerics",
                   "compiler", "compiler_command", "neff_note", "kernel_info", "preflight", "analyze", "warnings",
-                  "torchneuron"):
+                  "torchneuron", "sources", "weights"):
         if field in source:
             record[field] = source[field]
     record["versions"] = {**record.get("versions", {}), **(source.get("versions") or {})}

@@ -38,6 +38,9 @@ def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
         rec["warnings"].append(ev.get("message"))
     elif kind == "numerics":
         rec["numerics"] = {k: v for k, v in ev.items() if k != "type"}
+    elif kind == "weights":
+        rec["weights"] = {k: v for k, v in ev.items() if k != "type"}
+        return True
     elif kind == "kernel_info":
         rec["kernel_info"] = ev.get("info")
         return True

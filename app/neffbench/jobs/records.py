@@ -50,15 +50,16 @@ def iso(when: _dt.datetime | None = None) -> str:
     return (when or utc_now()).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def job_dir_name(spec: Any, when: _dt.datetime | None = None) -> str:
-    return f"{spec.name}-{(when or utc_now()).strftime('%Y%m%dT%H%M%SZ')}-{spec_hash(spec)[:8]}"
+def job_dir_name(spec: Any, when: _dt.datetime | None = None, sources: str | None = None) -> str:
+    return f"{spec.name}-{(when or utc_now()).strftime('%Y%m%dT%H%M%SZ')}-{spec_hash(spec, sources)[:8]}"
 
 
-def create_job_dir(workdir: str | Path, spec: Any, when: _dt.datetime | None = None) -> Path:
+def create_job_dir(workdir: str | Path, spec: Any, when: _dt.datetime | None = None,
+                   sources: str | None = None) -> Path:
     """A new, empty job directory; ``mkdir`` is the lock, so two compiles never share one."""
     root = Path(workdir)
     root.mkdir(parents=True, exist_ok=True)
-    base = job_dir_name(spec, when)
+    base = job_dir_name(spec, when, sources)
     for n in range(1000):
         path = root / (base if n == 0 else f"{base}-{n}")
         try:
@@ -101,8 +102,12 @@ def process_alive(pid: int | None, start_time: str | None = None) -> bool:
 
 
 def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: float | None,
-               argv: list[str] | None = None) -> dict[str, Any]:
-    """The record of a job that is about to start (outcome ``running``)."""
+               argv: list[str] | None = None, sources: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The record of a job that is about to start (outcome ``running``).
+
+    ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
+    runs user code without it gets no cache key until its build has recorded what it read.
+    """
     from neffbench.jobs import cache
 
     known = backend_requested if backend_requested in (*NEFF_BACKENDS, "cpu-check") else None
@@ -111,6 +116,8 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
     kernel = registry.for_spec(spec)
     bucket = kernel.buckets(spec)[0]
     pid = os.getpid()
+    digest = (sources or {}).get("digest")
+    servable = digest is not None or not kernel.runs_user_code
     return {
         "schema_version": SCHEMA_VERSION,
         "job_id": job_dir.name,
@@ -120,9 +127,12 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         # Records before kernels had only this; it stays for the kernels whose bucket is a token count.
         "num_tokens": bucket.get("num_tokens"),
         "spec": to_dict(spec),
-        "spec_hash": spec_hash(spec),
+        "spec_hash": spec_hash(spec, digest),
+        # What the build reads: the user's files with their sha256, the libraries' versions (user code only).
+        "sources": sources,
+        "weights": None,
         # Servable to later identical compiles only once this job has succeeded with the predicted backend.
-        "cache_key": cache.digest(cache.key(spec, predicted)),
+        "cache_key": cache.digest(cache.key(spec, predicted, digest)) if servable else None,
         "cache_key_backend": predicted,
         "cache": None,
         "backend_requested": backend_requested,

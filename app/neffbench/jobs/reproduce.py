@@ -10,6 +10,7 @@ from neffbench.jobs.records import write_text_atomic
 from neffbench.jobs.compiler_command import base_args, equivalent_command, job_compiler_args, shell_line
 from neffbench.kernels import registry
 from neffbench.kernels.api import Built, bucket_label
+from neffbench.jobs.weights_source import script_source
 from neffbench.spec import spec_hash
 
 SCRIPT_NAME = "reproduce.py"
@@ -35,7 +36,7 @@ def _wrap_command(argv: list[str], width: int = 92) -> list[str]:
 
 
 def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None = None,
-           rope_scaling: Any = None) -> str:
+           rope_scaling: Any = None, weights: dict[str, Any] | None = None) -> str:
     """The script's text for a single-bucket spec.
 
     ``built`` is what the job traced (the module kernel's wrapper needs it); ``rope_scaling`` is
@@ -45,7 +46,7 @@ def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None =
     if backend == "torchneuron":
         from neffbench.jobs import reproduce_torchneuron
 
-        return reproduce_torchneuron.render(spec, job_id=job_id, built=built)
+        return reproduce_torchneuron.render(spec, job_id=job_id, built=built, weights=weights)
     kernel = registry.for_spec(spec)
     c = spec.compiler
     bucket = kernel.buckets(spec)[0]
@@ -63,7 +64,10 @@ def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None =
 
 Standalone: needs torch and torch-neuronx with neuronx-cc (from AWS's package index), not neffbench.{needs}
 
-    python reproduce.py [OUTPUT_DIR]    # default: reproduce-out/ beside this file
+    python reproduce.py [OUTPUT_DIR] [--anyway]    # default: reproduce-out/ beside this file
+
+It first checks that it built the module the job compiled (the digest of its weights and buffers) and
+stops, saying so, when it did not; --anyway builds the NEFF all the same.
 
 Writes OUTPUT_DIR/model.pt (the traced module holding the NEFF), OUTPUT_DIR/compiler/ (HLO, log and
 NEFF), and the example inputs and eager outputs as .pt files.
@@ -81,6 +85,9 @@ import os
 import sys
 from pathlib import Path
 
+ANYWAY = "--anyway" in sys.argv
+sys.argv = [arg for arg in sys.argv if arg != "--anyway"]
+
 TARGET = {c.target!r}
 # "auto": trace with cpu_backend=True when this host has no Neuron device.
 CPU_BACKEND_SETTING = {c.cpu_backend!r}
@@ -97,6 +104,11 @@ import torch_neuronx
 {kernel.reproduce_source(spec, built).strip()}
 
 
+# ---- the module the job compiled ----
+
+{script_source(weights).strip()}
+
+
 # ---- the compile ----
 
 COMPILER_ARGS = {base_args(spec)!r}  # --logfile is added below
@@ -107,6 +119,8 @@ def main(argv: list[str]) -> int:
     compiler_dir = out / "compiler"
     compiler_dir.mkdir(parents=True, exist_ok=True)
     module = build_module()
+    if not same_weights(module):
+        return 3
     inputs = example_inputs()
     with torch.no_grad():
         reference = module(*inputs)
@@ -130,9 +144,10 @@ if __name__ == "__main__":
 '''
 
 
-def write(job_dir: Path, spec: Any, *, backend: str | None, built: Built | None = None) -> Path:
+def write(job_dir: Path, spec: Any, *, backend: str | None, built: Built | None = None,
+          weights: dict[str, Any] | None = None) -> Path:
     path = Path(job_dir) / SCRIPT_NAME
-    text = render(spec, job_id=Path(job_dir).name, backend=backend, built=built)
+    text = render(spec, job_id=Path(job_dir).name, backend=backend, built=built, weights=weights)
     write_text_atomic(path, text)
     path.chmod(0o755)
     return path

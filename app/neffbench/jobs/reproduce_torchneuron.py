@@ -10,6 +10,7 @@ from neffbench.jobs import torchneuron as tn
 from neffbench.jobs.compiler_command import LOGFILE_NAME
 from neffbench.kernels import registry
 from neffbench.kernels.api import Built, bucket_label
+from neffbench.jobs.weights_source import script_source
 from neffbench.spec import spec_hash
 
 
@@ -27,7 +28,7 @@ def _env_source(spec: Any) -> str:
     return "\n".join(lines)
 
 
-def render(spec: Any, *, job_id: str, built: Built | None = None) -> str:
+def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[str, Any] | None = None) -> str:
     kernel = registry.for_spec(spec)
     bucket = kernel.buckets(spec)[0]
     command = " ".join(tn.expected_command(spec, tn.Host("<instance>", "", None, ""), tn.cc_flags(spec)))
@@ -38,7 +39,10 @@ def render(spec: Any, *, job_id: str, built: Built | None = None) -> str:
 With TorchNeuron, torch.compile(backend="neuron"). Standalone: needs torch and torch-neuronx 2.13.3 or later
 (Neuron SDK 2.33+) with neuronx-cc, on a Trn2 or Trn3 instance; not neffbench.{needs}
 
-    python reproduce.py [OUTPUT_DIR]    # default: reproduce-out/ beside this file
+    python reproduce.py [OUTPUT_DIR] [--anyway]    # default: reproduce-out/ beside this file
+
+It first checks that it built the module the job compiled (the digest of its weights and buffers) and
+stops, saying so, when it did not; --anyway builds the NEFF all the same.
 
 Writes OUTPUT_DIR/neff_cache/ (the NEFF, under a hashed name in nested folders), OUTPUT_DIR/debug/ (the FX
 graph and the StableHLO), OUTPUT_DIR/torchneuron.log, OUTPUT_DIR/compiler/{LOGFILE_NAME}, and the example
@@ -55,6 +59,8 @@ import os
 import sys
 from pathlib import Path
 
+ANYWAY = "--anyway" in sys.argv
+sys.argv = [arg for arg in sys.argv if arg != "--anyway"]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "reproduce-out"
 CC_FLAGS = {tn.cc_flags(spec)!r}
 # The variables the job set, pointing into OUT. Set before torch is imported: torch loads TorchNeuron with
@@ -74,11 +80,18 @@ import torch
 {kernel.reproduce_source(spec, built).strip()}
 
 
+# ---- the module the job compiled ----
+
+{script_source(weights).strip()}
+
+
 # ---- the compile ----
 
 
 def main() -> int:
     module = build_module()
+    if not same_weights(module):
+        return 3
     inputs = example_inputs()
     with torch.no_grad():
         reference = module(*inputs)

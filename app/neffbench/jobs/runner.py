@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from neffbench.jobs import records
+from neffbench.jobs import prepare, records
+from neffbench.usercode import closure as sources
+from neffbench.jobs.prepare import Prepared
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, NEFF_BACKENDS, LineSplitter, parse_event, stage_event
 from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
@@ -47,7 +49,7 @@ class JobRunner(Finishing):
     def __init__(self, spec: Any, *, workdir: str | Path | None = None, backend: str = "auto",
                  timeout: float | None = None, on_line: LineCallback | None = None,
                  on_event: EventCallback | None = None, standby: StandbyWorker | None = None,
-                 use_cache: bool = True):
+                 use_cache: bool = True, prepared: Prepared | None = None):
         buckets = registry.for_spec(spec).buckets(spec)
         if len(buckets) != 1:
             raise ValueError(f"a job compiles one bucket; use run_buckets for {buckets}")
@@ -65,6 +67,8 @@ class JobRunner(Finishing):
         self.on_event = on_event
         self.standby = standby
         self.use_cache = use_cache
+        # What the build will read, known before it starts (jobs.prepare); None: looked up in the workdir.
+        self.prepared = prepared
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -104,14 +108,18 @@ class JobRunner(Finishing):
         except OSError:
             log.warning("could not check %s for interrupted jobs", self.workdir, exc_info=True)
         records.prepare_workdir(self.workdir)
+        if self.prepared is None:
+            self.prepared = prepare.prepare(self.spec, self.workdir)  # the records only: no probe here
+        digest = self.prepared.digest
         try:
-            job_dir = records.create_job_dir(self.workdir, self.spec).resolve()
+            job_dir = records.create_job_dir(self.workdir, self.spec, sources=digest).resolve()
         except OSError as exc:
             raise records.WorkdirError(f"no job directory can be made in {self.workdir}: "
                                        f"{exc.strerror or exc}") from None
         try:
             # The record first: a directory is a job from the moment it exists, even if we die next.
-            self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout)
+            self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout,
+                                             sources=self.prepared.sources)
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")
             self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
@@ -126,6 +134,11 @@ class JobRunner(Finishing):
             shutil.rmtree(job_dir, ignore_errors=True)
             raise records.WorkdirError(f"the job cannot be recorded: {records.cannot_write(job_dir, exc)}") from None
         self.job_dir = job_dir
+        if self.prepared.sources is not None:
+            self._note(f"neffbench: the build reads {sources.summary(self.prepared.sources)} "
+                       f"({self.prepared.sources.get('how')})")
+        elif self.prepared.note:
+            self._note(f"neffbench: {self.prepared.note}")
         if self._serve_from_cache(job_dir):
             return job_dir
         spawn_error = None
@@ -154,6 +167,10 @@ class JobRunner(Finishing):
 
         if not self.use_cache:
             self.record["cache"] = {"hit": False, "reason": "--no-cache"}
+            return False
+        if self.record.get("cache_key") is None:
+            self.record["cache"] = {"hit": False, "reason": "the files the build reads were not known before it "
+                                                            "started"}
             return False
         found = cache.lookup(self.workdir, self.record["cache_key"])
         if found is None:
@@ -332,9 +349,32 @@ class JobRunner(Finishing):
             self._enter_stage(ev.get("stage", "?"), ev.get("t"))
         elif kind == "outcome":
             self._child_outcome = ev
+        elif kind == "sources":
+            self._on_sources({k: v for k, v in ev.items() if k != "type"})
         elif apply_event(self.record, ev):
             self._write_record()
         self._emit(ev)
+
+    def _on_sources(self, block: dict[str, Any]) -> None:
+        """What the build read: the record's closure from now on. Its spec hash and cache key follow it when it
+        differs from what was known before the job started (a file edited meanwhile, an import only the forward
+        makes), so the cache never serves this NEFF for files it was not built from."""
+        from neffbench.jobs import cache
+        from neffbench.spec import spec_hash
+
+        before = self.record.get("sources") or {}
+        self.record["sources"] = {**block, "key": prepare.sources_key(self.spec), "how": "read by this job's build"}
+        if not registry.for_spec(self.spec).runs_user_code or before.get("digest") == block.get("digest"):
+            self._write_record()
+            return
+        self.record["spec_hash"] = spec_hash(self.spec, block.get("digest"))
+        self.record["cache_key"] = cache.digest(cache.key(self.spec, self.record["cache_key_backend"],
+                                                          block.get("digest")))
+        if before:
+            changed = ", ".join(name for name, _, _ in sources.file_differences(before, block)) or "its digest"
+            self._note(f"neffbench: the build read other files than were known before it started ({changed}); "
+                       f"this job's spec hash is now {self.record['spec_hash'][:8]}")
+        self._write_record()
 
     def _enter_stage(self, stage: str, t: float | None) -> None:
         when = records.iso(_from_unix(t))

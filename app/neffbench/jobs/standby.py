@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 REAP_WAIT_S = 5.0
 
 
+BUILD_CWD_ENV = "NEFFBENCH_BUILD_CWD"
+
+
 def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path | None = None) -> subprocess.Popen:
     """Start ``python -m neffbench.worker`` for ``job_dir``, or as a standby (``--standby``) when it is None.
 
@@ -31,6 +34,9 @@ def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path |
     env = os.environ.copy()
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
+    # The user's code is built where the command was typed (or the window started), as when they run it
+    # themselves: a relative torch.load("weights.pt") finds its file. The worker itself runs in the job.
+    env[BUILD_CWD_ENV] = os.getcwd()
     # The worker must import this very neffbench. When the parent found it only through a path
     # added at run time, hand that path on (but never put site-packages ahead of the stdlib).
     package_root = Path(neffbench.__file__).resolve().parent.parent

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from neffbench.jobs.records import NO_NEFF_NOTE, bucket_of
+from neffbench.usercode.errors import without_foreign_frames
 
 
 def human_bytes(n: int | None) -> str:
@@ -81,9 +82,10 @@ def first_error_lines(error: dict[str, Any] | None) -> list[str]:
     out = [f"first error: {code}{message}"]
     if error.get("help"):
         out.append(f"  ({error['help']})")
-    out += [f"    {line}" for line in error.get("before") or []]
+    # The frames of the workbench's own code (and of libraries) stay in job.log; a terminal gets the rest.
+    out += [f"    {line}" for line in without_foreign_frames(list(error.get("before") or []))]
     out.append(f"  > {error.get('line')}")
-    out += [f"    {line}" for line in error.get("after") or []]
+    out += [f"    {line}" for line in without_foreign_frames(list(error.get("after") or []))]
     return out
 
 

@@ -132,6 +132,12 @@ class Kernel:
     def with_seed(self, spec: Any, seed: int) -> Any:
         return dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, seed=seed))
 
+    def sources_key(self, spec: Any) -> dict[str, Any]:
+        """What decides which files a build reads (for the module kernel its [module] section, not the inputs or
+        the bucket): builds with equal keys read the same files while those files are unchanged, so a closure
+        recorded by one is checked, not rediscovered, by the next."""
+        return self.neff_relevant(spec)
+
     def io_signature(self, spec: Any) -> tuple[list[TensorSig], list[TensorSig]] | None:
         """What the NEFF will take and return, without building a tensor; None when only a build can tell."""
         return None
@@ -154,6 +160,12 @@ class Kernel:
 
     def build(self, spec: Any) -> Built:  # pragma: no cover - every kernel overrides it
         raise NotImplementedError
+
+    def prepare(self, spec: Any) -> Any:
+        """What a compile of a kernel that ``runs_user_code`` checks in a probe before any job starts (the entry
+        resolves, the module is made, the inputs bind), raising KernelError with the problem; returns the object
+        made, whose code names the distributions recorded. Default: nothing to check."""
+        return None
 
     def example_inputs(self, spec: Any) -> tuple[Any, ...]:
         """Example inputs of a single-bucket spec (verification asks again with another seed)."""

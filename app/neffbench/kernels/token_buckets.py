@@ -31,9 +31,16 @@ def check(num_tokens: tuple[int, ...], problems: list[Problem], *, max_tokens: i
 
 
 def warn_if_large(elements: int, dtype: str, problems: list[Problem], *, what: str = "inputs take") -> None:
-    """A warning when the largest bucket's example inputs alone take gigabytes."""
+    """An error when the largest bucket's example inputs alone need more memory than this machine has (refused
+    in words before anything allocates them), a warning when they take gigabytes."""
+    from neffbench.machine_memory import gib, total_bytes
+
     size = elements * DTYPE_BYTES.get(dtype, 4)
-    if size > LARGE_INPUT_BYTES:
+    total = total_bytes()
+    if total is not None and size > total:
+        problems.append(Problem(FIELD, f"The largest bucket's example {what} {gib(size)}; this machine has "
+                                       f"{gib(total)}, so it cannot even build them."))
+    elif size > LARGE_INPUT_BYTES:
         problems.append(Problem(FIELD, f"The largest bucket's example {what} {size / 2**30:.1f} GiB, and building "
                                        f"and tracing {'them' if what.endswith('take') else 'it'} needs several times "
                                        "that much memory.", "warning"))

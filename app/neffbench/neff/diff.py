@@ -11,7 +11,8 @@ from typing import Any
 from neffbench.neff.index import JobRecord
 from neffbench.neff.reader import NeffInfo, TensorInfo
 
-SECTIONS = ("file", "header", "payload", "inputs", "outputs", "members", "job", "spec", "compiler_command")
+SECTIONS = ("file", "header", "payload", "inputs", "outputs", "members", "job", "spec", "sources", "weights",
+            "compiler_command")
 _PAYLOAD_FIELDS = ("compressed", "payload_size", "compiler_version", "tool_version", "target", "kelf_version",
                    "subgraphs", "member_count", "constants", "io_source")
 
@@ -100,10 +101,26 @@ def diff_neffs(a: NeffInfo, b: NeffInfo, *, job_a: JobRecord | None = None,
     if job_a is None or job_b is None:
         diffs.append(Difference("job", "job.json", job_a.path if job_a else None, job_b.path if job_b else None))
         return diffs
-    diffs += _compare("job", {"job_id": job_a.job_id, "outcome": job_a.outcome, "backend": job_a.backend,
-                              "spec_hash": job_a.spec_hash},
-                      {"job_id": job_b.job_id, "outcome": job_b.outcome, "backend": job_b.backend,
-                       "spec_hash": job_b.spec_hash})
+    return diffs + diff_jobs(job_a, job_b)
+
+
+def diff_jobs(job_a: JobRecord, job_b: JobRecord) -> list[Difference]:
+    """What differs between two job records: outcome and hash, spec fields, the files and library versions the
+    module was built from (a changed source file is why two specs alike compile differently), its weights, and
+    the compiler commands."""
+    from neffbench.usercode.closure import file_differences
+
+    diffs = _compare("job", {"job_id": job_a.job_id, "outcome": job_a.outcome, "backend": job_a.backend,
+                             "spec_hash": job_a.spec_hash},
+                     {"job_id": job_b.job_id, "outcome": job_b.outcome, "backend": job_b.backend,
+                      "spec_hash": job_b.spec_hash})
     diffs += spec_differences(job_a.spec, job_b.spec)
+    sources_a, sources_b = job_a.record.get("sources"), job_b.record.get("sources")
+    if sources_a or sources_b:
+        diffs += [Difference("sources", name, a, b) for name, a, b in file_differences(sources_a, sources_b)]
+    weights_a = (job_a.record.get("weights") or {}).get("sha256")
+    weights_b = (job_b.record.get("weights") or {}).get("sha256")
+    if weights_a != weights_b:
+        diffs.append(Difference("weights", "sha256", weights_a and weights_a[:12], weights_b and weights_b[:12]))
     diffs += _commands(job_a, job_b)
     return diffs

@@ -30,6 +30,7 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
 
     from neffbench.kernels.module import entry as entries
     from neffbench.kernels.module.build import build_value
+    from neffbench.kernels.module.kwargs_check import problems as kwargs_problems
     from neffbench.kernels.module.signature import describe_params, format_params, forward_of, kind_of
 
     text = request["entry"]
@@ -77,6 +78,10 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
     for key in ("factory", "forward", "function"):
         if out.get(key) is not None:
             out[f"{key}_text"] = format_params(out[key])
+    # Keys a callable would silently ignore (a misspelt config field), for the kwargs they were given.
+    callee = obj if out.get("factory") is not None and request.get("call") != "object" else None
+    out["kwargs_checked"] = kwargs
+    out["kwargs_problems"] = [{"field": f, "message": m} for f, m in kwargs_problems(callee, kwargs, paths)]
     return out
 
 
@@ -96,10 +101,46 @@ def _tensor_report(name: str, tensor: Any) -> dict[str, Any]:
                                                   "counts": np.asarray(hist.y).tolist()}}
 
 
+_LAST_USER_MODULES: list[str] = []
+
+
+def _recorder() -> Any:
+    from neffbench.usercode.recorder import Recorder
+
+    return Recorder()
+
+
+def _failure(exc: BaseException) -> dict[str, Any]:
+    """A KernelError's sentence, with the whole traceback of what the user's code raised kept beside it."""
+    from neffbench.usercode.errors import format_traceback
+
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    return {"ok": False, "error": str(exc), "traceback": format_traceback(cause) if cause is not exc else ""}
+
+
+def prepare(request: dict[str, Any]) -> dict[str, Any]:
+    """What a compile checks before starting any job: the kernel's prepare (resolve, make, bind) and the files
+    that read."""
+    from neffbench.kernels import registry
+    from neffbench.kernels.api import KernelError
+    from neffbench.spec import from_dict
+
+    spec = from_dict(request["spec"])
+    kernel = registry.for_spec(spec)
+    spec = kernel.for_bucket(spec, kernel.buckets(spec)[0])
+    recorder = _recorder()
+    try:
+        with recorder:
+            made = kernel.prepare(spec)
+    except KernelError as exc:
+        return _failure(exc)
+    return {"ok": True, "sources": recorder.result(made)}
+
+
 def check(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
-    from neffbench.jobs import preflight
+    from neffbench.jobs import complex_ops, preflight
     from neffbench.jobs.backends import cpu_check_trace
     from neffbench.jobs.verify import as_tuple
     from neffbench.kernels import registry
@@ -113,18 +154,29 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     timings: dict[str, float] = {}
     out: dict[str, Any] = {"ok": True, "bucket": kernel.buckets(spec)[0]}
     t0 = time.perf_counter()
+    recorder = _recorder()
     try:
-        built = kernel.build(spec)
+        with recorder:
+            built = kernel.build(spec)
     except KernelError as exc:
         report.error(str(exc))
-        return {**out, "ok": False, **report.to_json()}
+        return {**out, **_failure(exc), "error": None, "ok": False, **report.to_json()}
     timings["build_s"] = time.perf_counter() - t0
+    out["sources"] = recorder.result(built.module)
     for message in built.warnings:
         report.warning(message)
     preflight.check_inputs(report, built.input_names, built.inputs,
                            keeps_int64=preflight.native_int64(spec.compiler.extra_args))
-    with torch.no_grad():
-        reference = as_tuple(built.module(*built.inputs))
+    output, complex_found = complex_ops.watch_call(built.module, built.inputs)
+    reference = as_tuple(output)
+    backend = request.get("backend") or "cpu-check"
+    compiler = None
+    if complex_found and backend == "neuron":  # asked only when it matters: neuronx-cc --version takes seconds
+        from neffbench.doctor import neuronx_cc_version
+
+        compiler = neuronx_cc_version()
+    for severity, sentence in complex_ops.advice(complex_found, backend, compiler, torch.__version__):
+        (report.error if severity == "error" else report.warning)(sentence)
     preflight.check_outputs(report, built.output_names, reference)
     t1 = time.perf_counter()
     try:
@@ -135,24 +187,37 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
         report.error(f"the CPU trace failed: {type(exc).__name__}: {_sentence(exc)}")
     timings["trace_s"] = time.perf_counter() - t1
-    out["inputs"] = [_tensor_report(n, t) for n, t in zip(built.input_names, built.inputs)]
-    out["outputs"] = [_tensor_report(n, t) for n, t in zip(built.output_names or
-                                                           [f"output{i}" for i in range(len(reference))], reference)]
+    if not request.get("brief"):  # a later bucket of `neffbench check`: its problems are what is asked
+        out["inputs"] = [_tensor_report(n, t) for n, t in zip(built.input_names, built.inputs)]
+        out["outputs"] = [_tensor_report(n, t) for n, t in zip(built.output_names or [
+            f"output{i}" for i in range(len(reference))], reference)]
     out["info"] = {k: v for k, v in built.info.items() if k != "wrapper"}
     out["timings"] = timings
     out["ok"] = not report.errors
     return {**out, **report.to_json()}
 
 
-COMMANDS = {"resolve": resolve, "check": check}
+COMMANDS = {"resolve": resolve, "check": check, "prepare": prepare}
 
 
 def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
+    """One request's report. The user modules the previous request imported are forgotten first, so that this
+    one imports (and sees) the user's files as they are now, not as a warm probe last saw them."""
+    from neffbench.usercode.recorder import forget_user_modules
+
+    forget_user_modules(_LAST_USER_MODULES)
+    _LAST_USER_MODULES.clear()
+    watching = _recorder()
     try:
-        return COMMANDS[command](request)
+        with watching:
+            return COMMANDS[command](request)
     except Exception as exc:  # noqa: BLE001 - whatever the user's code does ends as a report
+        from neffbench.usercode.errors import describe, format_traceback
+
         traceback.print_exc(file=sys.stderr)
-        return {"ok": False, "error": f"{type(exc).__name__}: {_sentence(exc)}"}
+        return {"ok": False, "error": describe(exc), "traceback": format_traceback(exc)}
+    finally:
+        _LAST_USER_MODULES.extend(watching.modules)
 
 
 def serve() -> int:

@@ -34,6 +34,10 @@ class Run:
         self.out = out
         self.stage = "start"
         self._stop = False
+        self._module: Any = None
+        # Inputs other than the job's own (random, or given with other values): reference.npz is for other
+        # inputs, so their reference is computed here, with the job's own module.
+        self._other_feeds: arrays.Arrays | None = None
         signal.signal(signal.SIGTERM, self._on_sigterm)
 
     def _on_sigterm(self, signum: int, frame: Any) -> None:
@@ -68,7 +72,16 @@ class Run:
                              "FILE.npz, --inputs name=file.npy, or --random.")
         self.event("inputs", source=source, arrays={n: {"dtype": feeds.dtypes[n], "shape": list(feeds.shape(n))}
                                                     for n in feeds.arrays})
+        if source != "the job's inputs.npz" and not self._same_as_job_inputs(feeds):
+            self._other_feeds = feeds
         return feeds
+
+    def _same_as_job_inputs(self, feeds: arrays.Arrays) -> bool:
+        if not self.req.get("job_inputs"):
+            return False
+        own = arrays.load(self.req["job_inputs"])
+        return list(own.arrays) == list(feeds.arrays) and all(
+            own.dtypes[n] == feeds.dtypes[n] and np.array_equal(own.arrays[n], feeds.arrays[n]) for n in own.arrays)
 
     def _random(self, neff_info: Any) -> arrays.Arrays:
         """Values of the recorded shapes and dtypes: the job's inputs.npz, else the NEFF's own signature."""
@@ -182,22 +195,50 @@ class Run:
         except Exception as exc:  # noqa: BLE001 - loading fails in many documented ways
             raise RunFailure(_explained(exc, "loading")) from exc
 
+    def _rebuilt(self) -> Any:
+        """The job's module built again from its spec, refused when it is not the module the job compiled (other
+        weights would make every comparison a false mismatch)."""
+        if self._module is not None:
+            return self._module
+        from neffbench.jobs.weights import weights_difference, weights_digest
+        from neffbench.kernels import registry
+        from neffbench.kernels.api import KernelError
+        from neffbench.spec import from_dict
+        from neffbench.usercode import closure
+
+        spec = from_dict(self.req["spec"])
+        changed = closure.changes(self.req["sources"]) if self.req.get("sources") else []
+        if changed:
+            raise RunFailure(f"the files the job's module was built from have changed since ({', '.join(changed)}), "
+                             "so a module built now is not the one compiled; compile again to run the new code")
+        try:
+            module = registry.for_spec(spec).build(spec).module
+        except KernelError as exc:
+            raise RunFailure(f"the job's module cannot be built again: {exc}") from exc
+        difference = weights_difference(weights_digest(module), self.req.get("weights") or {})
+        if difference:
+            raise RunFailure(f"{difference}; a run of it would be compared with outputs of another module, so "
+                             "nothing was run (the job's files or library versions may have changed since: "
+                             "see job.json's sources)")
+        self._module = module
+        return module
+
     def _cpu_session(self, args: tuple[Any, ...], out_names: list[str]) -> runtimes.Session:
         """The cpu-check job's TorchScript when there is one (and the eager module beside it), else eager."""
         import torch
 
-        from neffbench.kernels import registry
-        from neffbench.spec import from_dict
-
-        spec = from_dict(self.req["spec"])
-        eager = runtimes.torch_session("cpu", registry.for_spec(spec).build(spec).module, args, out_names)
-        eager.variant = "eager module"
         if self.req.get("backend") == "cpu-check" and self.req.get("model_pt"):
             scripted = runtimes.torch_session("cpu", torch.jit.load(self.req["model_pt"], map_location="cpu"),
                                               args, out_names)
             scripted.variant = "TorchScript (model.pt)"
-            scripted.secondary = eager
+            try:
+                scripted.secondary = runtimes.torch_session("cpu", self._rebuilt(), args, out_names)
+                scripted.secondary.variant = "eager module"
+            except RunFailure as exc:  # model.pt is the job's own graph: it still runs
+                self.out.line(f"neffbench: the eager module is not timed beside model.pt: {exc}")
             return scripted
+        eager = runtimes.torch_session("cpu", self._rebuilt(), args, out_names)
+        eager.variant = "eager module"
         return eager
 
     def _output_names(self) -> list[str]:
@@ -208,10 +249,15 @@ class Run:
     def _numerics(self, outputs: dict[str, np.ndarray]) -> None:
         from neffbench.jobs.verify import compare
 
-        if not self.req.get("reference"):
+        if self._other_feeds is not None:
+            ref = self._other_reference(self._other_feeds)
+            if ref is None:
+                return
+        elif not self.req.get("reference"):
             self.event("numerics", checked=False, reason="no reference.npz to compare with (a NEFF without its job)")
             return
-        ref = arrays.load(self.req["reference"])
+        else:
+            ref = arrays.load(self.req["reference"])
         atol, rtol, basis = self.req.get("tolerance") or _default_tolerance(ref)
         names = list(ref.arrays)
         missing = [n for n in names if n not in outputs]
@@ -221,10 +267,42 @@ class Run:
         got = tuple(arrays.to_tensor(outputs[n], ref.dtypes[n]) for n in names)
         want = tuple(arrays.to_tensor(ref.arrays[n], ref.dtypes[n]) for n in names)
         result = compare(got, want, atol, rtol, tuple(ref.roles.get(n, n) for n in names))
-        self.event("numerics", checked=True, atol=atol, rtol=rtol, tolerance_basis=basis, **result)
+        against = ("the CPU reference for these inputs (the job's module, run here)" if self._other_feeds is not None
+                   else "reference.npz")
+        self.event("numerics", checked=True, atol=atol, rtol=rtol, tolerance_basis=basis, against=against, **result)
         verdict = "match" if result["match"] else "MISMATCH"
-        self.out.line(f"neffbench: outputs against reference.npz: {verdict} (max abs error "
+        self.out.line(f"neffbench: outputs against {against}: {verdict} (max abs error "
                       f"{result['max_abs_error']:.3g}, atol {atol:g}, rtol {rtol:g})")
+
+    def _other_reference(self, feeds: arrays.Arrays) -> arrays.Arrays | None:
+        """The eager CPU outputs of the job's own module (checked to be the compiled one) for inputs other than the
+        job's;
+        None, with the reason recorded, when there is no job to build it from. The saved reference.npz belongs
+        to other inputs and is never compared with them."""
+        import torch
+
+        from neffbench.jobs.verify import as_tuple
+
+        if not self.req.get("spec") or not self.req.get("reference"):
+            self.event("numerics", checked=False, reason="the inputs are not the job's, and there is no job whose "
+                                                         "module could give their reference")
+            self.out.line("neffbench: outputs not compared: other inputs than the job's, and no job to compute "
+                          "their reference")
+            return None
+        try:
+            module = self._rebuilt()
+        except RunFailure as exc:
+            self.event("numerics", checked=False, reason=str(exc))
+            self.out.line(f"neffbench: outputs not compared: {exc}")
+            return None
+        args = tuple(arrays.to_tensor(feeds.arrays[n], feeds.dtypes[n]) for n in feeds.arrays)
+        with torch.no_grad():
+            outputs = as_tuple(module(*args))
+        saved = arrays.load(self.req["reference"])
+        ref = arrays.Arrays()
+        for name, tensor in zip(saved.arrays, outputs):
+            ref.add(name, *arrays.from_tensor(tensor), role=saved.roles.get(name))
+        return ref
 
 
 def _default_tolerance(ref: arrays.Arrays) -> tuple[float, float, str]:

@@ -83,7 +83,8 @@ class RunRunner:
         return {**self.opts, "neff": str(t.neff) if t.neff else None, "job_dir": str(t.job_dir) if t.job_dir else None,
                 "job_inputs": str(t.inputs) if t.inputs else None, "reference": str(t.reference) if t.reference else None,
                 "model_pt": str(t.model_pt) if t.model_pt else None, "spec": t.spec, "backend": t.backend,
-                "tolerance": list(t.tolerance) if t.tolerance else None, "run_dir": str(run_dir)}
+                "tolerance": list(t.tolerance) if t.tolerance else None, "run_dir": str(run_dir),
+                "weights": t.record.get("weights"), "sources": t.record.get("sources")}
 
     def start(self) -> Path:
         runs = self.target.runs_dir
@@ -217,7 +218,7 @@ class RunRunner:
         numerics = rec.get("numerics") or {}
         if rec["outcome"] == "succeeded" and numerics.get("checked") and not numerics.get("match"):
             rec["outcome"] = "failed"
-            rec["reason"] = (f"outputs differ from reference.npz beyond tolerance (max abs error "
+            rec["reason"] = (f"outputs differ from {numerics.get('against') or 'reference.npz'} beyond tolerance (max abs error "
                              f"{numerics.get('max_abs_error', float('nan')):.3g})")
         rec["exit_code"] = code
         rec["finished"] = records.iso()

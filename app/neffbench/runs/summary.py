@@ -23,7 +23,8 @@ def numerics_text(numerics: dict[str, Any] | None) -> str:
     if numerics.get("problem"):
         return f"numerics: MISMATCH ({numerics['problem']})"
     verdict = "match" if numerics.get("match") else "MISMATCH"
-    return (f"numerics against reference.npz: {verdict} (max abs error {numerics['max_abs_error']:.3g}, max rel "
+    against = numerics.get("against") or "reference.npz"
+    return (f"numerics against {against}: {verdict} (max abs error {numerics['max_abs_error']:.3g}, max rel "
             f"error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
 
 

@@ -257,7 +257,14 @@ def neff_relevant(spec: Any) -> dict[str, Any]:
     return registry.for_spec(spec).neff_relevant(spec)
 
 
-def spec_hash(spec: Any) -> str:
-    """Stable hex digest of what determines the NEFF (names, workdir, seeds and timeouts excluded)."""
-    canonical = json.dumps(neff_relevant(spec), sort_keys=True, separators=(",", ":"))
+def spec_hash(spec: Any, sources: str | None = None) -> str:
+    """Stable hex digest of what determines the NEFF (names, workdir, seeds and timeouts excluded).
+
+    ``sources``: the digest of the source closure a build of the spec reads (usercode.closure), for kernels that run
+    the user's code: their NEFF depends on every file the module was built from, not only on the spec's text.
+    """
+    relevant = neff_relevant(spec)
+    if sources is not None:
+        relevant = {**relevant, "sources": sources}
+    canonical = json.dumps(relevant, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -8,6 +8,7 @@ gives one point per bucket, so every point has its own outcome, times and NEFF i
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 import shlex
@@ -60,6 +61,8 @@ class Point:
     spec: Any | None
     problems: tuple[Problem, ...] = ()
     memory: Estimate | None = None
+    # What its build reads (jobs.prepare), found before anything runs, for kernels that run the user's code.
+    prepared: Any = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -92,6 +95,9 @@ class SweepPlan:
     backend: str
     points: list[Point] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Groups of valid points that would compile the same thing (the same cache key): (indexes, the swept fields
+    # that differ between them and so change nothing).
+    duplicates: list[tuple[list[int], list[str]]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -276,4 +282,26 @@ def plan(spec: Any, overs: Sequence[str] | Mapping[str, Sequence[Any]], *, zip: 
         result.problems.append(Problem("over", f"the grid gives {len(result.points):,} jobs (each bucket is one); "
                                                f"a sweep takes at most {MAX_POINTS:,}"))
         result.points = []
+    result.duplicates = duplicates(result.valid, resolved)
     return result
+
+
+def duplicates(points: Sequence[Point], backend: str) -> list[tuple[list[int], list[str]]]:
+    """Points whose specs, once resolved, compile the same thing with ``backend`` (one cache key): a field that
+    is ignored (rotary_dim wins over partial_rotary_factor; cpu-check runs no compiler, so no compiler option
+    counts), swept anyway, would give the same NEFF under different labels."""
+    from neffbench.jobs import cache
+
+    groups: dict[str, list[Point]] = {}
+    for point in points:
+        spec = point.spec
+        if backend == "cpu-check":  # it runs no compiler: the compiler's options cannot change what it checks
+            spec = dataclasses.replace(spec, compiler=type(spec.compiler)())
+        groups.setdefault(cache.digest(cache.key(spec, backend)), []).append(point)
+    out = []
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        varying = [name for name in same[0].values if len({_text(p.values[name]) for p in same}) > 1]
+        out.append(([p.index for p in same], varying))
+    return out

@@ -106,7 +106,7 @@ def _run_one(task: Any, tracker: Any, options: Any, cancel_event: threading.Even
 
         runner = JobRunner(task.spec, workdir=options.workdir, backend=options.backend, timeout=options.timeout,
                            on_line=lambda text: tracker.line(index, text), on_event=on_event,
-                           use_cache=options.use_cache, standby=take_standby())
+                           use_cache=options.use_cache, standby=take_standby(), prepared=task.prepared)
         with lock:
             if cancel_event.is_set():
                 tracker.finished(index, "cancelled", "cancelled before it started")

@@ -33,6 +33,7 @@ class Task:
     spec: Any
     label: str
     memory_bytes: int
+    prepared: Any = None  # jobs.prepare.Prepared of its build, when found before the sweep started
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class Tracker:
         self._on_line = on_line
         self._on_event = on_event
         self._seen_nodes: set[str] = set()
+        self._modules: dict[str, tuple[int, dict[str, Any], str | None]] = {}  # closure key -> first point's weights
         self._lock = threading.Lock()
 
     def _call(self, callback: Callable[..., None] | None, *args: Any) -> None:
@@ -139,10 +141,37 @@ class Tracker:
             changes["node"] = node
         if duration_s is not None:
             changes["duration_s"] = duration_s
+        if job_dir is not None:
+            changes.update(self._same_module(index, Path(job_dir), node))
         self._changed(index, **changes)
         took = f" in {duration_s:.1f} s" if duration_s is not None else ""
         why = f": {reason}" if reason and outcome != "succeeded" else ""
         self.note(index, f"{outcome}{' (cached)' if cached else ''}{took}{why}")
+
+    def _same_module(self, index: int, job_dir: Path, node: str | None) -> dict[str, Any]:
+        """Points that build the same module (one [module] section, one closure key) must have built the same
+        weights, wherever they ran; a node whose files or libraries differ is said so, not left to look like a
+        numerical difference. Returns what to record in the point."""
+        try:
+            job = records.read_record(job_dir)
+        except (OSError, ValueError):
+            return {}
+        weights, key = job.get("weights") or {}, (job.get("sources") or {}).get("key")
+        if not weights.get("sha256") or not key:
+            return {}
+        where = node or job.get("host")
+        with self._lock:
+            first = self._modules.setdefault(key, (index, weights, where))
+        if first[0] == index or first[1].get("sha256") == weights["sha256"]:
+            return {"weights_sha256": weights["sha256"]}
+        from neffbench.jobs.weights_source import difference_sentence
+
+        sentence = (f"point {index}{f' (on {where})' if where else ''} built a module that differs from point "
+                    f"{first[0]}'s{f' (on {first[2]})' if first[2] else ''}: "
+                    f"{difference_sentence(weights, first[1])}; their nodes' files or library versions differ "
+                    "(each job.json lists its sources)")
+        self.note(index, f"warning: {sentence}")
+        return {"weights_sha256": weights["sha256"], "warning": sentence}
 
     def node(self, host: str, versions: dict[str, Any]) -> None:
         """A node's first task: its versions recorded, and reported when they differ from this machine's."""
@@ -166,7 +195,12 @@ def _cached(task: Task, options: JobOptions) -> bool:
 
     if not options.use_cache:
         return False
-    wanted = cache.digest(cache.key(task.spec, cache.predicted_backend(options.backend)))
+    from neffbench.jobs import prepare
+
+    digest = task.prepared.digest if task.prepared is not None else None
+    if digest is None and prepare.needed(task.spec):
+        return False  # what its build reads is not known: only the job itself can tell, so it is not served here
+    wanted = cache.digest(cache.key(task.spec, cache.predicted_backend(options.backend), digest))
     return cache.lookup(options.workdir, wanted) is not None
 
 
@@ -181,7 +215,8 @@ def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:
     from neffbench.jobs.records import WorkdirError
 
     runner = JobRunner(task.spec, workdir=options.workdir, backend=options.backend, timeout=options.timeout,
-                       on_line=lambda text: tracker.line(task.index, text), on_event=on_event, use_cache=True)
+                       on_line=lambda text: tracker.line(task.index, text), on_event=on_event, use_cache=True,
+                       prepared=task.prepared)
     try:
         runner.start()
         result = runner.wait()
@@ -282,7 +317,8 @@ def _run(plan: SweepPlan, runner: Any, root: Path, settings: dict[str, Any], *, 
     try:
         tasks = []
         for point in plan.valid:
-            task = Task(point.index, point.spec, point.label(short), point.memory.bytes if point.memory else 0)
+            task = Task(point.index, point.spec, point.label(short), point.memory.bytes if point.memory else 0,
+                        point.prepared)
             if cancel.is_set():
                 tracker.finished(task.index, "cancelled", "cancelled before it started")
             elif _cached(task, options):

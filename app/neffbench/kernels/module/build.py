@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ from neffbench.kernels.api import Built, KernelError
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import outputs as outs
 from neffbench.kernels.module import tensors, wrapper
+from neffbench.usercode import errors as user_errors
 from neffbench.kernels.module.binding import bind
+from neffbench.kernels.module.kwargs_check import unknown_keys
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.kernels.module.signature import forward_of, kind_of
 
@@ -66,14 +69,15 @@ def build_value(value: Any, paths: tuple[str, ...], where: str) -> Any:
             obj = entries.resolve(str(value["entry"]), paths)
         except entries.EntryError as exc:
             raise KernelError(f"{where}: {exc}") from None
-        kwargs = {k: build_value(v, paths, f"{where}.{k}") for k, v in (value.get("kwargs") or {}).items()}
+        given = value.get("kwargs") or {}
         if value.get("call", "factory") == "object":
             return obj
+        _refuse_unknown(obj, list(given), f"{where}.kwargs")
+        kwargs = {k: build_value(v, paths, f"{where}.kwargs.{k}") for k, v in given.items()}
         try:
             return obj(**kwargs)
         except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
-            raise KernelError(f"{where}: calling {value['entry']}(...) raised {type(exc).__name__}: "
-                              f"{_first(exc)}") from exc
+            raise KernelError(f"{where}: calling {value['entry']}(...) raised {user_errors.describe(exc)}") from exc
     if isinstance(value, dict):
         return {k: build_value(v, paths, f"{where}.{k}") for k, v in value.items()}
     if isinstance(value, list):
@@ -81,9 +85,25 @@ def build_value(value: Any, paths: tuple[str, ...], where: str) -> Any:
     return value
 
 
-def _first(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else "no message"
+def _refuse_unknown(obj: Any, keys: list[str], where: str) -> None:
+    """Keys the callable would silently ignore, refused by name before it is called."""
+    unknown = unknown_keys(obj, keys)
+    if unknown:
+        raise KernelError(f"{where}: {unknown[0]}" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+
+
+def seed_everything(seed: int) -> None:
+    """Seed every generator a module's initialisation may draw from, so that building the same spec twice makes
+    the same weights (they are inlined into the NEFF, and every later CPU run rebuilds them)."""
+    import random
+
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed % 2**32)
 
 
 def resolve_target(spec: ModuleCompileSpec) -> Target:
@@ -94,15 +114,17 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
         raise KernelError(str(exc)) from None
     mode = _call_mode(m.call, obj, m.kwargs, list(spec.inputs))
     kind = kind_of(obj)
+    seed_everything(m.weights_seed)
     if mode == "factory":
         if not callable(obj):
             raise KernelError(f"entry {m.entry} is {type(obj).__name__}, which is not callable, so it cannot be a "
                               "factory; use call = \"object\" if it is the module.")
+        _refuse_unknown(obj, list(m.kwargs), "module.kwargs")
         kwargs = {k: build_value(v, m.path, f"module.kwargs.{k}") for k, v in m.kwargs.items()}
         try:
             made = obj(**kwargs)
         except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
-            raise KernelError(f"calling {m.entry}(**kwargs) raised {type(exc).__name__}: {_first(exc)}") from exc
+            raise KernelError(f"calling {m.entry}(**kwargs) raised {user_errors.describe(exc)}") from exc
     else:
         if m.kwargs:
             raise KernelError(f"entry {m.entry} is used as the object (call = \"object\"), so [module.kwargs] "
@@ -144,8 +166,7 @@ def _examples(spec: ModuleCompileSpec, bucket: dict[str, int]) -> dict[str, Any]
     try:
         made = func(**bucket)
     except Exception as exc:  # noqa: BLE001 - the user's function may raise anything
-        raise KernelError(f"the examples function {spec.module.examples} raised {type(exc).__name__}: "
-                          f"{_first(exc)}") from exc
+        raise KernelError(f"the examples function {spec.module.examples} raised {user_errors.describe(exc)}") from exc
     if not isinstance(made, dict) or not all(isinstance(v, torch.Tensor) for v in made.values()):
         raise KernelError(f"the examples function {spec.module.examples} must return {{name: tensor}}; it "
                           f"returned {type(made).__name__}.")
@@ -190,7 +211,7 @@ def _embedding_problem(target: Any, names: list[str], inputs: tuple[Any, ...]) -
     return None
 
 
-def build(spec: ModuleCompileSpec) -> Built:
+def _bound(spec: ModuleCompileSpec) -> tuple[Target, Any]:
     target = resolve_target(spec)
     forward = forward_of(target.made)
     names = list(spec.inputs)
@@ -199,6 +220,17 @@ def build(spec: ModuleCompileSpec) -> Built:
     binding = bind(forward, target.label, names, spec.module.constants)
     if binding.errors:
         raise KernelError(binding.errors[0])
+    return target, binding
+
+
+def prepare(spec: ModuleCompileSpec) -> Any:
+    """What a compile checks before any job starts: the entry resolves, the module is made, the inputs bind.
+    Returns the module (or function) made."""
+    return _bound(spec)[0].made
+
+
+def build(spec: ModuleCompileSpec) -> Built:
+    target, binding = _bound(spec)
     inputs = make_inputs(spec, binding.inputs)
     kwargs = {n: t for n, t in zip(binding.inputs, inputs)}
     import torch
@@ -209,10 +241,9 @@ def build(spec: ModuleCompileSpec) -> Built:
             raw = target.made(*positional, **kwargs, **spec.module.constants)
     except IndexError as exc:
         sentence = _embedding_problem(target.made, binding.inputs, inputs) if "out of range" in str(exc) else None
-        raise KernelError(sentence or f"calling {target.label} raised IndexError: {_first(exc)}") from exc
+        raise KernelError(sentence or f"calling {target.label} raised {user_errors.describe(exc)}") from exc
     except Exception as exc:  # noqa: BLE001 - the user's forward may raise anything
-        where = _user_frame(exc, spec)
-        raise KernelError(f"calling {target.label} raised {type(exc).__name__}{where}: {_first(exc)}") from exc
+        raise KernelError(f"calling {target.label} raised {user_errors.describe(exc)}") from exc
     found = outs.leaves(raw, spec.module.outputs)
     if found.errors:
         raise KernelError(found.errors[0])
@@ -237,19 +268,6 @@ def build(spec: ModuleCompileSpec) -> Built:
     }
     return Built(module, inputs, tuple(binding.inputs), tuple(outs.name_of(p) for p in found.paths), info,
                  warnings=list(binding.warnings))
-
-
-def _user_frame(exc: BaseException, spec: ModuleCompileSpec) -> str:
-    import traceback
-
-    try:
-        parsed = entries.parse(spec.module.entry)
-    except entries.EntryError:
-        return ""
-    if not parsed.is_file:
-        return ""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == parsed.target]
-    return f" at {Path(parsed.target).name}:{frames[-1].lineno}" if frames else ""
 
 
 def _library_versions() -> dict[str, str | None]:

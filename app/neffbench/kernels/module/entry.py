@@ -12,7 +12,6 @@ import importlib
 import importlib.util
 import re
 import sys
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,12 +84,6 @@ def file_sha256(entry: Entry) -> str | None:
         return None
 
 
-def _user_frame(exc: BaseException, path: str) -> str:
-    """``file.py:12`` of the deepest frame in the user's file, for a sentence about their error."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
-    return f" (at {Path(path).name}:{frames[-1].lineno})" if frames else ""
-
-
 def _load_file(path: Path) -> Any:
     if not path.is_file():
         raise EntryError(f"entry file {path} does not exist.")
@@ -116,9 +109,11 @@ def _load_file(path: Path) -> Any:
         raise EntryError(f"entry file {path} has a syntax error at line {exc.lineno}: {exc.msg}.") from exc
     except Exception as exc:  # noqa: BLE001 - the user's file may raise anything while loading
         del sys.modules[name]
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        raise EntryError(f"entry file {path} raised {type(exc).__name__} while loading{_user_frame(exc, str(path))}"
-                         f": {first}".rstrip(": ") + ".") from exc
+        from neffbench.usercode import errors as user_errors
+
+        where = user_errors.where(exc)
+        raise EntryError(f"entry file {path} raised {type(exc).__name__} while loading"
+                         f"{f' ({where.strip()})' if where else ''}: {user_errors.message(exc)}".rstrip(".") + ".") from exc
     return module
 
 

@@ -121,6 +121,7 @@ class ModuleKernel(Kernel):
             except entries.EntryError:
                 pass
         out["module"] = {"entry": entry_key, "file_sha256": sha, "call": m.call, "dtype": m.dtype,
+                         "weights_seed": m.weights_seed,
                          "outputs": list(m.outputs),
                          "kwargs": m.kwargs, "constants": m.constants, "examples": m.examples and Path(
                              m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
@@ -128,6 +129,13 @@ class ModuleKernel(Kernel):
         out["inputs"] = canonical_inputs
         out["buckets"] = {k: list(v) for k, v in spec.buckets.items()}
         return json.loads(json.dumps(out, default=str))
+
+    def sources_key(self, spec: ModuleCompileSpec) -> dict[str, Any]:
+        import os
+
+        # Where imports look decides which file a name finds, so it is part of what decides the closure.
+        return {"kernel": self.name, "module": self.neff_relevant(spec)["module"], "path": list(spec.module.path),
+                "pythonpath": os.environ.get("PYTHONPATH", "")}
 
     def anchor(self, spec: ModuleCompileSpec, base_dir: Path) -> ModuleCompileSpec:
         """Relative paths in a spec file are relative to the file: make them absolute as it is read."""
@@ -208,6 +216,11 @@ class ModuleKernel(Kernel):
         built = build(spec)
         ModuleKernel._bound = (self._key(spec), built.input_names)
         return built
+
+    def prepare(self, spec: ModuleCompileSpec) -> Any:
+        from neffbench.kernels.module.build import prepare
+
+        return prepare(spec)
 
     def example_inputs(self, spec: ModuleCompileSpec) -> tuple[Any, ...]:
         from neffbench.kernels.module.build import make_inputs

@@ -23,6 +23,10 @@ class ModuleSection:
         "Module dtype", "Cast the module's parameters and buffers (module.to(dtype)) before tracing, as when "
         "deploying a float32 checkpoint in bfloat16; keep: as the entry builds it.",
         choices=("keep", "float32", "bfloat16", "float16")))
+    weights_seed: int = field(default=0, metadata=ui(
+        "Weights seed", "Seed of every random generator while the entry builds the module, so randomly initialised "
+        "weights are the same in every build (they are inlined into the NEFF; a checkpoint's are its own).",
+        min=0, max=2**31 - 1, advanced=True))
     path: tuple[str, ...] = field(default=(), metadata=ui(
         "Import path", "Folders put on sys.path before the entry is imported (relative to the spec file).",
         neff=False, advanced=True))

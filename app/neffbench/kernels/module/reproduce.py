@@ -66,6 +66,7 @@ INPUT_SPECS = {dict(spec.inputs)!r}
 EXAMPLES = {m.examples!r}
 BUCKET = {bucket!r}
 SEED = {spec.seed!r}
+WEIGHTS_SEED = {m.weights_seed!r}  # every random generator is seeded with it before the module is built
 
 
 # The wrapper neffbench traced, verbatim: tensors in by name, constants bound, a flat tuple out.
@@ -73,8 +74,15 @@ SEED = {spec.seed!r}
 
 
 def build_module() -> torch.nn.Module:
+    import random
+
     sys.path[:0] = IMPORT_PATH
     obj = load_entry(ENTRY)
+    # As neffbench does: randomly initialised weights are then the ones the job compiled.
+    random.seed(WEIGHTS_SEED)
+    torch.manual_seed(WEIGHTS_SEED)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(WEIGHTS_SEED % 2**32)
     inner = obj(**{{k: build_value(v) for k, v in KWARGS.items()}}) if CALL == "factory" else obj
     if isinstance(inner, torch.nn.Module):
         inner.eval()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+import math
 from pathlib import Path
 
 from neffbench.kernels.module import entry as entries
@@ -69,6 +70,7 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
         if name in spec.inputs:
             problems.append(_error(f"module.constants.{name}", f"'{name}' is both an input and a constant; "
                                                                 "keep one."))
+    _check_sizes(spec, problems)
     combos = 1
     for axis, values in spec.buckets.items():
         where = f"buckets.{axis}"
@@ -91,3 +93,37 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
         problems.append(_error("buckets", f"The buckets make {combos} combinations, more than {MAX_BUCKETS}; "
                                           "each one is a compile."))
     return problems
+
+
+_ITEM_BYTES = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "bfloat16": 2, "float16": 2, "int16": 2,
+               "int8": 1, "uint8": 1, "bool": 1}
+
+
+def _check_sizes(spec: ModuleCompileSpec, problems: list[Problem]) -> None:
+    """Inputs of the largest bucket that this machine's memory could not even hold: refused in words before
+    anything tries to allocate them (the allocator's own message names no input)."""
+    from neffbench.machine_memory import gib, total_bytes
+
+    total = total_bytes()
+    if total is None:
+        return
+    largest = {axis: max(values) for axis, values in spec.buckets.items() if values and min(values) >= 1}
+    sizes: dict[str, int] = {}
+    for name, text in spec.inputs.items():
+        try:
+            parsed = tensors.parse(text)
+            shape = parsed.shape(largest)
+        except tensors.TensorSpecError:
+            continue  # reported with the spec's other problems
+        sizes[name] = math.prod(shape) * _ITEM_BYTES.get(parsed.dtype, 4)
+    for name, size in sizes.items():
+        if size > total:
+            problems.append(_error(f"inputs.{name}", f"Input '{name}' needs {gib(size)} at the largest bucket "
+                                                     f"({_bucket_text(largest)}); this machine has {gib(total)}."))
+    if all(size <= total for size in sizes.values()) and sum(sizes.values()) > total:
+        problems.append(_error("inputs", f"The inputs need {gib(sum(sizes.values()))} together at the largest "
+                                         f"bucket ({_bucket_text(largest)}); this machine has {gib(total)}."))
+
+
+def _bucket_text(bucket: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in bucket.items()) or "no bucket axes"

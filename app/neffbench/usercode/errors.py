@@ -1,0 +1,99 @@
+"""Sentences about an exception the user's code raised: where in the user's own files, and what it says.
+
+The frame named is the innermost one in the user's own code (the entry file or any file of its source closure,
+wherever the factory lives), not in a library it called; an assertion without a message is described by its
+own source line, which says more than "no message".
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+import traceback
+from pathlib import Path
+
+from neffbench.usercode.origin import is_user_file
+
+
+def user_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of the exception's traceback that lies in the user's own files."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename and not f.filename.startswith("<")
+              and is_user_file(f.filename)]
+    return frames[-1] if frames else None
+
+
+def where(exc: BaseException) -> str:
+    """`` at model.py:41`` (empty when no frame is the user's)."""
+    frame = user_frame(exc)
+    return f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+
+
+def message(exc: BaseException) -> str:
+    """The exception's first line; for a bare ``assert``, the assertion's own source line."""
+    text = str(exc).strip()
+    if text:
+        return text.splitlines()[0]
+    if isinstance(exc, AssertionError):
+        frames = traceback.extract_tb(exc.__traceback__)
+        if frames:
+            last = frames[-1]
+            line = (last.line or linecache.getline(last.filename, last.lineno or 0)).strip()
+            if line:
+                return f"the assertion failed: {line}"
+    return "no message"
+
+
+def describe(exc: BaseException) -> str:
+    """``ValueError at layers.py:12: expected 4 dims``."""
+    return f"{type(exc).__name__}{where(exc)}: {message(exc)}"
+
+
+def format_traceback(exc: BaseException) -> str:
+    """The whole traceback, causes included, as Python prints it: kept in job.log and the probe's report."""
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+')
+
+
+def user_frames(traceback_text: str) -> str:
+    """A formatted traceback cut down to the frames in the user's own files (each with its source line) and the
+    exception line: what a terminal shows, the whole text staying in job.log or the probe's report."""
+    lines = traceback_text.rstrip("\n").splitlines()
+    kept: list[str] = []
+    keep_next = False
+    for line in lines:
+        match = _FRAME_RE.match(line)
+        if match:
+            keep_next = is_user_file(match[1])
+            if keep_next:
+                kept.append(line)
+            continue
+        if line.startswith("    ") and keep_next:
+            kept.append(line)
+            continue
+        keep_next = False
+        if line and not line.startswith((" ", "Traceback", "During handling", "The above exception")):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def without_foreign_frames(lines: list[str]) -> list[str]:
+    """Log lines with the traceback frames of the workbench's and libraries' code left out (the user's frames and
+    everything that is not a traceback stay): what a terminal shows of a log's context."""
+    out: list[str] = []
+    skipping = False
+    for line in lines:
+        match = _FRAME_RE.match(line)
+        if match:
+            skipping = not is_user_file(match[1])
+            if not skipping:
+                out.append(line)
+            continue
+        if skipping and line.startswith("    "):
+            continue
+        skipping = False
+        if line.strip() == "Traceback (most recent call last):":
+            continue
+        out.append(line)
+    return out

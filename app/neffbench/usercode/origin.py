@@ -1,0 +1,66 @@
+"""Where a Python file comes from: the user's own code, an installed distribution, the standard library or the
+workbench itself, judged by where it lies (no import, no parsing)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import site
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+
+@functools.lru_cache(maxsize=1)
+def _roots() -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """(distribution folders, standard-library folders, the workbench's folder), as resolved paths."""
+    paths = sysconfig.get_paths()
+    dists = {paths.get("purelib"), paths.get("platlib")}
+    try:
+        dists.update(site.getsitepackages())
+    except AttributeError:  # some virtualenvs' site module lacks it
+        pass
+    dists.add(site.getusersitepackages())
+    dists.update(p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages")))
+    stdlib = {paths.get("stdlib"), paths.get("platstdlib")}
+    import neffbench
+
+    own = str(Path(neffbench.__file__).resolve().parent)
+    return (tuple(sorted({real_path(p) for p in dists if p}, key=len, reverse=True)),
+            tuple(sorted({real_path(p) for p in stdlib if p})), own)
+
+
+def real_path(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def classify(path: str) -> str:
+    """``user``, ``distribution``, ``stdlib`` or ``workbench`` for a resolved file path."""
+    dists, stdlib, own = _roots()
+    if _under(path, (own,)):
+        return "workbench"
+    if _under(path, dists):  # before stdlib: a venv's site-packages may lie inside the stdlib folder
+        return "distribution"
+    if _under(path, stdlib):
+        return "stdlib"
+    return "user"
+
+
+def is_user_file(path: str) -> bool:
+    return classify(real_path(path)) == "user"
+
+
+def module_file(module: Any) -> str | None:
+    """The file a module was loaded from, or None (built-in, namespace, or a made-up ``__file__`` such as
+    ``torch.classes``'s relative "_classes.py")."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str) or not os.path.isabs(path) or not os.path.isfile(path):
+        return None
+    return real_path(path)
+
+

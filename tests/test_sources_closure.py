@@ -1,0 +1,231 @@
+"""The cache key, the spec hash and job.json cover every file the module was built from (found by watching the
+build, not by parsing), the checkpoints it read and the versions of its libraries; an unrelated file does not."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from neffbench.jobs import read_record
+from neffbench.usercode import closure
+from neffbench.usercode.origin import classify
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def _project(root: Path) -> Path:
+    """An entry file that builds its model from code in two other files of the project, plus a file it never
+    imports: the usual layout of a user's repository."""
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "blocks.py").write_text(textwrap.dedent("""
+        import torch
+        from torch import nn
+
+        from pkg.acts import act
+
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                return act(self.fc(x))
+        """))
+    (root / "pkg" / "acts.py").write_text("import torch\n\n\ndef act(x):\n    return torch.relu(x)\n")
+    (root / "model.py").write_text(textwrap.dedent("""
+        from torch import nn
+
+        from pkg.blocks import Block
+
+
+        def make(dim: int = 8):
+            return nn.Sequential(Block(dim), Block(dim))
+        """))
+    (root / "unrelated.py").write_text("VALUE = 1\n")
+    return root / "model.py"
+
+
+def _compile(root: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+    proc = _cli("compile", "model.py:make", "--input", "input:f32[2,8]", "--workdir", "wd", "--backend", "cpu-check",
+                *extra, cwd=root)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    newest = max((read_record(p.parent) for p in (root / "wd").glob("*/job.json")), key=lambda r: r["created"])
+    return proc, newest
+
+
+@pytest.mark.slow
+def test_editing_any_file_the_module_was_built_from_misses_the_cache_and_an_unrelated_one_does_not(tmp_path):
+    _project(tmp_path)
+    _, first = _compile(tmp_path)
+    names = {f["name"]: f for f in first["sources"]["files"]}
+    # What was imported while building, each with its sha256; not the file nothing imported.
+    assert set(names) == {"model.py", "pkg/__init__.py", "pkg/blocks.py", "pkg/acts.py"}
+    assert names["pkg/acts.py"]["sha256"] == closure.file_sha256(tmp_path / "pkg" / "acts.py")
+    assert all(f["kind"] == "source" for f in names.values())
+    assert first["spec_hash"][:8] in first["job_id"]  # the job's name carries the hash that covers its sources
+
+    (tmp_path / "unrelated.py").write_text("VALUE = 2\n")
+    _, again = _compile(tmp_path)
+    assert again["cache"]["hit"] and again["spec_hash"] == first["spec_hash"]
+
+    # Two imports away from the entry, and not named anywhere in the spec.
+    (tmp_path / "pkg" / "acts.py").write_text("import torch\n\n\ndef act(x):\n    return torch.tanh(x)\n")
+    proc, edited = _compile(tmp_path)
+    assert not edited["cache"]["hit"], proc.stdout
+    assert edited["spec_hash"] != first["spec_hash"]
+    assert "found by a probe" in edited["sources"].get("how", "") or "read by this job" in edited["sources"]["how"]
+
+    diff = _cli("diff", str(tmp_path / "wd" / first["job_id"]), str(tmp_path / "wd" / edited["job_id"]),
+                cwd=tmp_path)
+    assert diff.returncode == 0, diff.stderr
+    assert "[sources]" in diff.stdout and "source pkg/acts.py" in diff.stdout
+    assert "source pkg/blocks.py" not in diff.stdout  # only what changed
+    as_json = json.loads(_cli("diff", str(tmp_path / "wd" / first["job_id"]),
+                              str(tmp_path / "wd" / edited["job_id"]), "--json", cwd=tmp_path).stdout)
+    assert {d["key"] for d in as_json["differences"] if d["section"] == "sources"} == {"source pkg/acts.py"}
+
+
+@pytest.mark.slow
+def test_checkpoints_a_factory_reads_are_in_the_key(tmp_path):
+    """torch.load (Python's open) and safetensors (opened from Rust) both count; editing either misses."""
+    pytest.importorskip("safetensors")
+    (tmp_path / "model.py").write_text(textwrap.dedent("""
+        import torch
+        from safetensors.torch import load_file
+        from torch import nn
+
+
+        def make():
+            net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4))
+            net[0].load_state_dict(torch.load("first.pt"))
+            net[1].load_state_dict(load_file("second.safetensors"))
+            return net
+        """))
+    import torch
+    from safetensors.torch import save_file
+
+    torch.save(torch.nn.Linear(4, 4).state_dict(), tmp_path / "first.pt")
+    save_file(torch.nn.Linear(4, 4).state_dict(), str(tmp_path / "second.safetensors"))
+
+    def compile_() -> dict:
+        proc = _cli("compile", "model.py:make", "--input", "input:f32[2,4]", "--workdir", "wd", "--backend", "cpu-check",
+                    cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return max((read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")), key=lambda r: r["created"])
+
+    first = compile_()
+    data = {Path(f["path"]).name for f in first["sources"]["files"] if f["kind"] == "data"}
+    assert data == {"first.pt", "second.safetensors"}
+    assert compile_()["cache"]["hit"]
+    save_file(torch.nn.Linear(4, 4).state_dict(), str(tmp_path / "second.safetensors"))
+    changed = compile_()
+    assert not changed["cache"]["hit"]
+    assert changed["weights"]["sha256"] != first["weights"]["sha256"]
+
+
+@pytest.mark.slow
+def test_from_pretrained_on_a_local_folder_reads_its_checkpoint_into_the_key(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    config = transformers.BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=32, max_position_embeddings=32)
+    transformers.BertModel(config).save_pretrained(tmp_path / "ckpt")
+    spec = tmp_path / "bert.toml"
+    spec.write_text(textwrap.dedent(f"""
+        kernel = "module"
+        name = "local-bert"
+        workdir = "wd"
+
+        [module]
+        entry = "transformers:BertModel.from_pretrained"
+        call = "factory"
+        kwargs = {{ pretrained_model_name_or_path = "{tmp_path / 'ckpt'}" }}
+
+        [module.constants]
+        return_dict = false
+
+        [inputs]
+        input_ids = "i64[1,8] randint(0, 50)"
+        """))
+    proc = _cli("compile", str(spec), "--backend", "cpu-check", cwd=tmp_path, env={"HF_HUB_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (record,) = [read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")]
+    read = {Path(f["path"]).name for f in record["sources"]["files"] if f["kind"] == "data"}
+    assert "config.json" in read and any(name.endswith((".safetensors", ".bin")) for name in read), read
+    assert record["sources"]["distributions"].get("transformers") == transformers.__version__
+
+
+def test_files_are_judged_by_where_they_lie():
+    import json as stdlib_json
+
+    import numpy
+
+    import neffbench
+
+    assert classify(os.path.realpath(stdlib_json.__file__)) == "stdlib"
+    assert classify(os.path.realpath(numpy.__file__)) == "distribution"
+    assert classify(os.path.realpath(neffbench.__file__)) == "workbench"
+    assert classify(str(Path(__file__).resolve())) == "user"
+
+
+def test_a_recorded_closure_says_what_changed(tmp_path):
+    src = tmp_path / "a.py"
+    src.write_text("x = 1\n")
+    block = closure.record([str(src)], [], {"numpy": "0.0.1"})
+    assert block["files"][0]["name"] == "a.py"
+    changes = closure.changes(block)
+    assert any("numpy is" in c for c in changes)  # installed numpy is not 0.0.1
+    src.write_text("x = 2\n")
+    assert "a.py changed" in closure.changes(block)
+    src.unlink()
+    assert "a.py is gone" in closure.changes(block)
+
+
+def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
+    """The probe stays up between requests; the user's modules it imported are imported afresh each time, so an
+    edit of a file the entry imports is seen (and its closure's digest follows it)."""
+    import dataclasses
+
+    from neffbench.kernels.module.kernel import KERNEL
+    from neffbench.probe.client import WarmProbe
+    from neffbench.spec import to_dict
+
+    (tmp_path / "helper.py").write_text("WIDTH = 4\n")
+    (tmp_path / "entry.py").write_text(textwrap.dedent("""
+        from torch import nn
+
+        import helper
+
+
+        def make():
+            return nn.Linear(helper.WIDTH, helper.WIDTH)
+        """))
+    spec = KERNEL.spec_from_source(f"{tmp_path / 'entry.py'}:make")
+    spec = dataclasses.replace(spec, inputs={"input": "f32[2,4]"}, workdir=str(tmp_path / "wd"))
+    probe = WarmProbe()
+    try:
+        first = probe.ask("prepare", {"spec": to_dict(spec)})
+        ok = probe.ask("check", {"spec": to_dict(spec)})
+        (tmp_path / "helper.py").write_text("WIDTH = 6\n")
+        second = probe.ask("prepare", {"spec": to_dict(spec)})
+        broken = probe.ask("check", {"spec": to_dict(spec)})
+    finally:
+        probe.close()
+    assert first["ok"] and second["ok"] and ok["ok"], (first, second, ok)
+    assert first["sources"]["digest"] != second["sources"]["digest"]
+    helper = next(f for f in second["sources"]["files"] if f["name"] == "helper.py")
+    assert helper["sha256"] == closure.file_sha256(tmp_path / "helper.py")
+    # The edited width is what the module was built with: a [2, 4] input no longer fits.
+    assert not broken["ok"] and any("mat1 and mat2" in p["message"] for p in broken["problems"]), broken
