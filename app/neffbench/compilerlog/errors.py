@@ -10,7 +10,8 @@ So errors are ranked, and the first error of the best rank is the one a job is s
 2. a statement of failure on a line with no level: "Too many instructions after unroll!", an
    ``Error message:`` line, ``Killed``, the exception line that ends a traceback.
 
-Traceback frames and their source lines, banners and the banner block's labels are never errors.
+Traceback frames and their source lines, banners and the banner block's labels are never errors, nor
+are the lines that start and end a pass (a pass named ``error_injector`` is a pass).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neffbench.compilerlog.lines import LogRecord
+from neffbench.compilerlog.passes import is_marker
 
 ERROR_LEVELS = frozenset(("ERROR", "CRITICAL", "FATAL"))
 QUIET_LEVELS = frozenset(("DEBUG", "INFO", "WARNING"))
@@ -131,8 +133,8 @@ def classify(rec: LogRecord, body: str, *, after_traceback: bool = False) -> tup
         return (1, message) if message else None
     if level is not None:
         return None  # USER without a code: progress the compiler shows at its default verbosity
-    if rec.kind not in ("plain", "iso", "old"):
-        return None
+    if rec.kind not in ("plain", "iso", "old") or is_marker(body):
+        return None  # a pass's start and end say nothing of failure, whatever the pass is called
     if STANDALONE_RE.match(body) or states_failure(body) or (after_traceback and _EXCEPTION_RE.match(body)):
         return 2, message
     return None
