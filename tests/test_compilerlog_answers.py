@@ -5,6 +5,7 @@ tests/data/compiler_logs/ (see its README)."""
 from __future__ import annotations
 
 from neffbench.compilerlog.explain import explain_text
+from neffbench.compilerlog.lines import parse_line
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.compilerlog.scan import is_boring
 
@@ -52,3 +53,35 @@ def test_a_pass_that_failed_is_still_a_failure():
     _, got = _both(["2024-01-09T08:14:02Z Running error_injector",
                     "2024-01-09T08:14:02Z error_injector failed after 0.2 seconds"])
     assert got["first_error"]["message"] == "error_injector failed after 0.2 seconds"
+
+
+# ---- 2. records with a thread id ----------------------------------------------------------------------------
+
+def test_thread_id_records_in_every_form_are_records():
+    iso = parse_line("2025-03-04T10:11:12.345Z USER 4242 139912345 [root/Tensorizer]: [NLA001] tensor size 0")
+    assert (iso.level, iso.pid, iso.tid, iso.logger, iso.codes) == ("USER", 4242, 139912345, "root/Tensorizer", ("NLA001",))
+    old = parse_line("06/16/2021 04:16:55 PM ERROR 12345 139912345 [WalrusDriver]: Bad input file")
+    assert (old.level, old.pid, old.tid, old.logger, old.message) == ("ERROR", 12345, 139912345, "WalrusDriver",
+                                                                      "Bad input file")
+
+
+def test_an_error_record_with_a_thread_id_is_an_error():
+    _, got = _both(["2025-03-04T10:11:12,020Z ERROR 4242 139912345 (nc01/sg00) [Tensorizer]: Unsupported reduce"])
+    assert got["first_error"] == {"code": None, "message": "Unsupported reduce", "level": "ERROR", "line": 1}
+
+
+def test_numbers_before_no_logger_are_the_message_not_a_pid_and_thread():
+    rec = parse_line("2024-10-07T21:55:32Z 3 modules need more than 24 MB of state buffer")
+    assert rec.message == "3 modules need more than 24 MB of state buffer" and rec.pid is None
+    rec = parse_line("2024-10-07T21:55:32Z ERROR 4242 12 instructions failed to schedule")
+    assert (rec.pid, rec.tid, rec.message) == (4242, None, "12 instructions failed to schedule")
+
+
+def test_another_threads_indented_record_does_not_continue_this_one():
+    head = "2025-07-21T14:02:33Z ERROR 30524 {} [neuronxcc.driver.CommandDriver]: "
+    live, _ = _both([head.format(1401) + "[NCC_EOOM002] module sg0000 needs 26 MB of state buffer",
+                     head.format(1401) + "  largest tensor: attn.4",
+                     head.format(1402) + "  module sg0001 was cancelled"])
+    assert live.first_error.message.split("\n") == ["[NCC_EOOM002] module sg0000 needs 26 MB of state buffer",
+                                                    "largest tensor: attn.4"]
+    assert len(live.errors) == 2

@@ -2,10 +2,10 @@
 
 The forms met in real output (synthetic examples of each are in tests/data/compiler_logs/):
 
-- neuronx-cc today: ``2024-12-04T01:01:23Z INFO 10200 [root]: message``, sometimes with a thread id
-  after the pid (``... ERROR 10200 140121 [Tensorizer]: ...``) or no level at all;
+- neuronx-cc today: ``2024-12-04T01:01:23Z INFO 10200 [root]: message``, sometimes with milliseconds, a
+  thread id after the pid (``... ERROR 10200 140121 [Tensorizer]: ...``) or no level at all;
 - neuron-cc and early neuronx-cc: ``06/16/2021 04:16:55 PM INFO [12345] [WalrusDriver]: message``, the
-  ``[pid]`` optional;
+  ``[pid]`` optional, a thread id after it as in the ISO form;
 - the framework's wrapper around the compiler (torch-neuronx on XLA, optimum-neuron):
   ``2024-04-12 07:13:06.000297:  271334  ERROR ||NEURON_CC_WRAPPER||: message`` (also ``||NCC_WRAPPER||``,
   ``||NEURON_CACHE||``...);
@@ -34,9 +34,10 @@ _WRAPPER_RE = re.compile(
     r"(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?):?\s+(?:(?P<pid>\d+)\s+)?(?:(?P<tid>\d+)\s+)?"
     rf"(?P<level>{_LEVEL})\s+\|\|(?P<logger>[A-Za-z0-9_]+)\|\|:?\s?(?P<message>.*)"
 )
+# A thread id only where a logger follows, as in the ISO form: otherwise the number starts the message.
 _OLD_RE = re.compile(
     rf"(?P<ts>\d{{2}}/\d{{2}}/\d{{4}} \d{{2}}:\d{{2}}:\d{{2}}(?: [AP]M)?)\s+(?:(?P<level>{_LEVEL})\s+)?"
-    r"(?:\[?(?P<pid>\d+)\]?\s+)?(?:\[(?P<logger>[^\]]*)\]:\s?)?(?P<message>.*)"
+    r"(?:\[?(?P<pid>\d+)\]?\s+)?(?:(?P<tid>\d+)\s+(?=\[[^\]]*\]:))?(?:\[(?P<logger>[^\]]*)\]:\s?)?(?P<message>.*)"
 )
 _PYLOG_RE = re.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.\-]+):(?P<message>.*)")
 # torch-neuron's logging.basicConfig form: "2023-12-29 11:39:47,031 - Neuron - INFO - message".
@@ -115,14 +116,22 @@ def parse_line(line: str) -> LogRecord:
             continue
         groups = m.groupdict()
         level = groups.get("level") or _GLOG_LEVELS.get(groups.get("letter") or "")
+        pid, tid, message = groups.get("pid"), groups.get("tid"), m.group("message")
+        if kind == "iso" and groups["logger"] is None and groups["context"] is None:
+            # Numbers are a pid and a thread id only before a [logger] or (context): in a record with
+            # neither ("<ISO>Z 3 instructions ...") they start the message.
+            if level is None and pid:
+                pid, tid, message = None, None, line[m.start("pid"):]
+            elif tid:
+                tid, message = None, line[m.start("tid"):]
         return LogRecord(
             line=line,
-            message=m.group("message").rstrip(),  # leading blanks kept: they mark traceback source lines
+            message=message.rstrip(),  # leading blanks kept: they mark traceback source lines
             kind=kind,
             timestamp=groups.get("ts"),
             level="WARNING" if level == "WARN" else level,
-            pid=int(groups["pid"]) if groups.get("pid") else None,
-            tid=int(groups["tid"]) if groups.get("tid") else None,
+            pid=int(pid) if pid else None,
+            tid=int(tid) if tid else None,
             logger=groups.get("logger"),
             codes=codes,
             context=groups.get("context"),

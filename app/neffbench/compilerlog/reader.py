@@ -200,8 +200,9 @@ class CompilerLog:
             return False
         if rec.is_record:
             prev = err.record
-            same = prev is not None and prev.is_record and (rec.level, rec.pid, rec.context, rec.logger) == (
-                prev.level, prev.pid, prev.context, prev.logger)
+            # The same thread's record too: another thread's indented record does not continue this one.
+            same = prev is not None and prev.is_record and (rec.level, rec.pid, rec.tid, rec.context, rec.logger) == (
+                prev.level, prev.pid, prev.tid, prev.context, prev.logger)
             if not (same and msg.startswith("  ") and body):
                 return False
             if err is _SWALLOW:
