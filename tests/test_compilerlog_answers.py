@@ -8,6 +8,7 @@ from neffbench.compilerlog.explain import explain_text
 from neffbench.compilerlog.lines import parse_line
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.compilerlog.scan import is_boring
+from neffbench.compilerlog.wrapping import by_characters, logical_lines, wrap_width
 
 
 def _live(lines: list[str]) -> CompilerLog:
@@ -85,3 +86,41 @@ def test_another_threads_indented_record_does_not_continue_this_one():
     assert live.first_error.message.split("\n") == ["[NCC_EOOM002] module sg0000 needs 26 MB of state buffer",
                                                     "largest tensor: attn.4"]
     assert len(live.errors) == 2
+
+
+# ---- 3. a code pushed onto the next line ---------------------------------------------------------------------
+
+def test_a_terminal_width_paste_is_joined_back_without_spaces():
+    version = "2025-04-18T06:52:02Z INFO 77112 [root]: NeuronX Compiler version 2.19.1281.0+d51cdfa1 Python version 3.10"
+    logical = ("2025-04-18T06:52:37Z ERROR 77120 [neuronxcc.starfish.penguin.GraphRunner]: [NCC_EOOM001] The model "
+               "needs 17.9 GB of device memory and the NeuronCore has 16 GB, 1.2 GB of it for spills and more")
+    lines = [text[i:i + 80] for text in (version, logical) for i in range(0, len(text), 80)]
+    assert lines[2].endswith("NCC_") and wrap_width(lines) == 80 and by_characters(lines, 80)
+    assert [text for _, text in logical_lines(lines)] == [version, logical]
+    got = explain_text("\n".join(lines)).to_json()
+    assert got["first_error"]["code"] == "NCC_EOOM001" and got["first_error"]["message"] == logical.split(": ", 1)[1]
+
+
+def test_a_lone_path_longer_than_the_width_does_not_hide_the_wrap():
+    lines = ["2025-01-22T03:41:07Z INFO 261408 [root]: NeuronX Compiler version 2.15.128.0",
+             "/tmp/ubuntu/neuroncc_compile_workdir/7f3c2a91-0d4e-4b8a-9e61-52c0b7d1a3e4/model.MODULE_4410923385137700812.pb",
+             "2025-01-22T03:44:52Z ERROR 261415 [neuronxcc.starfish.penguin.GraphRunner]:",
+             "[XTP002] Instruction count 13104442 is above the threshold of 10000000"]
+    assert wrap_width(lines) == 80 and not by_characters(lines, 80)
+    got = explain_text("\n".join(lines)).to_json()
+    assert got["first_error"] == {"code": "XTP002", "level": "ERROR", "line": 3,
+                                  "message": "[XTP002] Instruction count 13104442 is above the threshold of 10000000"}
+
+
+def test_a_code_on_a_continuation_line_is_the_errors_code():
+    live, _ = _both(["2025-01-22T03:44:52Z ERROR 615 [neuronxcc.driver.CommandDriver]: The HLO verifier stopped the "
+                     "compile of graph sg0000:",
+                     "[NCC_EVRF004] scatter.1187 reduces with a multiply",
+                     "2025-01-22T03:44:53Z ERROR 615 [root]: Compilation failed"])
+    first = live.first_error
+    assert (first.code, first.line) == ("NCC_EVRF004", 1) and first.message.endswith("reduces with a multiply")
+    assert live.codes == ["NCC_EVRF004"]
+    # Under a record that is no error the line is still the message's, and its code still a code of the output.
+    quiet = _live(["2025-01-22T03:44:52Z INFO 615 [root]: Retrying the graph the cache marks as failed:",
+                   "the earlier compile stopped with NCC_EVRF004"])
+    assert quiet.codes == ["NCC_EVRF004"] and quiet.first_error is None

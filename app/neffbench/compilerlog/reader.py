@@ -146,16 +146,13 @@ class CompilerLog:
         block = self._block
         if block is not None and rec.is_record and not block.holds(rec):
             self._block = block = None
-        if self._piece_of_traceback(msg, body) or self._continues(rec, msg, body):
+        if self._piece_of_traceback(msg, body) or self._continues(rec, msg, body, events):
             return
         self._continuing = _SWALLOW if rec.is_record else None
         after_traceback = self._in_traceback
         self._in_traceback = False
         self._markers(rec, body, number, events, in_block=block is not None and block.holds(rec))
-        for code in rec.codes:
-            if code not in self.codes:
-                self.codes.append(code)
-                events.append({"type": "compiler_error", "code": code, "message": body, "line": rec.line})
+        self._note_codes(rec, body, events)
         if rec.level in ERROR_LEVELS and BANNER_RE.match(body) and body:
             self._block = _Block(rec)
             return
@@ -164,6 +161,12 @@ class CompilerLog:
         found = classify(rec, body, after_traceback=after_traceback)
         if found is not None:
             self._add_error(rec, number, *found, events)
+
+    def _note_codes(self, rec: LogRecord, body: str, events: list[dict[str, Any]]) -> None:
+        for code in rec.codes:
+            if code not in self.codes:
+                self.codes.append(code)
+                events.append({"type": "compiler_error", "code": code, "message": body, "line": rec.line})
 
     def _in_block(self, block: _Block, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]]) -> bool:
         """False when the block's rules settle the line (not an error); True to classify it as usual."""
@@ -194,7 +197,7 @@ class CompilerLog:
             return False
         return not body or msg[:1].isspace() or is_traceback_source(msg)
 
-    def _continues(self, rec: LogRecord, msg: str, body: str) -> bool:
+    def _continues(self, rec: LogRecord, msg: str, body: str, events: list[dict[str, Any]]) -> bool:
         err = self._continuing
         if err is None:
             return False
@@ -205,14 +208,23 @@ class CompilerLog:
                 prev.level, prev.pid, prev.tid, prev.context, prev.logger)
             if not (same and msg.startswith("  ") and body):
                 return False
-            if err is _SWALLOW:
-                return True
         elif (not body or _DOTS_RE.match(body) or _STATUS_RE.search(body) or STANDALONE_RE.match(body)
               or exits.exit_status_in(body) is not None):
             return False
-        if err is not _SWALLOW:
-            err.message = f"{err.message}\n{body}"
+        self._extend(err, rec, body, events)
         return True
+
+    def _extend(self, err: LogError, rec: LogRecord, body: str, events: list[dict[str, Any]]) -> None:
+        # A code on a further line is the message's, and the error's when it had none (the hard wrap of
+        # a paste, or the message's own line break, pushed it down).
+        self._note_codes(rec, body, events)
+        if err is _SWALLOW:
+            return
+        err.message = f"{err.message}\n{body}"
+        if err.code is None and rec.codes:
+            err.code, err.rank = rec.codes[0], 0
+            if self._first is not None and err.rank < self._first.rank:
+                self._first = err
 
     def _markers(self, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]], *, in_block: bool) -> None:
         if rec.is_record:
