@@ -64,6 +64,9 @@ def test_thread_id_records_in_every_form_are_records():
     old = parse_line("06/16/2021 04:16:55 PM ERROR 12345 139912345 [WalrusDriver]: Bad input file")
     assert (old.level, old.pid, old.tid, old.logger, old.message) == ("ERROR", 12345, 139912345, "WalrusDriver",
                                                                       "Bad input file")
+    absl = parse_line("F0000 00:00:1741083072.345678    4242 debug_macros.h:20] Check failed: status.ok()")
+    assert (absl.kind, absl.level, absl.tid, absl.logger, absl.message) == (
+        "glog", "FATAL", 4242, "debug_macros.h:20", "Check failed: status.ok()")
 
 
 def test_an_error_record_with_a_thread_id_is_an_error():
@@ -124,3 +127,44 @@ def test_a_code_on_a_continuation_line_is_the_errors_code():
     quiet = _live(["2025-01-22T03:44:52Z INFO 615 [root]: Retrying the graph the cache marks as failed:",
                    "the earlier compile stopped with NCC_EVRF004"])
     assert quiet.codes == ["NCC_EVRF004"] and quiet.first_error is None
+
+
+# ---- 4. the compiler's message before its harness's report --------------------------------------------------
+
+CAUSE = "2023-10-16T09:31:44Z Too many instructions after unroll for function sg0001 !"
+
+
+def test_a_rust_panic_alone_is_the_first_error_with_its_payload():
+    live, got = _both(["thread 'main' panicked at src/compile.rs:112:17:",
+                       "`neuronx-cc compile --framework=XLA m.pb --target=trn1 --output m.neff` exited with status 70",
+                       "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"])
+    assert live.first_error.message.split("\n")[0] == "thread 'main' panicked at src/compile.rs:112:17:"
+    assert len(live.errors) == 1 and got["exit_code"] == 70
+    assert got["command"] == "neuronx-cc compile --framework=XLA m.pb --target=trn1 --output m.neff"
+
+
+def test_an_xla_fatal_alone_is_the_first_error():
+    _, got = _both(["F0000 00:00:1741083072.345678    4242 pjrt_computation_client.cc:664] Check failed: compiled"])
+    assert got["first_error"]["level"] == "FATAL" and got["first_error"]["message"] == "Check failed: compiled"
+
+
+def test_the_compilers_message_wins_wherever_the_harness_report_stands():
+    reports = ["thread 'main' panicked at src/compile.rs:9:5: neuronx-cc failed: exit status: 70",
+               "F0000 00:00:1741083072.345678    4242 debug_macros.h:20] Check failed: neuronx-cc exited with 70",
+               "2025-02-03 18:31:55.000112:  9921  ERROR ||NEURON_CC_WRAPPER||: Compilation failed for m.pb",
+               "RuntimeError: neuronx-cc failed with 70",
+               "subprocess.CalledProcessError: Command '['neuronx-cc', 'compile']' returned non-zero exit status 70."]
+    for report in reports:
+        for lines in ([report, "", CAUSE], [CAUSE, "", report]):
+            live, got = _both(lines)
+            assert got["first_error"]["message"] == CAUSE.split("Z ", 1)[1], lines
+            assert len(live.errors) == 2, lines
+
+
+def test_an_exception_raised_in_the_compiler_is_the_compilers_own():
+    lines = ["Process Process-1:", "Traceback (most recent call last):",
+             '  File "neuronxcc/driver/jobs/Frontend.py", line 216, in neuronxcc.driver.jobs.Frontend.runXLAFrontend',
+             "KeyError: 'dot.12'", "Traceback (most recent call last):",
+             '  File "/home/u/run.py", line 9, in <module>', "    trace(model)", "RuntimeError: neuronx-cc failed with 70"]
+    _, got = _both(lines)
+    assert got["first_error"]["message"] == "KeyError: 'dot.12'"

@@ -10,6 +10,8 @@ The forms met in real output (synthetic examples of each are in tests/data/compi
   ``2024-04-12 07:13:06.000297:  271334  ERROR ||NEURON_CC_WRAPPER||: message`` (also ``||NCC_WRAPPER||``,
   ``||NEURON_CACHE||``...);
 - Python's logging default: ``ERROR:Neuron:message``;
+- glog/absl as XLA and PJRT print it: ``F0304 10:11:12.345678  4242 debug_macros.h:20] message`` (the
+  letter is the level, the number after the time a thread id; ``F0000 00:00:...`` when the clock is not set);
 - TorchNeuron's own log (``TORCH_NEURONX_LOG_FILE``): ``[Neuron] [INFO] [file.cpp:88] [NEFF_CACHE] message``,
   the source location optional.
 
@@ -47,13 +49,16 @@ _ASCTIME_RE = re.compile(
 _GLOG_RE = re.compile(
     r"(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+):\s+(?P<letter>[IWEF])\s+(?P<logger>\S+:\d+)\]\s?"
     rf"(?:\[(?P<level>{_LEVEL})\]\s?)?(?P<message>.*)")
+# glog/absl's own layout, as XLA, PJRT and torch-xla print it: level letter, date, time, thread id, file:line.
+_ABSL_RE = re.compile(r"(?P<letter>[IWEF])(?P<ts>\d{4} \d{2}:\d{2}:\d+(?:\.\d+)?)\s+(?P<tid>\d+) "
+                      r"(?P<logger>[^\s\]]+:\d+)\]\s?(?P<message>.*)")
 # Newer stdout: "[ERROR] [NCC_EVRF029] message".
 _BRACKET_LEVEL_RE = re.compile(rf"\[(?P<level>{_LEVEL})\]\s(?P<message>.*)")
 # TorchNeuron's NeuronLogger: "[Neuron] [WARNING] [/src/KernelExecution.cpp:88] message" (logger: the location).
 _TORCHNEURON_RE = re.compile(rf"\[Neuron\] \[(?P<level>{_LEVEL})\](?: \[(?P<logger>[^\]\s]+:\d+)\])?\s?(?P<message>.*)")
 _GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "FATAL"}
 _FORMS = (("iso", _ISO_RE), ("wrapper", _WRAPPER_RE), ("asctime", _ASCTIME_RE), ("glog", _GLOG_RE), ("old", _OLD_RE),
-          ("pylog", _PYLOG_RE), ("torchneuron", _TORCHNEURON_RE), ("bracket", _BRACKET_LEVEL_RE))
+          ("pylog", _PYLOG_RE), ("glog", _ABSL_RE), ("torchneuron", _TORCHNEURON_RE), ("bracket", _BRACKET_LEVEL_RE))
 
 # A record start inside a line; only split there when what follows really is a record.
 _GLUED_RE = re.compile(
@@ -74,7 +79,7 @@ class LogRecord:
 
     line: str
     message: str
-    kind: str = "plain"  # iso | wrapper | asctime | glog | old | pylog | torchneuron | bracket | plain
+    kind: str = "plain"  # iso | wrapper | asctime | glog (both layouts) | old | pylog | torchneuron | bracket | plain
     timestamp: str | None = None
     level: str | None = None
     pid: int | None = None
@@ -104,10 +109,10 @@ def parse_line(line: str) -> LogRecord:
     first = line[:1]
     if first.isdigit():
         forms = _FORMS[:5]
-    elif first in "DIWEC":
-        forms = _FORMS[5:6]
+    elif first in "DIWECF":
+        forms = _FORMS[5:7]
     elif first == "[":
-        forms = _FORMS[6:]
+        forms = _FORMS[7:]
     else:
         return LogRecord(line, line.rstrip(), codes=codes)
     for kind, rx in forms:
