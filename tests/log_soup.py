@@ -41,7 +41,7 @@ def message(rng: random.Random) -> str:
 
 
 def record(rng: random.Random) -> str:
-    form = rng.randrange(6)
+    form = rng.randrange(9)
     level, pid, msg = rng.choice(LEVELS), rng.randint(1, 99999), message(rng)
     if form == 0:
         return f"{iso(rng)} {level} {pid} [root/{rng.choice(PASSES)}]: {msg}"
@@ -53,11 +53,18 @@ def record(rng: random.Random) -> str:
         return f"03/04/2021 05:06:07 {rng.choice(('AM', 'PM'))} {level} [{pid}] [job.{rng.choice(PASSES)}.0]: {msg}"
     if form == 4:
         return f"{iso(rng)} {msg}"
+    if form == 5:  # milliseconds, a thread id and a module context
+        return f"{iso(rng)[:-1]}.{rng.randint(0, 999):03d}Z {level} {pid} {rng.randint(1, 2**47)} (nc0{rng.randint(0, 3)}/sg00) " \
+               f"[sg0000/{rng.choice(PASSES)}]: {msg}"
+    if form == 6:
+        return f"03/04/2021 05:06:07 PM {level} {pid} {rng.randint(1, 2**31)} [{rng.choice(PASSES)}]: {msg}"
+    if form == 7:  # glog/absl as XLA prints it
+        return f"{rng.choice('IWEF')}0000 00:00:1741083072.{rng.randint(0, 999999):06d} {pid} debug_macros.h:20] {msg}"
     return f"{level}:Neuron:{msg}"
 
 
 def junk(rng: random.Random) -> str:
-    kind = rng.randrange(7)
+    kind = rng.randrange(10)
     if kind == 0:
         return "." * rng.randint(1, 200)
     if kind == 1:
@@ -70,6 +77,13 @@ def junk(rng: random.Random) -> str:
         return "x" * rng.randint(1000, 50_000)  # a very long line
     if kind == 5:
         return "." * rng.randint(1, 5) + record(rng)  # glued onto progress dots
+    if kind == 6:  # a harness's Rust panic; its payload is whatever line comes next
+        return f"thread 'main' panicked at src/compile.rs:{rng.randint(1, 999)}:{rng.randint(1, 80)}:"
+    if kind == 7:
+        return rng.choice(("*** Begin stack trace ***", "\ttsl::CurrentStackTrace()", "*** End stack trace ***",
+                           "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"))
+    if kind == 8:  # a pass named for errors, in the timestamp-only form
+        return f"{iso(rng)} " + rng.choice(("Running error_injector", "error_injector finished after 0.001 seconds"))
     return "".join(chr(rng.randint(32, 0x2FFF)) for _ in range(rng.randint(0, 40)))
 
 

@@ -5,7 +5,8 @@ may start several at once and report their statuses in order. A compile starts w
 command (``Call compiler with cmd:``, the first record of a log file, ``Compiling with command line:``,
 a shell prompt); its ``Compiler status`` lines are given out in order. A command the failure reports
 (an internal-error block's ``Command line:``, ``Failed compilation with [...]``, a ``Command '[...]'
-returned ...`` exception) says better than an announcement what actually ran.
+returned ...`` exception, a harness's panic quoting `` `neuronx-cc compile ...` exited with ...``) says
+better than an announcement what actually ran.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _BARE_RE = re.compile(rf"^(?P<cmd>{_CC}\s+\S.*)$")
 _PROMPT_RE = re.compile(rf"\$\s+(?P<cmd>{_CC}\s+\S.*)$")
 _FAILED_WITH_RE = re.compile(rf"Failed compilation with (?P<cmd>\[\s*'{_CC}'.*?\])")
 _REPR_RE = re.compile(rf"Command '(?P<cmd>\[\s*'{_CC}'.*?\])' (?:returned|died)")
+_BACKTICKS_RE = re.compile(rf"`(?P<cmd>{_CC}\s[^`]*)` (?:exited|failed|terminated|returned|was killed)")
 _NOT_COMMANDS = ("Replay this job by calling", "Executing:")
 
 
@@ -59,7 +61,7 @@ def announced_command(rec: LogRecord, body: str) -> str | None:
 
 
 def reported_command(body: str) -> str | None:
-    m = _FAILED_WITH_RE.search(body) or _REPR_RE.search(body)
+    m = _FAILED_WITH_RE.search(body) or _REPR_RE.search(body) or _BACKTICKS_RE.search(body)
     return _joined(m.group("cmd")) if m else None
 
 

@@ -6,7 +6,10 @@ is the signal that killed it), the XLA wrapper logs ``Subcommand returned with e
 ``subprocess`` says ``returned non-zero exit status N`` or ``died with <Signals.SIGKILL: 9>``, newer
 torch_neuronx names a crash (``The neuronx-cc (neuron compiler) crashed (SEGFAULT)``) and a shell
 prints ``Killed`` or ``Segmentation fault (core dumped)``. TorchNeuron (torch.compile) raises ``StableHLO to
-NEFF compilation failed ...: Command failed (neuronx-cc compilation) with exit code N: <stderr>``.
+NEFF compilation failed ...: Command failed (neuronx-cc compilation) with exit code N: <stderr>``. A harness
+of another language quotes the command it ran and how it ended: a Rust panic's ``neuronx-cc compile ...
+exited with status 70``, or Rust's own ``exit status: 70`` / ``signal: 9 (SIGKILL)``; those count only on a
+line naming the compiler (``exit status: 1`` alone could be any program's).
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ _NUMBERED_RE = re.compile(
 _CRASH_RE = re.compile(r"neuronx?-cc(?: \([^)]*\))?(?: process)? (?:crashed|was killed|aborted|terminated) "
                        r"\((?P<word>[A-Za-z_ ]+)\)", re.IGNORECASE)
 _FORCIBLY_RE = re.compile(r"neuronx?-cc was forcibly killed")  # [F137]: the out-of-memory killer's work
+_NAMES_COMPILER_RE = re.compile(r"neuronx?-cc\b")
+_NAMED_RE = re.compile(r"exited with (?:exit )?(?:status|code):? (?P<a>-?\d+)|\bexit (?:status|code): (?P<b>-?\d+)"
+                       r"|\bsignal: (?P<sig>\d+)")
 _SHELL_RE = re.compile(r"^(?:Killed|Segmentation fault|Aborted|Bus error|Fatal Python error: Segmentation fault)"
                        r"(?: \(core dumped\))?\s*$")
 
@@ -68,7 +74,8 @@ def exit_status_in(text: str) -> int | None:
     # Cheap test before the regexes (this runs on every line): every form above holds one of these.
     low = text.lower()
     if not ("with" in low or "exit" in low or "crash" in low or "kill" in low or "terminat" in low
-            or "segmentation" in low or "abort" in low or "bus error" in low or "returned:" in low):
+            or "segmentation" in low or "abort" in low or "bus error" in low or "returned:" in low
+            or "signal:" in low):
         return None
     m = _NUMBERED_RE.search(text)
     if m:
@@ -84,4 +91,19 @@ def exit_status_in(text: str) -> int | None:
     m = _SHELL_RE.match(text.strip())
     if m:
         return _CRASH_WORDS.get(text.strip().split(" (")[0].upper())
+    m = _NAMED_RE.search(text)
+    if m and _NAMES_COMPILER_RE.search(text):
+        return -int(m.group("sig")) if m.group("sig") else int(m.group("a") or m.group("b"))
     return None
+
+
+def reported_by_caller(text: str) -> bool:
+    """True when ``text`` is a caller stating how a process ended (its exit status, the signal or crash
+    that ended it, a shell's ``Killed``: the shell reports on the program the user ran, the harness when
+    there is one), not the compiler's own words (``[F137] ... was forcibly killed``, Python's fatal-error
+    handler in the compiler's process)."""
+    if exit_status_in(text) is None:
+        return False
+    return (_NUMBERED_RE.search(text) is not None or _CRASH_RE.search(text) is not None
+            or (_SHELL_RE.match(text.strip()) is not None and not text.lstrip().startswith("Fatal Python"))
+            or (_NAMED_RE.search(text) is not None and _NAMES_COMPILER_RE.search(text) is not None))

@@ -2,14 +2,16 @@
 
 The forms met in real output (synthetic examples of each are in tests/data/compiler_logs/):
 
-- neuronx-cc today: ``2024-12-04T01:01:23Z INFO 10200 [root]: message``, sometimes with a thread id
-  after the pid (``... ERROR 10200 140121 [Tensorizer]: ...``) or no level at all;
+- neuronx-cc today: ``2024-12-04T01:01:23Z INFO 10200 [root]: message``, sometimes with milliseconds, a
+  thread id after the pid (``... ERROR 10200 140121 [Tensorizer]: ...``) or no level at all;
 - neuron-cc and early neuronx-cc: ``06/16/2021 04:16:55 PM INFO [12345] [WalrusDriver]: message``, the
-  ``[pid]`` optional;
+  ``[pid]`` optional, a thread id after it as in the ISO form;
 - the framework's wrapper around the compiler (torch-neuronx on XLA, optimum-neuron):
   ``2024-04-12 07:13:06.000297:  271334  ERROR ||NEURON_CC_WRAPPER||: message`` (also ``||NCC_WRAPPER||``,
   ``||NEURON_CACHE||``...);
 - Python's logging default: ``ERROR:Neuron:message``;
+- glog/absl as XLA and PJRT print it: ``F0304 10:11:12.345678  4242 debug_macros.h:20] message`` (the
+  letter is the level, the number after the time a thread id; ``F0000 00:00:...`` when the clock is not set);
 - TorchNeuron's own log (``TORCH_NEURONX_LOG_FILE``): ``[Neuron] [INFO] [file.cpp:88] [NEFF_CACHE] message``,
   the source location optional.
 
@@ -34,9 +36,10 @@ _WRAPPER_RE = re.compile(
     r"(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?):?\s+(?:(?P<pid>\d+)\s+)?(?:(?P<tid>\d+)\s+)?"
     rf"(?P<level>{_LEVEL})\s+\|\|(?P<logger>[A-Za-z0-9_]+)\|\|:?\s?(?P<message>.*)"
 )
+# A thread id only where a logger follows, as in the ISO form: otherwise the number starts the message.
 _OLD_RE = re.compile(
     rf"(?P<ts>\d{{2}}/\d{{2}}/\d{{4}} \d{{2}}:\d{{2}}:\d{{2}}(?: [AP]M)?)\s+(?:(?P<level>{_LEVEL})\s+)?"
-    r"(?:\[?(?P<pid>\d+)\]?\s+)?(?:\[(?P<logger>[^\]]*)\]:\s?)?(?P<message>.*)"
+    r"(?:\[?(?P<pid>\d+)\]?\s+)?(?:(?P<tid>\d+)\s+(?=\[[^\]]*\]:))?(?:\[(?P<logger>[^\]]*)\]:\s?)?(?P<message>.*)"
 )
 _PYLOG_RE = re.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.\-]+):(?P<message>.*)")
 # torch-neuron's logging.basicConfig form: "2023-12-29 11:39:47,031 - Neuron - INFO - message".
@@ -46,13 +49,16 @@ _ASCTIME_RE = re.compile(
 _GLOG_RE = re.compile(
     r"(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+):\s+(?P<letter>[IWEF])\s+(?P<logger>\S+:\d+)\]\s?"
     rf"(?:\[(?P<level>{_LEVEL})\]\s?)?(?P<message>.*)")
+# glog/absl's own layout, as XLA, PJRT and torch-xla print it: level letter, date, time, thread id, file:line.
+_ABSL_RE = re.compile(r"(?P<letter>[IWEF])(?P<ts>\d{4} \d{2}:\d{2}:\d+(?:\.\d+)?)\s+(?P<tid>\d+) "
+                      r"(?P<logger>[^\s\]]+:\d+)\]\s?(?P<message>.*)")
 # Newer stdout: "[ERROR] [NCC_EVRF029] message".
 _BRACKET_LEVEL_RE = re.compile(rf"\[(?P<level>{_LEVEL})\]\s(?P<message>.*)")
 # TorchNeuron's NeuronLogger: "[Neuron] [WARNING] [/src/KernelExecution.cpp:88] message" (logger: the location).
 _TORCHNEURON_RE = re.compile(rf"\[Neuron\] \[(?P<level>{_LEVEL})\](?: \[(?P<logger>[^\]\s]+:\d+)\])?\s?(?P<message>.*)")
 _GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "FATAL"}
 _FORMS = (("iso", _ISO_RE), ("wrapper", _WRAPPER_RE), ("asctime", _ASCTIME_RE), ("glog", _GLOG_RE), ("old", _OLD_RE),
-          ("pylog", _PYLOG_RE), ("torchneuron", _TORCHNEURON_RE), ("bracket", _BRACKET_LEVEL_RE))
+          ("pylog", _PYLOG_RE), ("glog", _ABSL_RE), ("torchneuron", _TORCHNEURON_RE), ("bracket", _BRACKET_LEVEL_RE))
 
 # A record start inside a line; only split there when what follows really is a record.
 _GLUED_RE = re.compile(
@@ -73,7 +79,7 @@ class LogRecord:
 
     line: str
     message: str
-    kind: str = "plain"  # iso | wrapper | asctime | glog | old | pylog | torchneuron | bracket | plain
+    kind: str = "plain"  # iso | wrapper | asctime | glog (both layouts) | old | pylog | torchneuron | bracket | plain
     timestamp: str | None = None
     level: str | None = None
     pid: int | None = None
@@ -103,10 +109,10 @@ def parse_line(line: str) -> LogRecord:
     first = line[:1]
     if first.isdigit():
         forms = _FORMS[:5]
-    elif first in "DIWEC":
-        forms = _FORMS[5:6]
+    elif first in "DIWECF":
+        forms = _FORMS[5:7]
     elif first == "[":
-        forms = _FORMS[6:]
+        forms = _FORMS[7:]
     else:
         return LogRecord(line, line.rstrip(), codes=codes)
     for kind, rx in forms:
@@ -115,14 +121,22 @@ def parse_line(line: str) -> LogRecord:
             continue
         groups = m.groupdict()
         level = groups.get("level") or _GLOG_LEVELS.get(groups.get("letter") or "")
+        pid, tid, message = groups.get("pid"), groups.get("tid"), m.group("message")
+        if kind == "iso" and groups["logger"] is None and groups["context"] is None:
+            # Numbers are a pid and a thread id only before a [logger] or (context): in a record with
+            # neither ("<ISO>Z 3 instructions ...") they start the message.
+            if level is None and pid:
+                pid, tid, message = None, None, line[m.start("pid"):]
+            elif tid:
+                tid, message = None, line[m.start("tid"):]
         return LogRecord(
             line=line,
-            message=m.group("message").rstrip(),  # leading blanks kept: they mark traceback source lines
+            message=message.rstrip(),  # leading blanks kept: they mark traceback source lines
             kind=kind,
             timestamp=groups.get("ts"),
             level="WARNING" if level == "WARN" else level,
-            pid=int(groups["pid"]) if groups.get("pid") else None,
-            tid=int(groups["tid"]) if groups.get("tid") else None,
+            pid=int(pid) if pid else None,
+            tid=int(tid) if tid else None,
             logger=groups.get("logger"),
             codes=codes,
             context=groups.get("context"),

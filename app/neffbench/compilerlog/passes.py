@@ -3,23 +3,47 @@
 neuronx-cc logs ``Running Tensorizer`` and ``Tensorizer finished after 12.3 seconds`` (under the pass's
 own logger or its parent's); older releases write ``INFO (VNSplitter) Time: 0.883 seconds`` (the pass in
 parentheses, the logger always WalrusDriver) or end a timed region with ``Exit time region:
-delta=0.057s``, named only by the last part of the record's logger. A pass may run
+delta=0.057s``, named only by the last part of the record's logger. ``Running pass X`` ... ``Finished pass X``
+is a run too; without a stated time it lasted from the one timestamp to the other. A pass may run
 more than once (once per subgraph, or again after a retry): every run is kept, in the order runs end.
+
+A pass's name says nothing about the compile: ``error_injector`` and ``ErrorInjector`` are passes
+like any other, so the lines that start and end a pass are markers, never failure statements
+(``is_marker``), whatever words the name holds.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from neffbench.compilerlog.lines import LogRecord
 
-_START_RE = re.compile(r"^Running (?:walrus pass: |pass: )?(?P<name>[A-Za-z_][\w.]*)\s*$")
+_START_RE = re.compile(r"^Running (?:walrus pass: |pass:? )?(?P<name>[A-Za-z_][\w.]*)\s*$")
+_FINISHED_PASS_RE = re.compile(r"^Finished pass:? (?P<name>[A-Za-z_][\w.]*)"
+                               r"(?: (?:in|after) (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|secs?|s))?\.?\s*$")
 _END_RE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*) finished after (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|s)\b")
 _TIME_RE = re.compile(r"(?:\((?P<name>[A-Za-z_][\w.]*)\) )?Time: (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|secs?|s)\b")
 _DELTA_RE = re.compile(r"^Exit time region: delta=(?P<seconds>\d+(?:\.\d+)?) ?s\b")
 _JOB_NAME_RE = re.compile(r"^(?:job\.)?(?P<name>[A-Za-z_]\w*?)(?:\.\d+)?$")
+
+
+def is_marker(body: str) -> bool:
+    """True for a line that starts or ends a pass, or lists the pipeline's passes (a record's message)."""
+    return (body.startswith("Pipeline:") or _START_RE.match(body) is not None or _END_RE.match(body) is not None
+            or _FINISHED_PASS_RE.match(body) is not None)
+
+
+def _elapsed(start: str | None, end: str | None) -> float | None:
+    """Seconds between two ISO timestamps, or None (another form, or a clock that went backwards)."""
+    try:
+        t0, t1 = (datetime.fromisoformat(t.replace("Z", "+00:00").replace(",", ".")) for t in (start, end))
+        seconds = (t1 - t0).total_seconds()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return round(seconds, 6) if seconds >= 0 else None
 
 
 def pass_path(logger: str | None, name: str) -> str:
@@ -72,6 +96,10 @@ class PassTracker:
             m = _END_RE.match(body)
             if m:
                 return self._finish(m.group("name"), rec, float(m.group("seconds")))
+        if body.startswith("Finished pass"):
+            m = _FINISHED_PASS_RE.match(body)
+            if m:
+                return self._finish(m.group("name"), rec, float(m.group("seconds")) if m.group("seconds") else None)
         if rec.kind != "old":
             return None  # the timed-region forms belong to the older record form only
         if "Time:" in body:
@@ -87,12 +115,12 @@ class PassTracker:
                 return self._finish(name, rec, float(m.group("seconds")))
         return None
 
-    def _finish(self, name: str, rec: LogRecord, seconds: float) -> dict[str, Any]:
+    def _finish(self, name: str, rec: LogRecord, seconds: float | None) -> dict[str, Any]:
         path = pass_path(rec.logger, name)
         run = self.open.pop(path, None) or PassRun(name, path)
-        run.duration_s = seconds
+        run.duration_s = seconds if seconds is not None else _elapsed(run.started, rec.timestamp)
         self.runs.append(run)
-        return _event(name, path, "finished", seconds, rec.timestamp)
+        return _event(name, path, "finished", run.duration_s, rec.timestamp)
 
     def unfinished(self) -> list[PassRun]:
         return list(self.open.values())

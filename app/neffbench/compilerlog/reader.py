@@ -19,8 +19,8 @@ from typing import Any
 from neffbench.compilerlog import exits
 from neffbench.compilerlog.compiles import Compile, Compiles, announced_command, reported_command
 from neffbench.compilerlog.errors import (
-    BANNER_RE, CONTEXT_LINES, ERROR_LEVELS, MESSAGE_PREFIX_RE, OWN_PREFIX, STANDALONE_RE, TRACEBACK_HEAD_RE, LogError, classify,
-    is_frame, is_label, is_traceback_source, opens_info_block,
+    BANNER_RE, COMPILER_FRAME_RE, CONTEXT_LINES, ERROR_LEVELS, HARNESS, MESSAGE_PREFIX_RE, OWN_PREFIX, PANIC_HEAD_RE,
+    STANDALONE_RE, TRACEBACK_HEAD_RE, Block, LogError, classify, is_frame, is_label, is_traceback_source, opens_info_block,
 )
 from neffbench.compilerlog.lines import LogRecord, glued_record, parse_line
 from neffbench.compilerlog.passes import PassRun, PassTracker
@@ -35,18 +35,6 @@ _CONTEXT_KEPT = 50  # errors that keep the lines around them; the rest keep thei
 # What plain lines after a record continue when that record is not an error: they are its message's
 # further lines ("error: could not open input file" under an INFO record is not an error).
 _SWALLOW = LogError(None, "", None, 0, "", 9)
-
-
-class _Block:
-    """The internal-error block after a banner: its logger and pid, and what has been seen in it."""
-
-    def __init__(self, rec: LogRecord):
-        self.logger, self.pid = rec.logger, rec.pid
-        self.cause_found = False
-        self.in_info = False  # inside "Version information:" / "Diagnostic information:"
-
-    def holds(self, rec: LogRecord) -> bool:
-        return rec.is_record and (rec.logger, rec.pid) == (self.logger, self.pid)
 
 
 class CompilerLog:
@@ -71,7 +59,8 @@ class CompilerLog:
         self._waiting_after: list[LogError] = []
         self._continuing: LogError | None = None
         self._in_traceback = False
-        self._block: _Block | None = None
+        self._raised_in_compiler = False  # the traceback's innermost frame so far is the compiler's
+        self._block: Block | None = None
         self._balance: OrderedDict[str, int] = OrderedDict()
 
     # ---- what callers read ------------------------------------------------------------------
@@ -146,26 +135,31 @@ class CompilerLog:
         block = self._block
         if block is not None and rec.is_record and not block.holds(rec):
             self._block = block = None
-        if self._piece_of_traceback(msg, body) or self._continues(rec, msg, body):
+        if self._piece_of_traceback(msg, body) or self._panic_payload(rec, body, number, events) \
+                or self._continues(rec, msg, body, events):
             return
         self._continuing = _SWALLOW if rec.is_record else None
         after_traceback = self._in_traceback
         self._in_traceback = False
         self._markers(rec, body, number, events, in_block=block is not None and block.holds(rec))
+        self._note_codes(rec, body, events)
+        if rec.level in ERROR_LEVELS and BANNER_RE.match(body) and body:
+            self._block = Block(rec)
+            return
+        if block is not None and block.holds(rec) and not self._in_block(block, rec, body, number, events):
+            return
+        found = classify(rec, body, after_traceback=after_traceback,
+                         raised_in_compiler=after_traceback and self._raised_in_compiler)
+        if found is not None:
+            self._add_error(rec, number, *found, events)
+
+    def _note_codes(self, rec: LogRecord, body: str, events: list[dict[str, Any]]) -> None:
         for code in rec.codes:
             if code not in self.codes:
                 self.codes.append(code)
                 events.append({"type": "compiler_error", "code": code, "message": body, "line": rec.line})
-        if rec.level in ERROR_LEVELS and BANNER_RE.match(body) and body:
-            self._block = _Block(rec)
-            return
-        if block is not None and block.holds(rec) and not self._in_block(block, rec, body, number, events):
-            return
-        found = classify(rec, body, after_traceback=after_traceback)
-        if found is not None:
-            self._add_error(rec, number, *found, events)
 
-    def _in_block(self, block: _Block, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]]) -> bool:
+    def _in_block(self, block: Block, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]]) -> bool:
         """False when the block's rules settle the line (not an error); True to classify it as usual."""
         if not body:
             if rec.line.endswith((":", ": ")):  # an empty message ends an information block; "   " does not
@@ -185,32 +179,55 @@ class CompilerLog:
     def _piece_of_traceback(self, msg: str, body: str) -> bool:
         """True for the lines of a traceback that are not its closing exception line."""
         if TRACEBACK_HEAD_RE.match(body):
-            self._in_traceback, self._continuing = True, None
+            self._in_traceback, self._continuing, self._raised_in_compiler = True, None, False
             return True
         if is_frame(msg):
             self._in_traceback, self._continuing = True, None
+            self._raised_in_compiler = COMPILER_FRAME_RE.search(msg) is not None
             return True
         if not self._in_traceback:
             return False
         return not body or msg[:1].isspace() or is_traceback_source(msg)
 
-    def _continues(self, rec: LogRecord, msg: str, body: str) -> bool:
+    def _continues(self, rec: LogRecord, msg: str, body: str, events: list[dict[str, Any]]) -> bool:
         err = self._continuing
         if err is None:
             return False
         if rec.is_record:
             prev = err.record
-            same = prev is not None and prev.is_record and (rec.level, rec.pid, rec.context, rec.logger) == (
-                prev.level, prev.pid, prev.context, prev.logger)
+            # The same thread's record too: another thread's indented record does not continue this one.
+            same = prev is not None and prev.is_record and (rec.level, rec.pid, rec.tid, rec.context, rec.logger) == (
+                prev.level, prev.pid, prev.tid, prev.context, prev.logger)
             if not (same and msg.startswith("  ") and body):
                 return False
-            if err is _SWALLOW:
-                return True
         elif (not body or _DOTS_RE.match(body) or _STATUS_RE.search(body) or STANDALONE_RE.match(body)
               or exits.exit_status_in(body) is not None):
             return False
-        if err is not _SWALLOW:
-            err.message = f"{err.message}\n{body}"
+        self._extend(err, rec, body, events)
+        return True
+
+    def _extend(self, err: LogError, rec: LogRecord, body: str, events: list[dict[str, Any]]) -> None:
+        # A code on a further line is the message's, and the error's when it had none (the hard wrap of
+        # a paste, or the message's own line break, pushed it down).
+        self._note_codes(rec, body, events)
+        if err is _SWALLOW:
+            return
+        err.message = f"{err.message}\n{body}"
+        if err.code is None and rec.codes:
+            err.code, err.rank = rec.codes[0], HARNESS if err.rank >= HARNESS else 0
+            if self._first is not None and err.rank < self._first.rank:
+                self._first = err
+
+    def _panic_payload(self, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]]) -> bool:
+        """The line after a Rust panic's header is its payload, whatever it says (often the command and
+        how it exited, which the markers still read)."""
+        err = self._continuing
+        # Cheapest first: this runs for every line an error is continuing on, and messages can grow long.
+        if (err is None or rec.is_record or not body or err.level is not None or not err.message.startswith("thread '")
+                or "\n" in err.message or PANIC_HEAD_RE.match(err.message) is None):
+            return False
+        self._markers(rec, body, number, events, in_block=False)
+        self._extend(err, rec, body, events)
         return True
 
     def _markers(self, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]], *, in_block: bool) -> None:

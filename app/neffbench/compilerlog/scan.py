@@ -21,8 +21,8 @@ from neffbench.compilerlog.lines import BRACKET_CODE_PATTERN
 # line, Subcommand returned, neuronx-cc or its path, a [CODE]) and is not indented (a traceback's source line).
 _BORING_HEAD = (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z (?:DEBUG|INFO) \d+ (?:\d+ )?\[[^\]\n]*\]: "
                 r"[^RPNSCn/\[\s]")
-# Found anywhere in a message: a pass's end, a code, the compiler's name (its command line, its exit).
-EXTRA_KEYS = ("finished after", "NCC_", "-cc")
+# Found anywhere in a message: a pass's end (both forms), a code, the compiler's name (its command line, its exit).
+EXTRA_KEYS = ("finished after", "Finished pass", "NCC_", "-cc")
 
 _BORING = re.compile(_BORING_HEAD)
 _CODE = re.compile(BRACKET_CODE_PATTERN)
@@ -31,8 +31,9 @@ _CODE_BYTES = re.compile(BRACKET_CODE_PATTERN.encode())
 
 
 def is_boring(line: str) -> bool:
-    return (_BORING.match(line) is not None and "finished after" not in line and "NCC_" not in line
-            and "-cc" not in line and _CODE.search(line) is None)  # EXTRA_KEYS, spelled out: a hot path
+    # EXTRA_KEYS spelled out: this runs on every line.
+    return (_BORING.match(line) is not None and "finished after" not in line and "Finished pass" not in line
+            and "NCC_" not in line and "-cc" not in line and _CODE.search(line) is None)
 
 
 def _line_starts(data: bytes) -> list[int]:
