@@ -12,8 +12,10 @@ from neffbench.gui import theme
 from neffbench.gui.artifacts_model import Artifact
 from neffbench.gui.compile_panel import OUTCOME_COLOURS, numerics_text
 from neffbench.neff import diff_neffs
+from neffbench.neff.diff import diff_jobs
 from neffbench.spec import SpecError, dumps_toml, from_dict
 from neffbench.targets import codename_label
+from neffbench.usercode import closure
 
 
 def _value(v) -> str:
@@ -81,6 +83,7 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
     duration = record.get("duration_s")
     add(tree, None, "duration", f"{duration:.1f} s" if isinstance(duration, (int, float)) else None)
     add(tree, None, "numerics", numerics_text(record.get("numerics")))
+    _fill_sources(tree, record)
     command = record.get("compiler_command") or {}
     cmd = add(tree, None, "compiler command", command.get("note") or "")
     for key in ("requested", "actual", "dropped"):
@@ -98,6 +101,23 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
             spec_text.setPlainText(dumps_toml(from_dict(spec)))
         except SpecError as exc:
             spec_text.setPlainText(f"# this job's spec no longer loads: {exc}\n{json.dumps(spec, indent=2)}")
+
+def _fill_sources(tree: QTreeWidget, record: dict) -> None:
+    """What the module was built from: the user's files and checkpoints with their sha256, libraries, weights."""
+    block = record.get("sources")
+    if not block or not (block.get("files") or block.get("distributions")):
+        return
+    built = add(tree, None, "built from", closure.summary(block))
+    for f in block.get("files") or []:
+        item = add(tree, built, f["kind"], f"{f['name']}  sha256 {f['sha256'][:12]}")
+        item.setToolTip(1, f["path"])
+    for dist, version in (block.get("distributions") or {}).items():
+        add(tree, built, "library", f"{dist} {version}")
+    weights = record.get("weights") or {}
+    if weights.get("sha256"):
+        add(tree, built, "weights", f"sha256 {weights['sha256'][:12]} ({weights.get('tensors')} tensors, "
+                                    f"{weights.get('method')})")
+
 
 def _fill_failure(tree: QTreeWidget, record: dict) -> None:
     """A failed job's first error (code, message, the lines around it) and its exit status, near the top."""
@@ -125,11 +145,14 @@ def _fill_failure(tree: QTreeWidget, record: dict) -> None:
 
 
 def fill_diff(tree: QTreeWidget, a: Artifact, b: Artifact) -> None:
-    if not (a.neff and a.neff.info and b.neff and b.neff.info):
-        item = QTreeWidgetItem(["", "", "Diff compares two readable NEFFs; select two NEFF rows.", ""])
+    if a.neff and a.neff.info and b.neff and b.neff.info:
+        diffs = diff_neffs(a.neff.info, b.neff.info, job_a=a.job, job_b=b.job)
+    elif a.job and b.job:  # jobs without a NEFF (cpu-check): their records are what there is to compare
+        diffs = diff_jobs(a.job, b.job)
+    else:
+        item = QTreeWidgetItem(["", "", "Diff compares two readable NEFFs or two jobs; select two rows.", ""])
         tree.addTopLevelItem(item)
         return
-    diffs = diff_neffs(a.neff.info, b.neff.info, job_a=a.job, job_b=b.job)
     if not diffs:
         tree.addTopLevelItem(QTreeWidgetItem(["", "", "No differences.", ""]))
     for d in diffs:

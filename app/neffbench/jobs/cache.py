@@ -71,20 +71,9 @@ def digest(k: dict[str, Any]) -> str:
 def lookup(workdir: Path, wanted: str) -> tuple[dict[str, Any], Path] | None:
     """The newest succeeded job of that key whose NEFFs are still there as recorded."""
     best: tuple[dict[str, Any], Path] | None = None
-    for path in Path(workdir).glob(f"*/{records.RECORD_NAME}"):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            continue
-        if wanted not in text:  # most records are for other keys: skip parsing them
-            continue
-        try:
-            record = json.loads(text)
-        except ValueError:
-            continue
+    for job_dir, record in records.records_mentioning(workdir, wanted):
         if record.get("cache_key") != wanted or record.get("outcome") != "succeeded":
             continue
-        job_dir = path.parent
         intact = all((job_dir / n["path"]).is_file() and (job_dir / n["path"]).stat().st_size == n.get("size")
                      for n in record.get("neffs") or [])
         if intact and (best is None or record.get("created", "") > best[0].get("created", "")):

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from neffbench.usercode import closure as sources
-from neffbench.jobs.records import RECORD_NAME
+from neffbench.jobs.records import records_mentioning
 from neffbench.kernels import registry
+from neffbench.usercode import closure as sources
 
 Ask = Callable[[str, dict], dict]
 
@@ -52,20 +52,10 @@ def recorded(workdir: str | Path, spec: Any, *, tries: int = 5) -> Prepared | No
     few are checked, so that an edit undone finds the closure of before it again)."""
     wanted = sources_key(spec)
     found: list[tuple[str, dict[str, Any], str]] = []
-    for path in Path(workdir).glob(f"*/{RECORD_NAME}"):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            continue
-        if wanted not in text:  # most records are of other builds: skip parsing them
-            continue
-        try:
-            record = json.loads(text)
-        except ValueError:
-            continue
+    for job_dir, record in records_mentioning(workdir, wanted):
         block = record.get("sources") or {}
         if block.get("key") == wanted and block.get("files") is not None:
-            found.append((record.get("created") or "", block, path.parent.name))
+            found.append((record.get("created") or "", block, job_dir.name))
     for _, block, job_id in sorted(found, key=lambda item: item[0], reverse=True)[:tries]:
         if not sources.changes(block):
             return Prepared(sources=_keyed(block, wanted, f"as the build of {job_id} read them, unchanged since"))

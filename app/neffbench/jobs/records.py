@@ -18,7 +18,7 @@ import platform
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from neffbench.jobs.protocol import NEFF_BACKENDS
 from neffbench.kernels import registry
@@ -276,6 +276,24 @@ def write_record(job_dir: Path, record: dict[str, Any]) -> None:
 
 def read_record(job_dir: str | Path) -> dict[str, Any]:
     return json.loads((Path(job_dir) / RECORD_NAME).read_text(encoding="utf-8"))
+
+
+def records_mentioning(workdir: str | Path, text: str) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """(job directory, record) of every readable job.json in the workdir whose text holds ``text`` (a key or a
+    digest): most records are of other keys, and are skipped without being parsed."""
+    for path in Path(workdir).glob(f"*/{RECORD_NAME}"):
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if text not in raw:
+            continue
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            yield path.parent, record
 
 
 def file_entry(job_dir: Path, path: Path) -> dict[str, Any]:
