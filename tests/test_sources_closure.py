@@ -229,3 +229,19 @@ def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
     assert helper["sha256"] == closure.file_sha256(tmp_path / "helper.py")
     # The edited width is what the module was built with: a [2, 4] input no longer fits.
     assert not broken["ok"] and any("mat1 and mat2" in p["message"] for p in broken["problems"]), broken
+
+
+def test_a_large_checkpoint_is_hashed_once_for_its_size_and_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(closure, "STAT_TRUSTED_BYTES", 8)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    ckpt = tmp_path / "big.bin"
+    ckpt.write_bytes(b"0123456789abcdef")
+    first = closure.record([], [str(ckpt)], {})
+    assert first["files"][0]["sha256"] == closure.file_sha256(ckpt)
+    calls = []
+    monkeypatch.setattr(closure, "file_sha256", lambda path: calls.append(path) or "x")
+    assert closure.record([], [str(ckpt)], {})["digest"] == first["digest"] and calls == []  # remembered
+    assert closure.changes(first) == []  # trusted by size and time
+    ckpt.write_bytes(b"0123456789abcdeX")
+    os.utime(ckpt, ns=(0, 1))
+    assert closure.changes(first) == ["big.bin changed".replace("big.bin", str(ckpt))]

@@ -44,7 +44,37 @@ def _entry(path: str, kind: str, root: str | None) -> dict[str, Any]:
     st = os.stat(path)
     name = os.path.relpath(path, root) if kind == "source" and root else path
     return {"path": path, "name": name, "kind": kind, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-            "sha256": file_sha256(path)}
+            "sha256": _sha256_of(path, st)}
+
+
+def _hash_cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "neffbench" / "checkpoint-sha256.json"
+
+
+def _sha256_of(path: str, st: os.stat_result) -> str:
+    """A file's sha256; a large checkpoint's is taken once for its size and modification time and remembered
+    (as git's index does), so the probe and each job that read a checkpoint of many GB do not read it again."""
+    if st.st_size <= STAT_TRUSTED_BYTES:
+        return file_sha256(path)
+    key = f"{path}:{st.st_size}:{st.st_mtime_ns}"
+    cache_path = _hash_cache_path()
+    try:
+        known = json.loads(cache_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if isinstance(known, dict) and isinstance(known.get(key), str):
+        return known[key]
+    digest = file_sha256(path)
+    try:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = {k: v for k, v in (known if isinstance(known, dict) else {}).items() if not k.startswith(f"{path}:")}
+        tmp = cache_path.with_name(f".{cache_path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({**fresh, key: digest}), encoding="utf-8")
+        os.replace(tmp, cache_path)
+    except OSError:
+        pass  # remembering is a saving, not a need
+    return digest
 
 
 def record(code: list[str], data: list[str], distributions: dict[str, str]) -> dict[str, Any]:
