@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -57,6 +58,7 @@ class ComplexRotary(nn.Module):
         self.register_buffer("freqs", torch.polar(torch.ones_like(angles), angles))
 
     def forward(self, x):
+        assert x.ndim == 2  # reading an attribute of a tensor is not an operation on it
         pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
         return torch.view_as_real(pairs * self.freqs[: x.shape[0]]).flatten(-2)
 """
@@ -189,7 +191,8 @@ def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_t
     (tmp_path / "rot.py").write_text(COMPLEX)
     cpu = _cli("check", "rot.py:ComplexRotary", "--input", "x:f32[4,8]", "--backend", "cpu-check", cwd=tmp_path)
     assert cpu.returncode == 0, cpu.stderr
-    assert "torch.view_as_complex at rot.py:13" in cpu.stderr and "NCC_EVRF004" in cpu.stderr
+    assert "torch.view_as_complex at rot.py:14" in cpu.stderr and "NCC_EVRF004" in cpu.stderr
+    assert "ndim" not in cpu.stderr
     assert "cos and sin tables" in cpu.stderr
     # The fake toolchain's neuronx-cc is 2.21: before complex64 support, so the compile is refused before it runs.
     env = fake_env("success")
@@ -198,7 +201,7 @@ def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_t
     assert neuron.returncode == 1, neuron.stdout[-2000:]
     (record,) = [json.loads(p.read_text()) for p in (tmp_path / "wd").glob("*/job.json")]
     assert "pre-flight" in record["reason"] and "NCC_EVRF004" in record["reason"]
-    assert "rot.py:13" in record["reason"]
+    assert "rot.py:14" in record["reason"]
 
 
 def test_complex_advice_follows_the_installed_toolchain():
@@ -245,3 +248,134 @@ def test_a_sweep_whose_points_resolve_to_one_spec_says_so_before_running(tmp_pat
     strict = _cli("sweep", "seed", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--strict",
                   "--workdir", str(tmp_path), cwd=tmp_path)
     assert strict.returncode == 2 and "nothing was started" in strict.stderr
+
+
+def test_a_key_the_class_turns_into_something_else_is_honoured_and_a_stored_one_only_warned():
+    from neffbench.kernels.module.kwargs_check import check
+
+    class Legacy:
+        """Like a Hugging Face config taking an old name for a field (rope_theta, rotary_pct)."""
+
+        def __init__(self, width: int = 4, **kwargs):
+            self.width = kwargs.pop("old_width", width)
+            self.depth = 1
+            self.__dict__.update(kwargs)
+
+    class Node:
+        """minGPT's CfgNode, argparse.Namespace: keeps what it is given, and the code reads it later."""
+
+        def __init__(self, **kwargs):
+            self.__dict__.update(kwargs)
+
+    assert check(Legacy, {"old_width": 8}).errors == []
+    found = check(Legacy, {"dpeth": 2})
+    assert found.errors and "Did you mean 'depth'?" in found.errors[0]
+    kept = check(Node, {"n_layer": 2, "vocab_size": 10})
+    assert kept.errors == [] and len(kept.warnings) == 2
+
+
+def test_tables_are_set_by_their_own_options_not_by_a_text_option(tmp_path):
+    out = _cli("check", "--help", cwd=tmp_path).stdout
+    assert "--kwarg NAME=VALUE" in out and "--kwargs " not in out and "--constants " not in out
+    bad = _cli("check", "seed", "--constants", "use_cache=false", cwd=tmp_path)
+    assert bad.returncode == 2 and "unrecognized arguments: --constants" in bad.stderr  # argparse, no traceback
+
+
+PYTHON_OP = """
+import torch
+from torch import nn
+
+
+class Doubled(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return Doubled.apply(x) + 1
+"""
+
+
+@pytest.mark.slow
+def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_model_pt(tmp_path):
+    (tmp_path / "pyop.py").write_text(PYTHON_OP)
+    check = _cli("check", "pyop.py:Net", "--input", "x:f32[2]", cwd=tmp_path)
+    assert check.returncode == 2
+    assert "calls the Python function Doubled (a torch.autograd.Function, called at" in check.stderr
+    assert "called at pyop.py:18)" in check.stderr
+    compile_ = _cli("compile", "pyop.py:Net", "--input", "x:f32[2]", "--workdir", "wd", "--backend", "cpu-check",
+                    cwd=tmp_path)
+    assert compile_.returncode == 1
+    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    assert not (job / "model.pt").exists() and json.loads((job / "job.json").read_text())["model_pt"] is None
+    explained = _cli("explain", str(job), cwd=tmp_path).stdout
+    assert "Job failed with no compiler outcome in its log" in explained.splitlines()[1]
+
+
+def test_a_failed_save_of_model_pt_leaves_nothing(tmp_path):
+    import torch
+
+    from neffbench.jobs.childio import Emitter
+    from neffbench.worker import Job
+
+    namespace: dict = {}
+    exec(compile(PYTHON_OP, "<pyop>", "exec"), namespace)  # noqa: S102 - the test's own module
+    traced = torch.jit.trace(namespace["Net"](), (torch.ones(2),))
+    job = Job(tmp_path, "cpu-check", Emitter())
+    with pytest.raises(RuntimeError, match="Could not export Python function"):
+        job._save_model_pt(traced)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_run_of_a_failed_job_says_the_job_failed(tmp_path):
+    (tmp_path / "tiny.py").write_text(POSITIONS)
+    env = fake_env("compile-error", runtime=True)
+    proc = _cli("compile", "tiny.py:Tiny", "--input", "x:f32[1,4,8]", "--workdir", "wd", "--backend", "neuron",
+                "--target", "trn2", cwd=tmp_path, env=env)
+    assert proc.returncode == 1
+    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    run = _cli("run", str(job), "--runtime", "nrtpy", cwd=tmp_path, env=env)
+    assert run.returncode == 1
+    assert "there is no NEFF to load (the job ended failed before making one: neuronx-cc failed with 1" in run.stdout
+    assert "warning: the job that made this failed:" in run.stdout
+
+
+@pytest.mark.slow
+def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
+    (tmp_path / "counter.py").write_text(textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class Counter(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("calls", torch.zeros(1))
+
+            def forward(self, x):
+                self.calls += 1
+                return x + self.calls
+        """))
+    proc = _cli("compile", "counter.py:Counter", "--input", "x:f32[2]", "--workdir", "wd", "--backend", "cpu-check",
+                cwd=tmp_path)
+    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "wd").glob("*/job.json")]
+    assert any("changed its own parameters or buffers" in w for w in record["warnings"]), proc.stdout[-2000:]
+
+
+@pytest.mark.slow
+def test_the_hashes_check_prints_are_the_jobs_names(tmp_path):
+    (tmp_path / "tiny.py").write_text(POSITIONS)
+    args = ("tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,8")
+    check = _cli("check", *args, cwd=tmp_path)
+    line = next(ln for ln in check.stdout.splitlines() if "each bucket's job" in ln)
+    printed = set(re.findall(r"\b[0-9a-f]{8}\b", line))
+    assert _cli("compile", *args, "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path).returncode == 0
+    named = {p.name.rsplit("-", 1)[-1] for p in (tmp_path / "wd").iterdir() if p.is_dir()}
+    assert printed == named

@@ -245,3 +245,59 @@ def test_a_large_checkpoint_is_hashed_once_for_its_size_and_time(tmp_path, monke
     ckpt.write_bytes(b"0123456789abcdeX")
     os.utime(ckpt, ns=(0, 1))
     assert closure.changes(first) == ["big.bin changed".replace("big.bin", str(ckpt))]
+
+
+@pytest.mark.slow
+def test_the_folder_the_build_runs_in_is_part_of_what_it_reads(tmp_path):
+    """Code that opens a file relative to the current folder builds another module from another folder: no
+    compile from one folder is served to a compile from the other."""
+    (tmp_path / "relcfg.py").write_text(textwrap.dedent("""
+        import json
+
+        from torch import nn
+
+
+        def make():
+            width = json.load(open("cfg.json"))["width"]
+            return nn.Linear(8, width)
+        """))
+    for name, width in (("a", 4), ("b", 16)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "cfg.json").write_text(json.dumps({"width": width}))
+    outputs = []
+    for name in ("a", "b"):
+        proc = _cli("compile", "../relcfg.py:make", "--input", "input:f32[2,8]", "--workdir", str(tmp_path / "wd"),
+                    "--backend", "cpu-check", cwd=tmp_path / name)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        newest = max((read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")),
+                     key=lambda r: r["created"])
+        outputs.append(newest)
+    assert not outputs[1]["cache"]["hit"]
+    assert str(tmp_path / "b" / "cfg.json") in {f["path"] for f in outputs[1]["sources"]["files"]}
+    import numpy as np
+
+    assert np.load(tmp_path / "wd" / outputs[1]["job_id"] / "reference.npz")["output0"].shape == (2, 16)
+
+
+def test_a_nested_entry_is_relative_to_the_spec_file_as_the_entry_is(tmp_path):
+    from neffbench.spec import load
+
+    (tmp_path / "proj").mkdir()
+    spec_file = tmp_path / "proj" / "m.toml"
+    spec_file.write_text(textwrap.dedent("""
+        kernel = "module"
+        [module]
+        entry = "model.py:make"
+        [module.kwargs.config]
+        entry = "model.py:Config"
+        [inputs]
+        x = "f32[2]"
+        """))
+    spec = load(spec_file)
+    assert spec.module.kwargs["config"]["entry"] == f"{tmp_path / 'proj' / 'model.py'}:Config"
+    from neffbench.spec import spec_hash
+
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (moved / "m.toml").write_text(spec_file.read_text())
+    assert spec_hash(load(moved / "m.toml")) == spec_hash(spec)  # their place is not in the hash

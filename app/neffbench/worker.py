@@ -83,14 +83,16 @@ class Job:
         self.out.event({"type": "versions", **versions(backend)})
 
         self.enter("inputs")
-        recorder = Recorder()
+        # Only the user's code has a closure worth watching for: a built-in kernel is the workbench's own code.
+        recorder = Recorder() if kernel.runs_user_code else contextlib.nullcontext()
         try:
             with recorder, _in_build_folder():
                 built = kernel.build(spec)
         except KernelError as exc:
             raise JobFailure(str(exc)) from exc
         # What the build read and what it made, before anything else can fail: a rebuild compares with these.
-        self.out.event({"type": "sources", **recorder.result(built.module)})
+        if isinstance(recorder, Recorder):
+            self.out.event({"type": "sources", **recorder.result(built.module)})
         weights = weights_digest(built.module)
         self.out.event({"type": "weights", **weights})
         self.out.line(f"neffbench: weights digest {weights['sha256'][:12]} ({weights['tensors']} tensors, "
@@ -110,6 +112,11 @@ class Job:
         for severity, sentence in complex_ops.advice(complex_found, backend.name, compiler, torch.__version__):
             (report.error if severity == "error" else report.warning)(sentence)
         preflight.check_outputs(report, built.output_names, verify.as_tuple(reference))
+        after = weights_digest(built.module)
+        if after["sha256"] != weights["sha256"]:
+            report.warning("calling the module changed its own parameters or buffers (a counter, a cache, running "
+                           "statistics): two calls with the same inputs can differ, so later comparisons may not "
+                           "match although nothing is wrong with the compile")
         self._preflight_gate(report)
 
         self.enter("tracing")
@@ -166,12 +173,20 @@ class Job:
         import torch
 
         model_pt = self.job_dir / "model.pt"
+        # Written beside and renamed when whole: a save that fails half-way (a Python op TorchScript cannot
+        # export, a full disk) leaves no model.pt for a later run to trip over.
+        partial = self.job_dir / f".model.pt.{os.getpid()}.tmp"
         try:
-            torch.jit.save(traced, str(model_pt))
+            torch.jit.save(traced, str(partial))
+            os.replace(partial, model_pt)
         except RuntimeError as exc:  # torch reports a failed write as a RuntimeError
+            partial.unlink(missing_ok=True)
             if "write" not in str(exc).lower():
                 raise
             raise JobFailure(f"cannot write {model_pt}: {str(exc).strip().splitlines()[0]}") from exc
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
         self.metric("model_pt_bytes", model_pt.stat().st_size, "B")
         self.out.line(f"neffbench: saved model.pt ({model_pt.stat().st_size} bytes)")
 

@@ -42,6 +42,13 @@ def run(args: argparse.Namespace) -> int:
         if code:
             return code
     print(f"{args.spec}: OK ({spec.name}, {describe_buckets(spec)}, spec hash {spec_hash(spec, digest)[:8]})")
+    kernel = registry.for_spec(spec)
+    buckets = kernel.buckets(spec)
+    if len(buckets) > 1:  # each bucket is a job of its own, named by its own hash
+        from neffbench.kernels.api import bucket_label
+
+        print("  each bucket's job: " + ", ".join(
+            f"{bucket_label(b)} {spec_hash(kernel.for_bucket(spec, b), digest)[:8]}" for b in buckets))
     return 0
 
 
@@ -126,7 +133,7 @@ def _print_report(report: dict, label: str, seen: set[str]) -> int:
         seen.add(p["message"])
         print(f"{p['severity']}: pre-flight{where}: {p['message']}", file=sys.stderr)
     frames = user_frames(report["traceback"]) if report.get("traceback") else ""
-    if frames:
+    if 'File "' in frames:
         print("Where in your code (frames of the workbench and libraries left out):", file=sys.stderr)
         print(frames, file=sys.stderr)
     return sum(p["severity"] == "error" for p in problems)

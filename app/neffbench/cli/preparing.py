@@ -23,7 +23,7 @@ def prepared_or_refused(source: str, spec: Any, ask: Ask | None = None) -> Prepa
     for problem in prepared.problems:
         print(f"error: pre-flight: {problem}", file=sys.stderr)
     frames = user_frames(prepared.traceback) if prepared.traceback else ""
-    if frames:
+    if 'File "' in frames:
         print("Where in your code (frames of the workbench and libraries left out):", file=sys.stderr)
         print(frames, file=sys.stderr)
     print(f"{source}: the module cannot be built; nothing was started.", file=sys.stderr)

@@ -80,6 +80,8 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
     order: list[str] = []
     for kernel in registry.available():
         for key, f, tp in _kernel_fields(kernel):
+            if typing.get_origin(tp) is dict:
+                continue  # a table (module inputs, kwargs, buckets): its kernel's own repeatable options set it
             option = _option_name(f.name)
             options.setdefault(option, []).append((kernel.name, key))
             choices = list(f.metadata["choices"] or ())

@@ -7,6 +7,7 @@ job directory), a file holding several compiles, standard input.
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,8 @@ class Explanation:
     source: str
     log: CompilerLog
     text: Text
+    # For a job directory, what its record says of the job: a job can fail after its compiler passed.
+    job: dict[str, Any] | None = None
 
     @property
     def line_count(self) -> int:
@@ -107,6 +110,12 @@ class Explanation:
         head = {"failed": "Failed", "passed": "Passed", "unknown": "No outcome in this output"}[self.outcome]
         first = log.first_error
         cause = f": {first.message.split(chr(10), 1)[0]}" if first is not None and self.outcome == "failed" else ""
+        job = self.job or {}
+        if job.get("outcome") not in (None, "running", "succeeded") and self.outcome != "failed":
+            # The compiler's output alone would read as a success: the job's own end says otherwise.
+            compiler = {"passed": "after the compiler passed", "unknown": "with no compiler outcome in its log"}
+            return (f"Job {job['outcome']} {compiler[self.outcome]}" + (f" ({'; '.join(said)})" if said else "")
+                    + f": {job.get('reason') or 'no reason recorded'}")
         return head + (f" ({'; '.join(said)})" if said else "") + cause
     def to_json(self) -> dict[str, Any]:
         from neffbench.compilerlog.codes import lookup
@@ -126,6 +135,7 @@ class Explanation:
             "source": self.source,
             "outcome": self.outcome,
             "headline": self.headline,
+            "job": self.job,
             "exit_meaning": exits.meaning(log.exit_code),
             "code_help": {code: lookup(code).to_dict() for code in log.codes},
             "unfinished_passes": [p.name for p in log.pass_tracker.unfinished()],
@@ -166,4 +176,12 @@ def explain_text(text: str, source: str = "<text>") -> Explanation:
 
 def explain(source: str | Path) -> Explanation:
     data, name = read_source(source)
-    return explain_bytes(data, name)
+    out = explain_bytes(data, name)
+    record = Path(source) / "job.json" if str(source) != "-" and Path(source).is_dir() else None
+    if record is not None and record.is_file():
+        try:
+            job = json.loads(record.read_text(encoding="utf-8"))
+            out.job = {"outcome": job.get("outcome"), "reason": job.get("reason")} if isinstance(job, dict) else None
+        except (OSError, ValueError):
+            pass
+    return out

@@ -296,7 +296,8 @@ class ModuleForm(QScrollArea):
         problems += self.kwargs.problems(current=current) + self.inputs.problems() + self.buckets.problems()
         if current and self._report.get("kwargs_checked") == spec.module.kwargs:
             # What only the probe can tell: keys the callable would ignore (for the arguments it was given).
-            problems += [Problem(p["field"], p["message"]) for p in self._report.get("kwargs_problems") or []]
+            problems += [Problem(p["field"], p["message"], p.get("severity", "error"))
+                         for p in self._report.get("kwargs_problems") or []]
         problems += validate(spec)
         self._problems = sorted(problems, key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}

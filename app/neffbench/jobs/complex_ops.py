@@ -44,6 +44,7 @@ _SUPPORTED = {
 _BOOKKEEPING = {"size", "dim", "shape", "numel", "dtype", "device", "is_complex", "contiguous", "clone", "detach",
                 "to", "type_as", "__len__", "__repr__", "__format__", "__bool__", "is_floating_point", "element_size",
                 "requires_grad", "data", "__get__", "__setitem__", "storage_offset", "stride", "is_contiguous"}
+_COMPUTED_ATTRIBUTES = {"real", "imag", "T", "mT", "H", "mH"}
 FIRST_SUPPORTING = (2, 27)  # neuronx-cc of the SDK 2.32 release
 
 
@@ -86,6 +87,10 @@ class _Watch(TorchFunctionMode):
         out = func(*args, **kwargs)
         name = _short(func)
         last = name.rsplit(".", 1)[-1]
+        # Reading an attribute (x.ndim, x.shape) computes nothing; x.real, x.imag and the transposes do.
+        attribute = getattr(func, "__name__", "") == "__get__" or name.endswith(".__get__")
+        if attribute and last not in _COMPUTED_ATTRIBUTES:
+            return out
         if last not in _BOOKKEEPING and (_is_complex(out) or _is_complex(args) or _is_complex(list(kwargs.values()))):
             where = _user_line()
             if (name, where) not in self.found:

@@ -144,6 +144,24 @@ def _bool_index(node: Any) -> bool:
     return False
 
 
+def _python_op_site(node: Any) -> str:
+    """``modeling_bloom.py:164``: the first frame of a traced node's stack outside torch itself."""
+    import re
+
+    from pathlib import Path
+
+    from neffbench.jobs.backends import source_location
+    from neffbench.usercode.origin import is_user_file
+
+    for line in str(node.sourceRange()).splitlines():
+        match = re.match(r"\s*(.+?)\((\d+)\): ", line)
+        if match and "/torch/" not in match[1].replace("\\", "/"):
+            if is_user_file(match[1]):
+                return f"{Path(match[1]).name}:{match[2]}"
+            return source_location(match[1], int(match[2]))
+    return "an unknown place"
+
+
 def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], output_names: tuple[str, ...]) -> None:
     """Operator counts, data-dependent ops, unused inputs and outputs that depend on no input."""
     graph = traced.inlined_graph
@@ -159,6 +177,11 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
             if label not in report.data_dependent:
                 report.data_dependent.append(label)
     report.op_counts = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    for node in graph.findAllNodes("prim::PythonOp"):
+        report.error(f"the traced graph calls the Python function {node.pyname()} (a torch.autograd.Function, "
+                     f"called at {_python_op_site(node)}): TorchScript cannot save it and neuronx-cc cannot compile "
+                     "it; write it with torch operations (a model library may have an option that picks another "
+                     "implementation).")
     for label in report.data_dependent:
         report.error(f"the traced graph uses {label}, whose output shape depends on the input values: a NEFF "
                      "has fixed shapes, so this cannot be compiled (use a fixed-size mask and torch.where).")

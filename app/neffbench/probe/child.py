@@ -81,7 +81,8 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
     # Keys a callable would silently ignore (a misspelt config field), for the kwargs they were given.
     callee = obj if out.get("factory") is not None and request.get("call") != "object" else None
     out["kwargs_checked"] = kwargs
-    out["kwargs_problems"] = [{"field": f, "message": m} for f, m in kwargs_problems(callee, kwargs, paths)]
+    out["kwargs_problems"] = [{"severity": sev, "field": f, "message": m}
+                              for sev, f, m in kwargs_problems(callee, kwargs, paths)]
     return out
 
 

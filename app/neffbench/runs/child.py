@@ -68,7 +68,9 @@ class Run:
         elif req.get("job_inputs"):
             feeds, source = arrays.load(req["job_inputs"]), "the job's inputs.npz"
         else:
-            raise RunFailure("there are no inputs to feed: the NEFF has no job with an inputs.npz; give --inputs "
+            missing = ("the job did not get as far as saving its inputs.npz" if req.get("job_dir") else
+                       "the NEFF has no job with an inputs.npz")
+            raise RunFailure(f"there are no inputs to feed: {missing}; give --inputs "
                              "FILE.npz, --inputs name=file.npy, or --random.")
         self.event("inputs", source=source, arrays={n: {"dtype": feeds.dtypes[n], "shape": list(feeds.shape(n))}
                                                     for n in feeds.arrays})
@@ -115,8 +117,13 @@ class Run:
                 neff_info = read_neff(req["neff"])
             except NeffError as exc:
                 raise RunFailure(f"the NEFF cannot be read: {exc}") from None
+        if req.get("job_warning"):
+            self.out.line(f"neffbench: warning: {req['job_warning']}; it is run anyway, but its results say nothing "
+                          "of a good compile")
+            self.event("warning", message=req["job_warning"])
         table = runtimes.availability(bool(req.get("neff")), bool(req.get("job_dir")),
-                                      req.get("backend") == "neuron" and bool(req.get("model_pt")))
+                                      req.get("backend") == "neuron" and bool(req.get("model_pt")),
+                                      req.get("no_neff_reason") or "a cpu-check job makes no NEFF")
         try:
             name, reason = runtimes.choose(req.get("runtime", "auto"), table)
         except runtimes.RuntimeUnavailable as exc:

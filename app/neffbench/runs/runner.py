@@ -84,7 +84,8 @@ class RunRunner:
                 "job_inputs": str(t.inputs) if t.inputs else None, "reference": str(t.reference) if t.reference else None,
                 "model_pt": str(t.model_pt) if t.model_pt else None, "spec": t.spec, "backend": t.backend,
                 "tolerance": list(t.tolerance) if t.tolerance else None, "run_dir": str(run_dir),
-                "weights": t.record.get("weights"), "sources": t.record.get("sources")}
+                "weights": t.record.get("weights"), "sources": t.record.get("sources"),
+                "job_warning": t.job_warning, "no_neff_reason": t.no_neff_reason}
 
     def start(self) -> Path:
         runs = self.target.runs_dir
@@ -246,6 +247,8 @@ class RunRunner:
             rec[kind] = {k: v for k, v in event.items() if k != "type"}
         elif kind == "checks":
             rec["checks"] = event.get("problems") or []
+        elif kind == "warning":
+            rec.setdefault("warnings", []).append(event.get("message"))
         elif kind == "timing":
             rec["cold_ms"], rec["durations_ms"] = event.get("cold_ms"), event.get("durations_ms") or []
             rec["reported"], rec["mode"], rec["variant"] = event.get("reported"), event.get("mode"), event.get("variant")

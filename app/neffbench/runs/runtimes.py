@@ -38,7 +38,8 @@ def _importable(name: str) -> tuple[bool, str]:
     return True, f"{name} {getattr(module, '__version__', '')}".strip() + " imports"
 
 
-def availability(has_neff: bool, has_job: bool, neuron_model_pt: bool) -> dict[str, tuple[bool, bool, str]]:
+def availability(has_neff: bool, has_job: bool, neuron_model_pt: bool,
+                 no_neff: str = "a cpu-check job makes no NEFF") -> dict[str, tuple[bool, bool, str]]:
     """Each runtime: (can be asked for, auto would pick it, why). ``neuron_model_pt``: model.pt holds a NEFF.
 
     Asked for by name, a device runtime needs only to import (without a device the runtime itself
@@ -50,7 +51,7 @@ def availability(has_neff: bool, has_job: bool, neuron_model_pt: bool) -> dict[s
     for name in ("nrtpy", "spike"):
         ok, why = _importable(name)
         if ok and not has_neff:
-            ok, why = False, "there is no NEFF to load (a cpu-check job)"
+            ok, why = False, f"there is no NEFF to load ({no_neff})"
         out[name] = (ok, ok and devices, why + device_note if ok else why)
     ok, why = _importable("torch_neuronx")
     if ok and not neuron_model_pt:

@@ -34,6 +34,8 @@ def summary_lines(record: dict[str, Any], path: str | None = None) -> list[str]:
     if record.get("reason"):
         head += f": {record['reason']}"
     lines = [head]
+    for warning in record.get("warnings") or []:
+        lines.append(f"  warning: {warning}")
     if record.get("runtime"):
         where = record.get("label")
         lines.append(f"  runtime {record['runtime']} ({where}, {record.get('mode')} mode): {record.get('runtime_reason')}")

@@ -58,6 +58,25 @@ class RunTarget:
         path = self.job_dir / name
         return path if path.is_file() else None
 
+    @property
+    def job_warning(self) -> str | None:
+        """What a run must say of a job that did not succeed: its NEFF (if any) is run, but not as a good one."""
+        outcome = self.record.get("outcome")
+        if self.job_dir is None or outcome in (None, "succeeded"):
+            return None
+        verb = {"failed": "failed", "cancelled": "was cancelled", "interrupted": "was interrupted",
+                "running": "is still running"}.get(outcome, f"ended {outcome}")
+        return f"the job that made this {verb}: {self.record.get('reason') or 'no reason recorded'}"
+
+    @property
+    def no_neff_reason(self) -> str:
+        """Why there is no NEFF to load, in the job's own terms."""
+        if self.record.get("backend") == "cpu-check":
+            return "a cpu-check job makes no NEFF"
+        if self.record.get("outcome") not in (None, "succeeded"):
+            return f"the job ended {self.record.get('outcome')} before making one: {self.record.get('reason')}"
+        return "the job recorded no NEFF"
+
     def describe(self) -> str:
         if self.neff is not None:
             return str(self.neff)

@@ -93,7 +93,12 @@ def without_foreign_frames(lines: list[str]) -> list[str]:
         if skipping and line.startswith("    "):
             continue
         skipping = False
-        if line.strip() == "Traceback (most recent call last):":
+        if line.strip() == "Traceback (most recent call last):" or line.strip().startswith(_CHAIN_HEADERS):
             continue
+        if line.strip() and set(line.strip()) <= {"^", "~"}:
+            continue  # Python's markers under a source line: decoration, not content
         out.append(line)
     return out
+
+
+_CHAIN_HEADERS = ("During handling of the above exception", "The above exception was the direct cause")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from neffbench.kernels.module import outputs as outs
 from neffbench.kernels.module import tensors, wrapper
 from neffbench.usercode import errors as user_errors
 from neffbench.kernels.module.binding import bind
-from neffbench.kernels.module.kwargs_check import unknown_keys
+from neffbench.kernels.module.kwargs_check import check as check_kwargs
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.kernels.module.signature import forward_of, kind_of
 
@@ -30,6 +30,7 @@ class Target:
     kind: str  # "class", "function" or "instance"
     qualname: str
     label: str  # how the callee reads in a sentence: "MLP.forward", "scaled_add"
+    notes: list[str] = field(default_factory=list)  # warnings found while making it (keys kept, not known)
 
 
 def _qualname(obj: Any, entry: entries.Entry) -> str:
@@ -62,8 +63,9 @@ def _call_mode(requested: str, obj: Any, kwargs: dict[str, Any], inputs: list[st
     return "object"
 
 
-def build_value(value: Any, paths: tuple[str, ...], where: str) -> Any:
-    """A kwargs value: a table with ``entry`` builds a nested object (a config); anything else is itself."""
+def build_value(value: Any, paths: tuple[str, ...], where: str, notes: list[str] | None = None) -> Any:
+    """A kwargs value: a table with ``entry`` builds a nested object (a config); anything else is itself.
+    ``notes`` collects warnings about keys a nested object keeps without being known to read them."""
     if isinstance(value, dict) and "entry" in value:
         try:
             obj = entries.resolve(str(value["entry"]), paths)
@@ -72,24 +74,27 @@ def build_value(value: Any, paths: tuple[str, ...], where: str) -> Any:
         given = value.get("kwargs") or {}
         if value.get("call", "factory") == "object":
             return obj
-        _refuse_unknown(obj, list(given), f"{where}.kwargs")
-        kwargs = {k: build_value(v, paths, f"{where}.kwargs.{k}") for k, v in given.items()}
+        kwargs = {k: build_value(v, paths, f"{where}.kwargs.{k}", notes) for k, v in given.items()}
+        _refuse_unknown(obj, kwargs, f"{where}.kwargs", notes)
         try:
             return obj(**kwargs)
         except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
             raise KernelError(f"{where}: calling {value['entry']}(...) raised {user_errors.describe(exc)}") from exc
     if isinstance(value, dict):
-        return {k: build_value(v, paths, f"{where}.{k}") for k, v in value.items()}
+        return {k: build_value(v, paths, f"{where}.{k}", notes) for k, v in value.items()}
     if isinstance(value, list):
-        return [build_value(v, paths, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [build_value(v, paths, f"{where}[{i}]", notes) for i, v in enumerate(value)]
     return value
 
 
-def _refuse_unknown(obj: Any, keys: list[str], where: str) -> None:
-    """Keys the callable would silently ignore, refused by name before it is called."""
-    unknown = unknown_keys(obj, keys)
-    if unknown:
-        raise KernelError(f"{where}: {unknown[0]}" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+def _refuse_unknown(obj: Any, kwargs: dict[str, Any], where: str, notes: list[str] | None) -> None:
+    """Keys the callable would silently ignore, refused by name before it is called (see kwargs_check)."""
+    found = check_kwargs(obj, kwargs)
+    if notes is not None:
+        notes += [f"{where}: {w}" for w in found.warnings]
+    if found.errors:
+        more = f" (and {len(found.errors) - 1} more)" if len(found.errors) > 1 else ""
+        raise KernelError(f"{where}: {found.errors[0]}{more}")
 
 
 def seed_everything(seed: int) -> None:
@@ -114,13 +119,15 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
         raise KernelError(str(exc)) from None
     mode = _call_mode(m.call, obj, m.kwargs, list(spec.inputs))
     kind = kind_of(obj)
+    notes: list[str] = []
     seed_everything(m.weights_seed)
     if mode == "factory":
         if not callable(obj):
             raise KernelError(f"entry {m.entry} is {type(obj).__name__}, which is not callable, so it cannot be a "
                               "factory; use call = \"object\" if it is the module.")
-        _refuse_unknown(obj, list(m.kwargs), "module.kwargs")
-        kwargs = {k: build_value(v, m.path, f"module.kwargs.{k}") for k, v in m.kwargs.items()}
+        kwargs = {k: build_value(v, m.path, f"module.kwargs.{k}", notes) for k, v in m.kwargs.items()}
+        _refuse_unknown(obj, kwargs, "module.kwargs", notes)
+        seed_everything(m.weights_seed)  # again: the module's own initialisation starts from the seed itself
         try:
             made = obj(**kwargs)
         except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
@@ -143,7 +150,8 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
         label = f"{type(made).__name__}.forward"
     else:
         label = getattr(made, "__qualname__", type(made).__name__)
-    return Target(obj, made, mode, kind, _qualname(made if mode == "factory" else obj, entries.parse(m.entry)), label)
+    return Target(obj, made, mode, kind, _qualname(made if mode == "factory" else obj, entries.parse(m.entry)), label,
+                  notes)
 
 
 def single_bucket(spec: ModuleCompileSpec) -> dict[str, int]:
@@ -267,7 +275,7 @@ def build(spec: ModuleCompileSpec) -> Built:
         "versions": _library_versions(),
     }
     return Built(module, inputs, tuple(binding.inputs), tuple(outs.name_of(p) for p in found.paths), info,
-                 warnings=list(binding.warnings))
+                 warnings=[*target.notes, *binding.warnings])
 
 
 def _library_versions() -> dict[str, str | None]:

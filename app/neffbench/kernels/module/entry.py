@@ -75,6 +75,34 @@ def anchored(text: str, base_dir: Path) -> str:
     return text
 
 
+def anchored_values(value: Any, base_dir: Path) -> Any:
+    """Keyword values with every nested ``entry`` (a config's class, ``file.py:Config``) anchored as the entry
+    itself is: a relative file is relative to the spec file (or, typed on the command line, to where it was)."""
+    if isinstance(value, dict):
+        out = {k: anchored_values(v, base_dir) for k, v in value.items()}
+        if isinstance(value.get("entry"), str):
+            out["entry"] = anchored(value["entry"], base_dir)
+        return out
+    if isinstance(value, list):
+        return [anchored_values(v, base_dir) for v in value]
+    return value
+
+
+def placeless(value: Any) -> Any:
+    """The same values with nested entry files named by their file name alone: what the spec hash takes (their
+    content is in the hash through the build's source closure, not their place)."""
+    if isinstance(value, dict):
+        out = {k: placeless(v) for k, v in value.items()}
+        if isinstance(value.get("entry"), str) and looks_like_entry(value["entry"]):
+            entry = parse(value["entry"])
+            if entry.is_file:
+                out["entry"] = f"{Path(entry.target).name}:{entry.attr}"
+        return out
+    if isinstance(value, list):
+        return [placeless(v) for v in value]
+    return value
+
+
 def file_sha256(entry: Entry) -> str | None:
     if not entry.is_file:
         return None

@@ -123,7 +123,7 @@ class ModuleKernel(Kernel):
         out["module"] = {"entry": entry_key, "file_sha256": sha, "call": m.call, "dtype": m.dtype,
                          "weights_seed": m.weights_seed,
                          "outputs": list(m.outputs),
-                         "kwargs": m.kwargs, "constants": m.constants, "examples": m.examples and Path(
+                         "kwargs": entries.placeless(m.kwargs), "constants": m.constants, "examples": m.examples and Path(
                              m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
                          "examples_sha256": examples_sha}
         out["inputs"] = canonical_inputs
@@ -133,9 +133,10 @@ class ModuleKernel(Kernel):
     def sources_key(self, spec: ModuleCompileSpec) -> dict[str, Any]:
         import os
 
-        # Where imports look decides which file a name finds, so it is part of what decides the closure.
+        # Where imports look decides which file a name finds, and the folder the build runs in which file a
+        # relative open() reads: both are part of what decides the closure.
         return {"kernel": self.name, "module": self.neff_relevant(spec)["module"], "path": list(spec.module.path),
-                "pythonpath": os.environ.get("PYTHONPATH", "")}
+                "pythonpath": os.environ.get("PYTHONPATH", ""), "cwd": os.getcwd()}
 
     def anchor(self, spec: ModuleCompileSpec, base_dir: Path) -> ModuleCompileSpec:
         """Relative paths in a spec file are relative to the file: make them absolute as it is read."""
@@ -154,7 +155,7 @@ class ModuleKernel(Kernel):
             else:
                 inputs[name] = text
         module = dataclasses.replace(
-            m, entry=entries.anchored(m.entry, base_dir),
+            m, entry=entries.anchored(m.entry, base_dir), kwargs=entries.anchored_values(m.kwargs, base_dir),
             examples=entries.anchored(m.examples, base_dir) if m.examples else "",
             path=tuple(str((base_dir / p).resolve()) if not Path(p).is_absolute() else p for p in m.path))
         return dataclasses.replace(spec, module=module, inputs=inputs)
@@ -174,7 +175,9 @@ class ModuleKernel(Kernel):
                            help="module kernel: a tensor input by forward-parameter name, e.g. "
                            "--input 'x:f32[{tokens},4096]' (repeat for each)")
         group.add_argument("--kwarg", dest="module_kwargs", action="append", metavar="NAME=VALUE",
-                           help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, gelu)")
+                           help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, gelu, "
+                           "or a nested object: 'config={entry=\"transformers:GPT2Config\", kwargs={n_embd=64}}'; a "
+                           "relative file in an entry is relative to this folder)")
         group.add_argument("--constant", dest="module_constants", action="append", metavar="NAME=VALUE",
                            help="module kernel: a non-tensor forward argument bound by name")
         group.add_argument("--bucket", dest="module_buckets", action="append", metavar="AXIS=V1,V2,...",
@@ -189,7 +192,8 @@ class ModuleKernel(Kernel):
                                                     f"specs; this is a {getattr(spec, 'kernel', 'rope')} spec.")])
             return spec
         inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
-        kwargs = {**spec.module.kwargs, **{k: _value(v) for k, v in _pairs(given[1], "--kwarg").items()}}
+        typed = {k: entries.anchored_values(_value(v), Path.cwd()) for k, v in _pairs(given[1], "--kwarg").items()}
+        kwargs = {**spec.module.kwargs, **typed}
         constants = {**spec.module.constants, **{k: _value(v) for k, v in _pairs(given[2], "--constant").items()}}
         buckets = dict(spec.buckets)
         for axis, values in _pairs(given[3], "--bucket").items():

@@ -73,17 +73,24 @@ WEIGHTS_SEED = {m.weights_seed!r}  # every random generator is seeded with it be
 {info.get("wrapper", "").strip()}
 
 
-def build_module() -> torch.nn.Module:
+def seed_everything() -> None:
     import random
 
-    sys.path[:0] = IMPORT_PATH
-    obj = load_entry(ENTRY)
-    # As neffbench does: randomly initialised weights are then the ones the job compiled.
     random.seed(WEIGHTS_SEED)
     torch.manual_seed(WEIGHTS_SEED)
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(WEIGHTS_SEED % 2**32)
-    inner = obj(**{{k: build_value(v) for k, v in KWARGS.items()}}) if CALL == "factory" else obj
+
+
+def build_module() -> torch.nn.Module:
+    sys.path[:0] = IMPORT_PATH
+    obj = load_entry(ENTRY)
+    # As neffbench does (before the arguments are made and again before the module is): randomly initialised
+    # weights are then the ones the job compiled.
+    seed_everything()
+    kwargs = {{k: build_value(v) for k, v in KWARGS.items()}} if CALL == "factory" else {{}}
+    seed_everything()
+    inner = obj(**kwargs) if CALL == "factory" else obj
     if isinstance(inner, torch.nn.Module):
         inner.eval()
         if MODULE_DTYPE != "keep":
