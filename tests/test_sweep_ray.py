@@ -88,7 +88,12 @@ def test_fake_toolchain_neff_comes_back_with_the_versions_used(cluster, tmp_path
     job = read_record(row["job_dir"])
     assert job["versions"]["torch_neuronx"].endswith("+fake")  # the node's, not this process's (none here)
     assert (Path(row["job_dir"]) / job["neffs"][0]["path"]).is_file()
-    assert result.record["nodes"][platform.node()]["differs"] == {}  # the client checks its own installs
+    node = result.record["nodes"][platform.node()]
+    # The node's versions are read as its jobs' are, so they agree, local tags and all; the node has the
+    # fake torch_neuronx (its runtime_env puts it on the path) and this process has none.
+    assert {k: node["versions"][k] for k in ("torch", "torch_neuronx")} == \
+        {k: job["versions"][k] for k in ("torch", "torch_neuronx")}
+    assert node["differs"] == {"torch_neuronx": {"client": None, "node": job["versions"]["torch_neuronx"]}}
 
 
 def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):

@@ -127,12 +127,12 @@ def _restore_env(previous: str | None) -> None:
 
 
 def versions(backend: Backend) -> dict[str, Any]:
-    import torch
+    from neffbench.versions import torch_neuronx_version, torch_version
 
     return {
         "python": platform.python_version(),
-        "torch": torch.__version__,
-        "torch_neuronx": getattr(backend.torch_neuronx, "__version__", None) if backend.torch_neuronx else None,
+        "torch": torch_version(),
+        "torch_neuronx": torch_neuronx_version() if backend.torch_neuronx else None,
         "neuronx_cc": dist_version("neuronx-cc") if backend.makes_neff else None,
         "torch_neuronx_flavour": backend.flavour,
     }

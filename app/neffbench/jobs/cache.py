@@ -22,6 +22,7 @@ from neffbench.doctor import dist_version, neuronx_flavour
 from neffbench.jobs import records
 from neffbench.jobs.compiler_command import base_args
 from neffbench.spec import spec_hash
+from neffbench.versions import torch_neuronx_version, torch_version
 
 # What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
 # the script, and the compiler's own small files (its log and command).
@@ -59,7 +60,7 @@ def key(spec: Any, backend: str, sources: str | None = None) -> dict[str, Any]:
         "spec_hash": spec_hash(spec, sources),
         "backend": backend,
         "compiler_args": _compiler_part(spec, backend),
-        "versions": {"torch": dist_version("torch"), "torch_neuronx": dist_version("torch-neuronx"),
+        "versions": {"torch": torch_version(), "torch_neuronx": torch_neuronx_version(),
                      "neuronx_cc": dist_version("neuronx-cc")},
     }
 

@@ -330,16 +330,12 @@ def _explained(exc: BaseException, what: str) -> str:
 
 
 def _versions(runtime: str) -> dict[str, Any]:
-    import importlib.metadata as md
+    from neffbench.versions import package_version
 
     out: dict[str, Any] = {"python": platform.python_version()}
     for name, dist in (("torch", "torch"), ("torch_neuronx", "torch-neuronx"), ("nrtpy", "nrtpy"),
                        ("spike", "spike"), ("neffbench", "neffbench")):
-        try:
-            out[name] = md.version(dist)
-        except md.PackageNotFoundError:
-            module = sys.modules.get(name)
-            out[name] = getattr(module, "__version__", None) if module else None
+        out[name] = package_version(name, dist)
     return out
 
 

@@ -11,10 +11,11 @@ COMPARED = ("torch", "torch_neuronx", "neuronx_cc", "neffbench")
 
 def tool_versions() -> dict[str, Any]:
     from neffbench import __version__
-    from neffbench.doctor import dist_version
+    from neffbench.versions import neuronx_cc_version, torch_neuronx_version, torch_version
 
-    return {"python": platform.python_version(), "torch": dist_version("torch"),
-            "torch_neuronx": dist_version("torch-neuronx"), "neuronx_cc": dist_version("neuronx-cc"),
+    # As job records take them (neffbench.versions), so a node's and the client's compare like with like.
+    return {"python": platform.python_version(), "torch": torch_version(),
+            "torch_neuronx": torch_neuronx_version(), "neuronx_cc": neuronx_cc_version(),
             "neffbench": __version__}
 
 
