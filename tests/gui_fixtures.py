@@ -15,9 +15,7 @@ def settings_path(tmp_path) -> Path:
 @pytest.fixture
 def make_window(qtbot, tmp_path, settings_path):
     """``make_window(background=False)`` opens a window; each is closed, and the worker pool drained, at teardown."""
-    from PySide6.QtCore import QThreadPool
-
-    from neffbench.gui import theme
+    from neffbench.gui import background, theme
     from neffbench.gui.gui_gc import MainThreadGC
     from neffbench.gui.main_window import MainWindow
     from neffbench.gui.settings import Settings
@@ -42,8 +40,8 @@ def make_window(qtbot, tmp_path, settings_path):
         if window.controller.is_running:
             window.controller.cancel()
             qtbot.waitUntil(lambda w=window: not w.controller.is_running, timeout=30_000)
-    # Workers report to widgets: let them finish before the widgets go.
-    QThreadPool.globalInstance().waitForDone(30_000)
+    # Background calls report to widgets: let them finish and report before the widgets go.
+    qtbot.waitUntil(lambda: background.running() == 0, timeout=30_000)
     collector.stop()
 
 

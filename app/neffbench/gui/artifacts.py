@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import QSignalDebouncer, create_worker
+from superqt.utils import QSignalDebouncer
 
-from neffbench.gui import theme
+from neffbench.gui import background, theme
 from neffbench.gui.artifacts_detail import fill_diff, fill_job, fill_neff
 from neffbench.gui.artifacts_model import Artifact, delete_job, scan
 from neffbench.gui.desktop import no_launcher, open_path
@@ -146,9 +146,8 @@ class ArtifactsPanel(QWidget):
         self._scanning = True
         self.summary.setText(f"Scanning {self.workdir}…")
         # The reference keeps the worker (and its signals) alive until its result is delivered.
-        self._worker = create_worker(scan, self.workdir, _connect={"returned": self._on_scan_returned,
-                                                                 "errored": self._on_scan_errored},
-                                     _ignore_errors=True)
+        self._worker = background.start(scan, self.workdir, returned=self._on_scan_returned,
+                                        errored=self._on_scan_errored)
 
     def select(self, key: str) -> None:
         """Select the row of a NEFF path or job directory, now or after the scan running now."""
@@ -321,10 +320,9 @@ class ArtifactsPanel(QWidget):
             return
         self.summary.setText(f"Deleting {art.job_dir.name}…")
         job_dir = str(art.job_dir)
-        self._delete_worker = create_worker(
-            delete_job, self.workdir, art.job_dir, _ignore_errors=True,
-            _connect={"returned": lambda _: self._on_delete_worker_returned(job_dir),
-                      "errored": self._on_delete_worker_errored})
+        self._delete_worker = background.start(delete_job, self.workdir, art.job_dir,
+                                               returned=lambda _: self._on_delete_worker_returned(job_dir),
+                                               errored=self._on_delete_worker_errored)
 
     def _on_delete_worker_returned(self, job_dir: str) -> None:
         self._delete_worker = None

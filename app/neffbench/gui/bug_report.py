@@ -28,8 +28,7 @@ class BugReportSaver:
         self.last_result = None
 
     def save(self, job_dir: str) -> None:
-        from superqt.utils import create_worker
-
+        from neffbench.gui import background
         from neffbench.jobs.bundle import make_bundle
 
         job = Path(job_dir)
@@ -37,8 +36,8 @@ class BugReportSaver:
         if not out:
             return
         # The dialog already asked before replacing a file.
-        self._worker = create_worker(make_bundle, job, out, force=True,
-                                     _connect={"returned": self._on_returned, "errored": self._on_errored})
+        self._worker = background.start(make_bundle, job, out, force=True, returned=self._on_returned,
+                                        errored=self._on_errored)
 
     def _ask_path(self, suggested: str) -> str:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save bug report", suggested, "Zip files (*.zip)")

@@ -1,4 +1,4 @@
-"""Runs the compile pipeline's JobRunner for each bucket on a QThread and re-emits its output as Qt signals."""
+"""Runs the compile pipeline's JobRunner for each bucket on a Python thread and re-emits its output as Qt signals."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class CompileRun:
 
 
 class _BucketLoop(QObject):
-    """Lives on the compile thread: one JobRunner after another, blocking there, never on the GUI thread."""
+    """Runs on the compile thread: one JobRunner after another, blocking there, never on the GUI thread."""
 
     job_started = Signal(object, str)  # bucket (a dict of axis values), job directory
     event_received = Signal(dict)

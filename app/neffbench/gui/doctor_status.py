@@ -73,12 +73,11 @@ class DoctorStatus(QWidget):
         self._worker = None
 
     def gather(self) -> None:
-        from superqt.utils import create_worker  # after the first paint: superqt imports all its widgets
+        from neffbench.gui import background
 
-        if self._worker is None:
-            self._worker = create_worker(_gather, _connect={"returned": self._on_worker_returned,
-                                                           "errored": self._on_worker_errored},
-                                         _ignore_errors=True)
+        if self._worker is None:  # it imports torch: never on a Qt thread (see neffbench.gui.background)
+            self._worker = background.start(_gather, returned=self._on_worker_returned,
+                                            errored=self._on_worker_errored)
 
     def show_facts(self, facts) -> None:
         from neffbench.doctor import advice, choose_backend

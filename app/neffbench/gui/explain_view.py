@@ -139,9 +139,8 @@ class ExplanationView(QWidget):
     # ---- reading ----
 
     def explain_path(self, path: str | Path) -> None:
-        from superqt.utils import create_worker
-
         from neffbench.compilerlog.explain import explain
+        from neffbench.gui import background
 
         path = Path(path)
         self.job_dir = path if (path / "job.json").is_file() else (
@@ -159,7 +158,7 @@ class ExplanationView(QWidget):
             if request == self._request:
                 self._on_worker_errored(exc)
 
-        self._worker = create_worker(lambda: explain(path).to_json(), _connect={"returned": returned, "errored": errored})
+        self._worker = background.start(lambda: explain(path).to_json(), returned=returned, errored=errored)
 
     def clear(self) -> None:
         self._request += 1

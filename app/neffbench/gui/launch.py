@@ -36,21 +36,19 @@ def make_app(argv: list[str] | None = None):
 
 def launch(argv: list[str] | None = None) -> int:
     app = make_app(argv)
-    from PySide6.QtCore import QThreadPool
-
+    from neffbench.gui import background
     from neffbench.gui.gui_gc import MainThreadGC
     from neffbench.gui.main_window import MainWindow, app_icon
 
     collector = MainThreadGC(parent=app)  # torch loads on a worker thread: no collection may run there
     app.setWindowIcon(app_icon())
-    # Short jobs (preview, scans, the toolchain probe) share the pool; two cores must not mean two at a time.
-    pool = QThreadPool.globalInstance()
-    pool.setMaxThreadCount(max(4, pool.maxThreadCount()))
+    # Short jobs (preview, scans, the toolchain probe) run on background.py's Python threads, never on
+    # QThreadPool's: torch 2.8/2.9 segfault on a thread Python did not create.
     window = MainWindow(defer_panels=True)
     window.show()
     code = app.exec()
     # Background reads (a scan, the toolchain probe) may still be running: give them a moment.
-    pool.waitForDone(3000)
+    background.wait(3.0)
     # Delete the window while the application still exists: left to interpreter shutdown, the order is
     # arbitrary and pyqtgraph's items can outlive QApplication and crash on the way out.
     import shiboken6

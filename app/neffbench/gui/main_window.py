@@ -373,13 +373,12 @@ class MainWindow(QMainWindow):
         self.cancel_action.setEnabled(True)
         self.update_compile_action()
         self.tabs.setCurrentIndex(COMPILE_TAB)
-        from superqt.utils import create_worker
-
+        from neffbench.gui import background
         from neffbench.jobs.records import last_duration
 
-        self._duration_worker = create_worker(
-            last_duration, spec.workdir, spec, status.backend,
-            _connect={"returned": self.compile_panel.show_last_duration}, _ignore_errors=True)
+        self._duration_worker = background.start(last_duration, spec.workdir, spec, status.backend,
+                                                 returned=self.compile_panel.show_last_duration,
+                                                 errored=lambda exc: None)  # no estimate, nothing else lost
 
     def _on_controller_job_finished(self, result) -> None:
         self.compile_panel.show_job_finished(result)

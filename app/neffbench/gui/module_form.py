@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui import theme
+from neffbench.gui import background, theme
 from neffbench.gui.field_editors import FieldEditor, editor_for
 from neffbench.gui.module_form_buckets import BucketsEditor
 from neffbench.gui.module_form_inputs import InputsEditor
@@ -65,7 +65,7 @@ class ModuleForm(QScrollArea):
         self._waiting = False
         self._request_entry = ""
         self._failure: dict[str, Any] | None = None  # the last failed Resolve, shown while its entry is unchanged
-        self._workers: set[Any] = set()  # running workers, referenced until they finish
+        self._workers: set[Any] = set()  # one token per background call until it has reported
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
@@ -222,8 +222,6 @@ class ModuleForm(QScrollArea):
 
     def resolve(self) -> None:
         """Resolve the entry in the warm probe child, from a worker thread; a Resolve still running is superseded."""
-        from superqt.utils import create_worker  # after the first paint: superqt imports all its widgets
-
         m = self._spec.module
         self._token += 1
         if not m.entry.strip():
@@ -233,30 +231,26 @@ class ModuleForm(QScrollArea):
         self._waiting, self._request_entry = True, m.entry
         self._show_summary()
         request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
-        worker = create_worker(resolve_entry, self._token, request, _start_thread=False,
-                               _connect={"returned": self._on_resolver_returned}, _ignore_errors=True)
-        worker.errored.connect(functools.partial(self._on_resolver_errored, self._token))
-        self._keep(worker)
+        self._keep(resolve_entry, self._token, request, returned=self._on_resolver_returned,
+                   errored=functools.partial(self._on_resolver_errored, self._token))
 
     def choose_file(self, path: str) -> None:
         """Put ``path:`` into the entry and focus it; the file's top-level names become completions."""
-        from superqt.utils import create_worker
-
         row = self._rows["module.entry"]
         row.edit(f"{path}:")
         edit = row.editor.widget
         edit.setFocus()
         edit.setCursorPosition(len(edit.text()))
-        worker = create_worker(entry_names, path, _start_thread=False, _ignore_errors=True,
-                               _connect={"returned": functools.partial(self._on_scanner_returned, path)})
-        self._keep(worker)
+        self._keep(entry_names, path, returned=functools.partial(self._on_scanner_returned, path),
+                   errored=lambda exc: None)  # no completions: the entry still works
 
     # ---- internals ----
 
-    def _keep(self, worker: Any) -> None:
-        self._workers.add(worker)
-        worker.finished.connect(functools.partial(self._workers.discard, worker))
-        worker.start()
+    def _keep(self, func: Any, *args: Any, **callbacks: Any) -> None:
+        """Start ``func`` on a background thread, counted in ``_workers`` until it has reported."""
+        token = object()
+        self._workers.add(token)
+        background.start(func, *args, finished=functools.partial(self._workers.discard, token), **callbacks)
 
     def _show_signature(self, spec: ModuleCompileSpec) -> None:
         report = self._report or {}

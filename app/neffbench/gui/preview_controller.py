@@ -1,5 +1,6 @@
 """Recomputes the preview off the GUI thread: torch loads in the background, edits are debounced, and only
-the newest spec is computed (a slow recompute is never queued behind another).
+the newest spec is computed (a slow recompute is never queued behind another). Both run on Python threads
+(neffbench.gui.background), never on a Qt thread pool's: torch 2.8/2.9 segfault there.
 
 The preview is the kernel's own (``Kernel.preview``: RoPE's tables and rotation, RMSNorm's row norms),
 computed in a thread of this process with the kernel's code; the CPU check of any kernel (the
@@ -8,11 +9,12 @@ user's module included) runs in a probe child, because it runs code the window m
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
-from superqt.utils import QSignalDebouncer, create_worker
-
 from typing import Any
 
+from PySide6.QtCore import QObject, Signal
+from superqt.utils import QSignalDebouncer
+
+from neffbench.gui import background
 from neffbench.kernels import registry
 
 DEBOUNCE_MS = 120
@@ -89,9 +91,8 @@ class PreviewController(QObject):
         """Import torch and the preview code on a worker thread (the window is already up)."""
         if self._ready or self._loading is not None:
             return
-        self._loading = create_worker(_load_torch, _connect={"returned": self._on_loading_returned,
-                                                            "errored": self._on_loading_errored},
-                                      _ignore_errors=True)
+        self._loading = background.start(_load_torch, returned=self._on_loading_returned,
+                                         errored=self._on_loading_errored)
 
     def request(self, spec: Any, bucket: int | None = None) -> None:
         """Ask for the preview of ``spec`` (``bucket``: a token count); edits within the debounce time coalesce."""
@@ -111,8 +112,7 @@ class PreviewController(QObject):
         """Run the CPU check of ``spec`` in a probe child; ``checked`` carries its report."""
         if self._check_worker is not None:
             return
-        self._check_worker = create_worker(_check, spec, _connect={"returned": self._on_check_worker_returned},
-                                           _ignore_errors=True)
+        self._check_worker = background.start(_check, spec, returned=self._on_check_worker_returned)
 
     def _on_check_worker_returned(self, report: dict) -> None:
         self._check_worker = None
@@ -135,10 +135,8 @@ class PreviewController(QObject):
             return
         self._running, self._wanted = self._wanted, None
         self.computing.emit()
-        self._worker = create_worker(_compute, *self._running,
-                                     _connect={"returned": self._on_worker_returned,
-                                               "errored": self._on_worker_errored},
-                                     _ignore_errors=True)
+        self._worker = background.start(_compute, *self._running, returned=self._on_worker_returned,
+                                        errored=self._on_worker_errored)
 
     def _on_worker_returned(self, result) -> None:
         self._worker = None

@@ -1,4 +1,4 @@
-"""Runs a RunRunner on a QThread (start and the blocking wait there) and re-emits what it reports as Qt signals."""
+"""Runs a RunRunner on a Python thread (start and the blocking wait there) and re-emits what it reports as Qt signals."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def group_alive(pgid: int) -> bool:
 
 
 class _RunLoop(QObject):
-    """Lives on the run thread: ``RunRunner.start`` and the blocking ``wait``, never on the GUI thread."""
+    """Runs on the run thread: ``RunRunner.start`` and the blocking ``wait``, never on the GUI thread."""
 
     started = Signal(str)
     event_received = Signal(dict)

@@ -192,16 +192,14 @@ class RunPanel(QWidget):
         """Re-reads the target's runs (off the GUI thread); ``select`` a record path once they are shown."""
         if self.target_path is None:
             return
-        from superqt.utils import create_worker  # after the first paint: superqt imports all its widgets
+        from neffbench.gui import background
 
         self._select_after_load = select or self._select_after_load
+        token = object()
+        self._workers.add(token)
         # A bound method, not a partial: Qt drops the connection if the panel goes before the result comes.
-        worker = create_worker(_load, self._token, self.target_path, _start_thread=False, _ignore_errors=True,
-                               _connect={"returned": self._on_loader_returned})
-        # The reference keeps the worker (and its signals) alive until its result is delivered.
-        self._workers.add(worker)
-        worker.finished.connect(functools.partial(self._workers.discard, worker))
-        worker.start()
+        background.start(_load, self._token, self.target_path, returned=self._on_loader_returned,
+                         errored=lambda exc: None, finished=functools.partial(self._workers.discard, token))
 
     @property
     def loading(self) -> bool:

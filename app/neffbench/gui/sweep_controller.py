@@ -1,4 +1,4 @@
-"""Runs a sweep (``neffbench.sweeps.run_sweep``) on a QThread and re-emits what it reports as Qt signals."""
+"""Runs a sweep (``neffbench.sweeps.run_sweep``) on a Python thread and re-emits what it reports as Qt signals."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class SweepOptions:
 
 
 class _SweepLoop(QObject):
-    """Lives on the sweep's thread: ``run_sweep`` blocks there, never on the GUI thread."""
+    """Runs on the sweep's thread: ``run_sweep`` blocks there, never on the GUI thread."""
 
     event_received = Signal(dict)
     failed = Signal(str)

@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import create_worker
 
-from neffbench.gui import theme
+from neffbench.gui import background, theme
 from neffbench.gui.compile_panel import OUTCOME_COLOURS
 from neffbench.gui.flow import TurningSplitter, flow_row
 from neffbench.gui.plot_titles import set_title
@@ -135,11 +134,8 @@ class SweepsPanel(QWidget):
         if not self.workdir:
             return
         self._token += 1
-        worker = create_worker(_load, self._token, str(self.workdir), self._wanted or (self.sweep or {}).get("sweep_id"))
-        worker.returned.connect(self._on_loaded)
-        self._worker = worker  # kept until it has reported
-        worker.finished.connect(lambda: setattr(self, "_worker", None) if self._worker is worker else None)
-        worker.start()
+        self._worker = background.start(_load, self._token, str(self.workdir),
+                                        self._wanted or (self.sweep or {}).get("sweep_id"), returned=self._on_loaded)
 
     def show_sweep(self, sweep_id: str) -> None:
         self._wanted = sweep_id

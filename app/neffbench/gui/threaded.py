@@ -1,11 +1,12 @@
-"""One blocking loop at a time on a QThread of its own, its log lines batched to the GUI thread on a timer:
-what the compile, run and sweep controllers share."""
+"""One blocking loop at a time on a Python thread of its own, its log lines batched to the GUI thread on a
+timer: what the compile, run and sweep controllers share. A Python thread, not a QThread: what the loop
+runs may touch torch, which must never run on a thread Python did not create (see background.py)."""
 
 from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 # How often queued log lines are handed to the GUI: often enough to look live, rarely enough to batch.
 LINE_FLUSH_MS = 50
@@ -29,22 +30,25 @@ class LineBuffer:
 
 
 class ThreadedController(QObject):
-    """Starts a loop object (a ``run`` slot that blocks, a ``done`` signal at its end) on a new thread.
+    """Starts a loop object (a ``run`` method that blocks) on a new thread. The loop stays a QObject of the
+    GUI thread, so what its signals are connected to runs there.
 
     Subclasses connect the loop's own signals before ``_launch`` and are told in ``_ended`` once the
     thread has finished, after the last lines were handed over.
     """
 
     lines_received = Signal(list)
+    _thread_finished = Signal()  # emitted by the loop's thread as its last act, delivered on the GUI thread
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._buffer = LineBuffer()
-        self._thread: QThread | None = None
+        self._thread: threading.Thread | None = None
         self._loop: QObject | None = None
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(LINE_FLUSH_MS)
         self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
+        self._thread_finished.connect(self._on_thread_finished)
 
     @property
     def is_running(self) -> bool:
@@ -52,12 +56,13 @@ class ThreadedController(QObject):
 
     def _launch(self, loop: QObject, name: str, announce=None) -> None:
         """Start ``loop``; ``announce`` (emitting ``started``) runs once ``is_running`` is true, before the thread."""
-        thread = QThread(self)
-        thread.setObjectName(name)
-        loop.moveToThread(thread)
-        thread.started.connect(loop.run)
-        loop.done.connect(thread.quit)
-        thread.finished.connect(self._on_thread_finished)
+        def body() -> None:
+            try:
+                loop.run()
+            finally:
+                self._thread_finished.emit()
+
+        thread = threading.Thread(target=body, name=name)  # not a daemon: a job record is never cut off mid-write
         self._thread, self._loop = thread, loop
         self._flush_timer.start()
         if announce is not None:
@@ -74,8 +79,8 @@ class ThreadedController(QObject):
         self._on_flush_timer_timeout()  # the loop's last lines before its result
         thread, loop = self._thread, self._loop
         self._thread = self._loop = None
+        thread.join()  # it has emitted its last signal: this returns at once
         loop.deleteLater()
-        thread.deleteLater()
         self._ended(loop)
 
     def _ended(self, loop: QObject) -> None:
