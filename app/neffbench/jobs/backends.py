@@ -160,6 +160,17 @@ def _torch_internal(filename: str) -> bool:
     return str(Path(filename).resolve()).startswith(str(Path(torch.__file__).resolve().parent))
 
 
+def _explain_trace_failure(exc: RuntimeError) -> None:
+    """A trace failure that has a known cause becomes a JobFailure saying it (and what to do)."""
+    import traceback
+
+    from neffbench.kernels.module.hf_compat import explain_trace_failure
+
+    sentence = explain_trace_failure("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    if sentence:
+        raise JobFailure(sentence) from exc
+
+
 def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str]]:
     """torch.jit.trace as torch_neuronx.trace's last step runs it (strict=False); returns the tracer's
     warnings too, each once, with the file and line that raised it."""
@@ -168,7 +179,11 @@ def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str
     _quiet_jit_deprecation()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", torch.jit.TracerWarning)
-        traced = torch.jit.trace(module, inputs, strict=False, check_trace=False)
+        try:
+            traced = torch.jit.trace(module, inputs, strict=False, check_trace=False)
+        except RuntimeError as exc:
+            _explain_trace_failure(exc)
+            raise
     messages: list[str] = []
     for w in caught:
         if issubclass(w.category, torch.jit.TracerWarning):
@@ -197,6 +212,7 @@ def neuron_trace(backend: Backend, module: Any, inputs: tuple[Any, ...], compile
     except RuntimeError as exc:
         m = _FAILED_WITH_RE.search(str(exc))
         if not m:
+            _explain_trace_failure(exc)
             raise
         from neffbench.compilerlog.exits import meaning as explain_exit_code
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from neffbench.kernels.api import Built, KernelError
 from neffbench.kernels.module import entry as entries
+from neffbench.kernels.module import hf_compat
 from neffbench.kernels.module import outputs as outs
 from neffbench.kernels.module import tensors, wrapper
 from neffbench.usercode import errors as user_errors
@@ -274,6 +275,7 @@ def build(spec: ModuleCompileSpec) -> Built:
         "wrapper": src,
         "versions": _library_versions(),
     }
+    hf_compat.apply(target.made, info)  # transformers 4.5x's vmap-built masks, which torch.jit.trace cannot trace
     return Built(module, inputs, tuple(binding.inputs), tuple(outs.name_of(p) for p in found.paths), info,
                  warnings=[*target.notes, *binding.warnings])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from neffbench.kernels.api import Built
+from neffbench.kernels.module.hf_compat import reproduce_source as hf_compat_source
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.kernels.source import module_source
 
@@ -52,7 +53,7 @@ def source(spec: ModuleCompileSpec, built: Built) -> str:
     bucket = {axis: values[0] for axis, values in spec.buckets.items()}
     return f'''{tensors_src}
 {_LOADER}
-
+{hf_compat_source(info)}
 # ---- this job's values ----
 
 ENTRY = {m.entry!r}  # resolved to {info.get("resolved")}
