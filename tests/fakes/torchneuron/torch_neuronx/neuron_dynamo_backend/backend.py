@@ -37,13 +37,21 @@ def _sig(i: int, t: torch.Tensor) -> dict:
     return {"name": f"input{i}" if i >= 0 else "", "dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)}
 
 
+def _source_name(arg: object) -> str:
+    """A placeholder's dynamo source as text: ``Source.name`` is a property in torch 2.13, a method in 2.8 and 2.9."""
+    source = getattr(arg, "source", None) if arg is not None else None
+    if source is None:
+        return ""
+    name = source.name
+    return name() if callable(name) else name
+
+
 def _user_inputs(gm: torch.fx.GraphModule, example_inputs: list) -> list[torch.Tensor]:
     """The placeholders that are the caller's tensors (``L['x']``), not the module's (``L['self']...``)."""
     out = []
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for node, value in zip(placeholders, example_inputs):
-        arg = node.meta.get("grapharg")
-        source = arg.source.name if arg is not None and getattr(arg, "source", None) is not None else ""
+        source = _source_name(node.meta.get("grapharg"))
         if isinstance(value, torch.Tensor) and not source.startswith("L['self']"):
             out.append(value)
     return out
