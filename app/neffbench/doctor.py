@@ -69,8 +69,15 @@ class Facts:
         out["backend"], out["backend_reason"] = choose_backend("auto", self)
         out["cpu_backend"], out["cpu_backend_reason"] = use_cpu_backend("auto", self)
         out["run_runtime"], out["run_runtime_reason"] = choose_run_runtime(self)
+        out["stack"] = self.stack().to_dict()
         out["advice"] = advice(self)
         return out
+
+    def stack(self):
+        """Which stack this is (the legacy Neuron venv or not) and its known bad combinations (neffbench.stack)."""
+        from neffbench.stack import detect
+
+        return detect(choose_backend("auto", self)[0], self.torch_neuronx_flavour)
 
 
 def dist_version(dist: str) -> str | None:
@@ -271,6 +278,7 @@ def advice(facts: Facts) -> list[str]:
     out = []
     backend, why = choose_backend("auto", facts)
     out.append(f"Compiles use the {backend} backend, {BACKEND_LABELS[backend]}: {why}.")
+    out.extend(f"Warning: {w}" for w in facts.stack().warnings)
     if facts.torch_neuronx_flavour:
         out.append(f"The installed torch_neuronx is {FLAVOUR_LABELS[facts.torch_neuronx_flavour]}.")
     if backend == "torchneuron":

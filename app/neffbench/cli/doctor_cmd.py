@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
         return 0
     print(f"neffbench doctor on {facts.host or 'this host'}")
+    print(f"  stack: {data['stack']['summary']}")
     for comp in (facts.python, facts.torch, facts.pyside6, facts.pyqtgraph, facts.torch_neuronx, facts.neuronx_cc):
         print(_line(comp.name, comp.found, comp.version, comp.detail))
     print(_line("Neuron devices", bool(facts.devices), None, ", ".join(facts.devices) or "none under /dev/neuron*"))
