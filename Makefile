@@ -3,6 +3,11 @@ SHELL := /bin/bash
 PYTHON ?= python3
 TORCH_SPEC ?= torch==2.13.0
 VENV ?= .venv
+# The legacy Neuron stack (Python 3.10, torch 2.9, numpy 1.26, transformers 4.57) in a venv of its own.
+LEGACY_PYTHON ?= python3.10
+LEGACY_TORCH ?= torch==2.9.1
+LEGACY_VENV ?= .venv-legacy
+LEGACY_CONSTRAINTS := packaging/legacy-constraints.txt
 
 # An active virtualenv (for example the Neuron DLAMI's) is used as it is; otherwise .venv.
 ifdef VIRTUAL_ENV
@@ -12,14 +17,20 @@ ENV_DIR := $(VENV)
 endif
 PY := $(ENV_DIR)/bin/python
 STAMP := $(ENV_DIR)/.neffbench-installed
+LEGACY_PY := $(LEGACY_VENV)/bin/python
+LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test bench setup system-deps install-desktop clean
+.PHONY: run test test-legacy bench setup setup-legacy system-deps install-desktop clean
 
 run: setup
 	$(ENV_DIR)/bin/neffbench
 
 test: setup system-deps
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
+
+# Not part of .ci/run: the first run downloads several GB (PyPI's torch 2.9 for Linux is the CUDA build).
+test-legacy: setup-legacy system-deps
+	QT_QPA_PLATFORM=offscreen $(LEGACY_PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup system-deps
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS)
@@ -36,6 +47,21 @@ $(STAMP): pyproject.toml
 	fi
 	"$(PY)" -m pip install --quiet -e ".[test]"
 	@touch "$(STAMP)"
+
+setup-legacy: $(LEGACY_STAMP)
+
+$(LEGACY_STAMP): pyproject.toml $(LEGACY_CONSTRAINTS)
+	@if ! "$(LEGACY_PYTHON)" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 10))' 2>/dev/null; then \
+	    echo "make test-legacy needs Python 3.10 (the Neuron DLAMIs' Python), and $(LEGACY_PYTHON) is not one."; \
+	    echo "Install it (Ubuntu 22.04: sudo apt-get install python3.10 python3.10-venv; elsewhere pyenv install 3.10)"; \
+	    echo "or name one: make test-legacy LEGACY_PYTHON=/path/to/python3.10"; \
+	    exit 2; \
+	fi
+	@if [ ! -x "$(LEGACY_PY)" ]; then echo "Creating $(LEGACY_VENV) with $$("$(LEGACY_PYTHON)" --version)"; "$(LEGACY_PYTHON)" -m venv "$(LEGACY_VENV)"; fi
+	@echo "Installing $(LEGACY_TORCH) and the floors in $(LEGACY_CONSTRAINTS) (the first time: several GB)"
+	"$(LEGACY_PY)" -m pip install --quiet "$(LEGACY_TORCH)" -c "$(LEGACY_CONSTRAINTS)"
+	"$(LEGACY_PY)" -m pip install --quiet -e ".[test]" "$(LEGACY_TORCH)" -c "$(LEGACY_CONSTRAINTS)"
+	@touch "$(LEGACY_STAMP)"
 
 system-deps:
 	@bash packaging/qt-system-deps.sh

@@ -30,14 +30,23 @@ GiB = 2**30
 
 @pytest.fixture(scope="module")
 def cluster():
+    import gc
     import logging
+    import warnings
 
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, log_to_driver=False,
-             logging_level=logging.ERROR)
+    # Ray 2.9 drops the log monitor's file handle unclosed while it starts: Ray's ResourceWarning, not ours.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, log_to_driver=False,
+                 logging_level=logging.ERROR)
+        gc.collect()
     try:
         yield
     finally:
-        ray.shutdown()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            ray.shutdown()
+            gc.collect()
 
 
 def _ppid(pid: int) -> int:

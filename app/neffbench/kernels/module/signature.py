@@ -74,7 +74,8 @@ def widget_for(annotation: Any, default: Any = inspect.Parameter.empty) -> dict[
 
 
 def _annotation_text(ann: Any) -> str | None:
-    if ann is inspect.Parameter.empty or typing.get_origin(ann) is getattr(typing, "Unpack", None):
+    unpack = getattr(typing, "Unpack", None)  # Python 3.11+: on 3.10 no annotation is an Unpack
+    if ann is inspect.Parameter.empty or (unpack is not None and typing.get_origin(ann) is unpack):
         return None
     if isinstance(ann, type):
         return ann.__qualname__
