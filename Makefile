@@ -6,6 +6,8 @@ VENV ?= .venv
 # The legacy Neuron stack (Python 3.10, torch 2.9, numpy 1.26, transformers 4.57) in a venv of its own.
 LEGACY_PYTHON ?= python3.10
 LEGACY_TORCH ?= torch==2.9.1
+# pyproject's torch floor: make test-legacy-torch-floor runs the suite on it too (torch-neuronx 2.8.0.2.x venvs).
+LEGACY_TORCH_FLOOR := torch==2.8.0
 LEGACY_VENV ?= .venv-legacy
 LEGACY_CONSTRAINTS := packaging/legacy-constraints.txt
 
@@ -20,7 +22,7 @@ STAMP := $(ENV_DIR)/.neffbench-installed
 LEGACY_PY := $(LEGACY_VENV)/bin/python
 LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test test-legacy bench setup setup-legacy system-deps install-desktop clean
+.PHONY: run test test-legacy test-legacy-torch-floor bench setup setup-legacy system-deps install-desktop clean
 
 run: setup
 	$(ENV_DIR)/bin/neffbench
@@ -31,6 +33,9 @@ test: setup system-deps
 # Not part of .ci/run: the first run downloads several GB (PyPI's torch 2.9 for Linux is the CUDA build).
 test-legacy: setup-legacy system-deps
 	QT_QPA_PLATFORM=offscreen $(LEGACY_PY) -m pytest $(PYTEST_ARGS)
+
+test-legacy-torch-floor:
+	$(MAKE) test-legacy LEGACY_TORCH=$(LEGACY_TORCH_FLOOR) LEGACY_VENV=.venv-legacy-torch2.8
 
 bench: setup system-deps
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS)

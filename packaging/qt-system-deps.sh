@@ -4,9 +4,10 @@
 # otherwise say exactly what is missing (only the Qt libraries are required).
 set -u
 required=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
-# For the test that opens a real window under Xvfb; without them that one test skips and says why.
+# For the tests that open a real window under Xvfb and validate the desktop file; without them those
+# tests skip and say why.
 optional=(xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
-          libxcb-xinerama0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0)
+          libxcb-xinerama0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 desktop-file-utils)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "Not a Debian-like system: make sure Qt's libraries (EGL, GL, xkbcommon, fontconfig, dbus, glib) are installed."
@@ -22,7 +23,7 @@ mapfile -t want < <(missing "${optional[@]}")
 [ ${#need[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "Installing system packages for Qt and Xvfb: ${need[*]} ${want[*]}"
+  echo "Installing system packages for Qt, Xvfb and the desktop-file check: ${need[*]} ${want[*]}"
   export DEBIAN_FRONTEND=noninteractive
   if apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${need[@]}" "${want[@]}" >/dev/null; then
     exit 0
@@ -36,5 +37,5 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "Install them with: sudo apt-get install ${need[*]}"
   exit 1
 fi
-echo "Optional, for the test that opens a real window under Xvfb: sudo apt-get install ${want[*]}"
+echo "Optional, for the tests that open a real window under Xvfb and validate the desktop file: sudo apt-get install ${want[*]}"
 exit 0

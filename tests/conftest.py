@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,18 @@ def _explain_agrees_with_every_job(request):
         from tests.explain_agreement import check_jobs_below
 
         check_jobs_below(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_code_left_imported():
+    """A test that runs user code in this process (a module entry from a file) leaves neither the module nor
+    its folder on sys.path behind: the window's tests check that user code never reaches the GUI process,
+    and they must pass in any order (pytest-randomly shuffles it)."""
+    from neffbench.kernels.module.entry import USER_PREFIX
+
+    path = list(sys.path)
+    before = {name for name in sys.modules if name.startswith(USER_PREFIX)}
+    yield
+    for name in [n for n in sys.modules if n.startswith(USER_PREFIX) and n not in before]:
+        del sys.modules[name]
+    sys.path[:] = path
