@@ -14,7 +14,7 @@ import logging
 import threading
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,9 @@ class Task(QObject):
 
     def _on_finished(self) -> None:  # on the GUI thread, so the last reference goes there too
         self.done = True
-        _alive.discard(self)
+        # Not now: dropping the last reference inside this emission deletes the task before the slots
+        # connected after this one have run.
+        QTimer.singleShot(0, lambda: _alive.discard(self))
 
 
 def _executor() -> concurrent.futures.ThreadPoolExecutor:
@@ -92,7 +94,7 @@ def start(func: Callable[..., Any], *args: Any, returned: Callable[[Any], None] 
 
 def running() -> int:
     """How many started tasks have not reported yet."""
-    return len(_alive)
+    return sum(not task.done for task in _alive)
 
 
 def wait(timeout_s: float) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
 import typing
 from pathlib import Path
@@ -65,7 +64,7 @@ class ModuleForm(QScrollArea):
         self._waiting = False
         self._request_entry = ""
         self._failure: dict[str, Any] | None = None  # the last failed Resolve, shown while its entry is unchanged
-        self._workers: set[Any] = set()  # one token per background call until it has reported
+        self._tasks = 0  # background calls (resolve, file scans) that have not reported yet
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
@@ -201,7 +200,7 @@ class ModuleForm(QScrollArea):
     @property
     def busy(self) -> bool:
         """Some worker (a Resolve, superseded or not, or a file scan) has not delivered yet."""
-        return bool(self._workers)
+        return self._tasks > 0
 
     def set_spec(self, spec: ModuleCompileSpec) -> None:
         """Show ``spec`` (edits that follow build on it). A signature resolved for another entry is dropped."""
@@ -232,7 +231,7 @@ class ModuleForm(QScrollArea):
         self._show_summary()
         request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
         self._keep(resolve_entry, self._token, request, returned=self._on_resolver_returned,
-                   errored=functools.partial(self._on_resolver_errored, self._token))
+                   errored=lambda exc, token=self._token: self._on_resolver_errored(token, exc))
 
     def choose_file(self, path: str) -> None:
         """Put ``path:`` into the entry and focus it; the file's top-level names become completions."""
@@ -241,16 +240,18 @@ class ModuleForm(QScrollArea):
         edit = row.editor.widget
         edit.setFocus()
         edit.setCursorPosition(len(edit.text()))
-        self._keep(entry_names, path, returned=functools.partial(self._on_scanner_returned, path),
+        self._keep(entry_names, path, returned=lambda names: self._on_scanner_returned(path, names),
                    errored=lambda exc: None)  # no completions: the entry still works
 
     # ---- internals ----
 
     def _keep(self, func: Any, *args: Any, **callbacks: Any) -> None:
-        """Start ``func`` on a background thread, counted in ``_workers`` until it has reported."""
-        token = object()
-        self._workers.add(token)
-        background.start(func, *args, finished=functools.partial(self._workers.discard, token), **callbacks)
+        """Start ``func`` on a background thread, counted until it has reported."""
+        self._tasks += 1
+        background.start(func, *args, finished=self._on_task_finished, **callbacks)
+
+    def _on_task_finished(self) -> None:
+        self._tasks -= 1
 
     def _show_signature(self, spec: ModuleCompileSpec) -> None:
         report = self._report or {}

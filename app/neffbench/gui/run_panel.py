@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +55,7 @@ class RunPanel(QWidget):
         self.target_path: str | None = None
         self.history: History | None = None
         self._token = 0
-        self._workers: set[Any] = set()
+        self._loads = 0  # history reads under way
         self._select_after_load: str | None = None
         self._live: dict[str, Any] = {}
         self._running = False
@@ -195,16 +194,18 @@ class RunPanel(QWidget):
         from neffbench.gui import background
 
         self._select_after_load = select or self._select_after_load
-        token = object()
-        self._workers.add(token)
-        # A bound method, not a partial: Qt drops the connection if the panel goes before the result comes.
+        self._loads += 1
+        # Bound methods, not partials: Qt drops the connection if the panel goes before the result comes.
         background.start(_load, self._token, self.target_path, returned=self._on_loader_returned,
-                         errored=lambda exc: None, finished=functools.partial(self._workers.discard, token))
+                         errored=lambda exc: None, finished=self._on_loader_finished)
+
+    def _on_loader_finished(self) -> None:
+        self._loads -= 1
 
     @property
     def loading(self) -> bool:
         """A history read is under way."""
-        return bool(self._workers)
+        return self._loads > 0
 
     # ---- reports from the controller ----
 
