@@ -1,103 +1,137 @@
-"""The window's work off the GUI thread, on Python threads only; results come back as signals on the GUI thread.
+"""The window's work off the GUI thread, on Python threads only; results are handed to the GUI thread.
 
 torch must never run on a thread that Python did not create: on torch 2.8 and 2.9 its one-time set-up
 segfaults there (pytorch/pytorch#150548), and QThreadPool's and QThread's threads are Qt's. Which
 background job first touches torch is a matter of timing (a scan, the toolchain check, the preview), so
-every one of them runs here, on a ``concurrent.futures`` pool, and none on a Qt thread
+every one of them runs here, on a Python thread of its own, and none on a Qt thread
 (tests/test_gui_threads.py keeps it so). superqt stays for what it does well, debouncing and throttling.
+
+Results come back through a queue that a timer on the GUI thread empties, not through queued signals:
+in a full run of the suite (PySide 6.11), a result signalled from a thread while the GUI thread sat in a
+nested event loop (a test's wait, a dialog) was now and then not delivered until that loop had ended.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import logging
+import queue
 import threading
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
-log = logging.getLogger(__name__)
+# How often the GUI thread looks for results while calls are under way: well under a debounce or a frame.
+POLL_MS = 15
 
-# Short jobs (the preview, scans, the toolchain check) share these threads; two cores must not mean two at a time.
-MAX_THREADS = 4
-
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-# Each started Task until its last signal has been delivered: Qt must not lose the object it queues them on.
+# Each started Task until it has reported.
 _alive: set[Task] = set()
-_futures: set[concurrent.futures.Future] = set()
 
 
-class Task(QObject):
-    """One call on a background thread. Made on the GUI thread and living there, so what its signals are
-    connected to runs on the GUI thread; ``finished`` comes last, after ``returned`` or ``errored``."""
+class Task:
+    """One call on a background thread; its callbacks run on the GUI thread, ``finished`` last."""
 
-    returned = Signal(object)
-    errored = Signal(object)  # the exception
-    finished = Signal()
-
-    def __init__(self, func: Callable[..., Any], args: tuple, kwargs: dict):
-        super().__init__()
+    def __init__(self, func: Callable[..., Any], args: tuple, kwargs: dict, callbacks: dict[str, Any]):
         self._call = (func, args, kwargs)
+        self._callbacks = callbacks
         self.done = False
-        self.finished.connect(self._on_finished)
+        # Not a daemon: torch cut off in the middle by the interpreter's exit can crash it.
+        self.thread = threading.Thread(target=self._run, name=f"neffbench-{getattr(func, '__name__', 'call')}")
 
-    def _run(self) -> None:  # on a pool thread
+    def _run(self) -> None:  # on its thread
         func, args, kwargs = self._call
         try:
-            result = func(*args, **kwargs)
+            outcome = ("returned", func(*args, **kwargs))
         except Exception as exc:  # noqa: BLE001 - handed to the GUI thread, which says what failed
-            self.errored.emit(exc)
-        else:
-            self.returned.emit(result)
-        finally:
-            self.finished.emit()
+            outcome = ("errored", exc)
+        _hub().results.put((self, *outcome))
 
-    def _on_finished(self) -> None:  # on the GUI thread, so the last reference goes there too
+    def _report(self, kind: str, value: Any) -> None:  # on the GUI thread
         self.done = True
-        # Not now: dropping the last reference inside this emission deletes the task before the slots
-        # connected after this one have run.
-        QTimer.singleShot(0, lambda: _alive.discard(self))
+        _alive.discard(self)
+        if kind == "errored" and "errored" not in self._callbacks:
+            raise value  # nobody asked to hear of it: Qt reports it (and pytest-qt fails the test)
+        try:
+            callback = self._callbacks.get(kind)
+            owner = getattr(callback, "__self__", None)
+            # Its widget went first: dropped, as Qt drops a connection whose receiver is gone.
+            if callback is not None and not (isinstance(owner, QObject) and not shiboken6.isValid(owner)):
+                callback(value)
+        finally:
+            # Bookkeeping (a count of loads under way): called even when its widget has gone, so it must
+            # touch no widget.
+            if "finished" in self._callbacks:
+                self._callbacks["finished"]()
 
 
-def _executor() -> concurrent.futures.ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="neffbench-bg")
-        return _pool
+class _Hub(QObject):
+    """Lives on the GUI thread as long as the application; its timer hands finished calls to their callbacks."""
+
+    def __init__(self) -> None:
+        super().__init__(QCoreApplication.instance())
+        self.results: queue.SimpleQueue = queue.SimpleQueue()
+        self._polling = False
+
+    def poll(self) -> None:
+        if not self._polling:
+            self._polling = True
+            self._tick_soon()
+
+    def _tick_soon(self) -> None:
+        # A new single-shot timer for every tick, not one repeating timer: a repeating timer started while
+        # the GUI thread was inside a nested event loop (a test's wait) did not fire again until a later one.
+        QTimer.singleShot(POLL_MS, self, self._tick)
+
+    def _tick(self) -> None:
+        try:
+            while True:
+                try:
+                    task, kind, value = self.results.get_nowait()
+                except queue.Empty:
+                    break
+                task._report(kind, value)  # a callback that raises leaves the rest for the next tick
+        finally:
+            if _alive:
+                self._tick_soon()
+            else:
+                self._polling = False
 
 
-def _raise(exc: BaseException) -> None:
-    # Nobody asked to hear of failures: raise on the GUI thread, where Qt reports it (and pytest-qt fails the test).
-    raise exc
+_the_hub: _Hub | None = None
+
+
+def _hub() -> _Hub:
+    global _the_hub
+    if _the_hub is None:
+        _the_hub = _Hub()
+    return _the_hub
 
 
 def start(func: Callable[..., Any], *args: Any, returned: Callable[[Any], None] | None = None,
           errored: Callable[[BaseException], None] | None = None, finished: Callable[[], None] | None = None,
           **kwargs: Any) -> Task:
     """Call ``func(*args, **kwargs)`` on a Python thread; ``returned(result)`` or ``errored(exc)``, then
-    ``finished()``, run on the GUI thread. Call it from the GUI thread. The task is kept until it has reported.
-    Connect here, not to the task afterwards: a quick call may have reported before a later ``connect``."""
-    task = Task(func, args, kwargs)
-    if returned is not None:
-        task.returned.connect(returned)
-    task.errored.connect(errored if errored is not None else _raise)
-    if finished is not None:
-        task.finished.connect(finished)
+    ``finished()``, run on the GUI thread. Call it from the GUI thread. ``returned`` and ``errored`` are
+    dropped when the widget whose methods they are has been deleted; ``finished`` is not (keep it to
+    bookkeeping)."""
+    hub = _hub()  # made here, on the GUI thread
+    callbacks = {k: v for k, v in (("returned", returned), ("errored", errored), ("finished", finished)) if v}
+    task = Task(func, args, kwargs, callbacks)
     _alive.add(task)
-    future = _executor().submit(task._run)
-    _futures.add(future)
-    future.add_done_callback(_futures.discard)
+    hub.poll()
+    task.thread.start()
     return task
 
 
 def running() -> int:
-    """How many started tasks have not reported yet."""
-    return sum(not task.done for task in _alive)
+    """How many started calls have not reported yet."""
+    return len(_alive)
 
 
 def wait(timeout_s: float) -> bool:
     """Block until the running calls have returned (at the window's end); False if some still run after ``timeout_s``."""
-    _, not_done = concurrent.futures.wait(list(_futures), timeout=timeout_s)
-    return not not_done
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    for task in list(_alive):
+        task.thread.join(max(0.0, deadline - time.monotonic()))
+    return not any(task.thread.is_alive() for task in _alive)
