@@ -6,9 +6,8 @@ background job first touches torch is a matter of timing (a scan, the toolchain 
 every one of them runs here, on a Python thread of its own, and none on a Qt thread
 (tests/test_gui_threads.py keeps it so). superqt stays for what it does well, debouncing and throttling.
 
-Results come back through a queue that a timer on the GUI thread empties, not through queued signals:
-in a full run of the suite (PySide 6.11), a result signalled from a thread while the GUI thread sat in a
-nested event loop (a test's wait, a dialog) was now and then not delivered until that loop had ended.
+Results come back through a queue that a timer on the GUI thread empties while calls are under way:
+the worker thread touches no Qt object at all, so no QObject can be deleted from it or while it emits.
 """
 
 from __future__ import annotations
@@ -77,8 +76,6 @@ class _Hub(QObject):
             self._tick_soon()
 
     def _tick_soon(self) -> None:
-        # A new single-shot timer for every tick, not one repeating timer: a repeating timer started while
-        # the GUI thread was inside a nested event loop (a test's wait) did not fire again until a later one.
         QTimer.singleShot(POLL_MS, self, self._tick)
 
     def _tick(self) -> None:
