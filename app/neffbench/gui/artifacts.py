@@ -3,6 +3,7 @@ diff and the actions a user takes on a job."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Callable
 
@@ -321,10 +322,10 @@ class ArtifactsPanel(QWidget):
         self.summary.setText(f"Deleting {art.job_dir.name}…")
         job_dir = str(art.job_dir)
         self._delete_worker = background.start(delete_job, self.workdir, art.job_dir,
-                                               returned=lambda _: self._on_delete_worker_returned(job_dir),
+                                               returned=functools.partial(self._on_delete_worker_returned, job_dir),
                                                errored=self._on_delete_worker_errored)
 
-    def _on_delete_worker_returned(self, job_dir: str) -> None:
+    def _on_delete_worker_returned(self, job_dir: str, _result: object = None) -> None:
         self._delete_worker = None
         self.deleted.emit(job_dir)
         self.message.emit(f"Deleted {Path(job_dir).name}")

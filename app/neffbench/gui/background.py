@@ -12,6 +12,7 @@ the worker thread touches no Qt object at all, so no QObject can be deleted from
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 from typing import Any, Callable
@@ -51,7 +52,7 @@ class Task:
             raise value  # nobody asked to hear of it: Qt reports it (and pytest-qt fails the test)
         try:
             callback = self._callbacks.get(kind)
-            owner = getattr(callback, "__self__", None)
+            owner = _owner(callback)
             # Its widget went first: dropped, as Qt drops a connection whose receiver is gone.
             if callback is not None and not (isinstance(owner, QObject) and not shiboken6.isValid(owner)):
                 callback(value)
@@ -60,6 +61,14 @@ class Task:
             # touch no widget.
             if "finished" in self._callbacks:
                 self._callbacks["finished"]()
+
+
+def _owner(callback: Any) -> Any:
+    """The object a callback is a method of, through partials: pass methods (or partials of them), not
+    closures, for a widget's results, so that they can be dropped once it has gone."""
+    while isinstance(callback, functools.partial):
+        callback = callback.func
+    return getattr(callback, "__self__", None)
 
 
 class _Hub(QObject):

@@ -7,6 +7,7 @@ Any log file dropped on the view is explained.
 
 from __future__ import annotations
 
+import functools
 import html
 from pathlib import Path
 
@@ -148,17 +149,18 @@ class ExplanationView(QWidget):
         self.report_button.setEnabled(self.job_dir is not None)
         self.headline.setText(f"Reading {path}…")
         self._request += 1
-        request = self._request
+        # Partials of methods, not closures: dropped if this view goes before the answer comes.
+        self._worker = background.start(lambda: explain(path).to_json(),
+                                        returned=functools.partial(self._on_worker_returned, self._request),
+                                        errored=functools.partial(self._on_explain_errored, self._request))
 
-        def returned(data: dict) -> None:
-            if request == self._request:
-                self.show_data(data)
+    def _on_worker_returned(self, request: int, data: dict) -> None:
+        if request == self._request:  # a later request is on its way: an earlier answer must not overwrite it
+            self.show_data(data)
 
-        def errored(exc: Exception) -> None:
-            if request == self._request:
-                self._on_worker_errored(exc)
-
-        self._worker = background.start(lambda: explain(path).to_json(), returned=returned, errored=errored)
+    def _on_explain_errored(self, request: int, exc: Exception) -> None:
+        if request == self._request:
+            self._on_worker_errored(exc)
 
     def clear(self) -> None:
         self._request += 1

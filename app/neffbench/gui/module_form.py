@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import typing
 from pathlib import Path
@@ -231,7 +232,7 @@ class ModuleForm(QScrollArea):
         self._show_summary()
         request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
         self._keep(resolve_entry, self._token, request, returned=self._on_resolver_returned,
-                   errored=lambda exc, token=self._token: self._on_resolver_errored(token, exc))
+                   errored=functools.partial(self._on_resolver_errored, self._token))
 
     def choose_file(self, path: str) -> None:
         """Put ``path:`` into the entry and focus it; the file's top-level names become completions."""
@@ -240,7 +241,7 @@ class ModuleForm(QScrollArea):
         edit = row.editor.widget
         edit.setFocus()
         edit.setCursorPosition(len(edit.text()))
-        self._keep(entry_names, path, returned=lambda names: self._on_scanner_returned(path, names),
+        self._keep(entry_names, path, returned=functools.partial(self._on_scanner_returned, path),
                    errored=lambda exc: None)  # no completions: the entry still works
 
     # ---- internals ----
