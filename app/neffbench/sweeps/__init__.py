@@ -52,10 +52,11 @@ on_line=None, on_event=None, cancel_event=None, on_record=None) -> SweepResult``
 
 from __future__ import annotations
 
+from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.fields import SweepField, sweepable
 from neffbench.sweeps.grid import Axis, PlanError, Point, SweepPlan, plan
 from neffbench.sweeps.record import SweepNotFound, list_sweeps, load
-from neffbench.sweeps.run import EXECUTORS, SweepError, SweepResult, run_sweep
+from neffbench.sweeps.run import EXECUTORS, SweepResult, run_sweep
 from neffbench.sweeps.show import as_json, rows, table_lines
 
 __all__ = ["EXECUTORS", "Axis", "PlanError", "Point", "SweepError", "SweepField", "SweepNotFound", "SweepPlan",

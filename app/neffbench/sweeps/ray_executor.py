@@ -21,6 +21,7 @@ from typing import Any
 
 from neffbench.jobs.runner import GRACE_S
 from neffbench.spec import to_dict
+from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.memory import GiB
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,6 @@ class RayExecutor:
         self._owned = False
 
     def prepare(self) -> None:
-        from neffbench.sweeps.run import SweepError
-
         ray = self.ray
         if ray.is_initialized():
             return  # the caller's session (a test, a notebook): used as it is and left running

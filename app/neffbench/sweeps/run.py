@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from neffbench.jobs import records
-from neffbench.jobs.protocol import BACKENDS
+from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.grid import SweepPlan
 from neffbench.sweeps.record import FINAL_STATES, SweepRecord
 from neffbench.sweeps.versions import describe, differences
@@ -19,10 +20,6 @@ log = logging.getLogger(__name__)
 EXECUTORS = ("local", "ray")
 SweepLineCallback = Callable[[int | None, str], None]
 EventCallback = Callable[[dict], None]
-
-
-class SweepError(ValueError):
-    """A sweep that cannot start (a wrong grid, every point invalid, an executor that is not there): one sentence."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +161,7 @@ class Tracker:
             first = self._modules.setdefault(key, (index, weights, where))
         if first[0] == index or first[1].get("sha256") == weights["sha256"]:
             return {"weights_sha256": weights["sha256"]}
-        from neffbench.jobs.weights_source import difference_sentence
+        from neffbench.backends.weights_source import difference_sentence
 
         sentence = (f"point {index}{f' (on {where})' if where else ''} built a module that differs from point "
                     f"{first[0]}'s{f' (on {first[2]})' if first[2] else ''}: "
@@ -189,7 +186,7 @@ class Tracker:
 
 
 def _cached(task: Task, options: JobOptions) -> bool:
-    """Whether the job runner will serve this point from the workdir's cache: the key ``records.new_record`` gives
+    """Whether the job runner will serve this point from the workdir's cache: the key ``record_start.new_record`` gives
     the job, looked up as the runner looks it up."""
     from neffbench.jobs import cache
 

@@ -1,0 +1,157 @@
+"""Traced-versus-eager numerics: max absolute and relative error and a per-dtype tolerance verdict.
+
+Also what the dtype itself costs: each output of the eager module against a float64 run of the
+same module, where the module allows one. Runs inside the worker (it needs torch).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import torch
+
+from neffbench.kernels import registry
+from neffbench.kernels.api import TOLERANCES, Built
+
+# --auto-cast moves FP32 arithmetic to another type, so the error to expect is that type's.
+_AUTO_CAST_DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
+_AUTO_CAST_TOLERANCES = {"tf32": (1e-3, 1e-3), "fp8_e4m3": (0.25, 0.125)}
+
+
+def tolerance_for(spec: Any) -> tuple[float, float, str]:
+    """(atol, rtol, what they were chosen for)."""
+    dtype = registry.for_spec(spec).dtype(spec)
+    c = spec.compiler
+    if c.auto_cast != "none" and dtype == "float32":
+        basis = f"float32 auto-cast to {c.auto_cast_type}"
+        if c.auto_cast_type in _AUTO_CAST_DTYPES:
+            return (*TOLERANCES[_AUTO_CAST_DTYPES[c.auto_cast_type]], basis)
+        return (*_AUTO_CAST_TOLERANCES[c.auto_cast_type], basis)
+    atol, rtol = TOLERANCES.get(dtype, TOLERANCES["float32"])
+    return atol, rtol, dtype
+
+
+def as_tuple(out: Any) -> tuple[torch.Tensor, ...]:
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    return tuple(out)
+
+
+def _errors(a: torch.Tensor, b: torch.Tensor, atol: float) -> tuple[float, float]:
+    a64, b64 = a.detach().double(), b.detach().double()
+    diff = (a64 - b64).abs()
+    big = b64.abs() > atol
+    max_abs = float(diff.max()) if diff.numel() else 0.0
+    max_rel = float((diff[big] / b64.abs()[big]).max()) if bool(big.any()) else 0.0
+    return max_abs, max_rel
+
+
+def compare(actual: Any, expected: Any, atol: float, rtol: float,
+            names: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Element-wise comparison; ``match`` is torch.allclose's |a-b| <= atol + rtol*|b|.
+
+    The relative error is taken over elements with |b| > atol only: near zero it says nothing.
+    ``names`` are the outputs' names to the kernel (recorded beside output0..M).
+    """
+    got, want = as_tuple(actual), as_tuple(expected)
+    outputs = []
+    for i in range(max(len(got), len(want))):
+        entry: dict[str, Any] = {"name": f"output{i}"}
+        if i < len(names):
+            entry["role"] = names[i]
+        if i >= len(got) or i >= len(want):
+            entry.update(match=False, problem=f"{'traced' if i >= len(got) else 'eager'} result has no output{i}")
+            outputs.append(entry)
+            continue
+        a, b = got[i], want[i]
+        entry.update(shape=list(b.shape), dtype=str(b.dtype).replace("torch.", ""))
+        if a.shape != b.shape:
+            entry.update(match=False, problem=f"shape {list(a.shape)} instead of {list(b.shape)}")
+            outputs.append(entry)
+            continue
+        entry["max_abs_error"], entry["max_rel_error"] = _errors(a, b, atol)
+        if a.dtype.is_floating_point or b.dtype.is_floating_point:
+            entry["match"] = bool(torch.allclose(a.detach().double(), b.detach().double(), atol=atol, rtol=rtol,
+                                                 equal_nan=True))
+        else:
+            # An int32 output of a NEFF stands for the module's int64 one (neuronx-cc downcasts int64).
+            entry["match"] = bool(torch.equal(a.to(b.dtype), b))
+        outputs.append(entry)
+    return {
+        "max_abs_error": max((o.get("max_abs_error", float("inf")) for o in outputs), default=0.0),
+        "max_rel_error": max((o.get("max_rel_error", float("inf")) for o in outputs), default=0.0),
+        "match": all(o["match"] for o in outputs),
+        "outputs": outputs,
+    }
+
+
+def fresh_inputs(spec: Any) -> tuple[torch.Tensor, ...]:
+    """Other values of the same shapes: a trace that baked an input's values in fails on these."""
+    kernel = registry.for_spec(spec)
+    return kernel.example_inputs(kernel.with_seed(spec, kernel.seed(spec) + 1))
+
+
+def dtype_cost(built: Built, reference: Any) -> dict[str, Any]:
+    """Each output of the eager run against the same module run in float64: what the dtype costs.
+
+    Not possible for every module (integer-only paths, ops without a float64 kernel, modules that
+    pin their dtype); then ``checked`` is False with the reason.
+    """
+    try:
+        module64 = copy.deepcopy(built.module).double()
+        inputs64 = tuple(t.double() if t.is_floating_point() else t for t in built.inputs)
+        with torch.no_grad():
+            out64 = module64(*inputs64)
+    except Exception as exc:  # noqa: BLE001 - any refusal of the module means "not possible here"
+        return {"checked": False, "reason": f"the module does not run in float64: {type(exc).__name__}: "
+                                            f"{str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")}
+    got, want = as_tuple(reference), as_tuple(out64)
+    outputs = []
+    for i, (a, b) in enumerate(zip(got, want)):
+        entry: dict[str, Any] = {"name": f"output{i}", "dtype": str(a.dtype).replace("torch.", "")}
+        if i < len(built.output_names):
+            entry["role"] = built.output_names[i]
+        if a.shape == b.shape:
+            entry["max_abs_error"], entry["max_rel_error"] = _errors(a, b, 0.0)
+        outputs.append(entry)
+    return {"checked": True, "outputs": outputs,
+            "max_abs_error": max((o.get("max_abs_error", 0.0) for o in outputs), default=0.0)}
+
+
+def verify(traced: Any, built: Built, spec: Any, reference: Any, *, where: str, on_device: bool) -> dict[str, Any]:
+    """Run ``traced`` on the example inputs and on fresh ones, against the eager module."""
+    atol, rtol, basis = tolerance_for(spec)
+    names = built.output_names
+    # The graph interpreter runs exactly the traced graph; the profiling executor's first calls would
+    # add ~30 ms of optimisation passes for two calls, which is most of a cpu-check's own work.
+    with torch.no_grad(), torch.jit.optimized_execution(False):
+        first = compare(traced(*built.inputs), reference, atol, rtol, names)
+        other = fresh_inputs(spec)
+        second = compare(traced(*other), built.module(*other), atol, rtol, names)
+    return {
+        "checked": True,
+        "where": where,
+        "device_verified": on_device,
+        "skipped_reason": None,
+        "dtype": registry.for_spec(spec).dtype(spec),
+        "atol": atol,
+        "rtol": rtol,
+        "tolerance_basis": basis,
+        "max_abs_error": max(first["max_abs_error"], second["max_abs_error"]),
+        "max_rel_error": max(first["max_rel_error"], second["max_rel_error"]),
+        "match": first["match"] and second["match"],
+        "example_inputs": first,
+        "fresh_inputs": second,
+        "dtype_cost": dtype_cost(built, reference),
+    }
+
+
+def skipped(spec: Any, reason: str, built: Built | None = None, reference: Any = None) -> dict[str, Any]:
+    atol, rtol, basis = tolerance_for(spec)
+    out = {"checked": False, "where": None, "device_verified": False, "skipped_reason": reason,
+           "dtype": registry.for_spec(spec).dtype(spec), "atol": atol, "rtol": rtol, "tolerance_basis": basis,
+           "max_abs_error": None, "max_rel_error": None, "match": None}
+    if built is not None and reference is not None:
+        out["dtype_cost"] = dtype_cost(built, reference)
+    return out
