@@ -116,7 +116,7 @@ LEGACY = {"python": "3.10.12", "torch": "2.9.0", "numpy": "1.26.4", "transformer
 
 
 def test_a_legacy_neuron_venv_is_told_by_its_torch_neuronx_or_by_its_path():
-    from neffbench.stack import _kind
+    from neffbench.toolchain.stack import _kind
 
     assert _kind(LEGACY, "legacy", "/home/me/venv")[0] == "legacy-neuron"
     kind, summary = _kind({**LEGACY, "torch_neuronx": None}, None, "/opt/aws_neuronx_venv_pytorch_2_8_nxd_inference")
@@ -132,14 +132,14 @@ def test_a_legacy_neuron_venv_is_told_by_its_torch_neuronx_or_by_its_path():
     ({"torchvision": "0.25.0"}, "torchneuron", "torchvision==0.24.*"),
 ])
 def test_each_known_bad_combination_is_one_warning_with_its_remedy(changes, backend, says):
-    from neffbench.stack import _warnings
+    from neffbench.toolchain.stack import _warnings
 
     warnings = _warnings({**LEGACY, **changes}, backend)
     assert len(warnings) == 1 and says in warnings[0] and "Remedy:" in warnings[0]
 
 
 def test_a_good_stack_has_no_warnings():
-    from neffbench.stack import _warnings
+    from neffbench.toolchain.stack import _warnings
 
     assert _warnings({**LEGACY, "transformers": "5.2.0", "torchvision": "0.24.1"}, "neuron") == []
     assert _warnings({**LEGACY, "transformers": "4.57.1"}, "torchneuron") == []  # torch.compile: not a jit trace

@@ -22,10 +22,11 @@ def _line(label: str, found: bool, version: str | None, detail: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from neffbench.doctor import gather
+    from neffbench.doctor import report
+    from neffbench.toolchain.probe import gather
 
     facts = gather()
-    data = facts.to_dict()
+    data = report(facts)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0

@@ -6,19 +6,18 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 from neffbench.gui import theme
-from neffbench.jobs.protocol import BACKEND_LABELS
+from neffbench.backends.registry import LABELS as BACKEND_LABELS
 
 # Short, for the status bar (its permanent widgets count in the window's minimum width); the tooltip has
 # the backends' whole labels and the reason.
 _NAMES = {"native": "TorchNeuron", "legacy": "torch_neuronx"}
 _FLAVOURS = {"legacy": " (legacy)"}
-_SHORT = {"neuron": "neuron (trace, legacy)", "torchneuron": "torchneuron (torch.compile)"}
 
 
 def _gather():
-    from neffbench import doctor
+    from neffbench.toolchain import probe
 
-    return doctor.gather()
+    return probe.gather()
 
 
 class _FittedLabel(QLabel):
@@ -55,7 +54,7 @@ class _FittedLabel(QLabel):
 class DoctorStatus(QWidget):
     """Three labels; gathering takes seconds (it probes the toolchain in a child), so it runs on a worker."""
 
-    gathered = Signal(object)  # neffbench.doctor.Facts
+    gathered = Signal(object)  # neffbench.toolchain.facts.Facts
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -80,7 +79,9 @@ class DoctorStatus(QWidget):
                                             errored=self._on_worker_errored)
 
     def show_facts(self, facts) -> None:
-        from neffbench.doctor import advice, choose_backend
+        from neffbench.backends import registry
+        from neffbench.doctor import advice
+        from neffbench.toolchain.choose import choose_backend
 
         self.facts = facts
         self.backend, self.backend_reason = choose_backend("auto", facts)
@@ -94,13 +95,14 @@ class DoctorStatus(QWidget):
             installed = f"; {named} installed" if kind else ""
             self._set(self.toolchain, f"Neuron toolchain: not found ({', '.join(missing)} missing{installed})",
                       theme.WARN)
-        if self.backend == "cpu-check":
-            self._set(self.backend_label, "Compiles: cpu-check (CPU trace only, no NEFF)", theme.WARN)
-        elif self.backend == "torchneuron" and not facts.devices:
-            # This TorchNeuron release compiles on a Trainium instance only: every compile here would fail.
-            self._set(self.backend_label, "Compiles: torchneuron, needs a Trn2/Trn3 device", theme.WARN)
+        backend = registry.get(self.backend)
+        warning = backend.status_warning(facts)
+        if warning is not None:
+            self._set(self.backend_label, f"Compiles: {warning}", theme.WARN)
+        elif not backend.makes_neff:
+            self._set(self.backend_label, f"Compiles: {backend.short}", theme.WARN)
         else:
-            self._set(self.backend_label, f"Compiles: {_SHORT.get(self.backend, self.backend)}", theme.GOOD)
+            self._set(self.backend_label, f"Compiles: {backend.short}", theme.GOOD)
         self._set(self.device, f"Neuron device: {facts.devices[0]}" + (f" +{len(facts.devices) - 1}"
                   if len(facts.devices) > 1 else "") if facts.devices else "Neuron device: none", None)
         tip = "\n".join(advice(facts))
