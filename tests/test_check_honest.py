@@ -205,7 +205,7 @@ def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_t
 
 
 def test_complex_advice_follows_the_installed_toolchain():
-    from neffbench.jobs.complex_ops import Finding, advice
+    from neffbench.backends.complex_ops import Finding, advice
 
     found = [Finding("torch.view_as_complex", "m.py:3", "complex"), Finding("torch.fft.fft", "m.py:4", None)]
     (old,) = advice(found, "neuron", "2.21.33363.0", "2.9.1")

@@ -42,7 +42,7 @@ def _spec(name: str):
 def test_a_tiny_causal_lm_traces_and_matches_eager_with_padding(name):
     import torch
 
-    from neffbench.jobs.backends import cpu_check_trace
+    from neffbench.backends.tracing import cpu_check_trace
     from neffbench.kernels.module.build import build
 
     built = build(_spec(name))

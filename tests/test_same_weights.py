@@ -95,7 +95,7 @@ def test_the_weights_seed_is_part_of_the_spec_hash_and_the_inputs_seed_is_not(tm
 def test_builds_of_one_spec_make_one_module_and_another_seed_another(tmp_path):
     import dataclasses
 
-    from neffbench.jobs.weights import weights_digest
+    from neffbench.backends.weights import weights_digest
     from neffbench.kernels.module.build import build
     from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 
@@ -183,7 +183,7 @@ def test_a_sweep_says_when_a_point_built_another_module_than_its_twin(tmp_path):
 
 def test_reproduce_checks_its_own_build(tmp_path):
     """The script carries the job's digest and the same digest function, and stops on a difference."""
-    from neffbench.jobs.weights_source import script_source
+    from neffbench.backends.weights_source import script_source
 
     text = script_source({"sha256": "0" * 64, "tensors": 1, "bytes": 4})
     namespace: dict = {"sys": sys, "ANYWAY": False}

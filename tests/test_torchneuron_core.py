@@ -14,11 +14,15 @@ from pathlib import Path
 import pytest
 
 from neffbench import doctor
+from neffbench.toolchain.choose import choose_backend
+from neffbench.toolchain.facts import Component, Facts
+from neffbench.toolchain.flavour import neuronx_flavour
 from neffbench.compilerlog.exits import exit_status_in
 from neffbench.compilerlog.lines import parse_line
-from neffbench.jobs import records, torchneuron as tn
-from neffbench.jobs.protocol import BACKEND_LABELS, BACKENDS
-from neffbench.jobs.torchneuron_errors import compile_failure, graph_break
+from neffbench.backends import torchneuron_options as tn
+from neffbench.backends.registry import CHOICES as BACKENDS, LABELS as BACKEND_LABELS
+from neffbench.jobs import records
+from neffbench.backends.torchneuron_errors import compile_failure, graph_break
 from neffbench.presets import load_preset
 from tests.fakes import fake_env, torchneuron_env
 
@@ -30,9 +34,9 @@ def _spec(**compiler):
     return dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, **compiler))
 
 
-def _facts(version: str, flavour: str | None, devices: tuple[str, ...] = ()) -> doctor.Facts:
-    c = doctor.Component
-    return doctor.Facts(python=c("python", True, "3.11"), torch=c("torch", True, "2.13.0"),
+def _facts(version: str, flavour: str | None, devices: tuple[str, ...] = ()) -> Facts:
+    c = Component
+    return Facts(python=c("python", True, "3.11"), torch=c("torch", True, "2.13.0"),
                         pyside6=c("PySide6", True, "6.8"), pyqtgraph=c("pyqtgraph", True, "0.13"),
                         torch_neuronx=c("torch_neuronx", True, version, "imports"),
                         neuronx_cc=c("neuronx-cc", True, "2.23.0", "/usr/bin/neuronx-cc"), devices=list(devices),
@@ -47,15 +51,15 @@ def _facts(version: str, flavour: str | None, devices: tuple[str, ...] = ()) -> 
     ("2.13.2.9", True, "legacy"),
 ])
 def test_the_flavour_is_told_by_version_or_by_trace(version, has_trace, flavour):
-    assert doctor.neuronx_flavour(version, has_trace) == flavour
+    assert neuronx_flavour(version, has_trace) == flavour
 
 
 def test_auto_chooses_torchneuron_for_the_native_flavour_and_says_why():
-    name, why = doctor.choose_backend("auto", _facts("2.13.3.0", "native"))
+    name, why = choose_backend("auto", _facts("2.13.3.0", "native"))
     assert name == "torchneuron" and "TorchNeuron (version 2.13.3 or later)" in why and "neuronx-cc is on PATH" in why
-    name, why = doctor.choose_backend("auto", _facts("2.9.0.2.15", "legacy"))
+    name, why = choose_backend("auto", _facts("2.9.0.2.15", "legacy"))
     assert name == "neuron" and "legacy XLA flavour" in why
-    assert doctor.choose_backend("torchneuron", _facts("2.9.0", "legacy"))[0] == "torchneuron"  # refused in the worker
+    assert choose_backend("torchneuron", _facts("2.9.0", "legacy"))[0] == "torchneuron"  # refused in the worker
 
 
 def test_doctor_advice_names_the_flavour_and_the_trainium_requirement():

@@ -31,12 +31,13 @@ def test_a_package_without_a_stated_version_comes_from_its_metadata(tmp_path, mo
 
 def test_job_sweep_and_run_records_and_the_cache_key_agree_on_torch():
     from neffbench.jobs import cache
-    from neffbench.jobs.backends import Backend, versions
+    from neffbench.backends import registry
+    from neffbench.backends.choose import versions
     from neffbench.presets import load_preset
     from neffbench.runs.child import _versions
     from neffbench.sweeps.versions import differences, tool_versions
 
-    job = versions(Backend("cpu-check", "asked"))
+    job = versions(registry.get("cpu-check")("asked"))
     sweep = tool_versions()
     assert job["torch"] == sweep["torch"] == _versions("cpu")["torch"] == torch_version()
     assert cache.key(load_preset("seed"), "cpu-check")["versions"]["torch"] == torch_version()

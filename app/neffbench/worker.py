@@ -4,7 +4,7 @@ Started by :class:`neffbench.jobs.JobRunner` as the leader of its own process gr
 and stderr merged into one pipe. It reads ``JOB_DIR/spec.toml`` and never writes ``job.json``
 (the parent is its only writer); it writes ``model.pt``, ``reproduce.py`` and ``compiler/`` (with the
 torchneuron backend, TorchNeuron writes ``neff_cache/``, ``debug/`` and ``torchneuron.log`` there too:
-jobs/torchneuron_compile.py).
+backends/torchneuron_compile.py).
 
 With ``--standby`` instead of JOB_DIR (:class:`neffbench.jobs.standby.StandbyWorker`) it imports
 torch first, then reads the job directory as one line from stdin and runs that job; at EOF
@@ -23,9 +23,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from neffbench.jobs.backends import BACKENDS, Backend, JobFailure, cpu_check_trace, neuron_trace, resolve, versions
+from neffbench.backends.base import JobFailure
+from neffbench.backends.choose import resolve_in, versions
+from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.backends.tracing import cpu_check_trace
 from neffbench.jobs.childio import Emitter, LogTail
-from neffbench.jobs.compiler_command import LOGFILE_NAME, equivalent_command, job_compiler_args
 from neffbench import lifeline
 from neffbench.jobs.standby import BUILD_CWD_ENV
 from neffbench.jobs.summary import describe_numerics
@@ -54,18 +56,8 @@ class Job:
 
     def run(self) -> None:
         spec = load(self.job_dir / "spec.toml")
-        isolation = None
-        if self.requested in ("auto", "torchneuron"):
-            from neffbench.jobs import torchneuron_compile
-
-            # Before torch_neuronx is imported: TorchNeuron may read where its caches and log go only once.
-            isolation = torchneuron_compile.set_isolation(self.job_dir)
-        backend = resolve(self.requested, spec)
-        if isolation is not None and backend.name != "torchneuron":
-            torchneuron_compile.restore(isolation)
-        self.out.event({"type": "backend", "backend": backend.name, "reason": backend.reason,
-                        "makes_neff": backend.makes_neff, "cpu_backend": backend.cpu_backend,
-                        "cpu_backend_reason": backend.cpu_backend_reason, "flavour": backend.flavour})
+        backend = resolve_in(self.job_dir, self.requested, spec)
+        self.out.event(backend.event())
         self.out.line(f"neffbench: backend {backend.name}: {backend.reason}")
         if backend.cpu_backend:
             self.out.line(f"neffbench: tracing with cpu_backend=True and --target {spec.compiler.target}: "
@@ -73,9 +65,11 @@ class Job:
 
         import torch
 
-        from neffbench.doctor import neuronx_cc_version
-        from neffbench.jobs import complex_ops, preflight, reproduce, verify
-        from neffbench.jobs.weights import weights_digest
+        from neffbench.toolchain.probe import neuronx_cc_version
+        from neffbench.backends import complex_ops
+        from neffbench.backends.verify import as_tuple
+        from neffbench.jobs import preflight, reproduce
+        from neffbench.backends.weights import weights_digest
         from neffbench.kernels import registry
         from neffbench.kernels.api import KernelError
 
@@ -104,14 +98,14 @@ class Job:
                                keeps_int64=preflight.native_int64(spec.compiler.extra_args))
         if built.info:
             self.out.event({"type": "kernel_info", "info": built.info})
-        reproduce.write(self.job_dir, spec, backend=backend.name, built=built, weights=weights)
+        reproduce.write(self.job_dir, spec, backend=backend, built=built, weights=weights)
         self.enter("reference")
         with _in_build_folder():
             reference, complex_found = complex_ops.watch_call(built.module, built.inputs)
         compiler = neuronx_cc_version() if complex_found and backend.makes_neff else None
         for severity, sentence in complex_ops.advice(complex_found, backend.name, compiler, torch.__version__):
             (report.error if severity == "error" else report.warning)(sentence)
-        preflight.check_outputs(report, built.output_names, verify.as_tuple(reference))
+        preflight.check_outputs(report, built.output_names, as_tuple(reference))
         after = weights_digest(built.module)
         if after["sha256"] != weights["sha256"]:
             report.warning("calling the module changed its own parameters or buffers (a counter, a cache, running "
@@ -121,47 +115,18 @@ class Job:
 
         self.enter("tracing")
         t0 = time.perf_counter()
-        compiled = None
-        if backend.name == "neuron":
-            self._probe(report, built, blocking=False)
-            if kernel.runs_user_code:  # analyze compiles each operator on its own: worth it for unknown code
-                self._analyze(backend, built)
-            traced = self._trace_neuron(backend, spec, built.module, built.inputs)
-        elif backend.name == "torchneuron":
-            from neffbench.jobs import torchneuron_compile
-
-            torchneuron_compile.add_problems(report, spec)
-            self._probe(report, built, blocking=False)  # its graph checks name unused inputs for the arrays
-            compiled = torchneuron_compile.compile_job(self, backend, spec, built, report)
-            traced = None
-        else:
-            traced = self._probe(report, built, blocking=True)
+        step = backend.trace(self, spec, built, report, kernel)
         trace_s = time.perf_counter() - t0
         self.metric("trace_s", round(trace_s, 4), "s")
-        verb = "compiled with torch.compile" if compiled is not None else "traced"
-        self.out.line(f"neffbench: {verb} in {trace_s:.2f} s" + (" (no NEFF, cpu-check)" if backend.name == "cpu-check" else ""))
+        self.out.line(f"neffbench: {backend.trace_verb} in {trace_s:.2f} s{backend.trace_note}")
 
         self.enter("saving")
-        self._save_arrays(built, reference, report, compiled.input_keys if compiled is not None else None)
-        if traced is not None:  # TorchNeuron's product is the NEFF alone: no TorchScript holds it
-            self._save_model_pt(traced)
+        self._save_arrays(built, reference, report, step.input_keys)
+        if step.traced is not None:  # TorchNeuron's product is the NEFF alone: no TorchScript holds it
+            self._save_model_pt(step.traced)
 
         self.enter("verifying")
-        if compiled is not None:
-            try:
-                numerics = verify.verify(compiled.call, built, spec, reference, where=compiled.where,
-                                         on_device=compiled.on_device)
-            finally:
-                compiled.close()
-        elif backend.name == "cpu-check":
-            numerics = verify.verify(traced, built, spec, reference,
-                                     where="CPU (torch.jit trace; no NEFF, cpu-check)", on_device=False)
-        elif backend.cpu_backend:
-            numerics = verify.skipped(spec, f"device verification skipped: traced with cpu_backend=True "
-                                            f"({backend.cpu_backend_reason}), so the NEFF cannot run on this host",
-                                      built, reference)
-        else:
-            numerics = verify.verify(traced, built, spec, reference, where="Neuron device", on_device=True)
+        numerics = backend.verify(step, built, spec, reference)
         self.out.event({"type": "numerics", **numerics})
         self.out.line(f"neffbench: {describe_numerics(numerics)}")
         if numerics["checked"] and not numerics["match"]:
@@ -193,7 +158,7 @@ class Job:
     def _save_arrays(self, built: Any, reference: Any, report: Any, keys: dict[int, str] | None = None) -> None:
         """inputs.npz and reference.npz under the NEFF's own names, so any runtime can run it again later
         (``keys``: those names read from the NEFF, by input index; else the trace's order)."""
-        from neffbench.jobs.verify import as_tuple
+        from neffbench.backends.verify import as_tuple
         from neffbench.runs import arrays
 
         inputs, kept = arrays.Arrays(), 0
@@ -226,37 +191,11 @@ class Job:
                 self.out.event({"type": "preflight", **report.to_json()})
             raise JobFailure(f"pre-flight: {report.errors[0]}")
 
-    def _analyze(self, backend: Backend, built: Any) -> None:
-        """torch_neuronx.analyze where the installed release has it: every operator neuronx-cc cannot
-        compile, with where it is called, before the compile itself spends minutes finding out."""
-        analyze = getattr(backend.torch_neuronx, "analyze", None)
-        if analyze is None:
-            return
-        workdir = self.job_dir / "analyze"
-        t0 = time.perf_counter()
-        try:
-            result = analyze(built.module, built.inputs, compiler_workdir=str(workdir))
-        except Exception as exc:  # noqa: BLE001 - analyze failing says nothing certain about the compile
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            message = f"torch_neuronx.analyze failed ({type(exc).__name__}: {first}); the compile goes ahead."
-            self.out.line(f"neffbench: warning: {message}")
-            self.out.event({"type": "warning", "message": message})
-            return
-        self.metric("analyze_s", round(time.perf_counter() - t0, 4), "s")
-        unsupported = result.get("unsupported_operators") or []
-        self.out.event({"type": "analyze", "support_percentage": result.get("support_percentage"),
-                        "supported_operators": result.get("supported_operators"), "unsupported_operators": [
-                            {k: op.get(k) for k in ("kind", "failureAt", "call")} for op in unsupported]})
-        self.out.line(f"neffbench: torch_neuronx.analyze: {result.get('support_percentage')} of the operators "
-                      "are supported")
-        for op in unsupported:
-            call = str(op.get("call") or "").strip().splitlines()
-            where = f", called at {call[0]}" if call else ""
-            message = f"neuronx-cc cannot compile {op.get('kind')} (failed at {op.get('failureAt')}){where}."
-            self.out.line(f"neffbench: warning: {message}")
-            self.out.event({"type": "warning", "message": message})
+    def log_tail(self, folder: Path, logfile: Path, started: Any = None) -> LogTail:
+        """Copies the compiler's log file to the parent as it grows (a backend's trace step uses it)."""
+        return LogTail(self.out, folder, logfile, started)
 
-    def _probe(self, report: Any, built: Any, *, blocking: bool) -> Any:
+    def probe(self, report: Any, built: Any, *, blocking: bool) -> Any:
         """The CPU trace (the cpu-check job itself, or a probe before a Neuron compile) and its graph checks.
 
         The probe is stricter than torch_neuronx.trace in places, so before a Neuron compile its own
@@ -278,30 +217,6 @@ class Job:
             report.warning(message)
         preflight.analyze_graph(report, traced, built.input_names, built.output_names)
         self._preflight_gate(report, final=True)
-        return traced
-
-    def _trace_neuron(self, backend: Backend, spec: Any, module: Any, inputs: tuple[Any, ...]) -> Any:
-        compiler_dir = self.job_dir / "compiler"
-        compiler_dir.mkdir(exist_ok=True)
-        args = job_compiler_args(spec, compiler_dir)
-        self.out.event({"type": "compiler_command", "requested": equivalent_command(compiler_dir, args),
-                        "requested_args": args})
-        started: list[float] = []
-
-        def compiler_started() -> None:
-            started.append(time.perf_counter())
-            self.stage = "compiling"
-            self.out.stage("compiling")
-
-        with LogTail(self.out, compiler_dir, compiler_dir / LOGFILE_NAME, compiler_started):
-            traced = neuron_trace(backend, module, inputs, compiler_dir, args)
-        if started:
-            self.metric("compile_s", round(time.perf_counter() - started[0], 4), "s")
-        neffs = sorted(compiler_dir.glob("**/*.neff"))
-        if not neffs:
-            raise JobFailure("torch_neuronx.trace returned but no NEFF was found under compiler/")
-        for neff in neffs:
-            self.out.line(f"neffbench: NEFF {neff.relative_to(self.job_dir)} ({neff.stat().st_size} bytes)")
         return traced
 
 
@@ -334,7 +249,8 @@ def _preload() -> None:
     try:
         import torch  # noqa: F401
 
-        from neffbench.jobs import preflight, reproduce, verify  # noqa: F401
+        from neffbench.backends import verify  # noqa: F401
+        from neffbench.jobs import preflight, reproduce  # noqa: F401
         from neffbench.kernels import registry
 
         # The job's kernel is not known yet; the default one is the likeliest. (Preloading every kernel

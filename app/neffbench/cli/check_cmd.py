@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Validate a spec (file or preset) with any overrides. Exit 0 when it can be "
                        "compiled (warnings are printed), 2 with every problem listed by field.")
     add_spec_arguments(p)
-    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.backends.registry import CHOICES as BACKENDS
 
     p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="also check what this backend does with the spec (auto: the one a compile would use); "
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     spec = checked_spec(args, refusal="nothing can be compiled until they are fixed")
     if spec is None:
         return 2
-    if _torchneuron_problems(args, spec):
+    if _backend_problems(args, spec):
         return 2
     digest = None
     if registry.for_spec(spec).runs_user_code and not args.no_probe:
@@ -52,18 +52,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _torchneuron_problems(args: argparse.Namespace, spec) -> int:
-    """What a TorchNeuron compile will not honour here (target, LNC, flags it adds); the number of errors."""
+def _backend_problems(args: argparse.Namespace, spec) -> int:
+    """What the compile's backend will not honour here (TorchNeuron: target, LNC, flags it adds); the number of
+    errors."""
+    from neffbench.backends import registry
     from neffbench.cli.spec_args import print_problems
-    from neffbench.jobs import cache, torchneuron
+    from neffbench.jobs import cache
 
-    if cache.predicted_backend(args.backend) != "torchneuron":
+    backend = registry.get(cache.predicted_backend(args.backend))
+    problems = backend.spec_problems(spec)
+    if not problems:
         return 0
-    problems = torchneuron.problems(spec, torchneuron.host())
     print_problems(problems, file=sys.stderr)
     errors = sum(p.severity == "error" for p in problems)
     if errors:
-        print(f"{args.spec}: {errors} error(s) for the torchneuron backend; nothing can be compiled with it until "
+        print(f"{args.spec}: {errors} error(s) for the {backend.name} backend; nothing can be compiled with it until "
               "they are fixed.", file=sys.stderr)
     return errors
 

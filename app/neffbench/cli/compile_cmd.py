@@ -32,7 +32,7 @@ def prestart(argv: list[str]) -> StandbyWorker | None:
             backend = argv[i + 1]
         elif arg.startswith("--backend="):
             backend = arg.split("=", 1)[1]
-    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.backends.registry import CHOICES as BACKENDS
     from neffbench.jobs.standby import StandbyWorker
 
     return StandbyWorker.try_start(backend) if backend in BACKENDS else None
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "directory under the workdir with spec.toml, job.log, job.json, model.pt, reproduce.py and the NEFFs. "
         "Exit 0 when every job succeeds, 1 when one fails, 130 when cancelled (Ctrl-C), 2 for an invalid spec.")
     add_spec_arguments(p)
-    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.backends.registry import CHOICES as BACKENDS
 
     p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help='torchneuron: torch.compile(backend="neuron"), TorchNeuron (torch-neuronx 2.13.3+, SDK 2.33+, '

@@ -41,7 +41,7 @@ def prestart(argv: list[str]) -> Prestarted | None:
     if (not positional or positional[0] == SHOW or {"-h", "--help", "--dry-run"} & set(argv)
             or (_option(argv, "--executor") or "local") != "local"):
         return None
-    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.backends.registry import CHOICES as BACKENDS
     from neffbench.jobs.standby import StandbyWorker
 
     backend = _option(argv, "--backend") or "auto"
@@ -58,7 +58,7 @@ def prestart(argv: list[str]) -> Prestarted | None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.cli.spec_args import add_spec_arguments
-    from neffbench.jobs.protocol import BACKENDS
+    from neffbench.backends.registry import CHOICES as BACKENDS
     from neffbench.sweeps.run import EXECUTORS
 
     p = sub.add_parser(

@@ -25,11 +25,12 @@ from neffbench.gui.explain_view import ExplanationView
 from neffbench.gui.flow import TurningSplitter
 from neffbench.gui.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
-from neffbench.jobs.protocol import BACKEND_LABELS
+from neffbench.backends.registry import LABELS as BACKEND_LABELS
+from neffbench.backends import registry as backends
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
-from neffbench.jobs.records import bucket_of
+from neffbench.jobs.view import bucket_of
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
 
@@ -125,7 +126,7 @@ class CompilePanel(QWidget):
             return  # a run's outcome stays on show until the next one
         buckets = registry.for_spec(spec).buckets(spec)
         n = len(buckets)
-        what = ("the cpu-check backend (a CPU trace; no NEFF is made here)" if backend == "cpu-check" else
+        what = ("the cpu-check backend (a CPU trace; no NEFF is made here)" if backends.makes_no_neff(backend) else
                 f"{BACKEND_LABELS[backend]} and neuronx-cc" if backend in BACKEND_LABELS else
                 "the backend the toolchain check picks")
         self.state_label.setText(
@@ -230,7 +231,7 @@ class CompilePanel(QWidget):
         if result.outcome != "succeeded":
             for col in range(5):
                 item.setToolTip(col, failure_sentence(result.record))
-        if not neffs and result.record.get("backend") == "cpu-check":
+        if not neffs and backends.makes_no_neff(result.record.get("backend")):
             item.setToolTip(2, f"{NO_NEFF_NOTE}: the Neuron toolchain is not installed here, so the compile ran "
                                "torch.jit.trace on CPU to check the module and made no NEFF.")
         self.results.addTopLevelItem(item)
@@ -265,7 +266,7 @@ class CompilePanel(QWidget):
 
     def _show_backend(self, event: dict) -> None:
         backend, reason = event.get("backend"), event.get("reason") or ""
-        if backend == "cpu-check":
+        if backends.makes_no_neff(backend):
             self.backend_label.setText(f"Backend cpu-check: torch.jit.trace on CPU, no NEFF will be made ({reason}).")
             self.backend_label.setStyleSheet(f"color: {theme.WARN};")
         else:

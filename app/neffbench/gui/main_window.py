@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
 from neffbench.gui.doctor_status import DoctorStatus
 from neffbench.gui.first_paint import FirstPaint
@@ -303,7 +304,7 @@ class MainWindow(QMainWindow):
             tip = f"Fix {len(errors)} error{'s' if len(errors) > 1 else ''} in the form first:\n" + "\n".join(lines) + more
         else:
             backend = self.doctor_status.backend
-            what = " (cpu-check: a CPU trace, no NEFF)" if backend == "cpu-check" else ""
+            what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""
             tip = f"Compile every bucket of the spec{what} (Ctrl+Return)"
         self.compile_action.setToolTip(tip)
         self.compile_button.setToolTip(tip)
@@ -366,7 +367,7 @@ class MainWindow(QMainWindow):
     def _on_controller_started(self, spec) -> None:
         status = self.doctor_status
         hint = ""
-        if status.backend == "cpu-check":
+        if backends.makes_no_neff(status.backend):
             hint = "Backend cpu-check: the Neuron toolchain is not installed here, so no NEFF will be made."
         self.compile_panel.reset_style()
         self.compile_panel.show_started(spec, hint)

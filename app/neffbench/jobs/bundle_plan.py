@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench.backends import registry as backends
 from neffbench.jobs.summary import human_bytes
 
 MIB = 1 << 20
@@ -134,10 +135,11 @@ def make_plan(root: Path, record: dict[str, Any], limit: int, hint: Callable[[in
         else:
             plan.left_out.append((f[0], f[2].st_size, f"{over}; {hint(suggest_mib(f[2].st_size))}"))
     expected = list(CORE_FILES)
-    if record.get("backend") == "torchneuron":  # no command.txt, model/ or model.pt: TorchNeuron keeps neither
+    backend = backends.recorded(record.get("backend"))
+    if backend is not None and not backend.keeps_model_pt:  # no command.txt, model/ or model.pt: TorchNeuron keeps neither
         plan.missing = [e for e in (*expected, COMPILER_FILES[1], TORCHNEURON_LOG, *WEIGHTS[1:]) if e not in seen]
         return plan
-    if record.get("backend") != "cpu-check":  # a cpu-check job runs no compiler and has no compiler/
+    if backend is None or backend.runs_compiler:  # a cpu-check job runs no compiler and has no compiler/
         if not os.path.lexists(root / COMPILER):
             expected.append(COMPILER + "/")
         elif COMPILER not in seen:  # a real folder (a link to one is already reported as left out)

@@ -18,10 +18,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from neffbench.doctor import dist_version, neuronx_flavour
+from neffbench.backends import registry
 from neffbench.jobs import records
-from neffbench.jobs.compiler_command import base_args
 from neffbench.spec import spec_hash
+from neffbench.toolchain.facts import dist_version
+from neffbench.toolchain.flavour import neuronx_flavour
 from neffbench.versions import torch_neuronx_version, torch_version
 
 # What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
@@ -41,25 +42,12 @@ def predicted_backend(requested: str) -> str:
     return "torchneuron" if neuronx_flavour(dist_version("torch-neuronx")) == "native" else "neuron"
 
 
-def _compiler_part(spec: Any, backend: str) -> Any:
-    if backend == "neuron":
-        return base_args(spec)
-    if backend == "torchneuron":
-        from neffbench.jobs import torchneuron
-
-        # What it compiles for comes from the environment: the target override and the LNC count too.
-        return {"flags": torchneuron.cc_flags(spec), "opt_level": torchneuron.opt_level(spec),
-                "target_override": os.environ.get(torchneuron.TARGET_ENV),
-                "lnc": os.environ.get(torchneuron.LNC_ENV)}
-    return None
-
-
 def key(spec: Any, backend: str, sources: str | None = None) -> dict[str, Any]:
     """``sources``: the digest of the build's source closure (usercode.closure), for kernels that run user code."""
     return {
         "spec_hash": spec_hash(spec, sources),
         "backend": backend,
-        "compiler_args": _compiler_part(spec, backend),
+        "compiler_args": cls.cache_part(spec) if (cls := registry.recorded(backend)) else None,
         "versions": {"torch": torch_version(), "torch_neuronx": torch_neuronx_version(),
                      "neuronx_cc": dist_version("neuronx-cc")},
     }

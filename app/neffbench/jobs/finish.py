@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neffbench.backends import registry as backends
 from neffbench.jobs import records
 from neffbench.compilerlog.commands import command_from_text, dropped_options
 from neffbench.compilerlog.exits import meaning as explain_exit_code
@@ -83,12 +84,13 @@ class Finishing:
         rec["neffs"] = records.neff_entries(job_dir, rec.get("backend"))
         model_pt = job_dir / "model.pt"
         rec["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None
-        if rec.get("backend") == "cpu-check":
-            rec["neff_note"] = records.NO_NEFF_NOTE
+        backend = backends.recorded(rec.get("backend"))
+        if backend is not None and backend.neff_note:
+            rec["neff_note"] = backend.neff_note
         elif not rec["neffs"]:
             rec["neff_note"] = "no NEFF was produced"
         cached = bool((rec.get("cache") or {}).get("hit"))
-        if rec.get("backend") != "cpu-check" and not cached:
+        if (backend is None or backend.runs_compiler) and not cached:
             self._finalize_compiler(job_dir, rec)
         if outcome != "succeeded" or rec.get("backend") != rec.get("cache_key_backend"):
             # Never served: a failure, or a job the worker compiled with another backend than predicted.

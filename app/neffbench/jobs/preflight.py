@@ -150,7 +150,7 @@ def _python_op_site(node: Any) -> str:
 
     from pathlib import Path
 
-    from neffbench.jobs.backends import source_location
+    from neffbench.backends.tracing import source_location
     from neffbench.usercode.origin import is_user_file
 
     for line in str(node.sourceRange()).splitlines():

@@ -25,7 +25,7 @@ From the worker:
   compile left in the job directory (paths relative to it).
 - ``{"type": "metric", "name": "trace_s", "value": 1.2, "unit": "s"}``
 - ``{"type": "warning", "message": "..."}`` (tracer warnings and the like)
-- ``{"type": "numerics", ...}``: see :mod:`neffbench.jobs.verify`.
+- ``{"type": "numerics", ...}``: see :mod:`neffbench.backends.verify`.
 - ``{"type": "outcome", "outcome": "succeeded"|"failed", "reason": str|None}``: the worker's own verdict.
 
 Derived by the parent from compiler log lines (:mod:`neffbench.compilerlog.reader`):
@@ -58,16 +58,6 @@ EVENT_PREFIX = "@@neffbench-event@@ "
 # (at --verbose info, the same text), so the parent needs to know a line's source to drop exactly
 # one copy of each record; it strips the marker before the line reaches job.log or on_line.
 LOGFILE_PREFIX = "@@neffbench-cclog@@ "
-BACKENDS = ("auto", "neuron", "torchneuron", "cpu-check")
-# The backends that run neuronx-cc and so make NEFFs.
-NEFF_BACKENDS = ("neuron", "torchneuron")
-# How each backend reads where a user sees it (CLI help, doctor, the status bar).
-BACKEND_LABELS = {
-    "auto": "auto (torchneuron or neuron, whichever torch_neuronx is installed, else cpu-check)",
-    "neuron": "torch_neuronx.trace (legacy, SDK ≤ 2.31)",
-    "torchneuron": 'torch.compile(backend="neuron") (TorchNeuron, SDK 2.33+)',
-    "cpu-check": "torch.jit.trace on the CPU (no NEFF)",
-}
 STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
 
 

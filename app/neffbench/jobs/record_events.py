@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from neffbench.backends import registry as backends
 from neffbench.jobs import records
 
 
@@ -17,9 +18,11 @@ def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
         rec["makes_neff"] = bool(ev.get("makes_neff"))
         rec["cpu_backend"] = ev.get("cpu_backend")
         rec["cpu_backend_reason"] = ev.get("cpu_backend_reason")
-        if rec["backend"] == "cpu-check":
-            rec["neff_note"] = records.NO_NEFF_NOTE
-            rec["compiler_command"]["note"] = "cpu-check runs no compiler"
+        backend = backends.recorded(rec["backend"])
+        if backend is not None and backend.neff_note:
+            rec["neff_note"] = backend.neff_note
+        if backend is not None and backend.compiler_note:
+            rec["compiler_command"]["note"] = backend.compiler_note
         return True
     if kind == "versions":
         rec["versions"].update({k: v for k, v in ev.items() if k != "type"})

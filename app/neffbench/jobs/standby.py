@@ -12,7 +12,7 @@ from pathlib import Path
 
 import neffbench
 from neffbench.lifeline import Lifeline
-from neffbench.jobs.protocol import BACKENDS
+from neffbench.backends.registry import CHOICES as BACKENDS
 
 log = logging.getLogger(__name__)
 

@@ -141,9 +141,10 @@ def prepare(request: dict[str, Any]) -> dict[str, Any]:
 def check(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
-    from neffbench.jobs import complex_ops, preflight
-    from neffbench.jobs.backends import cpu_check_trace
-    from neffbench.jobs.verify import as_tuple
+    from neffbench.backends import complex_ops, registry as backends
+    from neffbench.backends.tracing import cpu_check_trace
+    from neffbench.backends.verify import as_tuple
+    from neffbench.jobs import preflight
     from neffbench.kernels import registry
     from neffbench.kernels.api import KernelError
     from neffbench.spec import from_dict
@@ -172,8 +173,9 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     reference = as_tuple(output)
     backend = request.get("backend") or "cpu-check"
     compiler = None
-    if complex_found and backend == "neuron":  # asked only when it matters: neuronx-cc --version takes seconds
-        from neffbench.doctor import neuronx_cc_version
+    # Asked only when it matters: neuronx-cc --version takes seconds.
+    if complex_found and backends.get(backend).asks_compiler_version:
+        from neffbench.toolchain.probe import neuronx_cc_version
 
         compiler = neuronx_cc_version()
     for severity, sentence in complex_ops.advice(complex_found, backend, compiler, torch.__version__):

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from neffbench import lifeline
+from neffbench.backends import registry as backends
 from neffbench.jobs.childio import Emitter
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
 
@@ -122,7 +123,7 @@ class Run:
                           "of a good compile")
             self.event("warning", message=req["job_warning"])
         table = runtimes.availability(bool(req.get("neff")), bool(req.get("job_dir")),
-                                      req.get("backend") == "neuron" and bool(req.get("model_pt")),
+                                      backends.neff_in_model_pt(req.get("backend")) and bool(req.get("model_pt")),
                                       req.get("no_neff_reason") or "a cpu-check job makes no NEFF")
         try:
             name, reason = runtimes.choose(req.get("runtime", "auto"), table)
@@ -207,7 +208,7 @@ class Run:
         weights would make every comparison a false mismatch)."""
         if self._module is not None:
             return self._module
-        from neffbench.jobs.weights import weights_difference, weights_digest
+        from neffbench.backends.weights import weights_difference, weights_digest
         from neffbench.kernels import registry
         from neffbench.kernels.api import KernelError
         from neffbench.spec import from_dict
@@ -234,7 +235,7 @@ class Run:
         """The cpu-check job's TorchScript when there is one (and the eager module beside it), else eager."""
         import torch
 
-        if self.req.get("backend") == "cpu-check" and self.req.get("model_pt"):
+        if backends.makes_no_neff(self.req.get("backend")) and self.req.get("model_pt"):
             scripted = runtimes.torch_session("cpu", torch.jit.load(self.req["model_pt"], map_location="cpu"),
                                               args, out_names)
             scripted.variant = "TorchScript (model.pt)"
@@ -254,7 +255,7 @@ class Run:
         return []
 
     def _numerics(self, outputs: dict[str, np.ndarray]) -> None:
-        from neffbench.jobs.verify import compare
+        from neffbench.backends.verify import compare
 
         if self._other_feeds is not None:
             ref = self._other_reference(self._other_feeds)
@@ -288,7 +289,7 @@ class Run:
         to other inputs and is never compared with them."""
         import torch
 
-        from neffbench.jobs.verify import as_tuple
+        from neffbench.backends.verify import as_tuple
 
         if not self.req.get("spec") or not self.req.get("reference"):
             self.event("numerics", checked=False, reason="the inputs are not the job's, and there is no job whose "

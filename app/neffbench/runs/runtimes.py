@@ -161,7 +161,7 @@ class _TorchSession(Session):
             return self.module(*self.args)
 
     def call(self) -> dict[str, np.ndarray]:
-        from neffbench.jobs.verify import as_tuple
+        from neffbench.backends.verify import as_tuple
         from neffbench.runs.arrays import from_tensor
 
         outs = as_tuple(self._run())

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench.backends import registry as backends
 from neffbench.runs.arrays import INPUTS_NAME, REFERENCE_NAME
 
 RUNS_DIR = "runs"
@@ -71,8 +72,9 @@ class RunTarget:
     @property
     def no_neff_reason(self) -> str:
         """Why there is no NEFF to load, in the job's own terms."""
-        if self.record.get("backend") == "cpu-check":
-            return "a cpu-check job makes no NEFF"
+        backend = backends.recorded(self.record.get("backend"))
+        if backend is not None and backend.no_neff_reason():
+            return backend.no_neff_reason()
         if self.record.get("outcome") not in (None, "succeeded"):
             return f"the job ended {self.record.get('outcome')} before making one: {self.record.get('reason')}"
         return "the job recorded no NEFF"

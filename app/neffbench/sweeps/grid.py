@@ -290,12 +290,13 @@ def duplicates(points: Sequence[Point], backend: str) -> list[tuple[list[int], l
     """Points whose specs, once resolved, compile the same thing with ``backend`` (one cache key): a field that
     is ignored (rotary_dim wins over partial_rotary_factor; cpu-check runs no compiler, so no compiler option
     counts), swept anyway, would give the same NEFF under different labels."""
+    from neffbench.backends import registry as backends
     from neffbench.jobs import cache
 
     groups: dict[str, list[Point]] = {}
     for point in points:
         spec = point.spec
-        if backend == "cpu-check":  # it runs no compiler: the compiler's options cannot change what it checks
+        if not backends.get(backend).runs_compiler:  # the compiler's options cannot change what it checks
             spec = dataclasses.replace(spec, compiler=type(spec.compiler)())
         groups.setdefault(cache.digest(cache.key(spec, backend)), []).append(point)
     out = []

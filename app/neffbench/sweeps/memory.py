@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from neffbench.backends import registry as backends
 from neffbench.kernels import registry
 
 GiB = 2**30
@@ -41,7 +42,7 @@ def baseline(spec: Any, backend: str) -> int:
     """The worker and, for a Neuron compile, the compiler for a graph of one small kernel; what a kernel's own
     estimate adds its data to. Computed without importing torch (a sweep's parent never needs it)."""
     total = WORKER_BYTES
-    if backend != "cpu-check":
+    if backends.get(backend).runs_compiler:
         total += COMPILER_BYTES.get(spec.compiler.target, DEFAULT_COMPILER_BYTES)
     return total
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from neffbench.backends import registry as backends
 from neffbench.jobs.summary import human_bytes
 
 
@@ -107,8 +108,8 @@ def _numerics(n: dict[str, Any] | None) -> str:
 
 
 def _neff(row: dict[str, Any]) -> str:
-    if row["backend"] == "cpu-check":
-        return "none (cpu-check)"
+    if backends.makes_no_neff(row["backend"]):
+        return f"none ({row['backend']})"
     return human_bytes(row["neff_bytes"]) if row["neff_bytes"] else "-"
 
 
