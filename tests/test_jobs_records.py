@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from neffbench.jobs import records
+from neffbench.jobs import record_start, records
 from neffbench.presets import load_preset
 from neffbench.spec import spec_hash
 
@@ -47,7 +47,7 @@ def test_compiles_started_at_once_never_share_a_directory(tmp_path, seed):
 
 def test_new_record_has_the_agreed_keys(tmp_path, seed):
     job_dir = records.create_job_dir(tmp_path, seed)
-    rec = records.new_record(seed, job_dir, backend_requested="auto", timeout=None, argv=["neffbench", "compile"])
+    rec = record_start.new_record(seed, job_dir, backend_requested="auto", timeout=None, argv=["neffbench", "compile"])
     for key in ("schema_version", "job_id", "spec", "spec_hash", "backend", "backend_reason", "outcome", "reason",
                 "created", "compiler_command", "neffs", "stages", "numerics", "versions", "host", "argv", "pid",
                 "exit_code", "makes_neff"):
@@ -78,7 +78,7 @@ def _dead_pid() -> int:
 
 def _running_record(tmp_path, seed, **fields):
     job_dir = records.create_job_dir(tmp_path, seed)
-    rec = records.new_record(seed, job_dir, backend_requested="cpu-check", timeout=None)
+    rec = record_start.new_record(seed, job_dir, backend_requested="cpu-check", timeout=None)
     rec.update(stage="tracing", **fields)
     records.write_record(job_dir, rec)
     return job_dir

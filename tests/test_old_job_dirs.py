@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from neffbench.jobs.records import bucket_of
+from neffbench.jobs.view import bucket_of
 from neffbench.jobs.summary import bucket_table, summary_lines
 from neffbench.spec import CompileSpec, from_dict, load, spec_hash
 from tests.neff_factory import build_neff

@@ -7,9 +7,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from neffbench.backends import registry as backends
 from neffbench.gui import theme
 from neffbench.gui.run_history import verdict
 from neffbench.gui.run_plots import CPU_COLOUR
+from neffbench.jobs.view import bucket_of
 from neffbench.kernels.api import bucket_phrase
 from neffbench.runs.summary import numerics_text
 
@@ -20,7 +22,7 @@ def target_text(target: Any) -> tuple[str, bool]:
     rows = []
     if target.job_dir is not None:
         rows.append(f"<b>Job</b> {record.get('job_id') or target.job_dir.name}")
-    bucket = record.get("bucket") or ({"num_tokens": record["num_tokens"]} if record.get("num_tokens") else None)
+    bucket = bucket_of(record)
     if bucket:
         rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
     if target.backend:
@@ -28,7 +30,7 @@ def target_text(target: Any) -> tuple[str, bool]:
     line = " &nbsp;·&nbsp; ".join(rows)
     if target.neff is not None:
         return (f"{line}<br>" if line else "") + f"<b>NEFF</b> {target.neff}", False
-    cpu_only = target.backend == "cpu-check"
+    cpu_only = backends.makes_no_neff(target.backend)
     why = (f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
            "used), so runs time the job's module on this computer's CPU. Those are CPU figures, not NeuronCore "
            "ones.</span>") if cpu_only else f"<b>No NEFF</b> in {target.job_dir}."

@@ -16,29 +16,21 @@ import logging
 import os
 import platform
 import signal
-import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from neffbench.jobs.protocol import NEFF_BACKENDS
+from neffbench.backends import registry as backends
+from neffbench.backends.cpu_check import CpuCheck
+from neffbench.jobs.view import SCHEMA_VERSION, JobView
 from neffbench.kernels import registry
-from neffbench.spec import spec_hash, to_dict
+from neffbench.spec import spec_hash
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
 RECORD_NAME = "job.json"
 OUTCOMES = ("running", "succeeded", "failed", "cancelled", "interrupted")
 FINAL_OUTCOMES = OUTCOMES[1:]
-NO_NEFF_NOTE = "no NEFF (cpu-check)"
-
-
-def bucket_of(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's bucket; records written before kernels existed have only ``num_tokens``."""
-    bucket = record.get("bucket")
-    if isinstance(bucket, dict):
-        return bucket
-    return {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
+NO_NEFF_NOTE = CpuCheck.neff_note
 
 
 def utc_now() -> _dt.datetime:
@@ -99,85 +91,6 @@ def process_alive(pid: int | None, start_time: str | None = None) -> bool:
         pass
     now = process_start_time(pid)
     return start_time is None or now is None or now == start_time
-
-
-def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: float | None,
-               argv: list[str] | None = None, sources: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The record of a job that is about to start (outcome ``running``).
-
-    ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
-    runs user code without it gets no cache key until its build has recorded what it read.
-    """
-    from neffbench.jobs import cache
-
-    known = backend_requested if backend_requested in (*NEFF_BACKENDS, "cpu-check") else None
-
-    predicted = cache.predicted_backend(backend_requested)
-    kernel = registry.for_spec(spec)
-    bucket = kernel.buckets(spec)[0]
-    pid = os.getpid()
-    digest = (sources or {}).get("digest")
-    servable = digest is not None or not kernel.runs_user_code
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "job_id": job_dir.name,
-        "name": spec.name,
-        "kernel": kernel.name,
-        "bucket": bucket,
-        # Records before kernels had only this; it stays for the kernels whose bucket is a token count.
-        "num_tokens": bucket.get("num_tokens"),
-        "spec": to_dict(spec),
-        "spec_hash": spec_hash(spec, digest),
-        # What the build reads: the user's files with their sha256, the libraries' versions (user code only).
-        "sources": sources,
-        "weights": None,
-        # Servable to later identical compiles only once this job has succeeded with the predicted backend.
-        "cache_key": cache.digest(cache.key(spec, predicted, digest)) if servable else None,
-        "cache_key_backend": predicted,
-        "cache": None,
-        "backend_requested": backend_requested,
-        "backend": known,
-        "backend_reason": f"{known} requested" if known else None,
-        "makes_neff": None if known is None else known in NEFF_BACKENDS,
-        "cpu_backend": None,
-        "cpu_backend_reason": None,
-        "outcome": "running",
-        "reason": None,
-        "created": iso(),
-        "finished": None,
-        "duration_s": None,
-        "stage": None,
-        "stages": {},
-        "timeout_s": timeout,
-        "compiler_command": {"requested": None, "requested_args": None, "actual": None, "actual_source": None,
-                             "dropped": []},
-        "compiler": None,
-        "error": None,
-        "neffs": [],
-        "neff_note": None,
-        "model_pt": None,
-        "numerics": None,
-        "metrics": {},
-        "warnings": [],
-        "versions": {"python": platform.python_version(), "torch": None, "torch_neuronx": None, "neuronx_cc": None,
-                     "neffbench": _neffbench_version()},
-        "host": platform.node(),
-        "argv": list(sys.argv if argv is None else argv),
-        "pid": pid,
-        "pid_start": process_start_time(pid),
-        "worker_pid": None,
-        "worker_pid_start": None,
-        "exit_code": None,
-        "files": {"spec": "spec.toml", "log": "job.log", "events": "events.jsonl", "reproduce": "reproduce.py",
-                  "compiler_workdir": "compiler", "inputs": "inputs.npz", "reference": "reference.npz",
-                  "runs": "runs"},
-    }
-
-
-def _neffbench_version() -> str:
-    from neffbench import __version__
-
-    return __version__
 
 
 TMP_SUFFIX = ".tmp"
@@ -305,14 +218,10 @@ def file_entry(job_dir: Path, path: Path) -> dict[str, Any]:
     return {"path": path.relative_to(job_dir).as_posix(), "size": path.stat().st_size, "sha256": digest.hexdigest()}
 
 
-# Folders of a job whose NEFFs are copies of NEFFs recorded elsewhere in it, by backend: TorchNeuron's
-# debug directory keeps one of each NEFF it put in the cache.
-COPIES = {"torchneuron": ("debug",)}
-
-
 def neff_entries(job_dir: Path, backend: str | None = None) -> list[dict[str, Any]]:
     """Every NEFF under the job, wherever the compiler put it and whatever it called it (never the copies)."""
-    skip = COPIES.get(backend or "", ())
+    cls = backends.recorded(backend)
+    skip = cls.neff_copies if cls else ()
     return [file_entry(job_dir, p) for p in sorted(Path(job_dir).glob("**/*.neff"))
             if p.is_file() and p.relative_to(job_dir).parts[0] not in skip]
 

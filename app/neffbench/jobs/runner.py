@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from neffbench.jobs import prepare, records
+from neffbench.jobs import prepare, record_start, records
 from neffbench.usercode import closure as sources
 from neffbench.jobs.prepare import Prepared
 from neffbench.compilerlog.reader import CompilerLog
-from neffbench.jobs.protocol import BACKENDS, LOGFILE_PREFIX, NEFF_BACKENDS, LineSplitter, parse_event, stage_event
+from neffbench.backends.registry import CHOICES as BACKENDS, NEFF_BACKENDS
+from neffbench.jobs.protocol import LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
 from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.record_events import apply_event
 from neffbench.jobs.standby import StandbyWorker, release, spawn_worker
@@ -118,7 +119,7 @@ class JobRunner(Finishing):
                                        f"{exc.strerror or exc}") from None
         try:
             # The record first: a directory is a job from the moment it exists, even if we die next.
-            self.record = records.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout,
+            self.record = record_start.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout,
                                              sources=self.prepared.sources)
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")

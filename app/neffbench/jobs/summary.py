@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from neffbench.jobs.records import NO_NEFF_NOTE, bucket_of
+from neffbench.jobs.records import NO_NEFF_NOTE
+from neffbench.jobs.view import JobView
+
+Record = Mapping[str, Any] | JobView  # job.json as read, or its view
 from neffbench.usercode.errors import without_foreign_frames
 
 
@@ -19,10 +22,11 @@ def human_bytes(n: int | None) -> str:
     return f"{n} B"
 
 
-def outcome_label(record: dict[str, Any] | None, outcome: str | None = None) -> str:
+def outcome_label(record: Record | None, outcome: str | None = None) -> str:
     """``succeeded``, or ``succeeded (cached)`` for a job served from the cache."""
-    outcome = outcome or (record or {}).get("outcome") or "?"
-    return f"{outcome} (cached)" if ((record or {}).get("cache") or {}).get("hit") else outcome
+    job = JobView.of(record or {})
+    outcome = outcome or job.outcome or "?"
+    return f"{outcome} (cached)" if job.cache_hit else outcome
 
 
 def describe_numerics(numerics: dict[str, Any] | None) -> str:
@@ -36,36 +40,35 @@ def describe_numerics(numerics: dict[str, Any] | None) -> str:
             f"rtol {numerics['rtol']:g} for {numerics.get('tolerance_basis')})")
 
 
-def describe_neffs(record: dict[str, Any]) -> list[str]:
+def describe_neffs(record: Record) -> list[str]:
     """One line per NEFF, or the one line that says why there is none. Never claims a NEFF that is not there."""
-    if record.get("backend") == "cpu-check":
+    job = JobView.of(record)
+    if job.no_neff_by_design:
         return [f"{NO_NEFF_NOTE}: the CPU check traced the module with torch.jit.trace; nothing was compiled"]
-    neffs = record.get("neffs") or []
-    if not neffs:
-        return [f"no NEFF: {record.get('neff_note') or 'none was found under the job directory'}"]
-    return [f"NEFF {n['path']} ({human_bytes(n.get('size'))}, sha256 {str(n.get('sha256'))[:12]})" for n in neffs]
+    if not job.neffs:
+        return [f"no NEFF: {job.neff_note or 'none was found under the job directory'}"]
+    return [f"NEFF {n['path']} ({human_bytes(n.get('size'))}, sha256 {str(n.get('sha256'))[:12]})" for n in job.neffs]
 
 
-def neff_cell(record: dict[str, Any]) -> str:
+def neff_cell(record: Record) -> str:
     """The NEFF column of a bucket table (a cache hit says so)."""
-    if (record.get("cache") or {}).get("hit"):
-        return _neff_cell(record) + " (cached)"
-    return _neff_cell(record)
+    job = JobView.of(record)
+    return _neff_cell(job) + " (cached)" if job.cache_hit else _neff_cell(job)
 
 
-def _neff_cell(record: dict[str, Any]) -> str:
-    if record.get("backend") == "cpu-check":
+def _neff_cell(job: JobView) -> str:
+    if job.no_neff_by_design:
         return NO_NEFF_NOTE
-    neffs = record.get("neffs") or []
-    if not neffs:
+    if not job.neffs:
         return "no NEFF"
-    return ", ".join(human_bytes(n.get("size")) for n in neffs)
+    return ", ".join(human_bytes(n.get("size")) for n in job.neffs)
 
 
-def failure_sentence(record: dict[str, Any]) -> str:
+def failure_sentence(record: Record) -> str:
     """What went wrong, cause first: the first error's code and message, then the job's reason."""
-    reason = record.get("reason") or str(record.get("outcome") or "failed")
-    error = record.get("error") or {}
+    job = JobView.of(record)
+    reason = job.reason or str(job.outcome or "failed")
+    error = job.error or {}
     message = str(error.get("message") or "").split("\n", 1)[0]
     if not message:
         return reason
@@ -89,26 +92,26 @@ def first_error_lines(error: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def summary_lines(record: dict[str, Any], job_dir: str | None = None) -> list[str]:
+def summary_lines(record: Record, job_dir: str | None = None) -> list[str]:
     """The end-of-job summary."""
-    outcome = record.get("outcome")
-    took = f" in {record['duration_s']:.1f} s" if record.get("duration_s") is not None else ""
-    head = f"{record.get('job_id')}: {outcome.upper() if outcome != 'succeeded' else outcome}{took}"
-    if record.get("reason"):
-        head += f": {record['reason']}"
+    job = JobView.of(record)
+    outcome = job.outcome
+    took = f" in {job.duration_s:.1f} s" if job.duration_s is not None else ""
+    head = f"{job.job_id}: {outcome.upper() if outcome != 'succeeded' and outcome else outcome}{took}"
+    if job.reason:
+        head += f": {job.reason}"
     lines = [head]
-    cache = record.get("cache") or {}
-    if cache.get("hit"):
-        saved = cache.get("saved_s")
+    if job.cache_hit:
+        saved = job.cache.get("saved_s")
         took = f"{saved:.1f} s of compiling saved; " if isinstance(saved, (int, float)) else ""
-        lines.append(f"  served from the cache of {cache.get('from')} ({took}no worker ran)")
-    if record.get("backend"):
-        lines.append(f"  backend {record['backend']}: {record.get('backend_reason')}")
-    lines += [f"  {line}" for line in describe_neffs(record)]
-    if record.get("model_pt"):
-        lines.append(f"  model.pt ({human_bytes(record['model_pt'].get('size'))})")
-    lines.append(f"  {describe_numerics(record.get('numerics'))}")
-    compiler = record.get("compiler") or {}
+        lines.append(f"  served from the cache of {job.cache.get('from')} ({took}no worker ran)")
+    if job.backend:
+        lines.append(f"  backend {job.backend}: {job.backend_reason}")
+    lines += [f"  {line}" for line in describe_neffs(job)]
+    if job.model_pt:
+        lines.append(f"  model.pt ({human_bytes(job.model_pt.get('size'))})")
+    lines.append(f"  {describe_numerics(job.numerics)}")
+    compiler = job.compiler
     parts = []
     if compiler.get("status"):
         parts.append(f"status {compiler['status']}")
@@ -116,28 +119,27 @@ def summary_lines(record: dict[str, Any], job_dir: str | None = None) -> list[st
         parts.append(f"exit {compiler['exit_code']} ({compiler.get('exit_explanation')})")
     if parts:
         lines.append(f"  compiler {', '.join(parts)}")
-    for warning in record.get("warnings") or []:
+    for warning in job.warnings:
         lines.append(f"  warning: {warning}")
     if outcome != "succeeded":
-        lines += [f"  {line}" for line in first_error_lines(record.get("error"))]
+        lines += [f"  {line}" for line in first_error_lines(job.error)]
     if job_dir:
         lines.append(f"  job: {job_dir}")
     return lines
 
 
-def bucket_table(records: list[dict[str, Any]]) -> list[str]:
+def bucket_table(records: list[Record]) -> list[str]:
     """Outcome, NEFF size, time and error per bucket."""
-    buckets = [bucket_of(rec) for rec in records]
-    axes = list(dict.fromkeys(k for b in buckets for k in b)) or ["bucket"]
+    jobs = [JobView.of(rec) for rec in records]
+    axes = list(dict.fromkeys(k for job in jobs for k in job.bucket)) or ["bucket"]
     rows = [(" ".join(axes), "outcome", "NEFF", "compile s", "job s", "error")]
-    for rec, bucket in zip(records, buckets):
-        compile_s = (rec.get("metrics") or {}).get("compile_s")
-        error = rec.get("reason") or ""
-        if rec.get("error") and rec["error"].get("code"):
-            error = f"[{rec['error']['code']}] {error}"
-        rows.append((" ".join(str(bucket.get(a, "-")) for a in axes), str(rec.get("outcome")), neff_cell(rec),
+    for job in jobs:
+        compile_s = job.metrics.get("compile_s")
+        error = job.reason or ""
+        if job.error and job.error.get("code"):
+            error = f"[{job.error['code']}] {error}"
+        rows.append((" ".join(str(job.bucket.get(a, "-")) for a in axes), str(job.outcome), neff_cell(job),
                      f"{compile_s:.2f}" if isinstance(compile_s, (int, float)) else "-",
-                     f"{rec['duration_s']:.2f}" if isinstance(rec.get("duration_s"), (int, float)) else "-",
-                     error[:80]))
+                     f"{job.duration_s:.2f}" if job.duration_s is not None else "-", error[:80]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return [("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)) + "  " + row[-1]).rstrip() for row in rows]

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from neffbench.jobs.records import bucket_of, iso, process_alive, remove_stale_temporaries, write_json_atomic
+from neffbench.jobs.view import bucket_of
+from neffbench.jobs.records import iso, process_alive, remove_stale_temporaries, write_json_atomic
 
 
 def mark_interrupted(runs_dir: str | Path) -> list[Path]:

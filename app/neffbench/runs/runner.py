@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from neffbench.jobs import records
+from neffbench.jobs.view import bucket_of
 from neffbench.lifeline import Lifeline
 from neffbench.jobs.protocol import LineSplitter, parse_event
 from neffbench.runs.stats import summarize
@@ -45,7 +46,7 @@ def _items_per_call(record: dict[str, Any]) -> int:
         kernel = registry.get(record.get("kernel") or (record.get("spec") or {}).get("kernel") or registry.DEFAULT)
     except KeyError:
         return 1
-    return kernel.items_per_call(records.bucket_of(record))
+    return kernel.items_per_call(bucket_of(record))
 
 
 class RunRunner:
@@ -106,7 +107,7 @@ class RunRunner:
             "pid": os.getpid(), "pid_start": records.process_start_time(os.getpid()),
             "command": self.argv, "versions": {}, "inputs": None, "checks": [], "numerics": None, "cold_ms": None,
             "durations_ms": [], "stats": None, "reported": None, "secondary": None, "profile": None,
-            "bucket": records.bucket_of(self.target.record) if self.target.record else None,
+            "bucket": bucket_of(self.target.record) if self.target.record else None,
             "items_per_call": _items_per_call(self.target.record), "run_dir": name,
         }
         records.write_json_atomic(self.path, self.record)

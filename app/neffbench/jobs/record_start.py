@@ -1,0 +1,88 @@
+"""The record of a job about to start: job.json's every key, with what is known before the worker runs."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+from neffbench import __version__
+from neffbench.backends import registry as backends
+from neffbench.jobs import cache
+from neffbench.jobs.records import SCHEMA_VERSION, iso, process_start_time
+from neffbench.kernels import registry
+from neffbench.spec import spec_hash, to_dict
+
+
+def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: float | None,
+               argv: list[str] | None = None, sources: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The record of a job that is about to start (outcome ``running``).
+
+    ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
+    runs user code without it gets no cache key until its build has recorded what it read.
+    """
+    known_cls = backends.recorded(backend_requested)
+    known = known_cls.name if known_cls else None
+
+    predicted = cache.predicted_backend(backend_requested)
+    kernel = registry.for_spec(spec)
+    bucket = kernel.buckets(spec)[0]
+    pid = os.getpid()
+    digest = (sources or {}).get("digest")
+    servable = digest is not None or not kernel.runs_user_code
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "job_id": job_dir.name,
+        "name": spec.name,
+        "kernel": kernel.name,
+        "bucket": bucket,
+        # Records before kernels had only this; it stays for the kernels whose bucket is a token count.
+        "num_tokens": bucket.get("num_tokens"),
+        "spec": to_dict(spec),
+        "spec_hash": spec_hash(spec, digest),
+        # What the build reads: the user's files with their sha256, the libraries' versions (user code only).
+        "sources": sources,
+        "weights": None,
+        # Servable to later identical compiles only once this job has succeeded with the predicted backend.
+        "cache_key": cache.digest(cache.key(spec, predicted, digest)) if servable else None,
+        "cache_key_backend": predicted,
+        "cache": None,
+        "backend_requested": backend_requested,
+        "backend": known,
+        "backend_reason": f"{known} requested" if known else None,
+        "makes_neff": None if known_cls is None else known_cls.makes_neff,
+        "cpu_backend": None,
+        "cpu_backend_reason": None,
+        "outcome": "running",
+        "reason": None,
+        "created": iso(),
+        "finished": None,
+        "duration_s": None,
+        "stage": None,
+        "stages": {},
+        "timeout_s": timeout,
+        "compiler_command": {"requested": None, "requested_args": None, "actual": None, "actual_source": None,
+                             "dropped": []},
+        "compiler": None,
+        "error": None,
+        "neffs": [],
+        "neff_note": None,
+        "model_pt": None,
+        "numerics": None,
+        "metrics": {},
+        "warnings": [],
+        "versions": {"python": platform.python_version(), "torch": None, "torch_neuronx": None, "neuronx_cc": None,
+                     "neffbench": __version__},
+        "host": platform.node(),
+        "argv": list(sys.argv if argv is None else argv),
+        "pid": pid,
+        "pid_start": process_start_time(pid),
+        "worker_pid": None,
+        "worker_pid_start": None,
+        "exit_code": None,
+        "files": {"spec": "spec.toml", "log": "job.log", "events": "events.jsonl", "reproduce": "reproduce.py",
+                  "compiler_workdir": "compiler", "inputs": "inputs.npz", "reference": "reference.npz",
+                  "runs": "runs"},
+    }
