@@ -18,7 +18,7 @@ from urllib.parse import quote
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 DOCS_SEARCH_URL = "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/search.html?q="
 _NCC = "NCC_"
