@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def _meminfo() -> dict[str, int]:
-    out = {}
+    out: dict[str, int] = {}
     try:
         text = Path("/proc/meminfo").read_text(encoding="ascii")
     except OSError:

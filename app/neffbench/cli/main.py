@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     command = args_list[0]
     # A command may start slow work before its arguments are even parsed (compile starts its worker).
     module = importlib.import_module(COMMANDS[command]) if command in COMMANDS else None
-    prestarted = module.prestart(args_list[1:]) if hasattr(module, "prestart") else None
+    prestarted = module.prestart(args_list[1:]) if module is not None and hasattr(module, "prestart") else None
     try:
         parser = build_parser(command)
         args = parser.parse_args(args_list)

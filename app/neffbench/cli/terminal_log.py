@@ -28,6 +28,7 @@ class TracebackFolder:
 
     def __call__(self, line: str) -> None:
         match = _PREFIX_RE.match(line)
+        assert match is not None  # the pattern matches any line
         prefix, text = (match[1] or ""), match[2]
         state = self._open.get(prefix)
         if text.startswith("Traceback (most recent call last):"):

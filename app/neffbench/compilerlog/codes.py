@@ -18,7 +18,7 @@ from urllib.parse import quote
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 DOCS_SEARCH_URL = "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/search.html?q="
 _NCC = "NCC_"
@@ -42,7 +42,8 @@ class CodeHelp:
 def _table() -> dict[str, dict[str, str]]:
     # Read through importlib.resources so the table is found inside a wheel or zip as well as a checkout.
     text = (files("neffbench.compilerlog") / "error_codes.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    table: dict[str, dict[str, str]] = tomllib.loads(text)
+    return table
 
 
 def normalize(code: str) -> str:

@@ -107,6 +107,7 @@ def parse_line(line: str) -> LogRecord:
     """Split a line into its fields (any line is accepted, and none raises)."""
     codes = codes_in(line)
     first = line[:1]
+    forms: tuple[tuple[str, re.Pattern[str]], ...]
     if first.isdigit():
         forms = _FORMS[:5]
     elif first in "DIWECF":

@@ -39,6 +39,8 @@ def is_marker(body: str) -> bool:
 def _elapsed(start: str | None, end: str | None) -> float | None:
     """Seconds between two ISO timestamps, or None (another form, or a clock that went backwards)."""
     try:
+        if start is None or end is None:
+            return None
         t0, t1 = (datetime.fromisoformat(t.replace("Z", "+00:00").replace(",", ".")) for t in (start, end))
         seconds = (t1 - t0).total_seconds()
     except (AttributeError, TypeError, ValueError):

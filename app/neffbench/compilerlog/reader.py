@@ -108,7 +108,7 @@ class CompilerLog:
             glued = glued_record(line)
             if glued is not None:
                 rec = parse_line(glued)
-        self.last_was_record = boring or rec.is_record
+        self.last_was_record = boring or (rec is not None and rec.is_record)
         if self.dedup and self.last_was_record and self._is_duplicate(line, from_logfile):
             self.duplicates_dropped += 1
             return False, []

@@ -24,21 +24,21 @@ def code_lines(code: str, indent: str = "  ") -> list[str]:
 
 def timeline(exp: Explanation) -> list[str]:
     """The pass runs in order, each with a bar scaled to the longest."""
-    runs = [r for r in exp.log.passes if r.duration_s is not None]
+    runs = [(r.name, r.duration_s) for r in exp.log.passes if r.duration_s is not None]
     if not runs:
         return []
     shown = runs
     if len(runs) > TIMELINE_ROWS:
-        keep = set(sorted(range(len(runs)), key=lambda i: -runs[i].duration_s)[:TIMELINE_ROWS])
+        keep = set(sorted(range(len(runs)), key=lambda i: -runs[i][1])[:TIMELINE_ROWS])
         shown = [r for i, r in enumerate(runs) if i in keep]
-    longest = max(r.duration_s for r in runs) or 1.0
-    width = max(len(r.name) for r in shown)
-    total = sum(r.duration_s for r in runs)
+    longest = max(seconds for _, seconds in runs) or 1.0
+    width = max(len(name) for name, _ in shown)
+    total = sum(seconds for _, seconds in runs)
     out = [f"passes: {len(runs)} run(s), {total:.2f} s in all"
            + (f" (the {TIMELINE_ROWS} longest shown, in order)" if len(shown) < len(runs) else "")]
-    for r in shown:
-        bar = "#" * max(1, round(BAR * r.duration_s / longest))
-        out.append(f"  {r.name.ljust(width)}  {r.duration_s:9.3f} s  {bar}")
+    for name, seconds in shown:
+        bar = "#" * max(1, round(BAR * seconds / longest))
+        out.append(f"  {name.ljust(width)}  {seconds:9.3f} s  {bar}")
     for r in exp.log.pass_tracker.unfinished():
         out.append(f"  {r.name.ljust(width)}  {'running':>9}    (never finished: the compile stopped in it)")
     return out

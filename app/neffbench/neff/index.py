@@ -85,9 +85,9 @@ def read_job(path: str | os.PathLike[str]) -> JobRecord:
         raise JobRecordError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise JobRecordError(f"{path} holds a JSON {type(doc).__name__}, not a job record object")
-    command = doc.get("compiler_command") if isinstance(doc.get("compiler_command"), dict) else {}
+    command: dict[str, Any] = doc["compiler_command"] if isinstance(doc.get("compiler_command"), dict) else {}
     version = doc.get("schema_version")
-    neffs = doc.get("neffs") if isinstance(doc.get("neffs"), list) else []
+    neffs: list[Any] = doc["neffs"] if isinstance(doc.get("neffs"), list) else []
     return JobRecord(
         path=str(path), job_id=_text(doc, "job_id"),
         schema_version=version if isinstance(version, int) and not isinstance(version, bool) else None,
@@ -215,8 +215,8 @@ class NeffCache:
         with self._lock:
             for key in [k for k in self._neffs if k[0].startswith(prefix) and k[0] not in seen]:
                 del self._neffs[key]
-            for key in [k for k in self._jobs if k.startswith(prefix) and k not in seen]:
-                del self._jobs[key]
+            for path in [k for k in self._jobs if k.startswith(prefix) and k not in seen]:
+                del self._jobs[path]
 
 
 DEFAULT_CACHE = NeffCache()

@@ -132,7 +132,7 @@ def _def_vars(doc: Any, member: str) -> dict[str, list[tuple[str, int]]]:
         if kind not in out:
             continue
         size = entry.get("size")
-        if not _whole(size):
+        if not isinstance(size, int) or not _whole(size):
             raise _bad(member, f"var.{name}.size", "a whole number", size)
         out[kind].append((name, size))
     return out

@@ -94,7 +94,7 @@ class _Gunzip:
             if self.unzip.eof:
                 self.pending, self.unzip = self.unzip.unused_data, None
             if out:
-                return out
+                return bytes(out)
 
 
 class _Payload:

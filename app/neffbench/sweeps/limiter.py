@@ -67,7 +67,7 @@ class MemoryLimiter:
             if not waited:
                 waited = True
                 if on_note is not None:
-                    on_note(f"waiting for memory: needs {need / GiB:.1f} GiB; {max(avail, 0) / GiB:.1f} GiB is "
+                    on_note(f"waiting for memory: needs {need / GiB:.1f} GiB; {max(avail or 0, 0) / GiB:.1f} GiB is "
                             f"available, of which {outstanding / GiB:.1f} GiB may still go to the {running} running "
                             "job(s)")
             with self._cond:
@@ -75,7 +75,7 @@ class MemoryLimiter:
                 self._cond.wait(POLL_S)
         if on_note is not None:
             if not fits:
-                on_note(f"estimated {need / GiB:.1f} GiB, more than the {max(avail, 0) / GiB:.1f} GiB available; "
+                on_note(f"estimated {need / GiB:.1f} GiB, more than the {max(avail or 0, 0) / GiB:.1f} GiB available; "
                         "starting it alone (set --memory-per-job if the estimate is wrong)")
             elif waited:
                 on_note("memory is available now; starting")

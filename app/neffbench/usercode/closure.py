@@ -64,7 +64,7 @@ def _sha256_of(path: str, st: os.stat_result) -> str:
     except (OSError, ValueError):
         known = {}
     if isinstance(known, dict) and isinstance(known.get(key), str):
-        return known[key]
+        return str(known[key])
     digest = file_sha256(path)
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
@@ -98,14 +98,14 @@ def digest(block: dict[str, Any]) -> str:
 @functools.lru_cache(maxsize=1)
 def _packages() -> dict[str, list[str]]:
     try:
-        return md.packages_distributions()
+        return dict(md.packages_distributions())
     except Exception:  # noqa: BLE001 - a broken distribution's metadata must not stop a build
         return {}
 
 
 def distributions_of(top_levels: Iterable[str]) -> dict[str, str]:
     """{distribution: version} for the installed distributions that provide these top-level packages."""
-    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
     out: dict[str, str] = {}
     for name in top_levels:
         if not name or name in stdlib or name.startswith("_") or name == "builtins":

@@ -63,7 +63,7 @@ class Recorder:
 
         ``built``: the module or function the build made, whose classes name distributions too.
         """
-        code = {module_file(m) for m in self.user_modules()} - {None}
+        code = {f for f in map(module_file, self.user_modules()) if f is not None}
         data = [p for p in self.opened if p not in code and Path(p).is_file()]
         top_levels = _referenced_packages(self.user_modules(), built) | set(extra_modules)
         return sources.record(sorted(code), data, sources.distributions_of(top_levels))
