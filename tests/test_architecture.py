@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
-CORE = ["neffbench.spec", "neffbench.kernels.rope", "neffbench.kernels.build", "neffbench.presets",
+CORE = ["neffbench.spec", "neffbench.schema", "neffbench.kernels.rope.kernel", "neffbench.presets",
         "neffbench.doctor", "neffbench.cli.main"]
-OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.worker", "neffbench.preview"]
+OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.worker", "neffbench.kernels.rope.preview"]
 
 
 def _importable(name: str) -> bool:

@@ -16,7 +16,7 @@ from neffbench.kernels.rms_norm.build import RmsNormModule, RmsNormWeightInputMo
 from neffbench.kernels.rms_norm.kernel import KERNEL
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
 from neffbench.spec import dumps_toml, load, loads_toml, spec_hash, validate
-from neffbench.spec.problems import Problem
+from neffbench.schema.problems import Problem
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # Against float64: float32 loses a few ulps in the mean over the row and in rsqrt. In bfloat16 and

@@ -118,7 +118,7 @@ def test_static_problems_are_listed_by_field(tmp_path):
 
 
 def test_old_rope_specs_are_rope_specs():
-    from neffbench.spec import CompileSpec
+    from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
     spec = loads_toml('name = "old"\n[model]\nhead_size = 64\n')
     assert type(spec) is CompileSpec and spec.kernel == "rope"

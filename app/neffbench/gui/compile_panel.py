@@ -28,7 +28,7 @@ from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.protocol import BACKEND_LABELS
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
+from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
 from neffbench.jobs.records import bucket_of
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
@@ -323,7 +323,5 @@ def finished_text(run: CompileRun, total: int) -> str:
 
 
 def _bucket_cell(bucket: dict) -> str:
-    """The results table's first column: the token count, or ``batch=1 seq=128``."""
-    if list(bucket) == ["num_tokens"]:
-        return str(bucket["num_tokens"])
-    return bucket_label(bucket) if bucket else "?"
+    """The results table's first column: the count (``8`` tokens), or ``batch=1 seq=128``."""
+    return bucket_cell(bucket)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from neffbench.gui import theme
 from neffbench.gui.run_history import verdict
 from neffbench.gui.run_plots import CPU_COLOUR
+from neffbench.jobs.records import bucket_of
 from neffbench.kernels.api import bucket_phrase
 from neffbench.runs.summary import numerics_text
 
@@ -20,7 +21,7 @@ def target_text(target: Any) -> tuple[str, bool]:
     rows = []
     if target.job_dir is not None:
         rows.append(f"<b>Job</b> {record.get('job_id') or target.job_dir.name}")
-    bucket = record.get("bucket") or ({"num_tokens": record["num_tokens"]} if record.get("num_tokens") else None)
+    bucket = bucket_of(record)
     if bucket:
         rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
     if target.backend:

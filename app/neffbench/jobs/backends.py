@@ -20,7 +20,6 @@ from neffbench.doctor import (
     neuronx_flavour, neuronx_import_failure, use_cpu_backend,
 )
 from neffbench.jobs.protocol import BACKENDS, NEFF_BACKENDS
-from neffbench.spec import CompileSpec
 
 PLATFORM_ENV = "NEURON_PLATFORM_TARGET_OVERRIDE"
 _FAILED_WITH_RE = re.compile(r"neuronx-cc failed with (-?\d+)")
@@ -67,7 +66,7 @@ def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
     return module, Component("torch_neuronx", True, getattr(module, "__version__", "unknown"), "imports")
 
 
-def resolve(requested: str, spec: CompileSpec) -> Backend:
+def resolve(requested: str, spec: Any) -> Backend:
     """Pick the backend; with neuron possible, decide cpu_backend first so the platform override precedes the import."""
     if requested not in BACKENDS:
         raise JobFailure(f"unknown backend {requested!r}; expected one of {', '.join(BACKENDS)}")

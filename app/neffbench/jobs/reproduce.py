@@ -36,12 +36,11 @@ def _wrap_command(argv: list[str], width: int = 92) -> list[str]:
 
 
 def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None = None,
-           rope_scaling: Any = None, weights: dict[str, Any] | None = None) -> str:
+           weights: dict[str, Any] | None = None) -> str:
     """The script's text for a single-bucket spec.
 
-    ``built`` is what the job traced (the module kernel's wrapper needs it); ``rope_scaling`` is
-    ignored (the RoPE kernel derives it) and kept for callers written before kernels existed. A
-    torchneuron job gets its own script (jobs/reproduce_torchneuron.py).
+    ``built`` is what the job traced (the module kernel's wrapper needs it). A torchneuron job gets its
+    own script (jobs/reproduce_torchneuron.py).
     """
     if backend == "torchneuron":
         from neffbench.jobs import reproduce_torchneuron
@@ -58,7 +57,7 @@ def render(spec: Any, *, job_id: str, backend: str | None, built: Built | None =
     if backend == "cpu-check":
         note = ("# The job that wrote this script used the cpu-check backend: it made no NEFF. This script\n"
                 "# makes one, on a host with the Neuron toolchain.\n")
-    needs = getattr(kernel, "reproduce_needs", lambda s: "")(spec)
+    needs = kernel.reproduce_needs(spec)
     return f'''#!/usr/bin/env python3
 """Rebuild the NEFF of neffbench job {job_id}: {spec.name}, {bucket_label(bucket)}, spec hash {spec_hash(spec)[:8]}.
 

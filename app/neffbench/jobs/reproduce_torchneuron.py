@@ -32,7 +32,7 @@ def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[
     kernel = registry.for_spec(spec)
     bucket = kernel.buckets(spec)[0]
     command = " ".join(tn.expected_command(spec, tn.Host("<instance>", "", None, ""), tn.cc_flags(spec)))
-    needs = getattr(kernel, "reproduce_needs", lambda s: "")(spec)
+    needs = kernel.reproduce_needs(spec)
     return f'''#!/usr/bin/env python3
 """Rebuild the NEFF of neffbench job {job_id}: {spec.name}, {bucket_label(bucket)}, spec hash {spec_hash(spec)[:8]}.
 

@@ -9,7 +9,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from neffbench.spec.schema import fields_of, sections_of, tables_of, top_fields_of
+from neffbench.schema import fields_of, sections_of, tables_of, top_fields_of
 
 # Fields one sweep cannot vary, with the reason a user reads.
 FIXED = {

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from neffbench.kernels.api import Built, Kernel, TensorSig
-from neffbench.spec.schema import CompilerSpec, compiler_field, description_field, name_field, ui, workdir_field
+from neffbench.schema import CompilerSpec, compiler_field, description_field, name_field, ui, workdir_field
 
 
 @dataclass(frozen=True)
