@@ -1,4 +1,4 @@
-"""Spec fields by dotted name (``compiler.optlevel``, ``buckets.seq``, ``module.kwargs.hidden_size``): what a sweep may vary."""
+"""Spec fields by dotted name (``compiler.optlevel``, ``buckets.seq``, ``module.kwargs.NAME``): what a sweep may vary."""
 
 from __future__ import annotations
 
