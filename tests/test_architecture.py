@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
-CORE = ["neffbench.spec", "neffbench.kernels.rope", "neffbench.kernels.build", "neffbench.presets",
+CORE = ["neffbench.spec", "neffbench.schema", "neffbench.kernels.rope.kernel", "neffbench.presets",
         "neffbench.doctor", "neffbench.cli.main"]
-OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.worker", "neffbench.preview"]
+OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.worker", "neffbench.kernels.rope.preview"]
 
 
 def _importable(name: str) -> bool:
@@ -36,4 +36,38 @@ def test_core_module_imports_no_qt(module):
 def test_product_never_mentions_the_test_fakes():
     offenders = [str(p.relative_to(APP)) for p in APP.rglob("*.py")
                  if "tests.fakes" in p.read_text(encoding="utf-8") or "neff_factory" in p.read_text(encoding="utf-8")]
+    assert offenders == []
+
+
+def _imports(path: Path) -> set[str]:
+    import ast
+
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return out
+
+
+@pytest.mark.parametrize("package,above", [
+    ("schema", ("neffbench.kernels", "neffbench.spec", "neffbench.jobs", "neffbench.sweeps", "neffbench.gui")),
+    ("kernels", ("neffbench.spec", "neffbench.jobs", "neffbench.sweeps", "neffbench.runs", "neffbench.cli")),
+])
+def test_the_layers_below_the_spec_documents_never_import_up(package, above):
+    """schema/ is below the kernels, the kernels below spec documents, jobs and sweeps (lazy imports too); a
+    kernel's gui/ folder belongs to the window, above them all."""
+    offenders = sorted(f"{p.relative_to(APP)}: {name}" for p in (APP / package).rglob("*.py")
+                       if "gui" not in p.relative_to(APP).parts for name in _imports(p) if name.startswith(above))
+    assert offenders == []
+
+
+def test_gui_and_cli_name_no_kernel_field():
+    """The window, the CLI, jobs, runs and sweeps ask the kernel; a kernel's own names live in its folder."""
+    words = ("rotary", "head_size", "rope_scaling", "hidden_size", "intermediate_size", "kernels.rope",
+             "kernels.rms_norm", "kernels.silu_and_mul")
+    offenders = sorted(f"{p.relative_to(APP)}: {w}" for d in ("gui", "cli", "runs", "sweeps")
+                       for p in (APP / d).rglob("*.py") for w in words
+                       if w in p.read_text(encoding="utf-8"))
     assert offenders == []

@@ -27,7 +27,7 @@ from neffbench.jobs.home_paths import HomeShortener
 from tests.fakes import fake_env
 
 REPO = Path(__file__).resolve().parents[1]
-SEED_TOML = REPO / "resources" / "presets" / "seed.toml"
+SEED_TOML = REPO / "app" / "neffbench" / "kernels" / "rope" / "presets" / "seed.toml"
 
 
 # --- real jobs, compiled once per module ------------------------------------------------------------------

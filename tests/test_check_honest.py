@@ -178,11 +178,11 @@ def test_a_shape_too_large_for_this_machine_is_refused_in_words(tmp_path):
 
 
 def test_the_rope_kernels_refuse_inputs_larger_than_memory():
-    from neffbench.kernels import token_buckets
+    from neffbench.kernels import token
     from neffbench.spec import Problem
 
     problems: list[Problem] = []
-    token_buckets.warn_if_large(10**13, "float32", problems)
+    token.warn_if_large(10**13, "float32", problems)
     assert problems[0].severity == "error" and "this machine has" in problems[0].message
 
 

@@ -37,7 +37,9 @@ def test_a_dropped_log_is_explained_and_its_code_shows_help(window, qtbot):
 def test_a_dropped_spec_opens_in_the_form(window, tmp_path):
     window.build_panels()
     spec = tmp_path / "mine.toml"
-    spec.write_text((Path(__file__).parents[1] / "resources" / "presets" / "seed.toml").read_text())
+    from neffbench.presets import preset_text
+
+    spec.write_text(preset_text("seed"))
     window.drops.handle(str(spec))
     assert window.current_spec().name == "seed"
 

@@ -10,22 +10,23 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 
 from neffbench.presets import load_preset
-from neffbench.spec import SECTIONS, load, section_fields, top_fields
+from neffbench.spec import fields_of, load, top_fields_of
+from neffbench.kernels.rope.params import SECTIONS, RopeCompileSpec as CompileSpec
 from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.gui
 
 
 def _keys():
-    yield from (f.name for f in top_fields() if f.name != "workdir")
+    yield from (f.name for f in top_fields_of(CompileSpec) if f.name != "workdir")
     for section in SECTIONS:
-        for f in section_fields(section):
+        for f in fields_of(CompileSpec, section):
             yield f"{section}.{f.name}"
 
 
 def _field(key: str) -> dataclasses.Field:
     section, _, name = key.rpartition(".")
-    fields = section_fields(section) if section else top_fields()
+    fields = fields_of(CompileSpec, section) if section else top_fields_of(CompileSpec)
     return next(f for f in fields if f.name == name)
 
 
@@ -144,10 +145,10 @@ def test_labels_are_buddies_and_tab_moves_through_the_form(window, qtbot):
 def test_field_editors_cover_every_type():
     hints = typing.get_type_hints
     from neffbench.gui.field_editors import editor_for
-    from neffbench.spec import CompileSpec
+    from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
     for section, cls in [("", CompileSpec), *SECTIONS.items()]:
         h = hints(cls)
-        fields = top_fields() if not section else section_fields(section)
+        fields = top_fields_of(CompileSpec) if not section else fields_of(CompileSpec, section)
         for f in fields:
             assert editor_for(f, h[f.name]) is not None

@@ -42,7 +42,7 @@ def hf_yarn_ramp(dim: int, base: float, original: int, beta_fast: float, beta_sl
 
 @pytest.fixture
 def panel(qtbot):
-    from neffbench.gui.preview.panel import PreviewPanel
+    from neffbench.kernels.rope.gui.panel import PreviewPanel
 
     theme.configure_plots()
     widget = PreviewPanel()

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from neffbench.jobs import JobRunner, read_record, run_buckets
-from neffbench.kernels.build import build_module, example_inputs
+from neffbench.kernels.rope.build import build_module, example_inputs
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, spec_hash
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from neffbench.jobs import JobResult, JobRunner
-from neffbench.kernels.build import io_signature
+from neffbench.kernels.rope.build import io_signature
 from neffbench.presets import load_preset
 from tests.fakes import fake_env
 

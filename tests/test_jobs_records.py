@@ -120,11 +120,12 @@ def test_last_duration_is_the_newest_succeeded_job_of_the_same_spec(tmp_path):
     import json
 
     from neffbench.jobs.records import last_duration
+    from neffbench.kernels import registry
     from neffbench.presets import load_preset
     from neffbench.spec import spec_hash
 
     spec = load_preset("seed")
-    same = spec_hash(spec.for_bucket(1))
+    same = spec_hash(registry.for_spec(spec).for_bucket(spec, {"num_tokens": 1}))
 
     def job(name, **rec):
         (tmp_path / name).mkdir()

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from neffbench.jobs import reproduce
-from neffbench.kernels.build import build_module, example_inputs, rope_scaling
+from neffbench.kernels.rope.build import build_module, example_inputs
 from neffbench.presets import load_preset
 from tests.fakes import fake_env
 
@@ -29,7 +29,7 @@ FANCY = dataclasses.replace(
 
 
 def _script(spec, backend="neuron"):
-    return reproduce.render(spec, job_id="job-1", rope_scaling=rope_scaling(spec), backend=backend)
+    return reproduce.render(spec, job_id="job-1", backend=backend)
 
 
 def test_script_is_python_that_imports_no_neffbench():

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 import torch
 
-from neffbench.kernels.build import build_cache, build_module, example_inputs, io_signature, rope_scaling
+from neffbench.kernels.rope.build import build_cache, build_module, example_inputs, io_signature, rope_scaling
 from neffbench.presets import load_preset
 
 SEED = load_preset("seed")

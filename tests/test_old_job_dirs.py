@@ -11,7 +11,8 @@ from pathlib import Path
 
 from neffbench.jobs.view import bucket_of
 from neffbench.jobs.summary import bucket_table, summary_lines
-from neffbench.spec import CompileSpec, from_dict, load, spec_hash
+from neffbench.spec import from_dict, load, spec_hash
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from tests.neff_factory import build_neff
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from neffbench import preview
-from neffbench.kernels.build import build_cache, example_inputs
-from neffbench.kernels.rope import rope_forward
+from neffbench.kernels.rope import preview
+from neffbench.kernels.rope.build import build_cache, example_inputs
+from neffbench.kernels.rope.ops import rope_forward
 from neffbench.presets import load_preset
-from neffbench.spec import CompileSpec
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
 
 def with_rope(spec: CompileSpec, **kw) -> CompileSpec:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from neffbench.kernels.rope import RopeModule, build_cos_sin_cache, frequencies, rope_forward
+from neffbench.kernels.rope.ops import RopeModule, build_cos_sin_cache, frequencies, rope_forward
 
 # Tolerances against the float64 reference, by input dtype. The kernel (like vLLM) builds the table
 # in float32: an angle pos*inv_freq near 255 rad is rounded to its ulp (2**-16 = 1.5e-5), and that

@@ -6,8 +6,9 @@ import torch
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from neffbench.kernels.build import build_module, example_inputs, io_signature
-from neffbench.spec import DTYPES, ROPE_TYPES, TARGETS, CompileSpec, CompilerSpec, InputsSpec, ModelSpec, RopeSpec
+from neffbench.kernels.rope.build import build_module, example_inputs, io_signature
+from neffbench.spec import DTYPES, TARGETS, CompilerSpec
+from neffbench.kernels.rope.params import ROPE_TYPES, RopeCompileSpec as CompileSpec, InputsSpec, ModelSpec, RopeSpec
 from neffbench.spec import errors, validate
 
 small_int = st.integers(min_value=-4, max_value=96)

@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from neffbench.spec import CompileSpec, Problem, SpecError, loads_toml, validate
+from neffbench.spec import Problem, SpecError, loads_toml, validate
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
 BASE = CompileSpec()
 

@@ -1,4 +1,4 @@
-"""Bundled files (presets, icons): inside the wheel as ``neffbench/resources/``, in a checkout at the top-level ``resources/``."""
+"""Bundled files (the icon): inside the wheel as ``neffbench/resources/``, in a checkout at the top-level ``resources/``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def resource_root() -> Path:
-    """The folder holding ``presets/`` and ``icons/``.
+    """The folder holding ``icons/`` (presets live in their kernels' folders).
 
     A wheel carries them inside the package; an editable install of a checkout does not copy
     them, so fall back to the checkout's top-level ``resources/``.

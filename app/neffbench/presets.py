@@ -8,21 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neffbench.bundled import resource_path
+from neffbench.kernels import registry
 from neffbench.spec import load
 
 # The seed example first, then the models in the order a user would look for them.
 _ORDER = ("seed",)
 
 
-def preset_dir() -> Path:
-    return resource_path("presets")
-
-
 def preset_files() -> dict[str, Path]:
-    """Every kernel's presets by name, in registry order (a later kernel cannot shadow an earlier name)."""
-    from neffbench.kernels import registry
-
+    """Every kernel's presets by name, in registry order (a later kernel cannot shadow an earlier name): the folders
+    the kernels contribute (``Kernel.preset_dir``), built-in ones and plugins alike."""
     out: dict[str, Path] = {}
     for kernel in registry.available():
         folder = kernel.preset_dir
@@ -34,13 +29,13 @@ def preset_files() -> dict[str, Path]:
 
 
 def preset_kernels() -> dict[str, str]:
-    """Preset name -> the kernel it is for (read from the file's ``kernel`` key; absent means rope)."""
+    """Preset name -> the kernel it is for (read from the file's ``kernel`` key; absent means the default kernel)."""
     from neffbench.spec.files import tomllib
 
     out = {}
     for name, path in preset_files().items():
         try:
-            out[name] = tomllib.loads(path.read_text(encoding="utf-8")).get("kernel", "rope")
+            out[name] = tomllib.loads(path.read_text(encoding="utf-8")).get("kernel", registry.DEFAULT)
         except (OSError, ValueError):
             out[name] = "?"
     return out
@@ -56,19 +51,6 @@ class PresetInfo:
     figures: str  # "131072 positions, 32/8 heads, llama3 scaling (factor 8)"
     source: str  # the ``# Source:`` URL, else the description's "(config.json of ...)", else the first comment
     notes: str  # the file's leading comment block, where the figures are quoted from the model's config
-
-
-def _rope_figures(data: dict) -> str:
-    # A kernel has no hook for its presets' figures yet; RoPE's, the one the menu mostly lists, live here.
-    from neffbench.kernels.rope.params import ModelSpec, RopeSpec
-
-    model, rope = data.get("model", {}), data.get("rope", {})
-    q = model.get("num_heads_q", ModelSpec.num_heads_q)
-    k = model.get("num_heads_k", ModelSpec.num_heads_k)
-    rope_type = rope.get("rope_type", RopeSpec.rope_type)
-    scaling = "no scaling" if rope_type == "default" else (
-        f"{rope_type} scaling (factor {rope.get('factor', RopeSpec.factor):g})")
-    return f"{rope.get('max_pos', RopeSpec.max_pos)} positions, {q}/{k} heads, {scaling}"
 
 
 def _info(name: str, path: Path) -> PresetInfo:
@@ -88,9 +70,11 @@ def _info(name: str, path: Path) -> PresetInfo:
     model, _, rest = description.partition(": ")
     cited = re.search(r"\(([^()]*)\)\.?$", rest)
     figures = rest[:cited.start()].strip() if cited else rest.rstrip(".")
-    kernel = data.get("kernel", "rope")
-    if kernel == "rope":
-        figures = _rope_figures(data)
+    kernel = data.get("kernel", registry.DEFAULT)
+    try:
+        figures = registry.get(kernel).preset_figures(data) or figures
+    except KeyError:  # a preset of a kernel that did not load: its description's figures
+        pass
     url = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("source:")), "")
     source = url or (cited.group(1) if cited else "") or " ".join(comments)
     return PresetInfo(name, kernel, model.strip() or name, figures, source, "\n".join(comments))

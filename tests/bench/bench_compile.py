@@ -22,7 +22,7 @@ TARGET_S, TARGET_FRACTION = 0.5, 0.10
 BARE = """
 import sys
 import torch
-from neffbench.kernels.build import build_module, example_inputs
+from neffbench.kernels.rope.build import build_module, example_inputs
 from neffbench.presets import load_preset
 
 spec = load_preset("seed")

@@ -136,13 +136,13 @@ def _run_until(app, done, limit_s: float) -> bool:
 def preview() -> list[str]:
     import dataclasses
 
-    from neffbench import preview as core
-    from neffbench.kernels.build import rope_scaling
-    from neffbench.kernels.rope import build_cos_sin_cache
+    from neffbench.kernels.rope import preview as core
+    from neffbench.kernels.rope.build import rope_scaling
+    from neffbench.kernels.rope.ops import build_cos_sin_cache
     from neffbench.presets import load_preset
 
     app = _app()
-    from neffbench.gui.preview import PreviewPanel
+    from neffbench.kernels.rope.gui.panel import PreviewPanel
     from neffbench.gui.preview_controller import PreviewController
 
     seed, llama = load_preset("seed"), load_preset("llama3.1-8b")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
-from neffbench.spec import CompileSpec, compiler_args
+from neffbench.schema import compiler_args
 
 LOGFILE_NAME = "log-neuron-cc.txt"
 # At the default (warning) the compiler's stdout shows only progress dots; info shows each pass.
@@ -14,7 +15,7 @@ VERBOSITY = ("--verbose", "info")
 TRACE_DEFAULTS = ("--framework", "XLA", "--target", "trn1")
 
 
-def base_args(spec: CompileSpec) -> list[str]:
+def base_args(spec: Any) -> list[str]:
     """The verbosity, then the spec's options: a ``--verbose`` in extra args still wins (the right-most does)."""
     return [*VERBOSITY, *compiler_args(spec)]
 

@@ -41,7 +41,7 @@ def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[
     args = job_compiler_args(spec, f"{_OUT}/compiler")
     wrapped = _wrap_command(equivalent_command(f"{_OUT}/compiler", args))
     ends = [" \\"] * (len(wrapped) - 1) + [""]
-    needs = getattr(kernel, "reproduce_needs", lambda s: "")(spec)
+    needs = kernel.reproduce_needs(spec)
     return _TEMPLATE.format(
         job_id=job_id, name=spec.name, bucket=bucket_label(kernel.buckets(spec)[0]), hash8=spec_hash(spec)[:8],
         needs=needs, note=note, command_comment="\n".join(f"#     {line}{end}" for line, end in zip(wrapped, ends)),

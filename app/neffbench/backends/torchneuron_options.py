@@ -19,7 +19,7 @@ from typing import Any
 
 from neffbench.compilerlog.commands import effective_options
 from neffbench.backends.compiler_command import LOGFILE_NAME, VERBOSITY
-from neffbench.spec.problems import Problem
+from neffbench.schema.problems import Problem
 
 NEFF_CACHE_DIR = "neff_cache"
 DEBUG_DIR = "debug"

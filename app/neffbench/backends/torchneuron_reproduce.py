@@ -31,7 +31,7 @@ def _env_source(spec: Any) -> str:
 def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[str, Any] | None = None) -> str:
     kernel = registry.for_spec(spec)
     command = " ".join(tn.expected_command(spec, tn.Host("<instance>", "", None, ""), tn.cc_flags(spec)))
-    needs = getattr(kernel, "reproduce_needs", lambda s: "")(spec)
+    needs = kernel.reproduce_needs(spec)
     return _TEMPLATE.format(
         job_id=job_id, name=spec.name, bucket=bucket_label(kernel.buckets(spec)[0]), hash8=spec_hash(spec)[:8],
         needs=needs, command=command, cc_flags=tn.cc_flags(spec), lnc_env=tn.LNC_ENV, device_env=tn.DEVICE_ENV,

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--token", type=int, default=0, help="example token whose lanes are plotted (default 0)")
     p.add_argument("--head", type=int, default=0, help="query head whose lanes are plotted (default 0)")
     p.add_argument("--at", dest="bucket", type=int, default=None, metavar="N",
-                   help="the num_tokens bucket whose example inputs are used (default: the first)")
+                   help="the bucket whose example inputs are used, by its value (default: the first)")
     p.add_argument("--size", default="1400x900", metavar="WxH", help="size of the full preview image (default 1400x900)")
     p.add_argument("--check", action="store_true", help="also run the CPU check (in a child process) and save it")
     p.set_defaults(func=run)
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     kernel = registry.for_spec(spec)
     bucket = None
     if args.bucket is not None:
-        bucket = next((b for b in kernel.buckets(spec) if b.get("num_tokens") == args.bucket), None)
+        bucket = kernel.pick_bucket(spec, args.bucket)
         if bucket is None:
             print(f"--at {args.bucket} is not one of the spec's buckets ({buckets_text(kernel.buckets(spec))}).",
                   file=sys.stderr)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from neffbench.kernels import registry
 from neffbench.spec import Problem, SpecError, fields_of, load, sections_of, top_fields_of
-from neffbench.spec.validate import split_extra_args
+from neffbench.schema.compiler import split_extra_args
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
 _SPEC_DEST = "spec:"
@@ -72,9 +72,10 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
     Kernels share an option when they have a field of that name (``--num-tokens``, ``--target``);
     the override applies to the field of the loaded spec's kernel.
     """
+    sources = [kernel.source_help for kernel in registry.available() if kernel.source_help]
     parser.add_argument("spec", metavar="SPEC", nargs=None if required else "?",
-                        help="spec file (.toml or .json), the name of a bundled preset, or a module entry "
-                        "(FILE.py:NAME or package.module:NAME)")
+                        help="spec file (.toml or .json), the name of a bundled preset" +
+                        "".join(f", or {s}" for s in sources))
     options: dict[str, list[tuple[str, str]]] = {}  # option -> [(kernel, key)]
     pending: dict[str, tuple[str, dataclasses.Field, typing.Any, list[str]]] = {}
     order: list[str] = []
@@ -100,9 +101,7 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
         _add_field_option(groups[group], option, f, tp, choices or None)
     extra = parser.add_argument_group("kernel options")
     for kernel in registry.available():
-        add = getattr(kernel, "add_cli_options", None)
-        if add is not None:
-            add(extra)
+        kernel.add_cli_options(extra)
     parser.set_defaults(_spec_options=options)
 
 
@@ -114,8 +113,7 @@ def resolve_spec_source(source: str) -> typing.Any:
     if path.is_file() or (path.suffix.lower() in (".toml", ".json") and ":" not in source):
         return load(path)
     for kernel in registry.available():
-        from_source = getattr(kernel, "spec_from_source", None)
-        spec = from_source(source) if from_source is not None else None
+        spec = kernel.spec_from_source(source)
         if spec is not None:
             return spec
     if path.suffix.lower() in (".toml", ".json") or "/" in source:
@@ -172,8 +170,7 @@ def spec_from_args(args: argparse.Namespace) -> typing.Any:
         raise SpecError(problems)
     replaced = {s: dataclasses.replace(getattr(spec, s), **v) for s, v in sections.items()}
     spec = dataclasses.replace(spec, **top, **replaced)
-    apply = getattr(kernel, "apply_cli_options", None)
-    return apply(spec, args) if apply is not None else spec
+    return kernel.apply_cli_options(spec, args)
 
 
 def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:

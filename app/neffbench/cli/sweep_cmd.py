@@ -75,8 +75,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with 'show' as SPEC: the sweep (its id, a unique start of it, its folder or sweep.json)")
     g = p.add_argument_group("sweep")
     g.add_argument("--over", action="append", default=[], metavar="FIELD=V1,V2,...",
-                   help="a field by its dotted name (compiler.optlevel, inputs.num_tokens, model.head_size, "
-                   "buckets.seq, module.kwargs.hidden_size) and its values; commas inside [..] or quotes do not split")
+                   help="a field by its dotted name (compiler.optlevel, inputs.num_tokens, SECTION.FIELD, "
+                   "buckets.AXIS, module.kwargs.NAME) and its values; commas inside [..] or quotes do not split")
     g.add_argument("--zip", action="store_true", help="pair the lists (all of one length) instead of crossing them")
     g.add_argument("--strict", action="store_true", help="start nothing when any point is invalid")
     g.add_argument("--dry-run", action="store_true", help="list the points, their problems and memory; start nothing")

@@ -29,8 +29,8 @@ from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.backends import registry as backends
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label, bucket_phrase, buckets_text
 from neffbench.jobs.view import bucket_of
+from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
 
@@ -324,7 +324,5 @@ def finished_text(run: CompileRun, total: int) -> str:
 
 
 def _bucket_cell(bucket: dict) -> str:
-    """The results table's first column: the token count, or ``batch=1 seq=128``."""
-    if list(bucket) == ["num_tokens"]:
-        return str(bucket["num_tokens"])
-    return bucket_label(bucket) if bucket else "?"
+    """The results table's first column: the count (``8`` tokens), or ``batch=1 seq=128``."""
+    return bucket_cell(bucket)

@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
-from neffbench.spec.validate import split_extra_args
+from neffbench.schema.compiler import split_extra_args
 
 INT_LIMIT = 2**31 - 1  # QSpinBox holds a C int
 

@@ -33,19 +33,16 @@ def _compute(spec: Any, bucket: int | None):
     """The kernel's preview, or the reason there is none (returned, not raised: the GUI shows it)."""
     from neffbench.spec import errors
 
+    # The whole spec first (name, workdir, compiler): a kernel's preview refuses errors in its own fields only.
+    problems = errors(spec)
+    if problems:
+        return "; ".join(f"{p.field}: {p.message}" for p in problems)
     kernel = registry.for_spec(spec)
-    chosen = None
-    if bucket is not None:
-        chosen = next((b for b in kernel.buckets(spec) if b.get("num_tokens") == bucket), None)
+    chosen = kernel.pick_bucket(spec, bucket) if bucket is not None else None
     try:
-        # A kernel's preview validates the spec itself (a ValueError naming the problems): not twice here.
         result = kernel.preview(spec, chosen)
-    except ValueError as exc:
+    except ValueError as exc:  # the kernel's own refusals
         return str(exc)
-    if result is None:  # no preview of its own, so nothing checked the spec yet
-        problems = errors(spec)
-        if problems:
-            return "; ".join(f"{p.field}: {p.message}" for p in problems)
     return result  # None: the kernel has no preview of its own (NO_PREVIEW says what to do instead)
 
 

@@ -19,7 +19,7 @@ from neffbench.gui import theme
 from neffbench.gui.flow import TurningSplitter
 from neffbench.gui.plot_titles import set_title
 from neffbench.gui.run_history import kind_of, started_text
-from neffbench.kernels.api import bucket_phrase
+from neffbench.kernels.api import bucket_phrase, items_unit
 
 DEVICE_COLOUR = theme.ROTATED  # NeuronCore figures
 CPU_COLOUR = theme.WARN  # CPU figures: a caveat, not a device number
@@ -238,7 +238,7 @@ class BucketPlots(QWidget):
         kinds = {p["on_device"] for p in self.points}
         what = {frozenset({False}): "CPU", frozenset({True}): "NeuronCore"}.get(frozenset(kinds), "CPU and NeuronCore")
         what = what if self.points else "no runs yet"
-        tokens = all(list(r["bucket"]) == ["num_tokens"] for r in rows) if rows else False
+        unit = items_unit([r["bucket"] for r in rows]) if rows else None
         ticks = [[(math.log10(v) if log_x else v, f"{v:g}") for v in x]]
         for plot, curve, key, title in ((self.latency, self.latency_curve, "p50_ms", "p50 latency per bucket"),
                                         (self.throughput, self.throughput_curve, "items_per_s", "Throughput per bucket")):
@@ -247,7 +247,7 @@ class BucketPlots(QWidget):
             curve.setData(x, y, pen=pg.mkPen(line, width=1.5), symbolBrush=[pg.mkBrush(c) for c in colours],
                           symbolPen=[pg.mkPen(c) for c in colours])
             set_title(plot.getPlotItem(), f"{title} · {what}")
-            plot.setLabel("bottom", "items per call (tokens)" if tokens else "items per call")
+            plot.setLabel("bottom", f"items per call ({unit})" if unit else "items per call")
             plot.getAxis("bottom").setTicks(ticks if self.points else None)
             plot.enableAutoRange()
             finite = y[np.isfinite(y)]

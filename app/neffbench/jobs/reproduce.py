@@ -22,11 +22,10 @@ def _backend(backend: Backend | str | None) -> type[Backend] | Backend:
 
 
 def render(spec: Any, *, job_id: str, backend: Backend | str | None, built: Built | None = None,
-           rope_scaling: Any = None, weights: dict[str, Any] | None = None) -> str:
+           weights: dict[str, Any] | None = None) -> str:
     """The script's text for a single-bucket spec.
 
-    ``built`` is what the job traced (the module kernel's wrapper needs it); ``rope_scaling`` is
-    ignored (the RoPE kernel derives it) and kept for callers written before kernels existed.
+    ``built`` is what the job traced (the module kernel's wrapper needs it); the backend writes the script.
     """
     return _backend(backend).reproduce_script(spec, job_id=job_id, built=built, weights=weights)
 

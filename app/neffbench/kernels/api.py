@@ -1,21 +1,28 @@
-"""What a kernel contributes to the workbench, and what the jobs, records, GUI and CLI may ask of it.
+"""What a kernel contributes to the workbench, and every hook the jobs, records, GUI and CLI may ask of it.
 
-A kernel is a folder (or a plugin package) with a ``Kernel`` subclass instance. The parts that run
-everywhere (its spec class, validation, buckets, hash payload) import neither torch nor Qt; the parts
-marked "torch" run in the worker child or a preview thread only, and import torch lazily.
+A kernel is a folder (or a plugin package) with a ``Kernel`` subclass instance. Every hook is declared
+here, once, with its default: the registry rejects a kernel that defines a public name not declared
+here, or a hook whose parameters differ (``neffbench.kernels.checks``), so callers never probe with
+``getattr``. The parts that run everywhere (its spec class, validation, buckets, hash payload) import
+neither torch nor Qt; the parts marked "torch" run in the worker child or a preview thread only, and
+import torch lazily.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from neffbench.spec.problems import Problem
-from neffbench.spec.schema import fields_of, is_active, sections_of
+from neffbench.schema.fields import check_ranges, fields_of, is_active, sections_of
+from neffbench.schema.problems import Problem
 
 Bucket = Mapping[str, int]
+# Bucket axes whose values read as a count in sentences and tables ("8 tokens"): a bucket of that axis
+# alone is shown by its number.
+COUNTED_AXES = {"num_tokens": "tokens"}
 
 # Tolerances for traced-vs-eager and device-vs-reference comparisons. float32 allows a few ulps of
 # reassociation; bfloat16 keeps 8 mantissa bits (eps 2**-7) and float16 11 (eps 2**-10), and one
@@ -64,16 +71,23 @@ class KernelError(Exception):
 
 
 class Kernel:
-    """Base class: override what differs. Methods marked (torch) import torch and run in the worker."""
+    """Base class: override what differs. Methods marked (torch) import torch and run in the worker.
+
+    Attributes and methods not defined here are refused when the kernel loads (names starting with
+    ``_`` are the kernel's own). A kernel whose buckets are token counts starts from
+    ``neffbench.kernels.token.TokenKernel`` instead.
+    """
 
     name: str = ""
     title: str = ""
     summary: str = ""
     spec_class: type = object
-    # Folder of ``*.toml`` presets this kernel brings (each file says ``kernel = "<name>"``).
+    # Folder of ``*.toml`` presets this kernel brings (each file says ``kernel = "<name>"``): a contribution the
+    # preset menu and ``neffbench preset list`` enumerate, for a built-in kernel as for a plugin.
     preset_dir: Path | None = None
-    # Qualified names ("module:attr") of Qt widgets for this kernel, loaded by the GUI on first use:
-    # a preview panel taking (parent) with ``show_preview(data)``, and a spec form. None: the generic ones.
+    # Qualified names ("module:attr") of Qt widgets this kernel contributes, imported by the window on first
+    # use only (a kernel keeps them in its own ``gui/`` folder): a preview panel taking (parent) with
+    # ``show_preview(data)``, and a spec form. None: the generic ones.
     gui_preview: str | None = None
     gui_form: str | None = None
     # Whether building the kernel runs the user's code: ``neffbench check`` then also runs pre-flight
@@ -83,8 +97,11 @@ class Kernel:
     section_titles: dict[str, str] = {}
     # Spec fields whose range the kernel checks itself (section.name), so the generic check skips them.
     own_range_checks: frozenset[str] = frozenset()
+    # What ``neffbench compile SPEC`` accepts as SPEC besides files and presets (``spec_from_source``), in
+    # the words of ``--help``; empty for a kernel that takes only files.
+    source_help: str = ""
 
-    # ---- everywhere (no torch) -------------------------------------------------------------
+    # ---- spec (no torch) ---------------------------------------------------------------------
 
     def default_spec(self) -> Any:
         return self.spec_class()
@@ -92,6 +109,13 @@ class Kernel:
     def validate(self, spec: Any) -> list[Problem]:
         """The kernel's own rules; the generic ranges, name, workdir and compiler rules are checked elsewhere."""
         return []
+
+    def section_errors(self, spec: Any) -> list[Problem]:
+        """The errors in the kernel's own fields (its rules and the generic ranges): what a preview refuses."""
+        problems: list[Problem] = []
+        check_ranges(spec, problems, self.own_range_checks)
+        problems += self.validate(spec)
+        return [p for p in problems if p.severity == "error"]
 
     def ignored_fields(self, spec: Any) -> dict[str, str]:
         """Fields the spec's other values make irrelevant, by ``section.name``, each with the reason a user
@@ -102,13 +126,9 @@ class Kernel:
         """
         return {}
 
-    def buckets(self, spec: Any) -> list[dict[str, int]]:
-        """One dict per NEFF to compile, in order (shapes are fixed at trace time)."""
-        return [{"num_tokens": n} for n in spec.inputs.num_tokens]
-
-    def for_bucket(self, spec: Any, bucket: Bucket) -> Any:
-        """The single-bucket spec one job compiles."""
-        return dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, num_tokens=(bucket["num_tokens"],)))
+    def anchor(self, spec: Any, base_dir: Path) -> Any:
+        """The spec as read from a file in ``base_dir``: relative paths it holds made absolute. Default: as it is."""
+        return spec
 
     def neff_relevant(self, spec: Any) -> dict[str, Any]:
         """What can change the NEFF: every active field marked ``neff``, by section (plus the kernel's name)."""
@@ -122,6 +142,12 @@ class Kernel:
             out[section] = body
         return out
 
+    def sources_key(self, spec: Any) -> dict[str, Any]:
+        """What decides which files a build reads (for the module kernel its [module] section, not the inputs or
+        the bucket): builds with equal keys read the same files while those files are unchanged, so a closure
+        recorded by one is checked, not rediscovered, by the next."""
+        return self.neff_relevant(spec)
+
     def dtype(self, spec: Any) -> str:
         """The dtype that sets the numerics tolerance."""
         return spec.inputs.dtype
@@ -132,26 +158,53 @@ class Kernel:
     def with_seed(self, spec: Any, seed: int) -> Any:
         return dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, seed=seed))
 
-    def sources_key(self, spec: Any) -> dict[str, Any]:
-        """What decides which files a build reads (for the module kernel its [module] section, not the inputs or
-        the bucket): builds with equal keys read the same files while those files are unchanged, so a closure
-        recorded by one is checked, not rediscovered, by the next."""
-        return self.neff_relevant(spec)
+    def preset_figures(self, data: dict[str, Any]) -> str | None:
+        """A preset's key figures for the preset menu, from the file's table (not loaded); None: the text of
+        its description after the model's name."""
+        return None
+
+    # ---- buckets (no torch) ------------------------------------------------------------------
+
+    def buckets(self, spec: Any) -> list[dict[str, int]]:
+        """One dict per NEFF to compile, in order (shapes are fixed at trace time). Default: one, with no axes."""
+        return [{}]
+
+    def for_bucket(self, spec: Any, bucket: Bucket) -> Any:
+        """The single-bucket spec one job compiles."""
+        return spec
+
+    def pick_bucket(self, spec: Any, value: int) -> dict[str, int] | None:
+        """The bucket a single number names (``neffbench preview --at N``, the preview's bucket box); None when
+        none of the spec's does. Default: the bucket whose one axis has that value."""
+        return next((b for b in self.buckets(spec) if list(b.values()) == [value]), None)
+
+    def items_per_call(self, bucket: Bucket) -> int:
+        """What throughput counts (tokens for the vLLM kernels)."""
+        return 1
 
     def io_signature(self, spec: Any) -> tuple[list[TensorSig], list[TensorSig]] | None:
         """What the NEFF will take and return, without building a tensor; None when only a build can tell."""
         return None
 
-    def items_per_call(self, bucket: Bucket) -> int:
-        """What throughput counts (tokens for the vLLM kernels)."""
-        return int(bucket.get("num_tokens", 1))
-
-    def compile_memory(self, spec: Any, backend: str) -> int | None:
-        """Bytes compiling this single-bucket spec with ``backend`` (``cpu-check``, or one that runs neuronx-cc)
-        may take at its peak, worker and compiler together: what a sweep's memory limiter and Ray's memory
-        resource reserve. Must not import torch. None (the default): ``neffbench.sweeps.memory.baseline``, by
-        backend and target; a kernel whose data can be large adds it (``TENSOR_FACTOR`` times its bytes)."""
+    def compile_data_bytes(self, spec: Any) -> int | None:
+        """Bytes of what compiling this single-bucket spec holds as data (inputs, outputs, traced tables), without
+        importing torch: a sweep's memory limiter reserves several times that on top of its baseline by backend
+        and target (``neffbench.sweeps.memory``). None (the default): the baseline alone."""
         return None
+
+    # ---- command line (no torch) -------------------------------------------------------------
+
+    def spec_from_source(self, source: str) -> Any | None:
+        """The spec SPEC names when it is neither a file nor a preset (``FILE.py:NAME``); None: not this kernel's."""
+        return None
+
+    def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
+        """Options of the kernel's own beyond one per spec field (repeatable ones that set its tables)."""
+
+    def apply_cli_options(self, spec: Any, args: argparse.Namespace) -> Any:
+        """The spec with this kernel's own options applied; ``spec`` may be another kernel's, which those
+        options must then refuse if given. Default: ``spec`` as it is."""
+        return spec
 
     # ---- torch ------------------------------------------------------------------------------
 
@@ -176,6 +229,10 @@ class Kernel:
         with this job's values, using torch alone (and the user's own code for the module kernel)."""
         raise NotImplementedError
 
+    def reproduce_needs(self, spec: Any) -> str:
+        """A sentence ``reproduce.py``'s docstring adds about what else it needs (the user's code); "" for none."""
+        return ""
+
     def preview_preload(self) -> None:
         """Import what ``preview`` needs, on the window's background thread before the first preview."""
 
@@ -199,17 +256,40 @@ def describe_buckets(spec: Any) -> str:
     return f"{len(buckets)} bucket(s): {buckets_text(buckets)}"
 
 
+def _counted(bucket: Bucket | None) -> tuple[str, int] | None:
+    """(unit, count) for a bucket of one counted axis alone (``{"num_tokens": 8}``: ("tokens", 8))."""
+    if bucket and len(bucket) == 1:
+        ((axis, value),) = bucket.items()
+        if axis in COUNTED_AXES:
+            return COUNTED_AXES[axis], value
+    return None
+
+
 def buckets_text(buckets: list[dict[str, int]]) -> str:
     """``1, 8 tokens`` or ``batch=1 seq=128; batch=1 seq=512``."""
     if buckets == [{}]:
         return "no bucket axes"
-    if buckets and all(list(b) == ["num_tokens"] for b in buckets):
-        return f"{', '.join(str(b['num_tokens']) for b in buckets)} tokens"
+    counted = [_counted(b) for b in buckets]
+    if buckets and all(counted) and len({c[0] for c in counted}) == 1:
+        return f"{', '.join(str(c[1]) for c in counted)} {counted[0][0]}"
     return "; ".join(bucket_label(b) for b in buckets)
 
 
 def bucket_phrase(bucket: Bucket | None) -> str:
     """``8 tokens`` for the vLLM kernels, ``batch=1 seq=128`` otherwise: a bucket in a sentence."""
-    if bucket and list(bucket) == ["num_tokens"]:
-        return f"{bucket['num_tokens']} tokens"
-    return bucket_label(bucket)
+    counted = _counted(bucket)
+    return f"{counted[1]} {counted[0]}" if counted else bucket_label(bucket)
+
+
+def bucket_cell(bucket: Bucket | None) -> str:
+    """A results table's bucket column: the count alone (``8``), else ``batch=1 seq=128`` (``?`` for none)."""
+    counted = _counted(bucket)
+    if counted:
+        return str(counted[1])
+    return bucket_label(bucket) if bucket else "?"
+
+
+def items_unit(buckets: list[Bucket]) -> str | None:
+    """What the items of throughput are when every bucket counts the same unit (``tokens``), else None."""
+    units = {c[0] if c else None for c in map(_counted, buckets)}
+    return units.pop() if len(units) == 1 else None

@@ -1,28 +1,33 @@
-"""The kernel registry: the built-in kernels and those plugins offer through the ``neffbench.kernels`` entry points.
+"""The kernel registry: every kernel, built-in or plugin, is an entry point in the ``neffbench.kernels`` group.
 
-Listing costs nothing: entry points are read from package metadata without importing anything, and
-a kernel's object is imported on first use. A plugin that fails to load is reported by name and
-the others still load.
+The built-in kernels are this distribution's own entry points (``pyproject.toml``), found the way a
+plugin's are. Listing costs nothing: entry points are read from package metadata without importing
+anything, and a kernel's object is imported on first use and checked against the declared hooks
+(``neffbench.kernels.checks``). A kernel that fails to load is reported by name and the others still load.
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
 import pkgutil
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
+from neffbench.kernels import checks
+
 log = logging.getLogger(__name__)
 
 GROUP = "neffbench.kernels"
+# The kernel of a spec file without ``kernel`` (every spec written before there were others).
 DEFAULT = "rope"
-BUILTIN = {
-    "rope": "neffbench.kernels.rope.kernel:KERNEL",
-    "rms_norm": "neffbench.kernels.rms_norm.kernel:KERNEL",
-    "silu_and_mul": "neffbench.kernels.silu_and_mul.kernel:KERNEL",
-    "module": "neffbench.kernels.module.kernel:KERNEL",
-}
+DISTRIBUTION = "neffbench"
+BUILT_IN = "built-in"
+# Where menus and listings put the built-in kernels: entry points carry no order (the wheel's metadata
+# lists them by name). Presentation only: a built-in kernel not named here is found all the same, and
+# listed after these, by name.
+LISTED_FIRST = ("rope", "rms_norm", "silu_and_mul", "module")
 
 
 @dataclass(frozen=True)
@@ -36,26 +41,50 @@ _loaded: dict[str, Any] = {}
 _broken: dict[str, str] = {}
 
 
+def _dist_name(ep: metadata.EntryPoint) -> str | None:
+    dist = getattr(ep, "dist", None)  # EntryPoint.dist is missing on entry points not read from a distribution
+    return dist.name if dist is not None else None
+
+
 def entries() -> dict[str, KernelEntry]:
-    """Every kernel by name: built-ins first, then plugins (a plugin cannot replace a built-in)."""
-    out = {name: KernelEntry(name, value, "built-in") for name, value in BUILTIN.items()}
+    """Every kernel by name: the built-ins first, in pyproject's order, then plugins (which cannot replace one)."""
     try:
-        found = metadata.entry_points(group=GROUP)
+        found = list(metadata.entry_points(group=GROUP))
     except Exception:  # noqa: BLE001 - broken metadata must not break the workbench
         log.warning("could not read the %s entry points", GROUP, exc_info=True)
-        found = ()
+        found = []
+    # Ours first, in LISTED_FIRST's order; sorted() keeps the plugins' own order among themselves.
+    first = {name: i for i, name in enumerate(LISTED_FIRST)}
+    found.sort(key=lambda ep: (_dist_name(ep) != DISTRIBUTION, first.get(ep.name, len(first)),
+                               ep.name if _dist_name(ep) == DISTRIBUTION else ""))
+    out: dict[str, KernelEntry] = {}
     for ep in found:
+        dist = _dist_name(ep)
+        origin = BUILT_IN if dist == DISTRIBUTION else (dist or "a plugin")
         if ep.name in out:
             if out[ep.name].value != ep.value:
                 log.warning("kernel plugin %s (%s) ignored: a kernel of that name exists", ep.name, ep.value)
             continue
-        dist = getattr(getattr(ep, "dist", None), "name", None) or "a plugin"
-        out[ep.name] = KernelEntry(ep.name, ep.value, dist)
+        out[ep.name] = KernelEntry(ep.name, ep.value, origin)
     return out
 
 
 def names() -> list[str]:
     return list(entries())
+
+
+def _load(entry: KernelEntry) -> Any:
+    where = f"Kernel '{entry.name}' from {entry.origin} ({entry.value})"
+    try:
+        kernel = pkgutil.resolve_name(entry.value)
+    except Exception as exc:  # noqa: BLE001 - a plugin's own error, reported with its name
+        _broken[entry.name] = f"{type(exc).__name__}: {exc}"
+        raise KeyError(f"{where} could not be loaded: {type(exc).__name__}: {exc}") from exc
+    found = checks.problems(kernel, entry.name)
+    if found:
+        _broken[entry.name] = "; ".join(found)
+        raise KeyError(f"{where} {'; '.join(found)}.")
+    return kernel
 
 
 def get(name: str) -> Any:
@@ -64,21 +93,10 @@ def get(name: str) -> Any:
         return _loaded[name]
     known = entries()
     if name not in known:
-        import difflib
-
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
         hint = f" Did you mean '{close[0]}'?" if close else ""
         raise KeyError(f"No kernel named '{name}'.{hint} Kernels: {', '.join(known)}.")
-    entry = known[name]
-    try:
-        kernel = pkgutil.resolve_name(entry.value)
-    except Exception as exc:  # noqa: BLE001 - a plugin's own error, reported with its name
-        _broken[name] = f"{type(exc).__name__}: {exc}"
-        raise KeyError(f"Kernel '{name}' from {entry.origin} ({entry.value}) could not be loaded: "
-                       f"{type(exc).__name__}: {exc}") from exc
-    if getattr(kernel, "name", None) != name:
-        raise KeyError(f"Kernel '{name}' from {entry.origin} ({entry.value}) names itself "
-                       f"{getattr(kernel, 'name', None)!r}.")
+    kernel = _load(known[name])
     _loaded[name] = kernel
     return kernel
 
@@ -100,4 +118,5 @@ def broken() -> dict[str, str]:
 
 
 def for_spec(spec: Any) -> Any:
-    return get(getattr(spec, "kernel", DEFAULT))
+    """The kernel of a spec (its class names it)."""
+    return get(spec.kernel)

@@ -14,8 +14,9 @@ from typing import Any
 
 import tomli_w
 
-from neffbench.spec.problems import Problem, SpecError
-from neffbench.spec.schema import kernel_of, sections_of, tables_of, top_fields_of
+from neffbench.kernels import registry
+from neffbench.schema.fields import sections_of, tables_of, top_fields_of
+from neffbench.schema.problems import Problem, SpecError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -112,10 +113,13 @@ def _coerce(where: str, tp: Any, value: Any) -> tuple[Any, Problem | None]:
     return None, Problem(where, f"must be {_type_name(tp)}, got {value!r}.")
 
 
+def kernel_of(spec: Any) -> str:
+    """The kernel a spec is for (its class says)."""
+    return getattr(spec, "kernel", registry.DEFAULT)
+
+
 def spec_class(kernel: str) -> type:
     """The spec dataclass of a kernel; SpecError naming the kernel when there is none."""
-    from neffbench.kernels import registry
-
     try:
         return registry.get(kernel).spec_class
     except KeyError as exc:
@@ -130,9 +134,7 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
     """
     if not isinstance(data, dict):
         raise SpecError([Problem("", "A spec must be a table of sections (model, rope, inputs, compiler).")])
-    from neffbench.kernels.registry import DEFAULT
-
-    kernel = data.get("kernel", DEFAULT)
+    kernel = data.get("kernel", registry.DEFAULT)
     if not isinstance(kernel, str):
         raise SpecError([Problem("kernel", f"must be text naming a kernel, got {kernel!r}.")])
     cls = spec_class(kernel)
@@ -182,11 +184,7 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
         raise SpecError(problems)
     spec = cls(**top_kwargs, **parsed)
     if base_dir is not None:
-        from neffbench.kernels import registry
-
-        anchor = getattr(registry.get(kernel), "anchor", None)
-        if anchor is not None:
-            spec = anchor(spec, Path(base_dir))
+        spec = registry.get(kernel).anchor(spec, Path(base_dir))
     return spec
 
 
@@ -252,8 +250,6 @@ def loads_json(text: str, source: str = "spec", *, base_dir: str | Path | None =
 
 def neff_relevant(spec: Any) -> dict[str, Any]:
     """The values that can change the compiled NEFF, normalised by the spec's kernel so equivalent specs agree."""
-    from neffbench.kernels import registry
-
     return registry.for_spec(spec).neff_relevant(spec)
 
 

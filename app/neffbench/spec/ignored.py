@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from neffbench import targets
-from neffbench.spec.schema import fields_of, is_active, sections_of
+from neffbench.kernels import registry
+from neffbench.schema.compiler import compiler_ignored
+from neffbench.schema.fields import fields_of, is_active, sections_of
 
 
 def _toml_value(value: Any) -> str:
@@ -41,26 +42,10 @@ def inactive_fields(spec: Any) -> dict[str, str]:
     return out
 
 
-def compiler_ignored(spec: Any) -> dict[str, str]:
-    """The compiler options the target makes irrelevant (every kernel has the same ``[compiler]``)."""
-    if "compiler" not in sections_of(spec):
-        return {}
-    c = spec.compiler
-    out = {}
-    if not targets.supports_lnc(c.target):
-        out["compiler.lnc"] = (f"the target is {c.target}, and neuronx-cc documents --lnc for "
-                               f"{'/'.join(targets.LNC_FAMILIES)} only")
-    return out
-
-
 def ignored_fields(spec: Any) -> dict[str, str]:
     """Active fields the other values make irrelevant (inactive ones are not repeated here)."""
-    from neffbench.kernels import registry
-
     out = compiler_ignored(spec)
-    kernel_rules = getattr(registry.for_spec(spec), "ignored_fields", None)
-    if kernel_rules is not None:
-        out.update(kernel_rules(spec))
+    out.update(registry.for_spec(spec).ignored_fields(spec))
     inactive = inactive_fields(spec)
     return {key: reason for key, reason in out.items() if key not in inactive}
 

@@ -19,7 +19,7 @@ from typing import Any
 import tomli_w
 
 from neffbench.spec.ignored import all_ignored
-from neffbench.spec.schema import sections_of, top_fields_of
+from neffbench.schema import sections_of, top_fields_of
 
 
 @dataclass(frozen=True)

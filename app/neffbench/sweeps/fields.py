@@ -1,4 +1,4 @@
-"""Spec fields by dotted name (``compiler.optlevel``, ``buckets.seq``, ``module.kwargs.hidden_size``): what a sweep may vary."""
+"""Spec fields by dotted name (``compiler.optlevel``, ``buckets.seq``, ``module.kwargs.NAME``): what a sweep may vary."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from neffbench.spec.schema import fields_of, sections_of, tables_of, top_fields_of
+from neffbench.schema import fields_of, sections_of, tables_of, top_fields_of
 
 # Fields one sweep cannot vary, with the reason a user reads.
 FIXED = {

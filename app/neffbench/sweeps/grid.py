@@ -288,7 +288,7 @@ def plan(spec: Any, overs: Sequence[str] | Mapping[str, Sequence[Any]], *, zip: 
 
 def duplicates(points: Sequence[Point], backend: str) -> list[tuple[list[int], list[str]]]:
     """Points whose specs, once resolved, compile the same thing with ``backend`` (one cache key): a field that
-    is ignored (rotary_dim wins over partial_rotary_factor; cpu-check runs no compiler, so no compiler option
+    is ignored (one the kernel's ignored_fields names; cpu-check runs no compiler, so no compiler option
     counts), swept anyway, would give the same NEFF under different labels."""
     from neffbench.backends import registry as backends
     from neffbench.jobs import cache

@@ -18,8 +18,8 @@ WORKER_BYTES = 1 * GiB
 COMPILER_BYTES = {"inf2": 3 * GiB, "trn1": 3 * GiB, "trn1n": 3 * GiB, "trn2": 4 * GiB, "trn3": 4 * GiB}
 DEFAULT_COMPILER_BYTES = 4 * GiB
 # The worker holds the example inputs, the eager outputs, a second input set, a float64 run and the
-# traced module's own copies: several times the bytes of what the NEFF takes and returns. For kernels
-# whose compile_memory adds their data to the baseline.
+# traced module's own copies: several times the bytes of what the NEFF takes and returns, for kernels
+# that count their data (``Kernel.compile_data_bytes``).
 TENSOR_FACTOR = 8
 
 
@@ -28,7 +28,7 @@ class Estimate:
     """Bytes one compile may take at its peak, and where the figure comes from."""
 
     bytes: int
-    source: str  # "user" (--memory-per-job), "kernel" (the kernel's compile_memory) or "default"
+    source: str  # "user" (--memory-per-job), "kernel" (from the kernel's compile_data_bytes) or "default"
 
     @property
     def origin(self) -> str:
@@ -51,8 +51,7 @@ def estimate(spec: Any, backend: str, *, override_bytes: int | None = None) -> E
     """The peak memory of compiling single-bucket ``spec`` with ``backend`` (``neuron`` or ``cpu-check``)."""
     if override_bytes is not None:
         return Estimate(int(override_bytes), "user")
-    hook = getattr(registry.for_spec(spec), "compile_memory", None)
-    own = hook(spec, backend) if hook is not None else None
-    if own is not None:
-        return Estimate(int(own), "kernel")
+    data = registry.for_spec(spec).compile_data_bytes(spec)
+    if data is not None:
+        return Estimate(baseline(spec, backend) + TENSOR_FACTOR * int(data), "kernel")
     return Estimate(baseline(spec, backend), "default")

@@ -14,7 +14,7 @@ from neffbench.kernels.api import Built, Kernel
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import rules, tensors
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.spec.problems import Problem, SpecError
+from neffbench.schema.problems import Problem, SpecError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,16 +46,11 @@ class ModuleKernel(Kernel):
     summary = ("An nn.Module, a factory that builds one (a Hugging Face model from its config), or a plain "
                "function, from a package or your own .py file; inputs bound by forward-parameter name.")
     spec_class = ModuleCompileSpec
-    gui_form = "neffbench.gui.module_form:ModuleForm"
+    gui_form = "neffbench.kernels.module.gui.form:ModuleForm"
     runs_user_code = True
+    source_help = "a module entry (FILE.py:NAME or package.module:NAME)"
     # The bound built last in this process: verification asks for fresh inputs of the same module.
     _bound: tuple[str, tuple[str, ...]] | None = None
-
-    @property
-    def preset_dir(self) -> Any:
-        from neffbench.bundled import resource_path
-
-        return resource_path("presets") / "module"
 
     # ---- spec ----------------------------------------------------------------------------------
 
@@ -189,7 +184,7 @@ class ModuleKernel(Kernel):
         if not isinstance(spec, ModuleCompileSpec):
             if any(given):
                 raise SpecError([Problem("--input", f"--input, --kwarg, --constant and --bucket are for module "
-                                                    f"specs; this is a {getattr(spec, 'kernel', 'rope')} spec.")])
+                                                    f"specs; this is a {spec.kernel} spec.")])
             return spec
         inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
         typed = {k: entries.anchored_values(_value(v), Path.cwd()) for k, v in _pairs(given[1], "--kwarg").items()}

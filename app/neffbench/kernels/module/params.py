@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from neffbench.spec.schema import CompilerSpec, compiler_field, description_field, name_field, ui, workdir_field
+from neffbench.schema import kernel_spec, ui
 
 
 @dataclass(frozen=True)
@@ -44,15 +44,10 @@ class ModuleSection:
         "never NEFF inputs."))
 
 
-@dataclass(frozen=True)
+@kernel_spec("module")
 class ModuleCompileSpec:
     """Any nn.Module or function: inputs by forward-parameter name, one NEFF per bucket combination."""
 
-    kernel: ClassVar[str] = "module"
-
-    name: str = name_field("module")
-    description: str = description_field()
-    workdir: str = workdir_field()
     seed: int = field(default=0, metadata=ui(
         "Seed", "Seed for the example input values (values do not change the NEFF).", min=0, max=2**31 - 1,
         neff=False))
@@ -64,4 +59,3 @@ class ModuleCompileSpec:
     buckets: dict[str, tuple[int, ...]] = field(default_factory=dict, metadata=ui(
         "Buckets", "Values of each {axis} the inputs use; one NEFF per combination (shapes are fixed at trace "
         "time)."))
-    compiler: CompilerSpec = compiler_field()

@@ -9,7 +9,7 @@ from pathlib import Path
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import tensors
 from neffbench.kernels.module.params import ModuleCompileSpec
-from neffbench.spec.problems import Problem
+from neffbench.schema.problems import Problem
 
 MAX_BUCKETS = 256  # combinations; more is almost surely a typo, and each one is a compile
 

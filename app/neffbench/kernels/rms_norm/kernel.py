@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from neffbench.bundled import resource_path
-from neffbench.kernels.api import Built, Kernel, TensorSig
+from neffbench.kernels.api import Built, TensorSig
+from neffbench.kernels.token import TokenKernel
 from neffbench.kernels.rms_norm import validate as rules
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
 
 
-class RmsNormKernel(Kernel):
+class RmsNormKernel(TokenKernel):
     name = "rms_norm"
     title = "RMSNorm (vLLM)"
     summary = ("vLLM's RMSNorm.forward_static: x * rsqrt(mean(x^2) + eps) * weight in float32, optionally with "
                "the fused residual add; the weight inlined or as an input.")
+    preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = RmsNormCompileSpec
     section_titles = {"norm": "RMSNorm"}
     own_range_checks = rules.OWN_RANGE_CHECKS
-
-    @property
-    def preset_dir(self) -> Any:
-        return resource_path("presets") / "rms_norm"
 
     def validate(self, spec: RmsNormCompileSpec) -> list:
         return rules.validate(spec)

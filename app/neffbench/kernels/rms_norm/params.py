@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
 
-from neffbench.spec.schema import (
-    DTYPES, CompilerSpec, compiler_field, description_field, name_field, sections_of, ui, workdir_field,
-)
+from neffbench.kernels.token import token_inputs
+from neffbench.schema import kernel_spec, sections_of, ui
 
 WEIGHT_MODES = ("buffer", "input")
 WEIGHT_INITS = ("ones", "random")
@@ -39,34 +37,22 @@ class NormSpec:
         choices=WEIGHT_INITS))
 
 
-@dataclass(frozen=True)
+@token_inputs(
+    tokens=(128,), per_call="Rows of x per call.",
+    dtype_help="Dtype of x, the residual and the weight. The sum and the normalisation run in float32 whatever this "
+    "is, as in vLLM; the result is cast back before the weight multiplies it.",
+    seed_help="Seed for the example values of x and the residual (and the weight when it is an input); values do "
+    "not change the NEFF.")
 class InputsSpec:
     """The concrete example inputs the trace is made with: shapes and dtypes are fixed by them."""
 
-    num_tokens: tuple[int, ...] = field(default=(128,), metadata=ui(
-        "Tokens (buckets)", "Rows of x per call. Shapes are fixed at trace time, so each value is its own "
-        "NEFF; list several to compile one bucket each.", min=1, max=1_048_576))
-    dtype: str = field(default="float32", metadata=ui(
-        "Dtype", "Dtype of x, the residual and the weight. The sum and the normalisation run in float32 "
-        "whatever this is, as in vLLM; the result is cast back before the weight multiplies it.",
-        choices=DTYPES))
-    seed: int = field(default=0, metadata=ui(
-        "Seed", "Seed for the example values of x and the residual (and the weight when it is an input); "
-        "values do not change the NEFF.", min=0, max=2**31 - 1, neff=False))
 
-
-@dataclass(frozen=True)
+@kernel_spec("rms_norm")
 class RmsNormCompileSpec:
     """An RMSNorm compile: what a spec file with ``kernel = "rms_norm"`` describes."""
 
-    kernel: ClassVar[str] = "rms_norm"
-
-    name: str = name_field("rms_norm")
-    description: str = description_field()
-    workdir: str = workdir_field()
     norm: NormSpec = field(default_factory=NormSpec)
     inputs: InputsSpec = field(default_factory=InputsSpec)
-    compiler: CompilerSpec = compiler_field()
 
 
 SECTIONS = sections_of(RmsNormCompileSpec)

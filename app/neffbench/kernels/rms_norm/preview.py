@@ -29,9 +29,9 @@ def reference(x: torch.Tensor, residual: torch.Tensor | None, weight: torch.Tens
 
 def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
     """The preview of ``spec`` for one bucket (default: the first); ValueError for a spec with errors."""
-    from neffbench.spec import errors
+    from neffbench.kernels.rms_norm.kernel import KERNEL
 
-    problems = errors(spec)
+    problems = KERNEL.section_errors(spec)
     if problems:
         raise ValueError("; ".join(f"{p.field}: {p.message}" for p in problems))
     n, dtype = spec.norm, spec.inputs.dtype

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from neffbench.kernels import token_buckets
+from neffbench.kernels import token
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
-from neffbench.spec.problems import Problem
+from neffbench.schema.problems import Problem
 
 MAX_HIDDEN = 65536
 MAX_TOKENS = 1_048_576
@@ -39,8 +39,8 @@ def validate(spec: RmsNormCompileSpec) -> list[Problem]:
         problems.append(_warning("norm.weight_init", "A weight of ones inlined into the NEFF lets the compiler fold "
                                                      "the multiply away, so the NEFF may not time it; use random "
                                                      "values or pass the weight as an input."))
-    valid = token_buckets.check(spec.inputs.num_tokens, problems, max_tokens=MAX_TOKENS)
+    valid = token.check(spec.inputs.num_tokens, problems, max_tokens=MAX_TOKENS)
     if valid and n.hidden_size >= 1:
-        token_buckets.warn_if_large(max(valid) * n.hidden_size * (2 if n.with_residual else 1), spec.inputs.dtype,
+        token.warn_if_large(max(valid) * n.hidden_size * (2 if n.with_residual else 1), spec.inputs.dtype,
                                     problems)
     return problems

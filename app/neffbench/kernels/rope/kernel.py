@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from neffbench.bundled import resource_path
-from neffbench.kernels.api import Built, Kernel, TensorSig
+from neffbench.kernels.api import Built, TensorSig
+from neffbench.kernels.token import DTYPE_BYTES, TokenKernel
 from neffbench.kernels.rope import validate as rules
 from neffbench.kernels.rope.params import RopeCompileSpec
 
 
-class RopeKernel(Kernel):
+class RopeKernel(TokenKernel):
     name = "rope"
     title = "RoPE (vLLM rotary embedding)"
     summary = ("vLLM's RotaryEmbedding.forward: NeoX or GPT-J pairing, partial rotary, GQA, optional key, "
                "linear/dynamic/llama3/yarn scaling; the cos/sin table as an input or inlined.")
+    preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = RopeCompileSpec
-    gui_preview = "neffbench.gui.preview.panel:PreviewPanel"
+    gui_preview = "neffbench.kernels.rope.gui.panel:PreviewPanel"
     own_range_checks = rules.OWN_RANGE_CHECKS
     section_titles = {"model": "Model", "rope": "RoPE table"}
-
-    @property
-    def preset_dir(self) -> Any:
-        return resource_path("presets")
 
     def validate(self, spec: RopeCompileSpec) -> list:
         return rules.validate(spec)
@@ -43,22 +41,30 @@ class RopeKernel(Kernel):
             out["rope"] = {k: out["rope"][k] for k in ("max_pos", "cache_mode", "cache_dtype")}
         return out
 
+    def preset_figures(self, data: dict[str, Any]) -> str:
+        """``131072 positions, 32/8 heads, llama3 scaling (factor 8)``: what the preset menu lists of a RoPE preset."""
+        from neffbench.kernels.rope.params import ModelSpec, RopeSpec
+
+        model, rope = data.get("model", {}), data.get("rope", {})
+        q = model.get("num_heads_q", ModelSpec.num_heads_q)
+        k = model.get("num_heads_k", ModelSpec.num_heads_k)
+        rope_type = rope.get("rope_type", RopeSpec.rope_type)
+        scaling = "no scaling" if rope_type == "default" else (
+            f"{rope_type} scaling (factor {rope.get('factor', RopeSpec.factor):g})")
+        return f"{rope.get('max_pos', RopeSpec.max_pos)} positions, {q}/{k} heads, {scaling}"
+
     def io_signature(self, spec: RopeCompileSpec) -> tuple[list[TensorSig], list[TensorSig]]:
         from neffbench.kernels.rope.build import io_signature
 
         return io_signature(spec)
 
-    def compile_memory(self, spec: RopeCompileSpec, backend: str) -> int:
-        """The baseline plus several copies of the query, key, positions and cos/sin table (no torch needed)."""
-        from neffbench.kernels.token_buckets import DTYPE_BYTES
-        from neffbench.sweeps.memory import TENSOR_FACTOR, baseline
-
+    def compile_data_bytes(self, spec: RopeCompileSpec) -> int:
+        """The query, key, positions and cos/sin table (no torch needed)."""
         m, tokens = spec.model, max(spec.inputs.num_tokens or (1,))
         heads = m.num_heads_q + (m.num_heads_k if m.with_key else 0)
         # In and out for query and key, int64 positions, and the table (an input or inlined, it is traced).
-        data = (2 * tokens * heads * m.head_size * DTYPE_BYTES.get(spec.inputs.dtype, 4) + 8 * tokens
+        return (2 * tokens * heads * m.head_size * DTYPE_BYTES.get(spec.inputs.dtype, 4) + 8 * tokens
                 + spec.rope.max_pos * m.effective_rotary_dim * DTYPE_BYTES.get(spec.rope.cache_dtype, 4))
-        return baseline(spec, backend) + TENSOR_FACTOR * data
 
     def preload(self) -> None:
         from neffbench.kernels.rope import build  # noqa: F401

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import ClassVar
 
-from neffbench.spec.schema import (
-    DTYPES, CompilerSpec, compiler_field, description_field, name_field, sections_of, ui, workdir_field,
-)
+from neffbench.kernels.token import token_inputs
+from neffbench.schema import DTYPES, kernel_spec, sections_of, ui
 
 ROPE_TYPES = ("default", "linear", "dynamic", "llama3", "yarn")
 
@@ -92,43 +89,25 @@ class RopeSpec:
         choices=DTYPES))
 
 
-@dataclass(frozen=True)
+@token_inputs(tokens=(1,), per_call="Tokens per call.", dtype_help="Dtype of query and key.")
 class InputsSpec:
     """The concrete example inputs the trace is made with: shapes and dtypes are fixed by them."""
 
-    num_tokens: tuple[int, ...] = field(default=(1,), metadata=ui(
-        "Tokens (buckets)", "Tokens per call. Shapes are fixed at trace time, so each value is its own "
-        "NEFF; list several to compile one bucket each.", min=1, max=1_048_576))
     positions: str = field(default="random", metadata=ui(
         "Positions", "random: uniform in [0, max_pos). range: 0..num_tokens-1. offset: offset..offset+num_tokens-1.",
         choices=("random", "range", "offset"), reveals={"random": (), "range": (), "offset": ("position_offset",)},
         neff=False))
     position_offset: int = field(default=0, metadata=ui(
         "Position offset", "First position when positions is offset.", min=0, max=4_194_304, neff=False))
-    dtype: str = field(default="float32", metadata=ui(
-        "Dtype", "Dtype of query and key.", choices=DTYPES))
-    seed: int = field(default=0, metadata=ui(
-        "Seed", "Seed for the example input values (values do not change the NEFF).", min=0, max=2**31 - 1,
-        neff=False))
 
 
-@dataclass(frozen=True)
+@kernel_spec("rope")
 class RopeCompileSpec:
     """A RoPE compile: what a spec file without ``kernel`` (or with ``kernel = "rope"``) describes."""
 
-    kernel: ClassVar[str] = "rope"
-
-    name: str = name_field("rope")
-    description: str = description_field()
-    workdir: str = workdir_field()
     model: ModelSpec = field(default_factory=ModelSpec)
     rope: RopeSpec = field(default_factory=RopeSpec)
     inputs: InputsSpec = field(default_factory=InputsSpec)
-    compiler: CompilerSpec = compiler_field()
-
-    def for_bucket(self, num_tokens: int) -> RopeCompileSpec:
-        """The single-bucket spec one job compiles."""
-        return dataclasses.replace(self, inputs=dataclasses.replace(self.inputs, num_tokens=(num_tokens,)))
 
 
 SECTIONS = sections_of(RopeCompileSpec)

@@ -20,7 +20,7 @@ import torch
 from neffbench.kernels.rope.build import TOLERANCES, build_module, example_inputs, rope_scaling
 from neffbench.kernels.rope.ops import TORCH_DTYPES, _yarn_correction_dim, build_cos_sin_cache, frequencies
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
-from neffbench.spec import errors, is_active
+from neffbench.schema import is_active
 
 # The rotation preview needs every example input in memory; above this many query elements
 # it uses fewer tokens (and says so) rather than allocate gigabytes.
@@ -352,7 +352,9 @@ def _pair_check(spec: CompileSpec, rotation: Rotation, mscale: float) -> PairChe
 
 def compute(spec: CompileSpec, *, bucket: int | None = None) -> Preview:
     """The preview of ``spec`` (raises :class:`PreviewError` for a spec with errors)."""
-    problems = errors(spec)
+    from neffbench.kernels.rope.kernel import KERNEL
+
+    problems = KERNEL.section_errors(spec)
     if problems:
         raise PreviewError("; ".join(f"{p.field}: {p.message}" for p in problems))
     bucket = spec.inputs.num_tokens[0] if bucket is None else bucket

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from neffbench.kernels import token_buckets
+from neffbench.kernels import token
 from neffbench.kernels.rope.params import RopeCompileSpec
-from neffbench.spec.problems import Problem
-from neffbench.spec.schema import is_active
+from neffbench.schema.problems import Problem
+from neffbench.schema import is_active
 
-DTYPE_BYTES = token_buckets.DTYPE_BYTES
+DTYPE_BYTES = token.DTYPE_BYTES
 # Above this an inlined table makes the NEFF noticeably bigger and slower to load.
 LARGE_TABLE_BYTES = 16 * 2**20
 # The fields checked below rather than by the generic range check.
@@ -115,7 +115,7 @@ def _rope_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
 
 def _inputs_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
     i, max_pos = spec.inputs, spec.rope.max_pos
-    token_buckets.check(i.num_tokens, problems)
+    token.check(i.num_tokens, problems)
     if not i.num_tokens:
         return
     largest = max(i.num_tokens)

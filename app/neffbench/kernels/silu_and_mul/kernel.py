@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from neffbench.bundled import resource_path
-from neffbench.kernels.api import Built, Kernel, TensorSig
+from neffbench.kernels.api import Built, TensorSig
+from neffbench.kernels.token import TokenKernel
 from neffbench.kernels.silu_and_mul import validate as rules
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec
 
 
-class SiluAndMulKernel(Kernel):
+class SiluAndMulKernel(TokenKernel):
     name = "silu_and_mul"
     title = "SiluAndMul (vLLM SwiGLU activation)"
     summary = ("vLLM's SiluAndMul.forward_native: silu(x[..., :d]) * x[..., d:], the activation between a "
                "gated MLP's gate/up and down projections.")
+    preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = SiluAndMulCompileSpec
     section_titles = {"act": "SiluAndMul"}
     own_range_checks = rules.OWN_RANGE_CHECKS
-
-    @property
-    def preset_dir(self) -> Any:
-        return resource_path("presets") / "silu_and_mul"
 
     def validate(self, spec: SiluAndMulCompileSpec) -> list:
         return rules.validate(spec)

@@ -40,9 +40,9 @@ def _curve(lo: float, hi: float) -> Plot:
 
 def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
     """The preview of ``spec`` for one bucket (default: the first); ValueError for a spec with errors."""
-    from neffbench.spec import errors
+    from neffbench.kernels.silu_and_mul.kernel import KERNEL
 
-    problems = errors(spec)
+    problems = KERNEL.section_errors(spec)
     if problems:
         raise ValueError("; ".join(f"{p.field}: {p.message}" for p in problems))
     d, dtype = spec.act.intermediate_size, spec.inputs.dtype

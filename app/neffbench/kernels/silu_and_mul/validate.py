@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from neffbench.kernels import token_buckets
+from neffbench.kernels import token
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec
-from neffbench.spec.problems import Problem
+from neffbench.schema.problems import Problem
 
 MAX_INTERMEDIATE = 131072
 MAX_TOKENS = 1_048_576
@@ -24,7 +24,7 @@ def validate(spec: SiluAndMulCompileSpec) -> list[Problem]:
     elif d > MAX_INTERMEDIATE:
         problems.append(_error("act.intermediate_size", f"Intermediate size must be at most {MAX_INTERMEDIATE}; "
                                                         f"got {d}."))
-    valid = token_buckets.check(spec.inputs.num_tokens, problems, max_tokens=MAX_TOKENS)
+    valid = token.check(spec.inputs.num_tokens, problems, max_tokens=MAX_TOKENS)
     if valid and d >= 1:
-        token_buckets.warn_if_large(max(valid) * 2 * d, spec.inputs.dtype, problems, what="input takes")
+        token.warn_if_large(max(valid) * 2 * d, spec.inputs.dtype, problems, what="input takes")
     return problems

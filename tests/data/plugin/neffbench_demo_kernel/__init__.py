@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from neffbench.kernels.api import Built, Kernel, TensorSig
-from neffbench.spec.schema import CompilerSpec, compiler_field, description_field, name_field, ui, workdir_field
+from neffbench.kernels.api import Built, TensorSig
+from neffbench.kernels.token import TokenKernel
+from neffbench.schema import kernel_spec, ui
 
 
 @dataclass(frozen=True)
@@ -23,19 +24,13 @@ class ScaleInputs:
     seed: int = field(default=0, metadata=ui("Seed", "Example values only.", neff=False))
 
 
-@dataclass(frozen=True)
+@kernel_spec("demo_scale", name="demo-scale")
 class ScaleSpec:
-    kernel: ClassVar[str] = "demo_scale"
-
-    name: str = name_field("demo-scale")
-    description: str = description_field()
-    workdir: str = workdir_field()
     scale: ScaleSection = field(default_factory=ScaleSection)
     inputs: ScaleInputs = field(default_factory=ScaleInputs)
-    compiler: CompilerSpec = compiler_field()
 
 
-class ScaleKernel(Kernel):
+class ScaleKernel(TokenKernel):
     name = "demo_scale"
     title = "Demo scale (plugin)"
     summary = "y = x * scale, from the neffbench-demo-kernel plugin."

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.module_form_parts import FitTable
+from neffbench.kernels.module.gui.parts import FitTable
 from neffbench.gui.problem_lines import problem_label, show_problems
 from neffbench.kernels.module import tensors
 from neffbench.kernels.module.build import all_buckets

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui import theme
-from neffbench.gui.module_form_parts import (
+from neffbench.kernels.module.gui.parts import (
     DTYPES,
     FitTable,
     TOML_EXAMPLES,
@@ -31,7 +31,7 @@ from neffbench.gui.module_form_parts import (
     note_label,
     split_tensor,
 )
-from neffbench.gui.module_form_report import signature_text
+from neffbench.kernels.module.gui.report import signature_text
 from neffbench.gui.problem_lines import problem_label, show_problems
 from neffbench.kernels.module.tensors import FLOAT_DTYPES
 from neffbench.spec import Problem

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QScrollArea, QSpi
 
 from neffbench.gui import theme
 from neffbench.gui.flow import TurningSplitter, flow_row
-from neffbench.gui.preview.frequencies import FrequencyPlots
-from neffbench.gui.preview.rotation import RotationPlots
-from neffbench.gui.preview.tables import TableHeatmaps
+from neffbench.kernels.rope.gui.frequencies import FrequencyPlots
+from neffbench.kernels.rope.gui.rotation import RotationPlots
+from neffbench.kernels.rope.gui.tables import TableHeatmaps
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from neffbench.gui.field_editors import FieldEditor
 from neffbench.gui.problem_lines import problem_label
 from neffbench.kernels.module.tensors import DTYPE_ALIASES
-from neffbench.spec.schema import ui
+from neffbench.schema import ui
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.field_editors import INT_LIMIT, BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
-from neffbench.gui.module_form_parts import (
+from neffbench.kernels.module.gui.parts import (
     TOML_EXAMPLES,
     FloatTextEditor,
     TomlEditor,
@@ -26,7 +26,7 @@ from neffbench.gui.module_form_parts import (
     meta_field,
     note_label,
 )
-from neffbench.gui.module_form_report import signature_text
+from neffbench.kernels.module.gui.report import signature_text
 from neffbench.gui.problem_lines import problem_label, show_problems
 from neffbench.spec import Problem
 
