@@ -14,7 +14,7 @@ from typing import Any
 from neffbench.backends import registry
 from neffbench.backends.base import Backend, JobFailure
 from neffbench.backends.torchneuron_compile import restore, set_isolation
-from neffbench.spec import CompileSpec
+
 from neffbench.toolchain.choose import choose_backend, use_cpu_backend
 from neffbench.toolchain.facts import Component, Facts, dist_version
 from neffbench.toolchain.flavour import FLAVOUR_LABELS, flavour_reason, neuronx_flavour, neuronx_import_failure
@@ -45,7 +45,7 @@ def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
     return module, Component("torch_neuronx", True, getattr(module, "__version__", "unknown"), "imports")
 
 
-def resolve_in(job_dir: Path, requested: str, spec: CompileSpec) -> Backend:
+def resolve_in(job_dir: Path, requested: str, spec: Any) -> Backend:
     """:func:`resolve` for a job: a request that may end with TorchNeuron points its caches and log into the job
     first (TorchNeuron reads where they go only once, when torch_neuronx is imported), and takes them back
     when another backend was chosen."""
@@ -57,7 +57,7 @@ def resolve_in(job_dir: Path, requested: str, spec: CompileSpec) -> Backend:
     return backend
 
 
-def resolve(requested: str, spec: CompileSpec) -> Backend:
+def resolve(requested: str, spec: Any) -> Backend:
     """Pick the backend; with neuron possible, decide cpu_backend first so the platform override precedes the import."""
     if requested not in registry.CHOICES:
         raise JobFailure(f"unknown backend {requested!r}; expected one of {', '.join(registry.CHOICES)}")

@@ -20,7 +20,7 @@ def base_args(spec: Any) -> list[str]:
     return [*VERBOSITY, *compiler_args(spec)]
 
 
-def job_compiler_args(spec: CompileSpec, compiler_dir: str | Path) -> list[str]:
+def job_compiler_args(spec: Any, compiler_dir: str | Path) -> list[str]:
     """``compiler_args`` for torch_neuronx.trace; ``--logfile`` last because validation reserves it."""
     return [*base_args(spec), "--logfile", str(Path(compiler_dir) / LOGFILE_NAME)]
 
