@@ -11,7 +11,7 @@ import pytest
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
 CORE = ["neffbench.spec", "neffbench.kernels.rope", "neffbench.kernels.build", "neffbench.presets",
         "neffbench.doctor", "neffbench.cli.main"]
-OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.worker", "neffbench.preview"]
+OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.workers.compile", "neffbench.procs", "neffbench.preview"]
 
 
 def _importable(name: str) -> bool:

@@ -33,7 +33,7 @@ def test_job_sweep_and_run_records_and_the_cache_key_agree_on_torch():
     from neffbench.jobs import cache
     from neffbench.jobs.backends import Backend, versions
     from neffbench.presets import load_preset
-    from neffbench.runs.child import _versions
+    from neffbench.workers.run import _versions
     from neffbench.sweeps.versions import differences, tool_versions
 
     job = versions(Backend("cpu-check", "asked"))

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import neffbench
-from neffbench.jobs.records import write_text_atomic
+from neffbench.procs import write_text as write_text_atomic
 from neffbench.jobs.compiler_command import base_args, equivalent_command, job_compiler_args, shell_line
 from neffbench.kernels import registry
 from neffbench.kernels.api import Built, bucket_label

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from neffbench.jobs import torchneuron as tn
 from neffbench.jobs.backends import Backend, JobFailure
-from neffbench.jobs.childio import LogTail
+from neffbench.jobs.logtail import LogTail
 from neffbench.jobs.compiler_command import LOGFILE_NAME
 from neffbench.jobs.torchneuron_errors import compile_failure, exception_text, graph_break, no_device
 
