@@ -257,3 +257,24 @@ def test_a_writer_killed_half_way_leaves_the_old_file_and_a_temporary_that_is_re
     assert tmp.name == f".spec.toml.{child.pid}{procs.TMP_SUFFIX}"
     assert procs.remove_stale_temporaries(tmp_path) == [tmp]
     assert list(tmp_path.iterdir()) == [target]
+
+
+def _imports(folder: str) -> set[str]:
+    import ast
+    from pathlib import Path
+
+    names = set()
+    for path in (Path(procs.__file__).parent.parent / folder).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+    return names
+
+
+def test_procs_is_a_leaf_and_runs_stand_below_jobs():
+    assert {name for name in _imports("procs") if name.split(".")[0] in ("neffbench", "PySide6", "shiboken6")} \
+        <= {"neffbench.procs", *(f"neffbench.procs._{m}" for m in ("atomic", "child", "lifeline", "lines", "pids",
+                                                                    "stream"))}
+    assert not {name for name in _imports("runs") if name.startswith("neffbench.jobs")}
