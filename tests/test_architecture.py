@@ -11,7 +11,7 @@ import pytest
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
 CORE = ["neffbench.spec", "neffbench.schema", "neffbench.kernels.rope.kernel", "neffbench.presets",
         "neffbench.doctor", "neffbench.cli.main"]
-OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.worker", "neffbench.kernels.rope.preview"]
+OPTIONAL_CORE = ["neffbench.neff", "neffbench.jobs", "neffbench.workers.compile", "neffbench.procs", "neffbench.kernels.rope.preview"]
 
 
 def _importable(name: str) -> bool:

@@ -321,8 +321,8 @@ def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_m
 def test_a_failed_save_of_model_pt_leaves_nothing(tmp_path):
     import torch
 
-    from neffbench.jobs.childio import Emitter
-    from neffbench.worker import Job
+    from neffbench.procs import Emitter
+    from neffbench.workers.compile_job import Job
 
     namespace: dict = {}
     exec(compile(PYTHON_OP, "<pyop>", "exec"), namespace)  # noqa: S102 - the test's own module

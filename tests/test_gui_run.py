@@ -119,7 +119,7 @@ def test_run_from_the_panel_records_a_cpu_run_and_plots_its_timings(rig, jobs, q
 
 
 def test_cancel_during_a_long_run_leaves_no_process(rig, jobs, qtbot):
-    from neffbench.gui.run_controller import group_alive
+    from neffbench.procs import group_alive
 
     panel, controller = rig
     set_target(panel, qtbot, jobs[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from neffbench.jobs.protocol import EVENT_PREFIX, LineSplitter, encode_event, parse_event, stage_event
+from neffbench.procs import EVENT_PREFIX, LineSplitter, encode_event, parse_event, stage_event
 
 
 def test_event_round_trip():

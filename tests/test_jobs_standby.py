@@ -17,6 +17,7 @@ from neffbench.jobs import JobRunner, run_buckets
 from neffbench.jobs.records import process_alive, process_start_time
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.presets import load_preset
+from neffbench.procs import collect
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +29,7 @@ VOLATILE = {"job_id", "created", "finished", "duration_s", "pid", "pid_start", "
 
 
 def _standby_children() -> set[int]:
-    """Pids of this process's children running ``neffbench.worker --standby`` (zombies included)."""
+    """Pids of this process's children running ``neffbench.workers.compile --standby`` (zombies included)."""
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -38,7 +39,7 @@ def _standby_children() -> set[int]:
             cmdline = (entry / "cmdline").read_bytes().split(b"\0")
         except (OSError, IndexError, ValueError):
             continue  # it ended while we looked
-        if ppid == os.getpid() and b"neffbench.worker" in cmdline and b"--standby" in cmdline:
+        if ppid == os.getpid() and b"neffbench.workers.compile" in cmdline and b"--standby" in cmdline:
             found.add(int(entry.name))
     return found
 
@@ -137,14 +138,14 @@ def test_a_standby_that_died_is_not_handed_the_job():
 
 
 def test_a_standby_whose_stdin_closes_without_a_job_exits_0_silently():
-    proc = spawn_worker("cpu-check", cwd="/")
+    child = spawn_worker("cpu-check", cwd="/")
     try:
-        output, _ = proc.communicate(timeout=120)  # closes stdin at once, then reads to EOF
+        child.close_stdin()  # at once, then its output is read to EOF
+        output, _ = collect(child, timeout=120)
+        returncode = child.reap()
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, output
+        child.kill_and_reap()  # does nothing once it is reaped
+    assert returncode == 0, output
     assert b"neffbench" not in output and b"Traceback" not in output
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.probe.child import check
+from neffbench.workers.probe import check
 from neffbench.spec import to_dict
 
 DATA = Path(__file__).resolve().parent / "data" / "modules"

@@ -34,7 +34,7 @@ def test_job_sweep_and_run_records_and_the_cache_key_agree_on_torch():
     from neffbench.backends import registry
     from neffbench.backends.choose import versions
     from neffbench.presets import load_preset
-    from neffbench.runs.child import _versions
+    from neffbench.workers.run import _versions
     from neffbench.sweeps.versions import differences, tool_versions
 
     job = versions(registry.get("cpu-check")("asked"))

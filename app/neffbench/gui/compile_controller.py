@@ -1,19 +1,18 @@
-"""Runs the compile pipeline's JobRunner for each bucket on a Python thread and re-emits its output as Qt signals."""
+"""Runs the compile pipeline's bucket loop on a Python thread and re-emits its output as Qt signals."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import logging
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from neffbench.gui.threaded import LineBuffer, ThreadedController
-from neffbench.jobs import JobResult, JobRunner
-from neffbench.kernels import registry
+from neffbench.jobs import JobResult
+from neffbench.jobs.buckets import BucketLoop
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +47,9 @@ class CompileRun:
         return f"{what} {self.outcome}"
 
 
-class _BucketLoop(QObject):
-    """Runs on the compile thread: one JobRunner after another, blocking there, never on the GUI thread."""
+class _CompileLoop(QObject):
+    """Runs on the compile thread: the CLI's bucket loop (:class:`neffbench.jobs.buckets.BucketLoop`), blocking
+    there, never on the GUI thread; what it reports is re-emitted as signals."""
 
     job_started = Signal(object, str)  # bucket (a dict of axis values), job directory
     event_received = Signal(dict)
@@ -59,14 +59,16 @@ class _BucketLoop(QObject):
 
     def __init__(self, spec: Any, workdir: Path, buffer: LineBuffer, backend: str, use_cache: bool = True):
         super().__init__()
-        self.use_cache = use_cache
         self.spec = spec
         self.workdir = workdir
         self.buffer = buffer
-        self.backend = backend
-        self._lock = threading.Lock()
-        self._cancelled = False
-        self._runner: JobRunner | None = None
+        self._buckets = BucketLoop(spec, workdir=workdir, backend=backend, timeout=spec.compiler.timeout,
+                                   on_line=buffer.append, on_event=self.event_received.emit, use_cache=use_cache,
+                                   on_job_started=self._on_job_started, on_job_finished=self.job_finished.emit,
+                                   record_skipped=False)
+
+    def _on_job_started(self, bucket: dict, job_dir: Path) -> None:
+        self.job_started.emit(bucket, str(job_dir))
 
     @Slot()
     def run(self) -> None:
@@ -74,20 +76,8 @@ class _BucketLoop(QObject):
             prepared = self._prepare()
             if prepared is None:
                 return
-            kernel = registry.for_spec(self.spec)
-            for bucket in kernel.buckets(self.spec):
-                with self._lock:
-                    if self._cancelled:
-                        break
-                    runner = JobRunner(kernel.for_bucket(self.spec, bucket), workdir=self.workdir, backend=self.backend,
-                                       timeout=self.spec.compiler.timeout, on_line=self.buffer.append,
-                                       on_event=self.event_received.emit, use_cache=self.use_cache,
-                                       prepared=prepared)
-                    self._runner = runner
-                job_dir = runner.start()
-                self.job_started.emit(bucket, str(job_dir))
-                result = runner.wait()
-                self.job_finished.emit(result)
+            self._buckets.prepared = prepared
+            self._buckets.run()
         except Exception as exc:  # noqa: BLE001 - reported to the user; the UI must return to idle
             log.exception("compile failed")
             self.failed.emit(f"{type(exc).__name__}: {exc}")
@@ -107,12 +97,8 @@ class _BucketLoop(QObject):
         return None
 
     def cancel(self) -> None:
-        """Thread-safe: stops the running job (JobRunner.cancel does not block) and any bucket after it."""
-        with self._lock:
-            self._cancelled = True
-            runner = self._runner
-        if runner is not None:
-            runner.cancel()
+        """Thread-safe and never blocks: stops the running job and any bucket after it."""
+        self._buckets.cancel()
 
 
 class CompileController(ThreadedController):
@@ -135,7 +121,7 @@ class CompileController(ThreadedController):
             raise RuntimeError("a compile is already running")
         self._run = CompileRun(spec)
         self._buffer = LineBuffer()
-        loop = _BucketLoop(spec, Path(workdir), self._buffer, self.backend, use_cache)
+        loop = _CompileLoop(spec, Path(workdir), self._buffer, self.backend, use_cache)
         loop.job_started.connect(self.job_started)
         loop.event_received.connect(self.event_received)
         loop.job_finished.connect(self._on_loop_job_finished)

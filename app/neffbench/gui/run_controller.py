@@ -3,47 +3,15 @@
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import threading
-import time
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from neffbench.gui.threaded import LineBuffer, ThreadedController
-from neffbench.runs.runner import GRACE_S, RunResult, RunRunner
+from neffbench.runs.runner import RunResult, RunRunner
 from neffbench.runs.target import TargetError, resolve
 
 log = logging.getLogger(__name__)
-
-# After the runner has reaped its child, how long the run thread waits for the rest of the child's
-# process group (a runtime's helpers) to go before reporting anyway.
-GROUP_GONE_S = GRACE_S + 5.0
-GROUP_POLL_S = 0.05
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any process of group ``pgid`` still runs (zombies waiting for init to reap them do not count)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return True
-    for stat in proc.glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        # After the command: state, ppid, pgrp.
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            return True
-    return False
 
 
 class _RunLoop(QObject):
@@ -58,53 +26,19 @@ class _RunLoop(QObject):
     def __init__(self, runner: RunRunner):
         super().__init__()
         self.runner = runner
-        self._pgid: int | None = None
-
-    def on_event(self, event: dict) -> None:
-        """Called on the run thread by the runner; the ``started`` event names the child, its group's leader."""
-        if event.get("type") == "started" and isinstance(event.get("pid"), int):
-            self._pgid = event["pid"]
-        self.event_received.emit(event)
 
     @Slot()
     def run(self) -> None:
         try:
             path = self.runner.start()
             self.started.emit(str(path))
-            result = self.runner.wait()
-            self._close_pipe()
-            self._wait_for_group()
-            self.finished.emit(result)
+            # Returns once the child's process group is gone: ``finished`` means nothing of the run is left.
+            self.finished.emit(self.runner.wait())
         except Exception as exc:  # noqa: BLE001 - reported to the user; the UI must return to idle
             log.exception("run failed")
-            self._wait_for_group()
             self.failed.emit(f"{type(exc).__name__}: {exc}")
         finally:
             self.done.emit()
-
-    def _close_pipe(self) -> None:
-        """RunRunner.wait reads the child's stdout to its end but leaves it open: in a window that runs
-        again and again, that is a file descriptor (and a ResourceWarning) per run. Closing twice is harmless."""
-        proc = getattr(self.runner, "_proc", None)
-        if proc is not None and proc.stdout is not None:
-            proc.stdout.close()
-
-    def _wait_for_group(self) -> None:
-        """Blocks the run thread (not the GUI's) until the child's process group is gone, so that
-        ``finished`` means nothing of the run is left."""
-        if self._pgid is None:
-            return
-        deadline = time.monotonic() + GROUP_GONE_S
-        pause = threading.Event()
-        while group_alive(self._pgid):
-            if time.monotonic() > deadline:
-                log.warning("process group %d of the run child is still alive; killing it", self._pgid)
-                try:
-                    os.killpg(self._pgid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                return
-            pause.wait(GROUP_POLL_S)
 
 
 class RunController(ThreadedController):
@@ -146,7 +80,7 @@ class RunController(ThreadedController):
             self.failed.emit(f"The run options are not understood: {exc}.")
             return
         loop = _RunLoop(runner)
-        runner.on_event = loop.on_event
+        runner.on_event = loop.event_received.emit
         loop.started.connect(self._on_loop_started)
         loop.event_received.connect(self.event_received)
         loop.finished.connect(self._on_loop_finished)

@@ -13,6 +13,7 @@ from typing import Any
 from neffbench.jobs import bundle_readme as readme
 from neffbench.jobs.bundle_plan import DEFAULT_LIMIT, MIB, Plan, make_plan
 from neffbench.jobs.home_paths import BLOCK, HomeShortener
+from neffbench.procs import replacing
 
 __all__ = ["DEFAULT_LIMIT", "MIB", "BundleError", "BundleResult", "find_job_dir", "job_root", "make_bundle"]
 
@@ -119,19 +120,11 @@ def make_bundle(job_dir: str | Path, out: str | Path | None = None, *, size_limi
     target = _output(root, out, job_id, force)
     rerun = f"neffbench bundle {root}" + ("" if out is None else f" --out {target}")
     plan = make_plan(root, record, size_limit, lambda mib: f"rerun `{rerun} --max-size {mib} --force` to include it")
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # a crash never leaves a half zip under the name
     try:
-        with open(tmp, "wb") as fh:
+        with replacing(target) as tmp, open(tmp, "wb") as fh:  # a crash never leaves a half zip under the name
             result = _write(fh, record, problem, root, plan, job_id)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
     except OSError as exc:
-        _unlink(tmp)
         raise BundleError(f"cannot write {target}: {exc.strerror or exc}.") from None
-    except BaseException:
-        _unlink(tmp)
-        raise
     result.path = target
     return result
 
@@ -186,10 +179,3 @@ def _add_text(zf: zipfile.ZipFile, name: str, text: str) -> tuple[str, int]:
     info.external_attr = 0o644 << 16
     zf.writestr(info, data)
     return name, len(data)
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except OSError:
-        pass

@@ -1,10 +1,9 @@
-"""The worker's line protocol: plain lines are log text, lines starting with EVENT_PREFIX carry one JSON event.
+"""The compile worker's events: what its protocol lines (:mod:`neffbench.procs`' line protocol) carry.
 
-The worker (``python -m neffbench.worker JOB_DIR``) writes UTF-8 lines to its stdout, with stderr
+The worker (``python -m neffbench.workers.compile JOB_DIR``) writes UTF-8 lines to its stdout, with stderr
 merged into the same pipe, and the compiler it spawns inherits both. Lines the worker copies from
 ``log-neuron-cc.txt`` as the compiler writes it start with LOGFILE_PREFIX. The parent splits the byte
-stream into lines with :class:`LineSplitter` (a multibyte character split across reads is held
-back until its last byte arrives) and tells events from log text with :func:`parse_event`.
+stream into lines and tells events from log text with :mod:`neffbench.procs`.
 
 Events passed to ``on_event`` are dicts with a ``type``; every event the runner forwards also
 carries ``job_id`` and ``num_tokens``. ``t`` is a Unix time in seconds.
@@ -47,13 +46,6 @@ From the parent itself:
 
 from __future__ import annotations
 
-import codecs
-import json
-import time
-from typing import Any
-
-# Chosen so that no compiler or Python output plausibly starts with them.
-EVENT_PREFIX = "@@neffbench-event@@ "
 # Marks a line the worker copied from log-neuron-cc.txt. The compiler also prints records to stdout
 # (at --verbose info, the same text), so the parent needs to know a line's source to drop exactly
 # one copy of each record; it strips the marker before the line reaches job.log or on_line.
@@ -61,55 +53,6 @@ LOGFILE_PREFIX = "@@neffbench-cclog@@ "
 STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
 
 
-def encode_event(event: dict[str, Any]) -> str:
-    """One protocol line (with its newline); non-JSON values are turned into strings."""
-    return EVENT_PREFIX + json.dumps(event, separators=(",", ":"), default=str, ensure_ascii=False) + "\n"
-
-
-def stage_event(stage: str) -> dict[str, Any]:
-    return {"type": "stage", "stage": stage, "t": time.time()}
-
-
 def encode_logfile_line(line: str) -> str:
+    """A line copied from the compiler's log file, marked so (with its newline)."""
     return LOGFILE_PREFIX + line + "\n"
-
-
-def parse_event(line: str) -> dict[str, Any] | None:
-    """The event a line carries, or None for log text (a malformed event line is log text too)."""
-    if not line.startswith(EVENT_PREFIX):
-        return None
-    try:
-        event = json.loads(line[len(EVENT_PREFIX):])
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        return None
-    return event
-
-
-class LineSplitter:
-    """Turns a byte stream into complete text lines, decoding UTF-8 incrementally.
-
-    Invalid bytes become U+FFFD rather than an exception: a log must never stop streaming
-    because a tool printed something odd. ``\\r\\n`` and lone ``\\r`` before ``\\n`` are stripped.
-    """
-
-    def __init__(self, encoding: str = "utf-8"):
-        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-        self._pending = ""
-
-    def feed(self, data: bytes) -> list[str]:
-        text = self._pending + self._decoder.decode(data)
-        *lines, self._pending = text.split("\n")
-        return [line.rstrip("\r") for line in lines]
-
-    @property
-    def pending(self) -> str:
-        """The start of a line not ended yet (the compiler's progress dots, printed one at a time)."""
-        return self._pending
-
-    def flush(self) -> list[str]:
-        """Whatever is left at end of stream, as a last line."""
-        text = self._pending + self._decoder.decode(b"", final=True)
-        self._pending = ""
-        return [text.rstrip("\r")] if text else []

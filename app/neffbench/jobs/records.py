@@ -22,6 +22,9 @@ from typing import Any, Iterator
 from neffbench.backends import registry as backends
 from neffbench.backends.cpu_check import CpuCheck
 from neffbench.jobs.view import SCHEMA_VERSION, JobView
+from neffbench.procs import process_alive, process_start_time, remove_stale_temporaries
+from neffbench.procs import write_json as write_json_atomic
+from neffbench.records_common import bucket_of, iso, utc_now  # noqa: F401 - bucket_of: records' API
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash
 
@@ -31,15 +34,6 @@ RECORD_NAME = "job.json"
 OUTCOMES = ("running", "succeeded", "failed", "cancelled", "interrupted")
 FINAL_OUTCOMES = OUTCOMES[1:]
 NO_NEFF_NOTE = CpuCheck.neff_note
-
-
-def utc_now() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
-
-
-def iso(when: _dt.datetime | None = None) -> str:
-    """ISO 8601 UTC with milliseconds and a Z, as the compiler writes its own timestamps."""
-    return (when or utc_now()).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def job_dir_name(spec: Any, when: _dt.datetime | None = None, sources: str | None = None) -> str:
@@ -60,93 +54,6 @@ def create_job_dir(workdir: str | Path, spec: Any, when: _dt.datetime | None = N
             continue
         return path
     raise FileExistsError(f"could not create a fresh job directory for {base} in {root}")
-
-
-def process_start_time(pid: int) -> str | None:
-    """The kernel's start time of a process (Linux), to tell it from a later process given the same pid."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces and parentheses: split after its closing one.
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else None
-
-
-def process_alive(pid: int | None, start_time: str | None = None) -> bool:
-    """Whether ``pid`` still names the same running process (zombies count as ended)."""
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-        if state == "Z":
-            return False
-    except (OSError, IndexError):
-        pass
-    now = process_start_time(pid)
-    return start_time is None or now is None or now == start_time
-
-
-TMP_SUFFIX = ".tmp"
-
-
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Replace ``path`` in one step (a temporary file, flushed to disk, renamed): a reader or a crash sees
-    the old file or the new one, never half of either. The temporary file's name carries our pid, so
-    whoever finds it later can tell whether its writer is still alive."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        # A full disk or a file-size limit: the old file stays whole, nothing half-written beside it,
-        # and the error names the file meant, not the temporary one.
-        _unlink(tmp)
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return path
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except OSError:
-        pass
-
-
-def write_json_atomic(path: Path, data: Any) -> Path:
-    return write_text_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
-
-
-def remove_stale_temporaries(folder: Path, *, min_age_s: float = 60.0) -> list[Path]:
-    """Temporary files a killed writer left: those whose pid is gone (or, without one, old enough)."""
-    import time
-
-    removed = []
-    now = time.time()
-    for tmp in Path(folder).glob(f".*{TMP_SUFFIX}"):
-        stem = tmp.name[: -len(TMP_SUFFIX)]
-        pid_text = stem.rsplit(".", 1)[-1]
-        try:
-            stale = (not process_alive(int(pid_text))) if pid_text.isdigit() else now - tmp.stat().st_mtime > min_age_s
-            if stale:
-                tmp.unlink()
-                removed.append(tmp)
-        except OSError:
-            continue
-    return removed
 
 
 class WorkdirError(OSError):

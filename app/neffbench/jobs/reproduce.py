@@ -8,7 +8,7 @@ from typing import Any
 
 from neffbench.backends import registry
 from neffbench.backends.base import Backend
-from neffbench.jobs.records import write_text_atomic
+from neffbench.procs import write_text as write_text_atomic
 from neffbench.kernels.api import Built
 
 SCRIPT_NAME = "reproduce.py"

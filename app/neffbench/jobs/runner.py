@@ -1,13 +1,10 @@
-"""Running a job: start the worker in its own process group, stream and record its output, cancel it, finalise the record."""
+"""Running a job: start the worker (through :mod:`neffbench.procs`), stream and record its output, cancel it, finalise the record."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import selectors
-import signal
-import subprocess
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -18,19 +15,21 @@ from neffbench.usercode import closure as sources
 from neffbench.jobs.prepare import Prepared
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.backends.registry import CHOICES as BACKENDS, NEFF_BACKENDS
-from neffbench.jobs.protocol import LOGFILE_PREFIX, LineSplitter, parse_event, stage_event
+from neffbench.jobs.protocol import LOGFILE_PREFIX
 from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.record_events import apply_event
-from neffbench.jobs.standby import StandbyWorker, release, spawn_worker
+from neffbench.jobs.standby import StandbyWorker, spawn_worker
+from neffbench import procs
+from neffbench.procs import Child, parse_event, stage_event
 from neffbench.kernels import registry
 from neffbench.spec import SpecError, errors, save
 
 log = logging.getLogger(__name__)
 
 GRACE_S = 5.0  # between SIGTERM and SIGKILL on cancel or timeout
-POLL_S = 0.2
+POLL_S = procs.POLL_S
 # After the worker has exited, how long a process outside its group may keep the pipe open.
-EOF_WAIT_S = 5.0
+EOF_WAIT_S = procs.EOF_WAIT_S
 
 LineCallback = Callable[[str], None]
 EventCallback = Callable[[dict], None]
@@ -73,11 +72,9 @@ class JobRunner(Finishing):
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
-        self._reaped = False
+        self._proc: Child | None = None
         self._cancelled = False
         self._timed_out = False
-        self._kill_timer: threading.Timer | None = None
         self._result: JobResult | None = None
         self._parser = CompilerLog()
         self._dots = 0
@@ -130,8 +127,6 @@ class JobRunner(Finishing):
             for fh in (self._log_fh, self._events_fh):
                 if fh is not None:
                     fh.close()
-            import shutil
-
             shutil.rmtree(job_dir, ignore_errors=True)
             raise records.WorkdirError(f"the job cannot be recorded: {records.cannot_write(job_dir, exc)}") from None
         self.job_dir = job_dir
@@ -156,7 +151,7 @@ class JobRunner(Finishing):
             return job_dir
         self._t0 = time.monotonic()
         self.record["worker_pid"] = self._proc.pid
-        self.record["worker_pid_start"] = records.process_start_time(self._proc.pid)
+        self.record["worker_pid_start"] = procs.process_start_time(self._proc.pid)
         self.record["stage"] = "starting"
         records.write_record(job_dir, self.record)
         self._emit({"type": "started", "job_dir": str(job_dir), "pid": self._proc.pid})
@@ -193,13 +188,13 @@ class JobRunner(Finishing):
         self._result = self._finalize(0)
         return True
 
-    def _take_standby(self, job_dir: Path) -> subprocess.Popen | None:
+    def _take_standby(self, job_dir: Path) -> Child | None:
         """The standby's process, now this job's worker, or None to spawn one."""
         if self.standby is None or self.standby.backend != self.backend:
             return None
         return self.standby.hand_over(job_dir)
 
-    def _spawn(self, job_dir: Path) -> subprocess.Popen:
+    def _spawn(self, job_dir: Path) -> Child:
         return spawn_worker(self.backend, job_dir)
 
     # ---- cancel ------------------------------------------------------------------------------
@@ -213,26 +208,8 @@ class JobRunner(Finishing):
             self._terminate_locked()
 
     def _terminate_locked(self) -> None:
-        if self._proc is None or self._reaped:
-            return
-        self._signal_group_locked(signal.SIGTERM)
-        if self._kill_timer is None:
-            self._kill_timer = threading.Timer(self.grace_s, self._kill_after_grace)
-            self._kill_timer.daemon = True
-            self._kill_timer.start()
-
-    def _kill_after_grace(self) -> None:
-        with self._lock:
-            self._signal_group_locked(signal.SIGKILL)
-
-    def _signal_group_locked(self, sig: int) -> None:
-        # Until we reap the worker its pid (and so its group id) cannot be reused: the group is ours.
-        if self._proc is None or self._reaped:
-            return
-        try:
-            os.killpg(self._proc.pid, sig)
-        except ProcessLookupError:
-            pass
+        if self._proc is not None:
+            self._proc.terminate(self.grace_s)
 
     # ---- wait --------------------------------------------------------------------------------
 
@@ -242,84 +219,31 @@ class JobRunner(Finishing):
             return self._result
         if self._proc is None:
             raise RuntimeError("start() the job before waiting for it")
+        proc = self._proc
         try:
-            self._pump()
+            ended = procs.pump(proc, self._handle_line, on_read=self._on_read, on_deadline=self._on_deadline,
+                               deadline=self._t0 + self.timeout if self.timeout else None, eof_wait_s=EOF_WAIT_S)
+            if not ended:
+                self._handle_line("neffbench: a process outside the job's process group kept its output "
+                                  "open; stopped reading")
         except BaseException:
-            with self._lock:
-                self._signal_group_locked(signal.SIGKILL)
-            self._reap()
-            self._result = self._finalize(self._proc.returncode, interrupted="the runner itself stopped")
+            proc.kill_and_reap()
+            self._result = self._finalize(proc.returncode, interrupted="the runner itself stopped")
             raise
-        returncode = self._reap()
-        self._result = self._finalize(returncode)
+        self._result = self._finalize(proc.reap())
         return self._result
 
-    def _pump(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
-        fd = proc.stdout.fileno()
-        splitter = LineSplitter()
-        deadline = self._t0 + self.timeout if self.timeout else None
-        exited_at: float | None = None
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while True:
-                if sel.select(POLL_S):
-                    data = os.read(fd, 1 << 16)
-                    if not data:
-                        break
-                    for line in splitter.feed(data):
-                        self._handle_line(line)
-                    self._flush_log()
-                    dots = splitter.pending
-                    if dots and dots.strip(".") == "" and len(dots) != self._dots:
-                        self._dots = len(dots)  # signs of life before the line ends: the window shows them
-                        self._emit({"type": "progress", "dots": self._dots})
-                now = time.monotonic()
-                if deadline is not None and now > deadline and not self._timed_out:
-                    with self._lock:
-                        if not self._cancelled:
-                            self._timed_out = True
-                            self._terminate_locked()
-                if exited_at is None and self._worker_exited():
-                    exited_at = now
-                    # Whatever the worker left behind in its group (the compiler, its helpers) goes too.
-                    with self._lock:
-                        self._signal_group_locked(signal.SIGKILL)
-                elif exited_at is not None and now - exited_at > EOF_WAIT_S:
-                    self._handle_line("neffbench: a process outside the job's process group kept its output "
-                                      "open; stopped reading")
-                    break
-        for line in splitter.flush():
-            self._handle_line(line)
-        proc.stdout.close()
+    def _on_read(self, pending: str) -> None:
+        self._flush_log()
+        if pending and pending.strip(".") == "" and len(pending) != self._dots:
+            self._dots = len(pending)  # signs of life before the line ends: the window shows them
+            self._emit({"type": "progress", "dots": self._dots})
 
-    def _worker_exited(self) -> bool:
-        """Whether the worker has exited, without reaping it (so its group id stays ours)."""
-        try:
-            return os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
-
-    def _reap(self) -> int | None:
-        """Wait for the worker, SIGKILL whatever is left in its group, then reap it.
-
-        The wait does not reap (and does not hold the lock, so cancel() stays instant): until the
-        worker is reaped its pid, and so the group id, cannot be reused by another process.
-        """
-        try:
-            os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOWAIT)
-        except ChildProcessError:
-            pass
+    def _on_deadline(self) -> None:
         with self._lock:
-            # Helpers that closed their output (so EOF did not wait for them) go with the job too.
-            self._signal_group_locked(signal.SIGKILL)
-            returncode = self._proc.wait()
-            self._reaped = True
-            release(self._proc)
-            if self._kill_timer is not None:
-                self._kill_timer.cancel()
-        return returncode
+            if not self._cancelled:
+                self._timed_out = True
+                self._terminate_locked()
 
     # ---- lines and events --------------------------------------------------------------------
 
@@ -441,12 +365,3 @@ class JobRunner(Finishing):
         self._call(self.on_line, f"neffbench: {self._write_error}; stopping the job")
         with self._lock:
             self._terminate_locked()
-
-
-def __getattr__(name: str) -> Any:
-    # run_buckets lives in neffbench.jobs.buckets; code that imported it from here keeps working.
-    if name == "run_buckets":
-        from neffbench.jobs.buckets import run_buckets
-
-        return run_buckets
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,36 +4,29 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import neffbench
-from neffbench.lifeline import Lifeline
 from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.procs import Child, spawn
 
 log = logging.getLogger(__name__)
 
-# SIGKILL ends a process at once; only one stuck in the kernel could keep us waiting, and not for long.
-REAP_WAIT_S = 5.0
-
-
 BUILD_CWD_ENV = "NEFFBENCH_BUILD_CWD"
+WORKER_MODULE = "neffbench.workers.compile"
 
 
-def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path | None = None) -> subprocess.Popen:
-    """Start ``python -m neffbench.worker`` for ``job_dir``, or as a standby (``--standby``) when it is None.
+def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path | None = None) -> Child:
+    """Start ``python -m neffbench.workers.compile`` for ``job_dir``, or as a standby (``--standby``) when it is None.
 
-    Either way the worker leads a new session, and so a process group: one killpg reaches the
-    compiler too. Its stdout and stderr share one pipe. A job's worker runs in the job directory, so
-    that anything written to the current directory stays with the job; a standby gets its job
-    directory on stdin and changes into it itself.
+    Either way the worker leads a process group of its own (one signal reaches the compiler too) and
+    holds a lifeline (:mod:`neffbench.procs`). Its stdout and stderr share one pipe. A job's worker runs
+    in the job directory, so that anything written to the current directory stays with the job; a
+    standby gets its job directory on stdin and changes into it itself.
     """
     env = os.environ.copy()
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
     # The user's code is built where the command was typed (or the window started), as when they run it
     # themselves: a relative torch.load("weights.pt") finds its file. The worker itself runs in the job.
     env[BUILD_CWD_ENV] = os.getcwd()
@@ -48,54 +41,8 @@ def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path |
         # directory. The worker imports torch_neuronx itself once it has.
         env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
     target = ["--standby"] if job_dir is None else [str(job_dir)]
-    cmd = [sys.executable, "-m", "neffbench.worker", *target, "--backend", backend]
-    lifeline = Lifeline()
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if job_dir is None else subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=job_dir if cwd is None else cwd,
-                                start_new_session=True, **lifeline.popen_kwargs(env))
-    except BaseException:
-        lifeline.close()
-        raise
-    lifeline.started()
-    # Held as long as the Popen: when this process dies, however, the worker's group goes with it.
-    proc.lifeline = lifeline
-    return proc
-
-
-def release(proc: subprocess.Popen) -> None:
-    """After the worker is reaped: its lifeline has nothing left to guard."""
-    lifeline = getattr(proc, "lifeline", None)
-    if lifeline is not None:
-        lifeline.close()
-
-
-def _exited(proc: subprocess.Popen) -> bool:
-    """Whether it has exited, without reaping it (so its pid, and group id, stay ours)."""
-    try:
-        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _kill_and_reap(proc: subprocess.Popen) -> None:
-    # Not reaped yet, so the group id cannot have been reused: the group is still the standby's.
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for pipe in (proc.stdin, proc.stdout):
-        if pipe is not None:
-            try:
-                pipe.close()
-            except OSError:
-                pass
-    try:
-        proc.wait(REAP_WAIT_S)
-    except subprocess.TimeoutExpired:
-        log.warning("standby worker %d did not end %g s after SIGKILL", proc.pid, REAP_WAIT_S)
-    else:
-        release(proc)
+    return spawn([sys.executable, "-m", WORKER_MODULE, *target, "--backend", backend], env=env,
+                 cwd=job_dir if cwd is None else cwd, stdin="pipe" if job_dir is None else "null")
 
 
 class StandbyWorker:
@@ -106,7 +53,7 @@ class StandbyWorker:
     - from the constructor until ``hand_over`` or ``discard``: this object, and so whoever holds it,
       who must call one of the two (``discard`` after ``hand_over`` does nothing, so a ``finally:
       discard()`` is always safe);
-    - after ``hand_over`` returned a Popen: the caller (a JobRunner, which cancels, times out and
+    - after ``hand_over`` returned a Child: the caller (a JobRunner, which cancels, times out and
       reaps it like any worker it spawned; the standby has led its own process group from the start);
     - after ``hand_over`` returned None, or ``discard``: nobody, it has been killed and reaped here;
     - if the parent dies first: the standby reads EOF on its stdin and exits by itself.
@@ -123,7 +70,7 @@ class StandbyWorker:
         # file that would shadow one of torch's imports: "/" holds none, like a spawned worker's fresh
         # job directory, and unlike a temporary directory cannot vanish under torch's import (MKL
         # then fails to load). The worker changes into its job directory once it has one.
-        self._proc: subprocess.Popen | None = spawn_worker(backend, cwd="/")
+        self._proc: Child | None = spawn_worker(backend, cwd="/")
         self.pid = self._proc.pid
 
     @classmethod
@@ -135,8 +82,8 @@ class StandbyWorker:
             log.warning("could not start a standby worker", exc_info=True)
             return None
 
-    def hand_over(self, job_dir: str | Path) -> subprocess.Popen | None:
-        """Send it ``job_dir`` and return its Popen, which the caller owns from now on.
+    def hand_over(self, job_dir: str | Path) -> Child | None:
+        """Send it ``job_dir`` and return its Child, which the caller owns from now on.
 
         None when it has already exited, or cannot take the job: it has then been reaped here and
         the caller spawns a worker of its own.
@@ -146,16 +93,16 @@ class StandbyWorker:
             proc, self._proc = self._proc, None
             if proc is None:
                 return None
-            if line.count(b"\n") == 1 and not _exited(proc):
+            if line.count(b"\n") == 1 and not proc.exited():
                 try:
                     # The one line is all that is ever written; closing stdin tells it that.
-                    proc.stdin.write(line)
-                    proc.stdin.close()
+                    proc.write(line)
+                    proc.close_stdin()
                 except OSError:  # it died in between: a broken pipe
                     pass
                 else:
                     return proc
-            _kill_and_reap(proc)
+            proc.kill_and_reap()
             return None
 
     def discard(self) -> None:
@@ -163,4 +110,4 @@ class StandbyWorker:
         with self._lock:
             proc, self._proc = self._proc, None
             if proc is not None:
-                _kill_and_reap(proc)
+                proc.kill_and_reap()

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import select
-import signal
-import subprocess
 import sys
 import threading
 import time
 from typing import Any
 
-from neffbench.lifeline import Lifeline
+from neffbench import procs
+from neffbench.procs import Child, LineReader
 
 DEFAULT_TIMEOUT_S = 300.0
+PROBE_MODULE = "neffbench.workers.probe"
 
 
 class ProbeError(RuntimeError):
@@ -22,32 +20,33 @@ class ProbeError(RuntimeError):
 
 
 def ask(command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
-    """Run ``python -m neffbench.probe COMMAND`` with ``request`` on stdin; its report, or ProbeError."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    lifeline = Lifeline()
-    proc = subprocess.Popen([sys.executable, "-m", "neffbench.probe", command], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, **lifeline.popen_kwargs(env))
-    lifeline.started()
+    """Run ``python -m neffbench.workers.probe COMMAND`` with ``request`` on stdin; its report, or ProbeError."""
+    child = procs.spawn([sys.executable, "-m", PROBE_MODULE, command], stdin="pipe", stderr="pipe")
+    output = None
     try:
-        stdout, stderr = proc.communicate(json.dumps(request, default=str), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        # The probe leads its own group: whatever the user's code started goes with it. Not yet reaped,
-        # so the group id is still the probe's.
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise ProbeError(f"the probe did not answer within {timeout:g} s and was stopped.") from None
+        try:
+            child.write(json.dumps(request, default=str).encode())
+            child.close_stdin()
+        except OSError:  # it died before reading the request: its output says why
+            pass
+        output = procs.collect(child, timeout)
     finally:
-        lifeline.close()
+        # The probe leads its own group: whatever the user's code started goes with it.
+        if output is None or child.reap(procs.GROUP_GONE_S) is None:
+            child.kill_and_reap()
+    if output is None:
+        raise ProbeError(f"the probe did not answer within {timeout:g} s and was stopped.")
+    stdout, stderr = (data.decode("utf-8", errors="replace") for data in output)
     lines = [line for line in stdout.splitlines() if line.startswith("{")]
     if not lines:
-        tail = " ".join(stderr.strip().splitlines()[-1:]) or f"exit code {proc.returncode}"
+        tail = " ".join(stderr.strip().splitlines()[-1:]) or f"exit code {child.returncode}"
         raise ProbeError(f"the probe ended without a report ({tail}).")
-    return json.loads(lines[-1])
+    report: dict[str, Any] = json.loads(lines[-1])
+    return report
 
 
 class WarmProbe:
-    """A probe child that stays up between requests (``python -m neffbench.probe serve``).
+    """A probe child that stays up between requests (``python -m neffbench.workers.probe serve``).
 
     Used from one thread at a time (calls are serialised by a lock). A request that times out or
     kills the child restarts it for the next one; ``close`` stops it. The child leads its own
@@ -56,39 +55,25 @@ class WarmProbe:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
-        self._lifeline: Lifeline | None = None
+        self._child: Child | None = None
+        self._reader: LineReader | None = None
 
     def start(self) -> None:
         """Start the child now (its torch import then overlaps whatever the caller does next)."""
         with self._lock:
             self._ensure()
 
-    def _ensure(self) -> subprocess.Popen:
-        if self._proc is None or self._proc.poll() is not None:
-            env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-            if self._lifeline is not None:
-                self._lifeline.close()
-            self._lifeline = Lifeline()
-            self._proc = subprocess.Popen([sys.executable, "-m", "neffbench.probe", "serve"], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                          start_new_session=True, bufsize=1, **self._lifeline.popen_kwargs(env))
-            self._lifeline.started()
-        return self._proc
+    def _ensure(self) -> tuple[Child, LineReader]:
+        if self._child is None or self._reader is None or self._child.exited():
+            self._stop_locked()
+            self._child = procs.spawn([sys.executable, "-m", PROBE_MODULE, "serve"], stdin="pipe", stderr="null")
+            self._reader = LineReader(self._child)
+        return self._child, self._reader
 
     def _stop_locked(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:  # not reaped yet: the group id is still the child's
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        if self._lifeline is not None:
-            self._lifeline.close()
-            self._lifeline = None
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
-                stream.close()
+        child, self._child, self._reader = self._child, None, None
+        if child is not None:
+            child.kill_and_reap()
 
     def close(self) -> None:
         with self._lock:
@@ -96,28 +81,25 @@ class WarmProbe:
 
     def ask(self, command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
         with self._lock:
-            proc = self._ensure()
+            child, reader = self._ensure()
             deadline = time.monotonic() + timeout
             try:
-                proc.stdin.write(json.dumps({"command": command, "request": request}, default=str) + "\n")
-                proc.stdin.flush()
+                child.write((json.dumps({"command": command, "request": request}, default=str) + "\n").encode())
                 while True:
                     left = deadline - time.monotonic()
-                    if left <= 0:
+                    line = reader.read_line(left) if left > 0 else None
+                    if line is None:
                         self._stop_locked()
                         raise ProbeError(f"the probe did not answer within {timeout:g} s and was stopped.")
-                    ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.5))
-                    if not ready:
-                        continue
-                    line = proc.stdout.readline()
-                    if not line:
-                        code = proc.wait()
-                        self._proc = None
-                        raise ProbeError(f"the probe ended without a report (exit code {code}); the next request "
-                                         "starts a new one.")
                     if line.startswith("{") and '"ready"' not in line[:12]:
-                        return json.loads(line)
-            except (BrokenPipeError, OSError) as exc:
+                        report: dict[str, Any] = json.loads(line)
+                        return report
+            except EOFError:
+                self._child = self._reader = None
+                code = child.reap()
+                raise ProbeError(f"the probe ended without a report (exit code {code}); the next request "
+                                 "starts a new one.") from None
+            except OSError as exc:
                 self._stop_locked()
                 raise ProbeError(f"the probe could not be reached ({exc}); the next request starts a new one.") \
                     from None

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from neffbench.procs import replacing
+
 META = "__meta__"
 INPUTS_NAME, REFERENCE_NAME = "inputs.npz", "reference.npz"
 # Stored as the bits of another numpy dtype: (storage dtype, true dtype).
@@ -74,18 +76,9 @@ def to_tensor(array: np.ndarray, dtype: str) -> Any:
 def save(path: Path, arrays: Arrays) -> Path:
     """Write atomically (a temporary file renamed), so a crash never leaves half an archive."""
     meta = json.dumps({"dtypes": arrays.dtypes, "roles": arrays.roles, "order": list(arrays.arrays)})
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with tmp.open("wb") as fh:
-            np.savez(fh, **arrays.arrays, **{META: np.array(meta)})
-        tmp.replace(path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        # numpy's zip writer loses the file name: put it back, the message must name the path.
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+    # numpy's zip writer loses the file name: replacing puts it back, the message must name the path.
+    with replacing(path, fsync=False) as tmp, tmp.open("wb") as fh:
+        np.savez(fh, **arrays.arrays, **{META: np.array(meta)})
     return path
 
 

@@ -58,6 +58,7 @@ def host_facts(timeout: float = 10.0) -> HostFacts:
         facts.neuron_ls = "neuron-ls is not on PATH"
         return facts
     try:
+        # A short query in the run child's own process group (Cancel and the lifeline reach it there).
         proc = subprocess.run([tool, "-j"], capture_output=True, text=True, timeout=timeout, check=False)
         data = json.loads(proc.stdout) if proc.stdout.strip().startswith("[") else None
     except (OSError, subprocess.TimeoutExpired, ValueError) as exc:

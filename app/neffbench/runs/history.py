@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from neffbench.jobs.view import bucket_of
-from neffbench.jobs.records import iso, process_alive, remove_stale_temporaries, write_json_atomic
+from neffbench.procs import process_alive, remove_stale_temporaries
+from neffbench.procs import write_json as write_json_atomic
+from neffbench.records_common import bucket_of, iso
 
 
 def mark_interrupted(runs_dir: str | Path) -> list[Path]:

@@ -38,6 +38,8 @@ def capture(req: dict[str, Any], feeds: Arrays, out: Any) -> dict[str, Any]:
     # The first execution carries about a millisecond of start-up: profile the second.
     argv += ["--profile-nth-exec", "2"]
     out.line("neffbench: " + " ".join(argv))
+    # Not through neffbench.procs: the tool stays in the run child's process group on purpose, so that
+    # Cancel, the run's timeout and the run child's lifeline reach it with the rest of the run.
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     for line in (proc.stdout + proc.stderr).splitlines():
         out.line(line)

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -18,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from neffbench.jobs import records
-from neffbench.jobs.view import bucket_of
-from neffbench.lifeline import Lifeline
-from neffbench.jobs.protocol import LineSplitter, parse_event
+from neffbench import procs
+from neffbench.procs import Child, parse_event
+from neffbench.records_common import bucket_of, iso, utc_now
 from neffbench.runs.stats import summarize
 from neffbench.runs.target import RunTarget
 
 GRACE_S = 3.0
+CHILD_MODULE = "neffbench.workers.run"
 SCHEMA_VERSION = 1
 
 
@@ -70,10 +67,9 @@ class RunRunner:
         self.on_line, self.on_event = on_line, on_event
         self.path: Path | None = None
         self.record: dict[str, Any] = {}
-        self._proc: subprocess.Popen | None = None
+        self._proc: Child | None = None
         self._lock = threading.Lock()
         self._cancelled = False
-        self._reaped = False
         self._outcome: dict[str, Any] | None = None
         self._log: list[str] = []
 
@@ -94,7 +90,7 @@ class RunRunner:
         from neffbench.runs.history import mark_interrupted
 
         mark_interrupted(runs)
-        self._stamp = records.utc_now().strftime("%Y%m%dT%H%M%S.%fZ")
+        self._stamp = utc_now().strftime("%Y%m%dT%H%M%S.%fZ")
         requested = self.opts["runtime"]
         name = self._claim(requested)
         self.path = runs / f"{name}.json"
@@ -103,25 +99,23 @@ class RunRunner:
             "neff": str(self.target.neff) if self.target.neff else None, "runtime_requested": requested,
             "runtime": None, "label": None, "on_device": None, "runtime_reason": None, "mode": self.opts["mode"],
             "core": self.opts["core"], "warmup": self.opts["warmup"], "iterations_requested": self.opts["iterations"],
-            "outcome": "running", "reason": None, "started": records.iso(), "finished": None, "host": os.uname().nodename,
-            "pid": os.getpid(), "pid_start": records.process_start_time(os.getpid()),
+            "outcome": "running", "reason": None, "started": iso(), "finished": None, "host": os.uname().nodename,
+            "pid": os.getpid(), "pid_start": procs.process_start_time(os.getpid()),
             "command": self.argv, "versions": {}, "inputs": None, "checks": [], "numerics": None, "cold_ms": None,
             "durations_ms": [], "stats": None, "reported": None, "secondary": None, "profile": None,
             "bucket": bucket_of(self.target.record) if self.target.record else None,
             "items_per_call": _items_per_call(self.target.record), "run_dir": name,
         }
-        records.write_json_atomic(self.path, self.record)
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}
+        procs.write_json(self.path, self.record)
         with self._lock:
             if self._cancelled:
                 return self._finish(None, "cancelled before it started")
-            self._lifeline = Lifeline()
-            self._proc = subprocess.Popen([sys.executable, "-m", "neffbench.runs.child"], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                          start_new_session=True, **self._lifeline.popen_kwargs(env))
-            self._lifeline.started()
-        self._proc.stdin.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
-        self._proc.stdin.close()
+            self._proc = procs.spawn([sys.executable, "-m", CHILD_MODULE], stdin="pipe")
+        try:
+            self._proc.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
+            self._proc.close_stdin()
+        except OSError:  # it died before reading its request: wait() tells how
+            pass
         self._t0 = time.monotonic()
         self._emit({"type": "started", "run": str(self.path), "pid": self._proc.pid})
         return self.path
@@ -150,52 +144,31 @@ class RunRunner:
     # ---- cancel ----
 
     def cancel(self) -> None:
+        """SIGTERM to the run child's group now, SIGKILL after GRACE_S; never blocks."""
         with self._lock:
             self._cancelled = True
-            self._signal(signal.SIGTERM)
-        threading.Timer(GRACE_S, self._kill).start()
-
-    def _kill(self) -> None:
-        with self._lock:
-            self._signal(signal.SIGKILL)
-
-    def _signal(self, sig: int) -> None:
-        if self._proc is not None and not self._reaped:  # not reaped: the group id is still the child's
-            try:
-                os.killpg(self._proc.pid, sig)
-            except ProcessLookupError:
-                pass
+            if self._proc is not None:
+                self._proc.terminate(GRACE_S)
 
     # ---- wait ----
 
     def wait(self) -> RunResult:
+        """Read the child's events until it ends; returns once nothing of the run (its process group) is left."""
         if self._proc is None:
             return RunResult(self.path, self.record["outcome"], self.record["reason"], self.record)
-        splitter = LineSplitter()
-        fd = self._proc.stdout.fileno()
-        deadline = self._t0 + self.timeout if self.timeout else None
-        timed_out = False
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while True:
-                if sel.select(0.2):
-                    data = os.read(fd, 1 << 16)
-                    if not data:
-                        break
-                    for line in splitter.feed(data):
-                        self._handle(line)
-                if deadline is not None and time.monotonic() > deadline and not timed_out:
-                    timed_out = True
-                    with self._lock:
-                        self._signal(signal.SIGKILL)
-        for line in splitter.flush():
-            self._handle(line)
-        self._proc.stdout.close()
-        with self._lock:
-            self._signal(signal.SIGKILL)  # whatever the runtime left in the group
-            code = self._proc.wait()
-            self._reaped = True
-            self._lifeline.close()
+        timed_out: list[bool] = []
+
+        def on_deadline() -> None:
+            timed_out.append(True)
+            self._proc.kill()
+
+        try:
+            procs.pump(self._proc, self._handle, on_deadline=on_deadline,
+                       deadline=self._t0 + self.timeout if self.timeout else None)
+        except BaseException:
+            self._proc.kill_and_reap()  # a record that cannot be written: nothing of the run outlives it
+            raise
+        code = self._proc.reap()
         reason = None
         if self._cancelled:
             timed = len(self.record.get("durations_ms") or [])
@@ -223,9 +196,9 @@ class RunRunner:
             rec["reason"] = (f"outputs differ from {numerics.get('against') or 'reference.npz'} beyond tolerance (max abs error "
                              f"{numerics.get('max_abs_error', float('nan')):.3g})")
         rec["exit_code"] = code
-        rec["finished"] = records.iso()
+        rec["finished"] = iso()
         rec["log_tail"] = self._log[-200:]
-        records.write_json_atomic(self.path, rec)
+        procs.write_json(self.path, rec)
         self._emit({"type": "finished", "outcome": rec["outcome"], "reason": rec["reason"], "run": str(self.path)})
         return RunResult(self.path, rec["outcome"], rec["reason"], rec)
 
@@ -260,7 +233,7 @@ class RunRunner:
                                 "stats": summarize(event.get("durations_ms") or [], rec["items_per_call"])}
         elif kind == "outcome":
             self._outcome = event
-        records.write_json_atomic(self.path, rec)
+        procs.write_json(self.path, rec)
         self._emit(event)
 
     def _emit(self, event: dict[str, Any]) -> None:

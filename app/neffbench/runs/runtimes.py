@@ -161,10 +161,12 @@ class _TorchSession(Session):
             return self.module(*self.args)
 
     def call(self) -> dict[str, np.ndarray]:
-        from neffbench.backends.verify import as_tuple
+        import torch
+
         from neffbench.runs.arrays import from_tensor
 
-        outs = as_tuple(self._run())
+        out = self._run()
+        outs = (out,) if isinstance(out, torch.Tensor) else tuple(out)
         return {self.out_names[i] if i < len(self.out_names) else f"output{i}": from_tensor(t)[0]
                 for i, t in enumerate(outs)}
 

@@ -231,7 +231,7 @@ def save(spec: Any, path: str | Path) -> Path:
     """Write a spec as TOML (or JSON for a .json path), atomically so a crash never leaves half a file."""
     p = Path(path)
     text = dumps_json(spec) if p.suffix.lower() == ".json" else dumps_toml(spec)
-    from neffbench.jobs.records import write_text_atomic
+    from neffbench.procs import write_text as write_text_atomic
 
     return write_text_atomic(p, text)
 

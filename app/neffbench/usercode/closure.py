@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
+from neffbench.procs import write_text
+
 # Data files above this size are trusted by size and modification time when the record is checked again
 # (a checkpoint of many GB would otherwise be read in full by every compile); their sha256 is taken once.
 STAT_TRUSTED_BYTES = 64 << 20
@@ -69,9 +71,7 @@ def _sha256_of(path: str, st: os.stat_result) -> str:
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
         fresh = {k: v for k, v in (known if isinstance(known, dict) else {}).items() if not k.startswith(f"{path}:")}
-        tmp = cache_path.with_name(f".{cache_path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({**fresh, key: digest}), encoding="utf-8")
-        os.replace(tmp, cache_path)
+        write_text(cache_path, json.dumps({**fresh, key: digest}), fsync=False)  # a cache: losing it costs a hash
     except OSError:
         pass  # remembering is a saving, not a need
     return digest

@@ -1,4 +1,4 @@
-"""The probe child: ``python -m neffbench.probe resolve|check`` reads a JSON request on stdin and prints one JSON report.
+"""The probe: ``python -m neffbench.workers.probe resolve|check|prepare`` reads a JSON request on stdin, prints one JSON report.
 
 resolve: the entry's kind, qualified name, factory and forward signatures (built with the given
 kwargs when only the built object has a forward). check: the kernel's build, the eager run, the
@@ -8,6 +8,7 @@ CPU trace and pre-flight, and per-tensor statistics and histograms of inputs and
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import traceback
@@ -244,17 +245,24 @@ def serve() -> int:
 
 
 def main(argv: list[str]) -> int:
-    from neffbench import lifeline
+    from neffbench.procs import watch
 
-    # The user's code goes with us if the window dies; no PDEATHSIG: pool threads start probes.
-    lifeline.watch(pdeathsig=False)
+    # The user's code goes with us if the window dies; no PDEATHSIG: short-lived threads start probes.
+    watch(pdeathsig=False)
     warnings.simplefilter("ignore", DeprecationWarning)
     if argv == ["serve"]:
         return serve()
     if len(argv) != 1 or argv[0] not in COMMANDS:
-        print("usage: python -m neffbench.probe resolve|check < request.json, or serve", file=sys.stderr)
+        print("usage: python -m neffbench.workers.probe resolve|check|prepare < request.json, or serve",
+              file=sys.stderr)
         return 2
     report = answer(argv[0], json.loads(sys.stdin.read() or "{}"))
     sys.stdout.write(json.dumps(report, default=str) + "\n")
     sys.stdout.flush()
     return 0
+
+
+if __name__ == "__main__":
+    _code = main(sys.argv[1:])
+    sys.stdout.flush()
+    os._exit(_code)  # skip torch's interpreter teardown: the report is written

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+from types import FrameType
 from typing import Any
 
 ENV = "NEFFBENCH_LIFELINE_FD"
@@ -52,6 +53,10 @@ def _die() -> None:
         os._exit(137)
 
 
+def _on_death_signal(signum: int, frame: FrameType | None) -> None:
+    _die()
+
+
 def watch(*, pdeathsig: bool = True) -> bool:
     """In the child: kill our process group when the parent's end closes. False without a lifeline.
 
@@ -67,7 +72,7 @@ def watch(*, pdeathsig: bool = True) -> bool:
     except OSError:
         return False
     if pdeathsig and sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
-        signal.signal(_DEATH_SIGNAL, lambda signum, frame: _die())
+        signal.signal(_DEATH_SIGNAL, _on_death_signal)
         try:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(_DEATH_SIGNAL), 0, 0, 0)
         except (OSError, AttributeError):

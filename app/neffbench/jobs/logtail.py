@@ -1,46 +1,15 @@
-"""The worker's side of the protocol: writing lines and events, and copying the compiler's log file as it grows."""
+"""The compile worker's copy of the compiler's log file, sent to the parent line by line as it grows."""
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-from neffbench.jobs.protocol import LineSplitter, encode_event, encode_logfile_line, stage_event
+from neffbench.jobs.protocol import encode_logfile_line
+from neffbench.procs import Emitter, LineSplitter
 
 POLL_S = 0.1
-
-
-class Emitter:
-    """Writes whole lines to fd 1 with one ``os.write`` each.
-
-    The compiler writes to the same pipe: a line written in one call (under PIPE_BUF) is never
-    cut in half by its output, which Python's buffered streams cannot promise.
-    """
-
-    def __init__(self, fd: int = 1):
-        self._fd = fd
-        self._lock = threading.Lock()
-
-    def _write(self, text: str) -> None:
-        data = text.encode("utf-8", errors="replace")
-        with self._lock:
-            while data:
-                written = os.write(self._fd, data)
-                data = data[written:]
-
-    def line(self, text: str) -> None:
-        self._write(text.rstrip("\n") + "\n")
-
-    def event(self, event: dict[str, Any]) -> None:
-        self._write(encode_event(event))
-
-    def stage(self, stage: str) -> None:
-        self.event(stage_event(stage))
-
-    def logfile_line(self, text: str) -> None:
-        self._write(encode_logfile_line(text))
 
 
 class LogTail:
@@ -75,7 +44,7 @@ class LogTail:
         self._thread.join()
         self._poll()
         for line in self._splitter.flush():
-            self._emitter.logfile_line(line)
+            self._emitter.write(encode_logfile_line(line))
         if self._fh is not None:
             self._fh.close()
             self._fh = None
@@ -99,4 +68,4 @@ class LogTail:
             if not data:
                 break
             for line in self._splitter.feed(data):
-                self._emitter.logfile_line(line)
+                self._emitter.write(encode_logfile_line(line))

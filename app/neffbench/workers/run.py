@@ -1,4 +1,4 @@
-"""The run child: ``python -m neffbench.runs.child`` reads a run request (JSON on stdin) and reports protocol events.
+"""The run child: ``python -m neffbench.workers.run`` reads a run request (JSON on stdin) and reports protocol events.
 
 Stages: ``loading`` (the target, its inputs, the runtime), ``checking`` (IO against the NEFF, the
 host against its target and LNC), ``running`` (one call, compared with reference.npz),
@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from neffbench import lifeline
 from neffbench.backends import registry as backends
-from neffbench.jobs.childio import Emitter
+from neffbench.procs import Emitter, watch
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
 
 
@@ -341,7 +340,7 @@ def _versions(runtime: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    lifeline.watch()  # the runtime goes with us if the parent dies
+    watch()  # the runtime goes with us if the parent dies
     out = Emitter()
     request = json.loads(sys.stdin.readline() or "{}")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the runtime must not wait on our stdin

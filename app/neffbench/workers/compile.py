@@ -1,0 +1,120 @@
+"""The compile worker: ``python -m neffbench.workers.compile JOB_DIR [--backend B]`` runs one job, reported as protocol lines.
+
+Started by :class:`neffbench.jobs.JobRunner` (through :mod:`neffbench.procs`) as the leader of its own
+process group, with stdout and stderr merged into one pipe. The job itself is
+:class:`~neffbench.workers.compile_job.Job` (with the torchneuron backend, TorchNeuron writes
+``neff_cache/``, ``debug/`` and ``torchneuron.log`` in the job directory too: backends/torchneuron_compile.py).
+
+With ``--standby`` instead of JOB_DIR (:class:`neffbench.jobs.standby.StandbyWorker`) it imports
+torch first, then reads the job directory as one line from stdin and runs that job; at EOF
+without a line it exits 0 and says nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from neffbench.backends.base import JobFailure
+from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.procs import Emitter, watch
+from neffbench.workers.compile_job import Job
+
+
+def _reason(exc: BaseException, stage: str) -> str:
+    if isinstance(exc, OSError) and exc.errno is not None and exc.filename:
+        # A full disk, a file-size limit, a read-only folder: the path and the cause, not a traceback's words.
+        return f"cannot write {exc.filename}: {exc.strerror or os.strerror(exc.errno)} (during {stage})"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__} during {stage}: {text[0] if text else 'no message'}"
+
+
+def _preload() -> None:
+    """What every job imports, before there is a job: torch is most of a worker's start."""
+    try:
+        import torch  # noqa: F401
+
+        from neffbench.jobs import preflight, reproduce, verify  # noqa: F401
+        from neffbench.kernels import registry
+
+        # The job's kernel is not known yet; the default one is the likeliest. (Preloading every kernel
+        # would put the others' imports on the path of each job: torch's import already outlasts the parent.)
+        registry.get(registry.DEFAULT).preload()
+    except Exception:  # noqa: BLE001 - the job imports them again, fails the same way and reports it
+        traceback.print_exc(file=sys.stderr)
+    # Not torch_neuronx: whether to set the platform override before importing it depends on the spec.
+
+
+def _wait_for_job() -> Path | None:
+    """The job directory the parent sends on stdin, or None when it closed stdin without one."""
+    _preload()
+    line = sys.stdin.buffer.readline()
+    if not line.endswith(b"\n"):
+        return None
+    # From here on as a spawned worker: nothing to read on stdin (the compiler inherits it).
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return Path(os.fsdecode(line[:-1]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m neffbench.workers.compile", description=__doc__.splitlines()[0])
+    parser.add_argument("job_dir", type=Path, nargs="?")
+    parser.add_argument("--backend", choices=BACKENDS, default="auto")
+    parser.add_argument("--standby", action="store_true",
+                        help="import torch first, then read JOB_DIR as one line from stdin (exit 0 at EOF)")
+    args = parser.parse_args(argv)
+    if (args.job_dir is None) != args.standby:
+        parser.error("give either JOB_DIR or --standby")
+    # If the parent dies, however it dies, this worker's group (the compiler and its helpers) goes too.
+    watch()
+    # A crash in torch or the compiler bindings still leaves a Python traceback in job.log.
+    faulthandler.enable()
+    if args.standby:
+        args.job_dir = _wait_for_job()
+        if args.job_dir is None:
+            return 0  # the parent went away, or ran the job some other way
+    out = Emitter()
+    job = Job(args.job_dir, args.backend, out)
+    started = " (a standby, started before the job)" if args.standby else ""
+    out.line(f"neffbench: worker pid {os.getpid()} for job {args.job_dir.name}{started}")
+    try:
+        if args.standby:
+            os.chdir(args.job_dir)  # where a spawned worker starts
+        job.run()
+    except JobFailure as exc:
+        if exc.__cause__ is not None:  # the whole story stays in job.log; the terminal gets the sentence
+            cause = exc.__cause__
+            traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
+        reason = f"{exc} (during {job.stage})"
+        out.line(f"neffbench: failed: {reason}")
+        out.event({"type": "outcome", "outcome": "failed", "reason": reason})
+        return 1
+    except Exception as exc:  # noqa: BLE001 - any error in the user's module or the toolchain ends the job
+        traceback.print_exc(file=sys.stderr)
+        reason = _reason(exc, job.stage)
+        out.line(f"neffbench: failed: {reason}")
+        out.event({"type": "outcome", "outcome": "failed", "reason": reason})
+        return 1
+    out.event({"type": "outcome", "outcome": "succeeded", "reason": None})
+    return 0
+
+
+def _exit(code: int) -> None:
+    """Leave without the interpreter's teardown: with torch loaded it takes a few hundred ms, and
+    everything the job wrote is already closed (model.pt) or unbuffered (the protocol)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    _exit(main())

@@ -1,0 +1,35 @@
+"""The compile worker's CPU trace with its graph checks (the cpu-check job itself, or a probe before a compile).
+
+It takes the running :class:`~neffbench.workers.compile_job.Job`, for its output and its pre-flight gate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neffbench.backends.tracing import cpu_check_trace
+
+
+def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
+    """The CPU trace (the cpu-check job itself, or a probe before a Neuron compile) and its graph checks.
+
+    The probe is stricter than torch_neuronx.trace in places, so before a Neuron compile its own
+    failure is a warning, never a reason not to compile.
+    """
+    from neffbench.jobs import preflight
+
+    try:
+        traced, tracer_warnings = cpu_check_trace(built.module, built.inputs)
+    except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
+        if blocking:
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no message"
+        report.warning(f"the CPU trace probe failed ({type(exc).__name__}: {first}); the Neuron compile "
+                       "goes ahead, since torch_neuronx.trace is more lenient in places.")
+        job.preflight_gate(report, final=True)
+        return None
+    for message in tracer_warnings:
+        report.warning(message)
+    preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+    job.preflight_gate(report, final=True)
+    return traced
