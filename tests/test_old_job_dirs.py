@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from neffbench.jobs.view import bucket_of
+from neffbench.views.job import bucket_of
 from neffbench.jobs.summary import bucket_table, summary_lines
 from neffbench.spec import from_dict, load, spec_hash
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec

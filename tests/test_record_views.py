@@ -8,7 +8,7 @@ import pytest
 
 from neffbench.backends import registry
 from neffbench.jobs import summary
-from neffbench.jobs.view import SCHEMA_VERSION, JobView, RecordError, bucket_of
+from neffbench.views.job import SCHEMA_VERSION, JobView, RecordError, bucket_of
 from tests.neff_factory import write_job
 from tests.test_old_job_dirs import _old_job
 

@@ -29,7 +29,7 @@ from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.backends import registry as backends
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
-from neffbench.jobs.view import bucket_of
+from neffbench.views.job import bucket_of
 from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}

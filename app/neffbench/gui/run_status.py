@@ -11,7 +11,7 @@ from neffbench.backends import registry as backends
 from neffbench.gui import theme
 from neffbench.gui.run_history import verdict
 from neffbench.gui.run_plots import CPU_COLOUR
-from neffbench.jobs.view import bucket_of
+from neffbench.views.job import bucket_of
 from neffbench.kernels.api import bucket_phrase
 from neffbench.runs.summary import numerics_text
 

@@ -21,10 +21,11 @@ from typing import Any, Iterator
 
 from neffbench.backends import registry as backends
 from neffbench.backends.cpu_check import CpuCheck
-from neffbench.jobs.view import SCHEMA_VERSION, JobView
+from neffbench.views.job import SCHEMA_VERSION, JobView
 from neffbench.procs import process_alive, process_start_time, remove_stale_temporaries
 from neffbench.procs import write_json as write_json_atomic
-from neffbench.records_common import bucket_of, iso, utc_now  # noqa: F401 - bucket_of: records' API
+from neffbench.views.clock import iso, utc_now  # noqa: F401 - records' API
+from neffbench.views.job import bucket_of  # noqa: F401 - records' API
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash
 

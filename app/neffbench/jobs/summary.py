@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from neffbench.jobs.records import NO_NEFF_NOTE
-from neffbench.jobs.view import JobView
+from neffbench.views.job import JobView
 
 Record = Mapping[str, Any] | JobView  # job.json as read, or its view
 from neffbench.usercode.errors import without_foreign_frames

@@ -11,7 +11,8 @@ from typing import Any
 
 from neffbench.procs import process_alive, remove_stale_temporaries
 from neffbench.procs import write_json as write_json_atomic
-from neffbench.records_common import bucket_of, iso
+from neffbench.views.clock import iso
+from neffbench.views.job import bucket_of
 
 
 def mark_interrupted(runs_dir: str | Path) -> list[Path]:

@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from neffbench import procs
 from neffbench.procs import Child, parse_event
-from neffbench.records_common import bucket_of, iso, utc_now
+from neffbench.views.clock import iso, utc_now
+from neffbench.views.job import bucket_of
 from neffbench.runs.stats import summarize
 from neffbench.runs.target import RunTarget
 
