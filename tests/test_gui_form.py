@@ -144,7 +144,7 @@ def test_labels_are_buddies_and_tab_moves_through_the_form(window, qtbot):
 
 def test_field_editors_cover_every_type():
     hints = typing.get_type_hints
-    from neffbench.gui.field_editors import editor_for
+    from neffbench.gui.forms.field_editors import editor_for
     from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
     for section, cls in [("", CompileSpec), *SECTIONS.items()]:

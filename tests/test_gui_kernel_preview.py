@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from neffbench.gui import theme
-from neffbench.gui.kernel_preview import KernelPreviewPanel
-from neffbench.gui.kernel_preview_plots import quietest_corner
+from neffbench.gui.shell import theme
+from neffbench.gui.preview.kernel_panel import KernelPreviewPanel
+from neffbench.gui.preview.plots import quietest_corner
 from neffbench.kernels.plots import KernelPreview, Plot, Series, histogram
 
 pytestmark = pytest.mark.gui
@@ -313,7 +313,7 @@ def test_status_before_the_first_preview_replaces_the_placeholder(panel):
 
 @pytest.mark.slow  # a probe child (or a fresh interpreter)
 def test_the_module_imports_no_torch():
-    code = ("import sys, neffbench.gui.kernel_preview\n"
+    code = ("import sys, neffbench.gui.preview.kernel_panel\n"
             "print('torch' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
                           env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})

@@ -17,11 +17,11 @@ SCRIPT = r"""
 import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from neffbench.gui import launch
+from neffbench.gui.shell import launch
 seen = {}
 
 def watch():
-    from neffbench.gui.main_window import MainWindow
+    from neffbench.gui.shell.main_window import MainWindow
     windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
     if not windows:
         QTimer.singleShot(0, watch)

@@ -120,7 +120,7 @@ def test_below_its_minimum_the_window_scrolls_instead_of_overlapping(window, qtb
 def test_side_by_side_panes_turn_one_above_the_other_when_narrow(qtbot):
     from PySide6.QtCore import Qt
 
-    from neffbench.gui.flow import TurningSplitter
+    from neffbench.gui.widgets.flow import TurningSplitter
 
     holder = QWidget()  # a window of its own would take the splitter's minimum as the window's
     qtbot.addWidget(holder)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QToolButton
 
-from neffbench.gui import theme
+from neffbench.gui.shell import theme
 from neffbench.kernels.module.gui.form import ModuleForm
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import dumps_toml, loads_toml

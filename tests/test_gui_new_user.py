@@ -46,7 +46,7 @@ def test_a_failure_headline_and_the_job_view_carry_the_first_error(window, qtbot
 
 
 def test_tracebacks_through_library_code_are_folded_in_the_view(qtbot):
-    from neffbench.gui.log_view import LogView
+    from neffbench.gui.compile.log_view import LogView
 
     view = LogView()
     qtbot.addWidget(view)
@@ -72,7 +72,7 @@ def test_tracebacks_through_library_code_are_folded_in_the_view(qtbot):
 def test_long_lines_wrap_on_request_and_codes_read_whole(qtbot):
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from neffbench.gui.log_view import LogView
+    from neffbench.gui.compile.log_view import LogView
 
     view = LogView()
     qtbot.addWidget(view)

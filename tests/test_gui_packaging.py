@@ -56,8 +56,8 @@ def test_metainfo_is_valid():
 
 @pytest.mark.gui
 def test_window_icon_and_desktop_file_name_match_the_launcher(qapp):
-    from neffbench.gui.launch import DESKTOP_FILE, make_app
-    from neffbench.gui.main_window import app_icon
+    from neffbench.gui.shell.launch import DESKTOP_FILE, make_app
+    from neffbench.gui.shell.main_window import app_icon
 
     assert resource_path("icons", "neffbench.svg").is_file()
     assert not app_icon().isNull()

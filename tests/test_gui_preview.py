@@ -94,7 +94,7 @@ def test_a_spec_with_errors_says_why_there_is_no_preview(ready, qtbot):
 
 
 def test_the_window_module_does_not_import_torch():
-    code = ("import sys, neffbench.gui.main_window, neffbench.gui.launch\n"
+    code = ("import sys, neffbench.gui.shell.main_window, neffbench.gui.shell.launch\n"
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "False"

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QMainWindow
 
-from neffbench.gui import theme
+from neffbench.gui.shell import theme
 from neffbench.kernels.api import TOLERANCES
 from neffbench.presets import load_preset
 
@@ -234,7 +234,7 @@ def test_the_badge_states_its_tolerance_and_the_cast_error_its_reference(panel, 
 
 
 def test_preset_entries_name_the_model_its_figures_and_source(qtbot):
-    from neffbench.gui.window_actions import build_actions
+    from neffbench.gui.shell.actions import build_actions
 
     window = QMainWindow()
     qtbot.addWidget(window)

@@ -1,6 +1,6 @@
 """The real window under Xvfb, launched 20 times in a row as a user would: the first launch compiles the seed
 preset, every one shows its preview, and none crashes (torch on a Qt thread segfaulted on torch 2.8/2.9 in
-about one launch in several; see neffbench.gui.background).
+about one launch in several; see neffbench.gui.widgets.background).
 
 Also a script: ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.test_gui_relaunch WORKDIR [N]``.
 """
@@ -24,12 +24,12 @@ LAUNCH = r"""
 import json, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from neffbench.gui import launch
+from neffbench.gui.shell import launch
 compile_too = sys.argv[1] == "compile"
 seen = {}
 
 def watch():
-    from neffbench.gui.main_window import MainWindow
+    from neffbench.gui.shell.main_window import MainWindow
     windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
     if not windows:
         QTimer.singleShot(10, watch)

@@ -37,9 +37,9 @@ def jobs(tmp_path_factory) -> list[Path]:
 @pytest.fixture
 def rig(qtbot):
     """A RunPanel wired to a RunController as the window wires them."""
-    from neffbench.gui import theme
-    from neffbench.gui.run_controller import RunController
-    from neffbench.gui.run_panel import RunPanel
+    from neffbench.gui.shell import theme
+    from neffbench.gui.run.controller import RunController
+    from neffbench.gui.run.panel import RunPanel
 
     theme.configure_plots()
     panel = RunPanel()
@@ -78,7 +78,7 @@ def run_and_wait(panel, controller, qtbot, iterations: int = 30):
 
 
 def test_run_from_the_panel_records_a_cpu_run_and_plots_its_timings(rig, jobs, qtbot):
-    from neffbench.gui.run_plots import CPU_COLOUR
+    from neffbench.gui.run.plots import CPU_COLOUR
 
     panel, controller = rig
     set_target(panel, qtbot, jobs[0])
@@ -251,7 +251,7 @@ def test_panel_fits_1024x700_and_is_keyboard_reachable(rig, jobs, qtbot):
 
 
 def test_a_runtime_that_cannot_run_here_fails_with_its_reason_in_red(rig, jobs, qtbot):
-    from neffbench.gui import theme
+    from neffbench.gui.shell import theme
 
     panel, controller = rig
     set_target(panel, qtbot, jobs[0])

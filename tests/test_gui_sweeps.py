@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.gui]
 
 
 def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
-    from neffbench.gui.sweep_dialog import SweepDialog
+    from neffbench.gui.sweeps.dialog import SweepDialog
 
     dialog = SweepDialog(load_preset("seed"), backend="cpu-check")
     qtbot.addWidget(dialog)
@@ -41,7 +41,7 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
 
 
 def _sweep(window, qtbot, overs, *, executor="local", jobs=1, cancel_when=None):
-    from neffbench.gui.sweep_controller import SweepOptions
+    from neffbench.gui.sweeps.controller import SweepOptions
     from neffbench.sweeps import plan
 
     spec = window.current_spec()

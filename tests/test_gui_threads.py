@@ -48,12 +48,12 @@ def _names_used(path: Path) -> set[str]:
 def test_no_gui_module_hands_work_to_a_qt_thread():
     offenders = {str(p.relative_to(APP)): sorted(_names_used(p) & QT_THREADS) for p in _gui_modules()}
     assert {k: v for k, v in offenders.items() if v} == {}, (
-        "run background work with neffbench.gui.background (Python threads): torch 2.8/2.9 segfault on Qt's threads")
+        "run background work with neffbench.gui.widgets.background (Python threads): torch 2.8/2.9 segfault on Qt's threads")
 
 
 @pytest.mark.gui
 def test_background_calls_run_on_python_threads_and_report_on_the_gui_thread(qtbot):
-    from neffbench.gui import background
+    from neffbench.gui.widgets import background
 
     seen = {}
 
@@ -73,7 +73,7 @@ def test_background_calls_run_on_python_threads_and_report_on_the_gui_thread(qtb
 
 @pytest.mark.gui
 def test_a_failure_reaches_errored_and_finished_comes_last(qtbot):
-    from neffbench.gui import background
+    from neffbench.gui.widgets import background
 
     order = []
 
@@ -108,9 +108,9 @@ def no_qt_threads(monkeypatch):
 @pytest.mark.slow
 def test_the_window_does_its_background_work_on_python_threads(qtbot, make_window, no_qt_threads, monkeypatch):
     """The preview (torch's import and compute), the toolchain check, a scan and a CPU check, at run time."""
-    import neffbench.gui.doctor_status as ds
-    import neffbench.gui.preview_controller as pc
-    from neffbench.gui import background
+    import neffbench.gui.shell.toolchain_status as ds
+    import neffbench.gui.preview.controller as pc
+    from neffbench.gui.widgets import background
 
     threads: dict[str, threading.Thread] = {}
     for module, name in ((pc, "_load_torch"), (pc, "_compute"), (pc, "_check"), (ds, "_gather")):
@@ -135,8 +135,8 @@ def test_the_window_does_its_background_work_on_python_threads(qtbot, make_windo
 CRASH_PROBE = """
 import sys
 from PySide6.QtCore import QThreadPool, QTimer
-from neffbench.gui import launch
-from neffbench.gui.main_window import MainWindow
+from neffbench.gui.shell import launch
+from neffbench.gui.shell.main_window import MainWindow
 from PySide6.QtWidgets import QApplication
 
 app = launch.make_app(["neffbench"])

@@ -18,7 +18,7 @@ def _warm_probe():
 
 
 def test_the_window_starts_no_job_for_a_module_that_cannot_be_built(qtbot, tmp_path):
-    from neffbench.gui.compile_controller import CompileController
+    from neffbench.gui.compile.controller import CompileController
 
     (tmp_path / "tiny.py").write_text("from torch import nn\n\n\ndef make():\n    return nn.Linear(4, 4)\n")
     spec = ModuleCompileSpec(module=ModuleSection(entry=f"{tmp_path / 'tiny.py'}:make"), inputs={"y": "f32[2,4]"},

@@ -22,9 +22,9 @@ def _shoot(out: Path, compile_too: bool) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QGuiApplication
 
-    from neffbench.gui.launch import make_app
-    from neffbench.gui.main_window import MainWindow, app_icon
-    from neffbench.gui.settings import Settings
+    from neffbench.gui.shell.launch import make_app
+    from neffbench.gui.shell.main_window import MainWindow, app_icon
+    from neffbench.gui.shell.settings import Settings
 
     app = make_app(["neffbench"])
     app.setWindowIcon(app_icon())

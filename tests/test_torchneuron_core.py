@@ -271,7 +271,7 @@ def test_doctor_reports_the_fake_torchneuron(tmp_path):
 
 
 def test_the_status_bar_names_the_flavour_and_the_backend(qtbot):
-    from neffbench.gui.doctor_status import DoctorStatus
+    from neffbench.gui.shell.toolchain_status import DoctorStatus
 
     status = DoctorStatus()
     qtbot.addWidget(status)

@@ -36,10 +36,10 @@ _WORKBENCH = """
 import sys, time
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
-from neffbench.gui.launch import make_app
+from neffbench.gui.shell.launch import make_app
 app = make_app(["neffbench"])
-from neffbench.gui.main_window import MainWindow, app_icon
-from neffbench.gui.settings import Settings
+from neffbench.gui.shell.main_window import MainWindow, app_icon
+from neffbench.gui.shell.settings import Settings
 app.setWindowIcon(app_icon())
 window = MainWindow(Settings.at(sys.argv[1]), defer_panels=True)  # as launch() opens it
 """ + _FIRST_PAINT
@@ -114,7 +114,7 @@ def _app():
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["bench"])
-    from neffbench.gui import theme
+    from neffbench.gui.shell import theme
 
     theme.apply(app)
     return app
@@ -143,7 +143,7 @@ def preview() -> list[str]:
 
     app = _app()
     from neffbench.kernels.rope.gui.panel import PreviewPanel
-    from neffbench.gui.preview_controller import PreviewController
+    from neffbench.gui.preview.controller import PreviewController
 
     seed, llama = load_preset("seed"), load_preset("llama3.1-8b")
     llama_bf16 = dataclasses.replace(llama, rope=dataclasses.replace(llama.rope, cache_dtype="bfloat16"))
@@ -221,7 +221,7 @@ def _ingest(app, view_append, view_done, lines: list[str], limit_s: float) -> tu
     timer on the GUI thread hands batches to the view."""
     from PySide6.QtCore import QTimer
 
-    from neffbench.gui.threaded import LINE_FLUSH_MS, LineBuffer
+    from neffbench.gui.widgets.threaded import LINE_FLUSH_MS, LineBuffer
 
     buffer = LineBuffer()
     delivered = [0]
@@ -262,8 +262,8 @@ def log_ingestion() -> list[str]:
 
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from neffbench.gui import theme
-    from neffbench.gui.log_view import MAX_LINES, LogView
+    from neffbench.gui.shell import theme
+    from neffbench.gui.compile.log_view import MAX_LINES, LogView
     from neffbench.compilerlog.lines import parse_line
 
     import gc

@@ -81,7 +81,7 @@ def gui_main() -> int:
               "  without a window, `neffbench preview SPEC --out DIR` renders the preview plots to PNG and "
               "every other action is a `neffbench` command (see `neffbench --help`).", file=sys.stderr)
         return 1
-    from neffbench.gui.launch import launch
+    from neffbench.gui.shell.launch import launch
 
     return launch()
 

@@ -105,10 +105,10 @@ def render(kernel, preview, report, out: Path, *, token: int = 0, head: int = 0,
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["neffbench-preview", "-platform", "offscreen"])
-    from neffbench.gui import theme
+    from neffbench.gui.shell import theme
 
     theme.apply(app)
-    panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.kernel_preview:KernelPreviewPanel")()
+    panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.preview.kernel_panel:KernelPreviewPanel")()
     panel.resize(*size)
     paths = panel.save_images(out, preview, token=token, head=head, report=report)
     # Delete the scene graph now, while the application still exists: left to interpreter

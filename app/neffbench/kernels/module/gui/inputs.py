@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui import theme
+from neffbench.gui.shell import theme
 from neffbench.kernels.module.gui.parts import (
     DTYPES,
     FitTable,
@@ -32,7 +32,7 @@ from neffbench.kernels.module.gui.parts import (
     split_tensor,
 )
 from neffbench.kernels.module.gui.report import signature_text
-from neffbench.gui.problem_lines import problem_label, show_problems
+from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.kernels.module.tensors import FLOAT_DTYPES
 from neffbench.spec import Problem
 

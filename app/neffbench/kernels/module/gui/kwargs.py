@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.field_editors import INT_LIMIT, BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
+from neffbench.gui.forms.field_editors import INT_LIMIT, BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
 from neffbench.kernels.module.gui.parts import (
     TOML_EXAMPLES,
     FloatTextEditor,
@@ -27,7 +27,7 @@ from neffbench.kernels.module.gui.parts import (
     note_label,
 )
 from neffbench.kernels.module.gui.report import signature_text
-from neffbench.gui.problem_lines import problem_label, show_problems
+from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.spec import Problem
 
 UNSET = object()  # a parameter the user has not set: left out of module.kwargs

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.field_editors import FieldEditor
-from neffbench.gui.problem_lines import problem_label
+from neffbench.gui.forms.field_editors import FieldEditor
+from neffbench.gui.forms.problem_lines import problem_label
 from neffbench.kernels.module.tensors import DTYPE_ALIASES
 from neffbench.schema import ui
 

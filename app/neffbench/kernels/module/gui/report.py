@@ -6,7 +6,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from neffbench.gui import theme
+from neffbench.gui.shell import theme
 
 
 def resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:

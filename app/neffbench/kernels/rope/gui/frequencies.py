@@ -9,9 +9,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QSizePolicy
 
-from neffbench.gui import theme
-from neffbench.gui.hover import throttled_mouse_moves
-from neffbench.gui.plot_titles import BESIDE, fit, set_title
+from neffbench.gui.shell import theme
+from neffbench.gui.widgets.hover import throttled_mouse_moves
+from neffbench.gui.widgets.plot_titles import BESIDE, fit, set_title
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview

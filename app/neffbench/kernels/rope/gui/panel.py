@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QScrollArea, QSpinBox, QSplitter, QStackedWidget,
                                QVBoxLayout, QWidget)
 
-from neffbench.gui import theme
-from neffbench.gui.flow import TurningSplitter, flow_row
+from neffbench.gui.shell import theme
+from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.kernels.rope.gui.frequencies import FrequencyPlots
 from neffbench.kernels.rope.gui.rotation import RotationPlots
 from neffbench.kernels.rope.gui.tables import TableHeatmaps

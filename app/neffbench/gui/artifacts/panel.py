@@ -1,0 +1,345 @@
+"""The Artifacts tab: the workdir's NEFFs and jobs, kept current by a file-system watcher, with detail,
+diff and the actions a user takes on a job."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QFileSystemWatcher, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt.utils import QSignalDebouncer
+
+from neffbench.gui.widgets import background
+from neffbench.gui.shell import theme
+from neffbench.gui.artifacts.detail import fill_diff, fill_job, fill_neff
+from neffbench.gui.artifacts.model import Artifact, delete_job, scan
+from neffbench.gui.shell.desktop import no_launcher, open_path
+from neffbench.gui.widgets.flow import flow_row
+from neffbench.gui.compile.panel import OUTCOME_COLOURS
+from neffbench.gui.explain.view import ExplanationView
+from neffbench.jobs.summary import human_bytes, outcome_label
+from neffbench.spec import SpecError, from_dict
+
+COLUMNS = ("Name", "Job", "Outcome", "Size", "Created", "Inputs → outputs", "Compiler", "Target")
+RESCAN_DEBOUNCE_MS = 300
+
+
+class ArtifactsPanel(QWidget):
+    """Lists, details and acts on artifacts; ``spec_requested`` asks the window to load a job's spec."""
+
+    spec_requested = Signal(object)
+    run_requested = Signal(str)  # a job directory or a NEFF file, for the Run tab
+    scanned = Signal(int)  # rows listed, after each scan
+    deleted = Signal(str)
+    message = Signal(str)  # what an action did, for the status bar
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.workdir: Path | None = None
+        self.artifacts: list[Artifact] = []
+        self.confirm: Callable[[str], bool] = self._ask
+        self.no_launcher = no_launcher  # tests replace it
+        self._scanning = False
+        self._rescan_wanted = False
+        self._worker = None
+        self._delete_worker = None
+        self._select_after_scan: str | None = None
+        self._watcher = QFileSystemWatcher(self)
+        self._debouncer = QSignalDebouncer(self)
+        self._debouncer.setTimeout(RESCAN_DEBOUNCE_MS)
+        self._build()
+        self._watcher.directoryChanged.connect(self._debouncer.throttle)
+        self._debouncer.triggered.connect(self.rescan)
+
+    def _build(self) -> None:
+        self.list = QTreeWidget()
+        self.list.setObjectName("artifactList")
+        self.list.setHeaderLabels(list(COLUMNS))
+        self.list.setRootIsDecorated(False)
+        self.list.setAlternatingRowColors(True)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setUniformRowHeights(True)
+        self.list.header().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.summary = QLabel()
+        self.rescan_button = QPushButton("Rescan")
+        self.rescan_button.setShortcut(QKeySequence.StandardKey.Refresh)
+        self.rescan_button.setToolTip("Scan the workdir again (it is also watched for changes). F5")
+        self.buttons: dict[str, QPushButton] = {}
+        actions = (("open", "Open folder", "Open the job's directory in the file manager."),
+                   ("copy_path", "Copy path", "Copy the NEFF's (or job directory's) path."),
+                   ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
+                   ("reopen", "Re-open spec", "Load the job's spec into the form."),
+                   ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
+                   ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."))
+        for key, text, tip in actions:
+            self.buttons[key] = QPushButton(text, toolTip=tip, enabled=False)
+        # The summary above the buttons, and the buttons in a flow: a narrow window wraps them.
+        self.summary.setWordWrap(True)
+        bar = QVBoxLayout()
+        bar.addWidget(self.summary)
+        bar.addWidget(flow_row(*self.buttons.values(), self.rescan_button))
+
+        self.detail = QTreeWidget()
+        self.detail.setHeaderLabels(["Field", "Value"])
+        self.detail.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.job_detail = QTreeWidget()
+        self.job_detail.setHeaderLabels(["Field", "Value"])
+        self.job_detail.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.spec_text = QPlainTextEdit(readOnly=True)
+        self.spec_text.setPlaceholderText("The job's spec, as TOML.")
+        job_split = QSplitter(Qt.Orientation.Vertical)
+        job_split.addWidget(self.job_detail)
+        job_split.addWidget(self.spec_text)
+        self.diff = QTreeWidget()
+        self.diff.setHeaderLabels(["Section", "Field", "A", "B"])
+        self.diff.setRootIsDecorated(False)
+        for col in (2, 3):  # the two sides get the same width
+            self.diff.header().setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.detail, "NEFF")
+        self.tabs.addTab(job_split, "Job")
+        self.tabs.addTab(self.diff, "Diff")
+        self.explanation = ExplanationView()
+        self.tabs.addTab(self.explanation, "Log explained")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setSizes([300, 450])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+
+        self.list.itemSelectionChanged.connect(self._on_list_item_selection_changed)
+        self.rescan_button.clicked.connect(self.rescan)
+        for key, button in self.buttons.items():
+            button.clicked.connect(getattr(self, f"_on_{key}_button_clicked"))
+        self._show_selection([])
+
+    # ---- scanning ----
+
+    def set_workdir(self, workdir: str | Path) -> None:
+        self.workdir = Path(workdir)
+        self.rescan()
+
+    def rescan(self) -> None:
+        """Scan on a worker thread; a request during a scan runs one more scan afterwards."""
+        if self.workdir is None:
+            return
+        if self._scanning:
+            self._rescan_wanted = True
+            return
+        self._scanning = True
+        self.summary.setText(f"Scanning {self.workdir}…")
+        # The reference keeps the worker (and its signals) alive until its result is delivered.
+        self._worker = background.start(scan, self.workdir, returned=self._on_scan_returned,
+                                        errored=self._on_scan_errored)
+
+    def select(self, key: str) -> None:
+        """Select the row of a NEFF path or job directory, now or after the scan running now."""
+        for i in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(i)
+            art = self.artifacts[item.data(0, Qt.ItemDataRole.UserRole)]
+            if art.key == key or str(art.job_dir) == key:
+                flags = QItemSelectionModel.SelectionFlag
+                self.list.setCurrentItem(item, 0, flags.ClearAndSelect | flags.Rows)
+                self.list.scrollToItem(item)
+                return
+        self._select_after_scan = key
+
+    def _on_scan_returned(self, artifacts: list[Artifact]) -> None:
+        self._finish_scan()
+        self._fill(artifacts)
+        self._watch()
+        if self._select_after_scan:
+            key, self._select_after_scan = self._select_after_scan, None
+            self.select(key)
+        self.scanned.emit(len(artifacts))
+
+    def _on_scan_errored(self, exc: Exception) -> None:
+        self._finish_scan()
+        self.summary.setText(f"Cannot scan {self.workdir}: {exc}")
+
+    def _finish_scan(self) -> None:
+        self._scanning = False
+        self._worker = None
+        if self._rescan_wanted:
+            self._rescan_wanted = False
+            self._debouncer.throttle()
+
+    def _watch(self) -> None:
+        dirs = {str(self.workdir)} if self.workdir and self.workdir.is_dir() else set()
+        dirs |= {str(a.job_dir) for a in self.artifacts if a.job_dir and a.job_dir.is_dir()}
+        if not dirs and self.workdir is not None and self.workdir.parent.is_dir():
+            dirs = {str(self.workdir.parent)}  # to notice the workdir being created
+        stale = set(self._watcher.directories()) - dirs
+        if stale:
+            self._watcher.removePaths(list(stale))
+        new = dirs - set(self._watcher.directories())
+        if new:
+            self._watcher.addPaths(sorted(new))
+
+    def _fill(self, artifacts: list[Artifact]) -> None:
+        selected = {self.artifacts[i.data(0, Qt.ItemDataRole.UserRole)].key for i in self.list.selectedItems()}
+        self.artifacts = artifacts
+        self.list.blockSignals(True)
+        self.list.clear()
+        for index, art in enumerate(artifacts):
+            item = QTreeWidgetItem([art.name, art.job_id, outcome_label(art.record, art.outcome),
+                                    human_bytes(art.size) if art.size is not None else "",
+                                    art.created, art.io, art.compiler_version, art.target])
+            item.setData(0, Qt.ItemDataRole.UserRole, index)
+            item.setToolTip(5, art.io)
+            item.setToolTip(1, str(art.job_dir or ""))
+            item.setForeground(2, QColor(OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
+            if art.neff is not None and art.neff.info is None:
+                item.setForeground(5, QColor(theme.BAD))
+                item.setToolTip(5, art.neff.error)
+            elif art.neff is None:
+                item.setForeground(0, QColor(theme.ORIGINAL))
+                item.setToolTip(0, "This job made no NEFF: " + art.io if art.io else "This job made no NEFF.")
+            self.list.addTopLevelItem(item)
+            item.setSelected(art.key in selected)
+        self.list.blockSignals(False)
+        for col in range(len(COLUMNS)):
+            if col != 5:
+                self.list.resizeColumnToContents(col)
+        neffs = sum(1 for a in artifacts if a.neff)
+        others = len(artifacts) - neffs
+        text = f"{neffs} NEFF{'s' if neffs != 1 else ''}"
+        if others:
+            text += f" and {others} job{'s' if others != 1 else ''} that made none"
+        self.summary.setText(f"{text} in {self.workdir}" if artifacts else f"Nothing compiled yet in {self.workdir}")
+        self._on_list_item_selection_changed()
+
+    # ---- selection and detail ----
+
+    def selected(self) -> list[Artifact]:
+        items = sorted(self.list.selectedItems(), key=lambda i: self.list.indexOfTopLevelItem(i))
+        return [self.artifacts[i.data(0, Qt.ItemDataRole.UserRole)] for i in items]
+
+    def _on_list_item_selection_changed(self) -> None:
+        self._show_selection(self.selected())
+
+    def _show_selection(self, chosen: list[Artifact]) -> None:
+        one = chosen[0] if len(chosen) == 1 else None
+        has_job = one is not None and one.job_dir is not None
+        self.buttons["open"].setEnabled(one is not None)
+        self.buttons["copy_path"].setEnabled(one is not None)
+        self.buttons["copy_reproduce"].setEnabled(has_job and (one.job_dir / "reproduce.py").is_file())
+        self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
+        self.buttons["delete"].setEnabled(has_job)
+        self.buttons["run"].setEnabled(has_job or (one is not None and one.neff is not None))
+        self.detail.clear()
+        self.job_detail.clear()
+        self.spec_text.clear()
+        self.diff.clear()
+        self.tabs.setTabEnabled(2, len(chosen) == 2)
+        if has_job and (one.job_dir / "job.log").is_file():
+            self.explanation.explain_path(one.job_dir)
+        else:
+            self.explanation.clear()
+        if one is not None:
+            fill_neff(self.detail, one)
+            fill_job(self.job_detail, self.spec_text, one)
+            if self.tabs.currentIndex() == 2:
+                self.tabs.setCurrentIndex(0 if one.neff else 1)
+        elif len(chosen) == 2:
+            fill_diff(self.diff, *chosen)
+            self.tabs.setCurrentIndex(2)
+
+    # ---- actions ----
+
+    def _one(self) -> Artifact | None:
+        chosen = self.selected()
+        return chosen[0] if len(chosen) == 1 else None
+
+    def _on_run_button_clicked(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 1:
+            art = chosen[0]
+            self.run_requested.emit(str(art.job_dir if art.job_dir is not None else art.neff.path))
+
+    def _on_open_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None:
+            folder = art.job_dir or Path(art.neff.path).parent
+            open_path(folder, self, tell=self.message.emit, fallback=self.no_launcher)
+
+    def _on_copy_path_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None:
+            path = art.neff.path if art.neff else str(art.job_dir)
+            QGuiApplication.clipboard().setText(path)
+            self.message.emit(f"Copied the path {path}")
+
+    def _on_copy_reproduce_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None and art.job_dir is not None:
+            script = art.job_dir / "reproduce.py"
+            try:
+                text = script.read_text(encoding="utf-8")
+            except OSError as exc:
+                self.summary.setText(f"Cannot read {script}: {exc}")
+                self.message.emit(f"Not copied: cannot read {script}")
+                return
+            QGuiApplication.clipboard().setText(text)
+            self.message.emit(f"Copied reproduce.py of {art.job_dir.name} ({len(text.splitlines())} lines)")
+
+    def _on_reopen_button_clicked(self) -> None:
+        art = self._one()
+        if art is None or not (art.job and art.job.spec):
+            return
+        try:
+            spec = from_dict(art.job.spec)
+        except SpecError as exc:
+            self.summary.setText(f"This job's spec no longer loads: {exc}")
+            return
+        self.spec_requested.emit(spec)
+
+    def _on_delete_button_clicked(self) -> None:
+        art = self._one()
+        if art is None or art.job_dir is None or self.workdir is None:
+            return
+        if not self.confirm(f"Delete job {art.job_dir.name}?\n\nIts directory, NEFFs, log and record are removed "
+                            "from disk. This cannot be undone."):
+            return
+        self.summary.setText(f"Deleting {art.job_dir.name}…")
+        job_dir = str(art.job_dir)
+        self._delete_worker = background.start(delete_job, self.workdir, art.job_dir,
+                                               returned=functools.partial(self._on_delete_worker_returned, job_dir),
+                                               errored=self._on_delete_worker_errored)
+
+    def _on_delete_worker_returned(self, job_dir: str, _result: object = None) -> None:
+        self._delete_worker = None
+        self.deleted.emit(job_dir)
+        self.message.emit(f"Deleted {Path(job_dir).name}")
+        self.rescan()
+
+    def _on_delete_worker_errored(self, exc: Exception) -> None:
+        self._delete_worker = None
+        self.summary.setText(f"Not deleted: {exc}")
+        self.message.emit(f"Not deleted: {exc}")
+
+    def _ask(self, text: str) -> bool:
+        answer = QMessageBox.question(self, "Delete job", text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                      QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
+

@@ -1,0 +1,1 @@
+"""The explain view: what a compiler log says happened, and why."""

@@ -1,0 +1,123 @@
+"""The form column: a kernel chooser above the form of the chosen kernel (generated, or the kernel's own).
+
+Presents the same interface as one form (``spec``, ``set_spec``, ``errors``, ``editor``,
+``spec_changed``, ``problems_changed``), so the window never needs to know which kernel it edits.
+Each kernel's form is built the first time it is shown and keeps its values while another is.
+"""
+
+from __future__ import annotations
+
+import pkgutil
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from neffbench.gui.forms.spec_form import SpecForm
+from neffbench.kernels import registry
+
+
+class KernelForms(QWidget):
+    spec_changed = Signal(object)
+    problems_changed = Signal(list)
+    kernel_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._kernels = {k.name: k for k in registry.available()}
+        self._forms: dict[str, Any] = {}
+        self.kernel_combo = QComboBox()
+        self.kernel_combo.setObjectName("kernel")
+        for kernel in self._kernels.values():
+            self.kernel_combo.addItem(kernel.title, kernel.name)
+            self.kernel_combo.setItemData(self.kernel_combo.count() - 1, kernel.summary,
+                                          role=3)  # Qt.ToolTipRole
+        self.kernel_combo.setToolTip("What to compile: a built-in kernel, any PyTorch module or function, or a "
+                                     "plugin's kernel (neffbench kernel list).")
+        self.stack = QStackedWidget()
+        head = QFormLayout()
+        head.setContentsMargins(6, 6, 6, 0)
+        label = QLabel("Kernel")
+        label.setBuddy(self.kernel_combo)
+        head.addRow(label, self.kernel_combo)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(head)
+        layout.addWidget(self.stack, 1)
+        self.kernel_combo.activated.connect(self._on_kernel_combo_activated)
+
+    # ---- the current form's interface ----
+
+    @property
+    def kernel(self) -> str:
+        return self.kernel_combo.currentData()
+
+    def current(self) -> Any:
+        return self._form(self.kernel)
+
+    def spec(self) -> Any:
+        return self.current().spec()
+
+    def set_spec(self, spec: Any) -> None:
+        """Show ``spec`` in its kernel's form, switching to that kernel."""
+        name = getattr(spec, "kernel", registry.DEFAULT)
+        self._switch(name)
+        self._forms[name].set_spec(spec)
+
+    def errors(self) -> list:
+        return self.current().errors()
+
+    def problems(self) -> list:
+        return self.current().problems()
+
+    def editor(self, key: str) -> Any:
+        return self.current().editor(key)
+
+    def problem_label(self, key: str) -> Any:
+        return self.current().problem_label(key)
+
+    def field_label(self, key: str) -> Any:
+        return self.current().field_label(key)
+
+    # ---- internals ----
+
+    def _form(self, name: str) -> Any:
+        if name not in self._forms:
+            kernel = self._kernels[name]
+            form = pkgutil.resolve_name(kernel.gui_form)() if kernel.gui_form else SpecForm(
+                spec_class=kernel.spec_class, titles=kernel.section_titles)
+            form.spec_changed.connect(lambda spec, name=name: self._on_form_spec_changed(name, spec))
+            form.problems_changed.connect(lambda problems, name=name: self._on_form_problems_changed(name, problems))
+            self._forms[name] = form
+            self.stack.addWidget(form)
+        return self._forms[name]
+
+    def _switch(self, name: str) -> None:
+        if name not in self._kernels:
+            raise KeyError(f"No kernel named '{name}' is loaded.")
+        index = self.kernel_combo.findData(name)
+        changed = index != self.kernel_combo.currentIndex() or self.stack.currentWidget() is not self._forms.get(name)
+        self.kernel_combo.setCurrentIndex(index)
+        form = self._form(name)
+        self.stack.setCurrentWidget(form)
+        if changed:
+            self.kernel_changed.emit(name)
+
+    def _on_kernel_combo_activated(self, index: int) -> None:
+        name = self.kernel_combo.itemData(index)
+        fresh = name not in self._forms
+        self._switch(name)
+        form = self._forms[name]
+        if fresh:
+            form.set_spec(self._kernels[name].default_spec())
+        else:
+            self.spec_changed.emit(form.spec())
+            self.problems_changed.emit(form.problems())
+
+    def _on_form_spec_changed(self, name: str, spec: Any) -> None:
+        if name == self.kernel:
+            self.spec_changed.emit(spec)
+
+    def _on_form_problems_changed(self, name: str, problems: list) -> None:
+        if name == self.kernel:
+            self.problems_changed.emit(problems)

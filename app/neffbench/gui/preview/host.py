@@ -1,0 +1,84 @@
+"""The Preview tab: one panel per kernel (the kernel's own, or the generic one), shown for the kernel in the form.
+
+It routes what the preview controller reports to the panel on show, and turns the panels' requests
+(another bucket, a CPU check) into signals the window wires to the controller.
+"""
+
+from __future__ import annotations
+
+import pkgutil
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QSplitter, QStackedWidget, QWidget
+
+from neffbench.gui.preview.controller import NO_PREVIEW
+from neffbench.kernels import registry
+
+GENERIC_PANEL = "neffbench.gui.preview.kernel_panel:KernelPreviewPanel"
+
+
+class PreviewHost(QStackedWidget):
+    bucket_chosen = Signal(int)
+    check_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.panels: dict[str, QWidget] = {}
+        self.kernel: str | None = None
+
+    @property
+    def panel(self) -> QWidget:
+        return self.panels[self.kernel]
+
+    def show_kernel(self, name: str) -> QWidget:
+        """The kernel's panel, built on first use, brought to the front."""
+        if name not in self.panels:
+            panel = pkgutil.resolve_name(registry.get(name).gui_preview or GENERIC_PANEL)()
+            if hasattr(panel, "bucket_chosen"):
+                panel.bucket_chosen.connect(self.bucket_chosen)
+            if hasattr(panel, "check_requested"):
+                panel.check_requested.connect(self.check_requested)
+            self.panels[name] = panel
+            self.addWidget(panel)
+        self.kernel = name
+        self.setCurrentWidget(self.panels[name])
+        return self.panels[name]
+
+    def chosen_bucket(self) -> int | None:
+        combo = getattr(self.panel, "bucket_combo", None)
+        return combo.currentData() if combo is not None else None
+
+    def splitters(self) -> dict[str, QSplitter]:
+        """Each panel's splitters, to persist (the default kernel's under the keys they always had)."""
+        out = {}
+        for name, panel in self.panels.items():
+            prefix = "preview" if name == registry.DEFAULT else f"preview_{name}"
+            for attr, suffix in (("splitter", ""), ("lower_splitter", "_lower")):
+                if isinstance(getattr(panel, attr, None), QSplitter):
+                    out[prefix + suffix] = getattr(panel, attr)
+        return out
+
+    # ---- what the controller reported ----
+
+    def show_computing(self) -> None:
+        self.panel.show_status("Updating the preview…")
+
+    def show_result(self, preview: Any) -> None:
+        if preview is None:
+            self.panel.show_status(NO_PREVIEW)
+        else:
+            self.panel.show_preview(preview)
+
+    def show_invalid(self, message: str) -> None:
+        self.panel.show_invalid(message)
+
+    def show_check_running(self) -> None:
+        running = getattr(self.panel, "show_check_running", None)
+        if running is not None:
+            running()
+
+    def show_check(self, report: dict) -> None:
+        show = getattr(self.panel, "show_check", None)
+        if show is not None:
+            show(report)

@@ -1,0 +1,339 @@
+"""The Run view: what the target is, run options, the live stage and verdict, latency plots, history, buckets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.gui.shell import theme
+from neffbench.gui.widgets.flow import flow_row, kept_together
+from neffbench.gui.compile.log_view import LogView
+from neffbench.gui.run.history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history
+from neffbench.gui.run.plots import BucketPlots, LatencyPlots
+from neffbench.gui.run.status import RunStatus, target_text
+from neffbench.runs.runtimes import RUNTIMES
+from neffbench.runs.summary import latency_text, summary_lines
+
+MODES = (("default", None), ("device", "device"), ("host", "host"))
+TABS = ("Latency", "Buckets", "Details", "Log")
+IDLE = ("Run checks the target's outputs against its reference.npz, then times the warm-up and the "
+        "iterations; every run is recorded in the target's runs/ folder.")
+LOG_LINES = 5_000  # the child says little; the record keeps its log's tail
+
+
+def _load(token: int, path: str) -> tuple[int, History]:
+    """On a worker thread: the history, or why it cannot be read (as the history's error)."""
+    try:
+        return token, load_history(path)
+    except Exception as exc:  # noqa: BLE001 - shown in the panel; the worker must always answer
+        return token, History(path, error=f"Cannot read the runs of {path}: {exc}")
+
+
+class RunPanel(QWidget):
+    """Presents runs and asks for them: ``run_requested(target, options)`` and ``cancel_requested`` go to a
+    RunController (the window wires them); its reports come back through ``show_*``."""
+
+    run_requested = Signal(str, dict)
+    cancel_requested = Signal()
+    history_loaded = Signal(object)  # History, once the table and bucket plots show it
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.target_path: str | None = None
+        self.history: History | None = None
+        self._token = 0
+        self._loads = 0  # history reads under way
+        self._select_after_load: str | None = None
+        self._live: dict[str, Any] = {}
+        self._running = False
+        self._build()
+        self._wire()
+        self.set_target(None)
+        self.status.set_text(IDLE)
+
+    # ---- building ----
+
+    def _build(self) -> None:
+        self.target_label = QLabel()
+        self.target_label.setObjectName("run-target")
+        self.target_label.setWordWrap(True)
+        self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.runtime_combo = QComboBox()
+        self.runtime_combo.setObjectName("run-runtime")
+        self.runtime_combo.addItems(list(RUNTIMES))
+        self.runtime_combo.setToolTip("auto: a NeuronCore runtime when a Neuron device is here, else cpu. nrtpy or "
+                                      "spike load the NEFF; torchscript loads model.pt after torch_neuronx; cpu times "
+                                      "the job's module on the CPU (CPU figures, never device ones).")
+        self.iterations_spin = QSpinBox()
+        self.iterations_spin.setObjectName("run-iterations")
+        self.iterations_spin.setRange(1, 1_000_000)
+        self.iterations_spin.setValue(50)
+        self.iterations_spin.setGroupSeparatorShown(True)
+        self.iterations_spin.setToolTip("Timed calls.")
+        self.warmup_spin = QSpinBox()
+        self.warmup_spin.setObjectName("run-warmup")
+        self.warmup_spin.setRange(0, 10_000)
+        self.warmup_spin.setValue(5)
+        self.warmup_spin.setToolTip("Untimed calls before the timed ones.")
+        self.mode_combo = QComboBox()
+        self.mode_combo.setObjectName("run-mode")
+        for text, value in MODES:
+            self.mode_combo.addItem(text, value)
+        self.mode_combo.setToolTip("device: NeuronCore time (nrtpy, spike); host: wall clock with transfers; "
+                                   "default: the runtime's first (device where it can).")
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("run-button")
+        self.run_button.setToolTip("Run the target: check its outputs against reference.npz, then time it.")
+        self.run_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancel-run-button")
+        self.cancel_button.setEnabled(False)
+        # A flow, not a row: on a narrow window the controls wrap onto a second line instead of
+        # setting the window's minimum width (each label stays with its field).
+        pairs = []
+        for text, widget in (("Runtime", self.runtime_combo), ("Iterations", self.iterations_spin),
+                             ("Warm-up", self.warmup_spin), ("Mode", self.mode_combo)):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            pairs.append(kept_together(label, widget))
+        controls = flow_row(*pairs, kept_together(self.run_button, self.cancel_button))
+
+        self.status = RunStatus()
+        # The parts tests and the window read.
+        self.stage_label, self.status_label = self.status.stage_label, self.status.status_label
+        self.verdict_label, self.numerics_label = self.status.verdict_label, self.status.numerics_label
+        self.problems_label = self.status.problems_label
+
+        self.latency = LatencyPlots()
+        self.selection_label = QLabel()
+        self.selection_label.setObjectName("run-comparison")
+        self.selection_label.setWordWrap(True)
+        self.selection_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        latency_page = QWidget()
+        latency_layout = QVBoxLayout(latency_page)
+        latency_layout.setContentsMargins(4, 4, 4, 4)
+        latency_layout.addWidget(self.latency, 1)
+        latency_layout.addWidget(self.selection_label)
+        self.buckets = BucketPlots()
+        self.details = QPlainTextEdit()
+        self.details.setObjectName("run-details")
+        self.details.setReadOnly(True)
+        self.log_view = LogView(max_lines=LOG_LINES)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("run-tabs")
+        for page, name in zip((latency_page, self.buckets, self.details, self.log_view), TABS):
+            self.tabs.addTab(page, name)
+
+        self.table = HistoryTable()
+        self.history_label = QLabel("History")
+        self.history_label.setObjectName("run-history-label")
+        history = QWidget()
+        history_layout = QVBoxLayout(history)
+        history_layout.setContentsMargins(0, 4, 0, 0)
+        history_layout.addWidget(self.history_label)
+        history_layout.addWidget(self.table, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("run-splitter")
+        self.splitter.addWidget(self.tabs)
+        self.splitter.addWidget(history)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.target_label)
+        layout.addWidget(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.splitter, 1)
+        for first, second in ((self.runtime_combo, self.iterations_spin), (self.iterations_spin, self.warmup_spin),
+                              (self.warmup_spin, self.mode_combo), (self.mode_combo, self.run_button),
+                              (self.run_button, self.cancel_button), (self.cancel_button, self.tabs),
+                              (self.tabs, self.table)):
+            QWidget.setTabOrder(first, second)
+
+    def _wire(self) -> None:
+        self.run_button.clicked.connect(self._on_run_button_clicked)
+        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self.table.runs_selected.connect(self._on_table_runs_selected)
+
+    # ---- the target ----
+
+    def set_target(self, path: str | None) -> None:
+        """A job directory or a NEFF file (None: nothing to run); its history is read on a worker thread."""
+        self.target_path = str(path) if path else None
+        self.history = None
+        self._token += 1
+        self.table.set_runs([])
+        self.buckets.show_curve([], None)
+        self.tabs.setTabEnabled(1, False)
+        self._update_buttons()
+        if self.target_path is None:
+            self.target_label.setText("No target. Choose a job directory or a .neff file to run.")
+            return
+        self.target_label.setText(f"Reading {self.target_path}…")
+        self.refresh()
+
+    def refresh(self, select: str | None = None) -> None:
+        """Re-reads the target's runs (off the GUI thread); ``select`` a record path once they are shown."""
+        if self.target_path is None:
+            return
+        from neffbench.gui.widgets import background
+
+        self._select_after_load = select or self._select_after_load
+        self._loads += 1
+        # Bound methods, not partials: Qt drops the connection if the panel goes before the result comes.
+        background.start(_load, self._token, self.target_path, returned=self._on_loader_returned,
+                         errored=lambda exc: None, finished=self._on_loader_finished)
+
+    def _on_loader_finished(self) -> None:
+        self._loads -= 1
+
+    @property
+    def loading(self) -> bool:
+        """A history read is under way."""
+        return self._loads > 0
+
+    # ---- reports from the controller ----
+
+    def show_started(self, path: str) -> None:
+        self._running = True
+        self.status_label.setToolTip("")
+        self._live = {"path": path}
+        self._update_buttons()
+        self.log_view.clear()
+        self.status.show_problems([])
+        self.status.show_verdict(None)
+        self.status.set_stage("starting", None, live=True)
+        self.status.set_text(f"Started: {Path(path).name}")
+
+    def show_event(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "stage":
+            stage = event.get("stage") or "?"
+            self.status.set_stage(stage, True if stage == "done" else None, live=stage != "done")
+        elif kind == "runtime":
+            self._live.update({k: event.get(k) for k in ("runtime", "label", "on_device", "mode")})
+            where = event.get("label") or event.get("runtime")
+            cpu = " CPU figures: the job's module on this host, not a NeuronCore." if not event.get("on_device") else ""
+            reason = event.get("reason") or ""
+            # The why in short (the full sentence lists every runtime tried: the tooltip and Details have it).
+            self.status.set_text(f"Running on {where} ({event.get('mode')} mode): {reason.split(' (')[0]}.{cpu}")
+            self.status_label.setToolTip(reason)
+        elif kind == "checks":
+            self.status.show_problems(event.get("problems") or [])
+        elif kind == "numerics":
+            self.status.show_verdict(event)
+        elif kind == "timing":
+            # This run's timings before its record is re-read: plotted at once.
+            record = {**self._live, "durations_ms": event.get("durations_ms") or [], "variant": event.get("variant")}
+            self.latency.show_runs([record])
+            self.selection_label.setText(f"This run ({kind_of(record)}), {len(record['durations_ms']):,} iterations.")
+
+    def show_lines(self, lines: list[str]) -> None:
+        self.log_view.append_lines(lines)
+
+    def show_status(self, text: str) -> None:
+        """The controller's ``status_changed``: "Running…", "Cancelling…", then the outcome."""
+        if self._running or text != "Running…":
+            self.status.set_text(text)
+
+    def show_finished(self, result: Any) -> None:
+        self._running = False
+        self._update_buttons()
+        record, outcome = result.record, result.outcome
+        good = {"succeeded": True, "failed": False}.get(outcome)
+        self.status.set_stage(outcome, good)
+        head = summary_lines(record, str(result.path))[0]
+        stats = record.get("stats") or {}
+        if outcome == "cancelled":
+            done, asked = stats.get("iterations") or 0, record.get("iterations_requested")
+            head = (f"Cancelled after {done:,} of {asked:,} timed iterations (they are kept in the record)."
+                    if done and asked else "Cancelled before any iteration was timed.")
+        elif record.get("stats"):
+            head += f" — {latency_text(record['stats'])}"
+        self.status.set_text(head, OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
+        self.status.show_verdict(record.get("numerics"))
+        self.status.show_problems(record.get("checks") or [])
+        if self.target_path is not None:
+            self.refresh(select=str(result.path))
+
+    def show_failed(self, message: str) -> None:
+        """The controller's ``failed``: nothing ran (or the runner broke); the sentence says why."""
+        self._running = False
+        self._update_buttons()
+        self.status.set_stage("not started", False)
+        self.status.set_text(message, theme.BAD)
+
+    # ---- internals ----
+
+    def _options(self) -> dict[str, Any]:
+        return {"runtime": self.runtime_combo.currentText(), "iterations": self.iterations_spin.value(),
+                "warmup": self.warmup_spin.value(), "mode": self.mode_combo.currentData()}
+
+    def _update_buttons(self) -> None:
+        self.run_button.setEnabled(self.target_path is not None and not self._running)
+        self.cancel_button.setEnabled(self._running)
+
+    def _on_run_button_clicked(self) -> None:
+        if self.target_path is not None and not self._running:
+            self.run_requested.emit(self.target_path, self._options())
+
+    def _on_cancel_button_clicked(self) -> None:
+        if self._running:
+            self.status.set_text("Cancelling…")
+            self.cancel_button.setEnabled(False)  # once is enough; Run comes back when the run has ended
+            self.cancel_requested.emit()
+
+    def _on_loader_returned(self, answer: tuple[int, History]) -> None:
+        token, history = answer
+        if token != self._token:
+            return  # a target chosen since
+        self.history = history
+        if history.error:
+            self.target_label.setText(f"<span style='color:{theme.BAD}'>{history.error}</span>")
+            self.history_label.setText("History: none (not a runnable target)")
+            self.history_loaded.emit(history)
+            return
+        text, cpu_only = target_text(history.target)
+        self.target_label.setText(text)
+        if cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
+            self.runtime_combo.setCurrentText("auto")
+        n = len(history.runs)
+        self.history_label.setText(f"History: {n} run{'s' if n != 1 else ''} of this target, newest first"
+                                   + (" (select two to compare)" if n > 1 else ""))
+        select, self._select_after_load = self._select_after_load, None
+        self.table.set_runs(history.runs, select=select)
+        several = len(history.curve) > 1
+        self.buckets.show_curve(history.curve if several else [], history.curve_runtime)
+        self.tabs.setTabEnabled(1, several)
+        self.tabs.setTabToolTip(1, "" if several else "This compile has one bucket: nothing to compare across sizes.")
+        self.history_loaded.emit(history)
+
+    def _on_table_runs_selected(self, records: list[dict]) -> None:
+        self.latency.show_runs(records)
+        self.details.setPlainText("\n\n".join("\n".join(summary_lines(r, r.get("path"))) for r in records))
+        if len(records) == 2:
+            self.selection_label.setText(comparison_html(*records))
+        elif len(records) == 1:
+            record = records[0]
+            variant = f" [{record['variant']}]" if record.get("variant") else ""
+            self.selection_label.setText(f"{kind_of(record)}{variant}: {latency_text(record.get('stats'))}")
+        elif records:
+            self.selection_label.setText(f"{len(records)} runs selected: the plots show the two oldest. Select "
+                                         "one or two runs.")
+        else:
+            self.selection_label.clear()

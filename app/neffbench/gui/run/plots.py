@@ -1,0 +1,276 @@
+"""The Run view's plots: one or two runs' latency histogram and per-iteration timeline, and latency/throughput per bucket.
+
+CPU runs are drawn in the CPU colour and named CPU in legends and titles: they time the job's module on
+the host, and must never read as NeuronCore figures.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from neffbench.gui.shell import theme
+from neffbench.gui.widgets.flow import TurningSplitter
+from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.run.history import kind_of, started_text
+from neffbench.kernels.api import bucket_phrase, items_unit
+
+DEVICE_COLOUR = theme.ROTATED  # NeuronCore figures
+CPU_COLOUR = theme.WARN  # CPU figures: a caveat, not a device number
+# The histogram's right edge (and the timeline's top): a Tukey fence, p75 + 3 IQR, but never below p95,
+# so that one 50 ms hiccup does not squeeze a 0.3 ms distribution into one bar. The slowest iteration
+# when the tail is short anyway.
+FENCE_IQR = 3.0
+FLOOR_PERCENTILE = 95
+TAIL_ALLOWANCE = 1.25
+MIN_BINS, MAX_BINS = 10, 80
+
+
+def run_colour(record: dict[str, Any], second: bool = False) -> QColor:
+    colour = QColor(DEVICE_COLOUR if record.get("on_device") else CPU_COLOUR)
+    return colour.lighter(165) if second else colour
+
+
+def what_ran(records: list[dict[str, Any]]) -> str:
+    """``CPU (not device figures)``, ``NeuronCore`` or ``CPU and NeuronCore``, for a plot's title."""
+    kinds = {bool(r.get("on_device")) for r in records}
+    if kinds == {False}:
+        return "CPU, not device figures"
+    if kinds == {True}:
+        return "NeuronCore"
+    return "CPU and NeuronCore"
+
+
+def histogram_bins(durations: list[np.ndarray]) -> tuple[np.ndarray, float]:
+    """Shared bin edges for the runs shown, and the right edge (slower iterations fall past it)."""
+    together = np.concatenate(durations)
+    lo, top = float(together.min()), float(together.max())
+    hi = max(upper_edge(d) for d in durations if d.size)
+    if top <= hi * TAIL_ALLOWANCE or hi <= lo:
+        hi = top
+    if hi <= lo:  # every iteration took the same time
+        lo, hi = lo * 0.95, hi * 1.05 or 1e-3
+    bins = int(min(MAX_BINS, max(MIN_BINS, math.sqrt(together.size))))
+    return np.linspace(lo, hi, bins + 1), hi
+
+
+def _legend_brush() -> QBrush:
+    """The plot's background, nearly opaque: a legend over a dense timeline stays readable."""
+    colour = QColor(pg.getConfigOption("background"))
+    colour.setAlpha(215)
+    return pg.mkBrush(colour)
+
+
+def _plain_axes(plot: pg.PlotWidget) -> None:
+    """Milliseconds stay milliseconds: no "(x0.001)" rescaling of the tick labels."""
+    for name in ("left", "bottom"):
+        plot.getAxis(name).enableAutoSIPrefix(False)
+
+
+def upper_edge(d: np.ndarray) -> float:
+    p25, p75, floor = np.percentile(d, [25, 75, FLOOR_PERCENTILE])
+    return float(min(d.max(), max(p75 + FENCE_IQR * (p75 - p25), floor)))
+
+
+def _durations(record: dict[str, Any]) -> np.ndarray:
+    return np.asarray(record.get("durations_ms") or [], dtype=np.float64)
+
+
+def _name(record: dict[str, Any], mark: str) -> str:
+    stats = record.get("stats") or {}
+    p50 = f", p50 {stats['p50_ms']:.3f} ms" if isinstance(stats.get("p50_ms"), (int, float)) else ""
+    when = started_text(record.get("started")).rpartition(" ")[2]  # the time of day; the table has the date
+    return f"{mark}{kind_of(record)} · {when}{p50}"
+
+
+class LatencyPlots(QWidget):
+    """Histogram and timeline of up to two runs; the curves are made once and re-fed with setData."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.histogram = pg.PlotWidget()
+        self.histogram.setObjectName("run-histogram")
+        self.timeline = pg.PlotWidget()
+        self.timeline.setObjectName("run-timeline")
+        for plot, bottom, left in ((self.histogram, "ms per call", "iterations"), (self.timeline, "iteration", "ms")):
+            plot.setLabel("bottom", bottom)
+            plot.setLabel("left", left)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMinimumSize(260, 150)  # two stacked must fit a 700-pixel-high screen
+            _plain_axes(plot)
+        self.timeline.getPlotItem().setClipToView(True)
+        self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.hist_legend = self.histogram.addLegend(offset=(-8, 8), brush=_legend_brush())
+        self.time_legend = self.timeline.addLegend(offset=(-8, 8), brush=_legend_brush())
+        self.hist_curves = [pg.PlotDataItem(stepMode="center", fillLevel=0) for _ in range(2)]
+        self.time_curves = [pg.PlotDataItem() for _ in range(2)]
+        for curve in self.hist_curves:
+            self.histogram.addItem(curve)
+        for curve in self.time_curves:
+            self.timeline.addItem(curve)
+        self.note = QLabel()
+        self.note.setObjectName("run-plot-note")
+        self.note.setWordWrap(True)
+        self.splitter = TurningSplitter()  # the timeline under the histogram on a narrow window
+        self.splitter.addWidget(self.histogram)
+        self.splitter.addWidget(self.timeline)
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.note)
+        self.records: list[dict[str, Any]] = []
+        self.overflow: list[int] = [0, 0]
+        self.show_runs([])
+
+    def show_runs(self, records: list[dict[str, Any]]) -> None:
+        """Draws the first two of ``records`` (with timings); the rest are left out."""
+        records = [r for r in records if r.get("durations_ms")][:2]
+        self.records = records
+        self.hist_legend.clear()
+        self.time_legend.clear()
+        durations = [_durations(r) for r in records]
+        edges, hi = histogram_bins(durations) if records else (np.zeros(0), 0.0)
+        self.overflow = [0, 0]
+        for i in range(2):
+            hist, line = self.hist_curves[i], self.time_curves[i]
+            if i >= len(records):
+                hist.clear()
+                line.clear()
+                hist.setVisible(False)
+                line.setVisible(False)
+                continue
+            record, d = records[i], durations[i]
+            colour = run_colour(record, second=i == 1)
+            fill = QColor(colour)
+            fill.setAlpha(70 if i == 0 else 45)
+            style = Qt.PenStyle.SolidLine if i == 0 else Qt.PenStyle.DashLine
+            counts, _ = np.histogram(d, bins=edges)
+            self.overflow[i] = int((d > hi).sum())
+            hist.setData(edges, counts, pen=pg.mkPen(colour, width=2, style=style), brush=pg.mkBrush(fill))
+            line.setData(np.arange(1, d.size + 1), d, pen=pg.mkPen(colour, width=1.5 if i == 0 else 1.2, style=style))
+            hist.setVisible(True)
+            line.setVisible(True)
+            mark = ("A: ", "B: ")[i] if len(records) == 2 else ""
+            self.hist_legend.addItem(hist, _name(record, mark))
+            self.time_legend.addItem(line, _name(record, mark))
+        what = what_ran(records) if records else "no run selected"
+        set_title(self.histogram.getPlotItem(), f"Latency histogram · {what}")
+        set_title(self.timeline.getPlotItem(), f"Per-iteration latency · {what}")
+        self.histogram.enableAutoRange()
+        self.timeline.enableAutoRange()
+        top = max((float(d.max()) for d in durations if d.size), default=0.0)
+        if top > hi * TAIL_ALLOWANCE:
+            # Spikes run off the top rather than flatten the rest; the view menu's "View All" shows them.
+            self.timeline.enableAutoRange(axis="x")
+            self.timeline.setYRange(0, hi * 1.15, padding=0)
+        self.note.setText(self._note(records, hi))
+        self.note.setVisible(bool(self.note.text()))
+
+    def histogram_counts(self, i: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """The bin edges and counts drawn for run ``i`` (for tests and exports)."""
+        x, y = self.hist_curves[i].getData()
+        return (np.zeros(0), np.zeros(0)) if x is None else (x, y)
+
+    def _note(self, records: list[dict[str, Any]], hi: float) -> str:
+        parts = []
+        for i, record in enumerate(records):
+            if self.overflow[i]:
+                who = f"{('A', 'B')[i]}: " if len(records) == 2 else ""
+                parts.append(f"{who}{self.overflow[i]:,} (up to {float(_durations(record).max()):.3f} ms)")
+        if not parts:
+            return ""
+        return (f"Slower than {hi:.3f} ms, off the histogram's right edge and the timeline's top: {'; '.join(parts)} "
+                "(right-click a plot, View All, to see them).")
+
+
+class BucketPlots(QWidget):
+    """p50 latency and throughput against items per call: one point per bucket of the compile with a run."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.latency = pg.PlotWidget()
+        self.latency.setObjectName("run-bucket-latency")
+        self.throughput = pg.PlotWidget()
+        self.throughput.setObjectName("run-bucket-throughput")
+        for plot, left in ((self.latency, "p50 ms per call"), (self.throughput, "items/s")):
+            plot.setLabel("left", left)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMinimumSize(260, 150)  # two stacked must fit a 700-pixel-high screen
+            plot.getViewBox().setDefaultPadding(0.06)
+            _plain_axes(plot)
+        self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)
+        self.throughput_curve = pg.PlotDataItem(symbol="s", symbolSize=9)
+        self.latency.addItem(self.latency_curve)
+        self.throughput.addItem(self.throughput_curve)
+        self.not_run = QLabel()
+        self.not_run.setObjectName("run-bucket-not-run")
+        self.not_run.setWordWrap(True)
+        self.not_run.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.splitter = TurningSplitter()  # throughput under latency on a narrow window
+        self.splitter.addWidget(self.latency)
+        self.splitter.addWidget(self.throughput)
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.not_run)
+        self.points: list[dict[str, Any]] = []
+        self._labels: dict[str, list[pg.TextItem]] = {"p50_ms": [], "items_per_s": []}  # reused, one per point
+        self.show_curve([], None)
+
+    def show_curve(self, rows: list[dict[str, Any]], runtime: str | None) -> None:
+        """``rows`` from ``history.bucket_curve``; buckets without a run are listed, not drawn."""
+        done = sorted((r for r in rows if r.get("run")), key=lambda r: r["items_per_call"] or 0)
+        self.points = [{"bucket": r["bucket"], "items_per_call": r["items_per_call"],
+                        "p50_ms": r["run"]["stats"]["p50_ms"], "items_per_s": r["run"]["stats"].get("items_per_s"),
+                        "on_device": bool(r["run"].get("on_device")), "run": r["run"].get("path")} for r in done]
+        x = np.array([p["items_per_call"] for p in self.points], dtype=np.float64)
+        log_x = x.size > 1 and x.min() > 0 and x.max() / x.min() >= 10
+        colours = [QColor(DEVICE_COLOUR if p["on_device"] else CPU_COLOUR) for p in self.points]
+        line = QColor(CPU_COLOUR if not any(p["on_device"] for p in self.points) else DEVICE_COLOUR)
+        kinds = {p["on_device"] for p in self.points}
+        what = {frozenset({False}): "CPU", frozenset({True}): "NeuronCore"}.get(frozenset(kinds), "CPU and NeuronCore")
+        what = what if self.points else "no runs yet"
+        unit = items_unit([r["bucket"] for r in rows]) if rows else None
+        ticks = [[(math.log10(v) if log_x else v, f"{v:g}") for v in x]]
+        for plot, curve, key, title in ((self.latency, self.latency_curve, "p50_ms", "p50 latency per bucket"),
+                                        (self.throughput, self.throughput_curve, "items_per_s", "Throughput per bucket")):
+            y = np.array([p[key] or np.nan for p in self.points], dtype=np.float64)
+            plot.setLogMode(x=bool(log_x), y=False)
+            curve.setData(x, y, pen=pg.mkPen(line, width=1.5), symbolBrush=[pg.mkBrush(c) for c in colours],
+                          symbolPen=[pg.mkPen(c) for c in colours])
+            set_title(plot.getPlotItem(), f"{title} · {what}")
+            plot.setLabel("bottom", f"items per call ({unit})" if unit else "items per call")
+            plot.getAxis("bottom").setTicks(ticks if self.points else None)
+            plot.enableAutoRange()
+            finite = y[np.isfinite(y)]
+            if finite.size:  # from zero: a latency or a rate read against nothing is easily overread
+                plot.setYRange(0, float(finite.max()) * 1.18, padding=0)
+            self._label_points(plot, key, np.log10(x) if log_x else x, y)
+        missing = [bucket_phrase(r["bucket"]) for r in rows if not r.get("run")]
+        on = f" on {runtime}" if runtime else ""
+        self.not_run.setText(f"Not run yet{on}: {', '.join(missing)}. Run those buckets' jobs to complete the curve."
+                             if missing else "")
+        self.not_run.setVisible(bool(missing))
+
+    def _label_points(self, plot: pg.PlotWidget, key: str, x: np.ndarray, y: np.ndarray) -> None:
+        pool = self._labels[key]
+        while len(pool) < len(x):
+            item = pg.TextItem(color=pg.getConfigOption("foreground"))
+            plot.addItem(item)
+            pool.append(item)
+        for i, item in enumerate(pool):
+            shown = i < len(x) and np.isfinite(y[i])
+            item.setVisible(bool(shown))
+            if shown:
+                # The first label leans right and the last left, so that neither runs off the plot.
+                item.setAnchor((0.0 if i == 0 else 1.0 if i == len(x) - 1 else 0.5, 1.2))
+                item.setText(f"{y[i]:.3f} ms" if key == "p50_ms" else f"{y[i]:,.0f}/s")
+                item.setPos(float(x[i]), float(y[i]))

@@ -1,0 +1,103 @@
+"""The Run view's header parts: what the target is, and how the run is going (stage, status, verdict, problems)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from neffbench.backends import registry as backends
+from neffbench.gui.shell import theme
+from neffbench.gui.run.history import verdict
+from neffbench.gui.run.plots import CPU_COLOUR
+from neffbench.views.job import bucket_of
+from neffbench.kernels.api import bucket_phrase
+from neffbench.runs.summary import numerics_text
+
+
+def target_text(target: Any) -> tuple[str, bool]:
+    """A RunTarget in a few lines of rich text, and whether it runs only on the CPU (a cpu-check job)."""
+    record = target.record
+    rows = []
+    if target.job_dir is not None:
+        rows.append(f"<b>Job</b> {record.get('job_id') or target.job_dir.name}")
+    bucket = bucket_of(record)
+    if bucket:
+        rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
+    if target.backend:
+        rows.append(f"<b>Backend</b> {target.backend}")
+    line = " &nbsp;·&nbsp; ".join(rows)
+    if target.neff is not None:
+        return (f"{line}<br>" if line else "") + f"<b>NEFF</b> {target.neff}", False
+    cpu_only = backends.makes_no_neff(target.backend)
+    why = (f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
+           "used), so runs time the job's module on this computer's CPU. Those are CPU figures, not NeuronCore "
+           "ones.</span>") if cpu_only else f"<b>No NEFF</b> in {target.job_dir}."
+    return f"{line}<br>{why}", cpu_only
+
+
+def _badge(colour: str) -> str:
+    return (f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px;"
+            " font-weight: bold; }")
+
+
+class RunStatus(QWidget):
+    """The stage badge and status line; the numerics verdict; the checks' problems when a run refused to start."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.stage_label = QLabel()
+        self.stage_label.setObjectName("run-stage")
+        self.status_label = QLabel()
+        self.status_label.setObjectName("run-status")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict_label = QLabel()
+        self.verdict_label.setObjectName("run-verdict")
+        self.numerics_label = QLabel()
+        self.numerics_label.setObjectName("run-numerics")
+        self.numerics_label.setWordWrap(True)
+        self.problems_label = QLabel()
+        self.problems_label.setObjectName("run-problems")
+        self.problems_label.setWordWrap(True)
+        self.problems_label.setStyleSheet(f"color: {theme.BAD};")
+        self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        status = QHBoxLayout()
+        status.addWidget(self.stage_label, 0, Qt.AlignmentFlag.AlignTop)
+        status.addWidget(self.status_label, 1)
+        numerics = QHBoxLayout()
+        numerics.addWidget(self.verdict_label, 0, Qt.AlignmentFlag.AlignTop)
+        numerics.addWidget(self.numerics_label, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(status)
+        layout.addLayout(numerics)
+        layout.addWidget(self.problems_label)
+        self.set_stage("idle", None)
+        self.show_verdict(None)
+        self.show_problems([])
+
+    def set_stage(self, text: str, good: bool | None, *, live: bool = False) -> None:
+        """Blue while a run goes; then green, red, or grey (cancelled, idle)."""
+        self.stage_label.setText(text)
+        self.stage_label.setStyleSheet(_badge(theme.ROTATED) if live else theme.badge_style(good))
+
+    def set_text(self, text: str, colour: str | None = None) -> None:
+        self.status_label.setText(text)
+        self.status_label.setStyleSheet(f"color: {colour};" if colour else "")
+
+    def show_verdict(self, numerics: dict | None) -> None:
+        """match / MISMATCH, coloured, with the max abs error and the tolerance; hidden until there is one."""
+        self.verdict_label.setVisible(numerics is not None)
+        self.numerics_label.setVisible(numerics is not None)
+        if numerics is None:
+            return
+        word, good = verdict(numerics)
+        self.verdict_label.setText(word)
+        self.verdict_label.setStyleSheet(theme.badge_style(good))
+        self.numerics_label.setText(numerics_text(numerics))
+
+    def show_problems(self, problems: list[str]) -> None:
+        self.problems_label.setText("\n".join(f"• {p}" for p in problems))
+        self.problems_label.setVisible(bool(problems))

@@ -1,0 +1,58 @@
+"""Start the Qt application and show the workbench window; torch and the toolchain check load after it is up."""
+
+from __future__ import annotations
+
+import sys
+
+DESKTOP_FILE = "neffbench"  # packaging/neffbench.desktop: lets the desktop match the window to its launcher
+
+
+# PySide6 6.12.0 drops a reference to None on every void call on Python < 3.12 (None is immortal from
+# 3.12), which ends a session in "Fatal Python error: none_dealloc" after some minutes of use.
+_BROKEN_ON_PY311 = ("6.12.0",)
+
+
+def make_app(argv: list[str] | None = None):
+    import PySide6
+    from PySide6.QtWidgets import QApplication
+
+    if sys.version_info < (3, 12) and PySide6.__version__ in _BROKEN_ON_PY311:
+        print(f"neffbench: PySide6 {PySide6.__version__} crashes on Python {sys.version.split()[0]} after a while "
+              "(it loses references to None); install another PySide6-Essentials, e.g. 6.11.3.", file=sys.stderr)
+
+    from neffbench import __version__
+    from neffbench.gui.shell import theme
+    from neffbench.gui.shell.settings import APPLICATION, ORGANIZATION
+
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName(APPLICATION)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(DESKTOP_FILE)
+    theme.apply(app)
+    return app
+
+
+def launch(argv: list[str] | None = None) -> int:
+    app = make_app(argv)
+    from neffbench.gui.widgets import background
+    from neffbench.gui.shell.gc_guard import MainThreadGC
+    from neffbench.gui.shell.main_window import MainWindow, app_icon
+
+    collector = MainThreadGC(parent=app)  # torch loads on a worker thread: no collection may run there
+    app.setWindowIcon(app_icon())
+    # Short jobs (preview, scans, the toolchain probe) run on background.py's Python threads, never on
+    # QThreadPool's: torch 2.8/2.9 segfault on a thread Python did not create.
+    window = MainWindow(defer_panels=True)
+    window.show()
+    code = app.exec()
+    # Background reads (a scan, the toolchain probe) may still be running: give them a moment.
+    background.wait(3.0)
+    # Delete the window while the application still exists: left to interpreter shutdown, the order is
+    # arbitrary and pyqtgraph's items can outlive QApplication and crash on the way out.
+    import shiboken6
+
+    shiboken6.delete(window)
+    collector.stop()
+    return code

@@ -1,0 +1,435 @@
+"""The workbench window: the spec form beside Preview, Compile and Artifacts tabs; all wiring lives in ``_wire``."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QIcon
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.backends import registry as backends
+from neffbench.bundled import resource_path
+from neffbench.gui.shell.toolchain_status import DoctorStatus
+from neffbench.gui.shell.first_paint import FirstPaint
+from neffbench.gui.forms.kernel_forms import KernelForms
+from neffbench.gui.shell.settings import Settings
+from neffbench.gui.shell import logs as window_logs
+from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
+from neffbench.gui.shell import restore as window_settings
+from neffbench.gui.shell.actions import build_actions, build_toolbar
+from neffbench.presets import load_preset
+from neffbench.spec import SpecError, load, save
+
+TITLE = "NEFF Workbench"
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(resource_path("icons", "neffbench.svg")))
+
+
+class MainWindow(QMainWindow):
+    """Presents the core and wires it to widgets; holds no compile, preview or parsing logic itself."""
+
+    first_painted = Signal()
+    panels_built = Signal()
+
+    def __init__(self, settings: Settings | None = None, *, background: bool = True, defer_panels: bool = False):
+        """``defer_panels`` builds the tabs' contents right after the first paint (how ``launch`` opens it:
+        the window is up sooner); otherwise they exist when the constructor returns."""
+        super().__init__()
+        self.settings = settings or Settings()
+        self.background = background
+        self.workdir = Path.cwd() / "neffbench-workdir"
+        self.panels_ready = False
+        self.controller = None
+        self.close_when_idle = False
+        self._duration_worker = None
+        self.setWindowTitle(TITLE)
+        self.setWindowIcon(app_icon())
+        self._build()
+        self._wire()
+        self._restore()
+        self._first_paint = FirstPaint(self)
+        self._first_paint.painted.connect(self._on_first_paint_painted)
+        if not defer_panels:
+            self.build_panels()
+
+    # ---- construction ----
+
+    def _build(self) -> None:
+        self.form = KernelForms()
+        self.form.setMinimumWidth(330)
+        self.tabs = QTabWidget()
+        self._pages = []
+        for title in ("&Preview", "&Compile", "&Artifacts", "&Run", "S&weeps"):
+            page = QWidget()
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._pages.append(page)
+            self.tabs.addTab(page, title)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.form)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([380, 1120])
+        # On a screen smaller than the window's minimum the window scrolls; nothing overlaps.
+        central = QScrollArea()
+        central.setWidget(self.splitter)
+        central.setWidgetResizable(True)
+        central.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setCentralWidget(central)
+        build_actions(self)
+        build_toolbar(self)
+        self.doctor_status = DoctorStatus()
+        # A normal widget, not a permanent one: a message (what an action did) shows in its place for a while,
+        # so it is never crowded out on a narrow window.
+        self.statusBar().addWidget(self.doctor_status, 1)
+
+    def build_panels(self) -> None:
+        """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
+        if self.panels_ready:
+            return
+        from neffbench.gui.artifacts.panel import ArtifactsPanel
+        from neffbench.gui.compile.controller import CompileController
+        from neffbench.gui.compile.panel import CompilePanel
+        from neffbench.gui.preview.controller import PreviewController
+        from neffbench.gui.preview.host import PreviewHost
+        from neffbench.gui.run.controller import RunController
+        from neffbench.gui.run.panel import RunPanel
+
+        self.controller = CompileController(self)
+        self.preview_controller = PreviewController(self)
+        self.preview_stack = PreviewHost()
+        self.compile_panel = CompilePanel()
+        self.artifacts = ArtifactsPanel()
+        self.artifacts.workdir = self.workdir
+        self.run_controller = RunController(self)
+        self.run_panel = RunPanel()
+        for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts, self.run_panel)):
+            page.layout().addWidget(panel)
+        from neffbench.gui.shell.sweeps import WindowSweeps
+
+        self.sweeps = WindowSweeps(self, self._pages[SWEEPS_TAB])
+        self.preview_stack.show_kernel(self.form.kernel)
+        self._wire_panels()
+        self.panels_ready = True
+        for key, splitter in self._splitters().items():
+            state = self.settings.bytes(f"splitter/{key}")
+            if state is not None:
+                splitter.restoreState(state)
+        self._refresh_compile_state()
+        self.preview_controller.request(self.form.spec())
+        self.panels_built.emit()
+
+    def _wire(self) -> None:
+        form = self.form
+        form.spec_changed.connect(self._on_form_spec_changed)
+        form.problems_changed.connect(self._on_form_problems_changed)
+        self.compile_action.triggered.connect(self.compile)
+        self.recompile_action.triggered.connect(self.recompile)
+        self.cancel_action.triggered.connect(self.cancel)
+        self.open_action.triggered.connect(self._on_open_action_triggered)
+        self.save_action.triggered.connect(self._on_save_action_triggered)
+        self.workdir_action.triggered.connect(self._on_workdir_action_triggered)
+        self.workdir_edit.editingFinished.connect(self._on_workdir_edit_editing_finished)
+        self.quit_action.triggered.connect(self.close)
+        for name, action in self.preset_actions.items():
+            action.triggered.connect(lambda _checked=False, name=name: self.apply_preset(name))
+        self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
+
+    def _wire_panels(self) -> None:
+        preview, ctl = self.preview_controller, self.controller
+        preview.torch_loaded.connect(self._on_preview_controller_torch_loaded)
+        host = self.preview_stack
+        preview.computing.connect(host.show_computing)
+        preview.computed.connect(host.show_result)
+        preview.failed.connect(host.show_invalid)
+        preview.checked.connect(host.show_check)
+        host.bucket_chosen.connect(self._on_preview_stack_bucket_chosen)
+        host.check_requested.connect(self._on_preview_stack_check_requested)
+        self.form.kernel_changed.connect(self._on_form_kernel_changed)
+        ctl.started.connect(self._on_controller_started)
+        ctl.lines_received.connect(self.compile_panel.show_lines)
+        ctl.event_received.connect(self.compile_panel.show_event)
+        ctl.job_started.connect(self.compile_panel.show_job_started)
+        ctl.job_finished.connect(self._on_controller_job_finished)
+        ctl.finished.connect(self._on_controller_finished)
+        self.compile_panel.job_activated.connect(self._on_compile_panel_job_activated)
+        self.artifacts.spec_requested.connect(self._on_artifacts_spec_requested)
+        self.artifacts.run_requested.connect(self._on_artifacts_run_requested)
+        self.artifacts.deleted.connect(self.compile_panel.forget_job)
+        self.artifacts.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        run, runs = self.run_panel, self.run_controller
+        run.run_requested.connect(runs.start)
+        run.cancel_requested.connect(runs.cancel)
+        runs.started.connect(run.show_started)
+        runs.event_received.connect(run.show_event)
+        runs.lines_received.connect(run.show_lines)
+        runs.status_changed.connect(run.show_status)
+        runs.finished.connect(run.show_finished)
+        runs.failed.connect(run.show_failed)
+        window_logs.install(self)
+
+    def explain_log(self, path: str) -> None:
+        window_logs.explain_log(self, path)
+
+    # ---- settings (window_settings.py) ----
+
+    def _restore(self) -> None:
+        window_settings.restore(self)
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        return window_settings.splitters(self)
+
+    def save_settings(self) -> None:
+        window_settings.save(self)
+
+    # ---- public operations (the actions' targets, and what tests drive) ----
+
+    def current_spec(self):
+        """The form's spec with the toolbar's workdir."""
+        return dataclasses.replace(self.form.spec(), workdir=str(self.workdir))
+
+    def apply_preset(self, name: str) -> None:
+        self.form.set_spec(load_preset(name))
+        self.statusBar().showMessage(f"Preset {name} loaded; the workdir is unchanged.", 5000)
+
+    def open_spec(self, path: str | Path) -> bool:
+        try:
+            spec = load(path)
+        except SpecError as exc:
+            QMessageBox.warning(self, "Cannot open spec", str(exc))
+            return False
+        self.form.set_spec(spec)
+        self.statusBar().showMessage(f"Opened {path}; the workdir is unchanged.", 5000)
+        return True
+
+    def save_spec(self, path: str | Path) -> Path:
+        saved = save(self.current_spec(), path)
+        self.statusBar().showMessage(f"Saved {saved}", 5000)
+        return saved
+
+    def set_workdir(self, path: str | Path, *, rescan: bool = True) -> None:
+        self.workdir = Path(path).expanduser().absolute()
+        self.workdir_edit.setText(str(self.workdir))
+        if self.panels_ready:
+            self.artifacts.workdir = self.workdir
+            self.sweeps.set_workdir(self.workdir)
+            self._refresh_compile_state()
+            if rescan:
+                self.artifacts.rescan()
+
+    @property
+    def busy(self) -> bool:
+        """A compile or a sweep is running (one at a time: they share the Compile tab)."""
+        return self.controller.is_running or self.sweeps.is_running
+
+    def compile(self, *, use_cache: bool = True) -> None:
+        if not self.panels_ready or self.busy or self.form.errors():
+            return
+        self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
+
+    def recompile(self) -> None:
+        """Compile even what the cache would serve."""
+        self.compile(use_cache=False)
+
+    def cancel(self) -> None:
+        if self.panels_ready and self.controller.is_running:
+            self.controller.cancel()
+            self.cancel_action.setEnabled(False)
+            self.compile_panel.show_cancelling()
+
+    def start_background(self) -> None:
+        """Work that waits until the window is on screen: torch, the toolchain check, the workdir scan."""
+        self.preview_controller.load_torch()
+        self.doctor_status.gather()
+        self.artifacts.rescan()
+
+    # ---- slots ----
+
+    def _on_first_paint_painted(self) -> None:
+        self.first_painted.emit()
+        # After this paint has reached the screen: the tabs' contents, then the slow things in the background.
+        QTimer.singleShot(0, self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        self.build_panels()
+        if self.background:
+            self.start_background()
+
+    def _on_form_spec_changed(self, spec) -> None:
+        self.setWindowTitle(f"{spec.name} — {TITLE}")
+        if not self.panels_ready:
+            return
+        errors = self.form.errors()
+        if errors:
+            # Whatever kind of error (a value out of range, text that is no value yet): no preview of a
+            # spec the form does not show, and none arriving late from before the error either.
+            self.preview_controller.reject(errors)
+            return
+        self.preview_controller.request(spec, self.preview_stack.chosen_bucket())
+
+    def _on_form_problems_changed(self, _problems: list) -> None:
+        self._refresh_compile_state()
+
+    def _refresh_compile_state(self) -> None:
+        self.update_compile_action()
+        if self.panels_ready:
+            self.compile_panel.show_plan(self.form.spec(), str(self.workdir), self.doctor_status.backend)
+
+    def update_compile_action(self) -> None:
+        errors = self.form.errors()
+        running = self.panels_ready and self.busy
+        self.compile_action.setEnabled(self.panels_ready and not running and not errors)
+        self.recompile_action.setEnabled(self.compile_action.isEnabled())
+        self.sweep_action.setEnabled(self.compile_action.isEnabled())
+        if not self.panels_ready:
+            tip = "Starting up…"
+        elif running:
+            tip = "A compile or sweep is running; Cancel (Esc) stops it."
+        elif errors:
+            lines = [f"• {p.field}: {p.message}" for p in errors[:6]]
+            more = f"\n… and {len(errors) - 6} more" if len(errors) > 6 else ""
+            tip = f"Fix {len(errors)} error{'s' if len(errors) > 1 else ''} in the form first:\n" + "\n".join(lines) + more
+        else:
+            backend = self.doctor_status.backend
+            what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""
+            tip = f"Compile every bucket of the spec{what} (Ctrl+Return)"
+        self.compile_action.setToolTip(tip)
+        self.compile_button.setToolTip(tip)
+
+    def _on_preview_controller_torch_loaded(self, version: str) -> None:
+        self.statusBar().showMessage(f"torch {version} loaded", 3000)
+        # Start-up is over: keep the collector from walking torch's, Qt's and pyqtgraph's objects again
+        # (a full collection over them stalls the event loop for ~100 ms; they live as long as the app).
+        gc.freeze()
+
+    @property
+    def preview_panel(self) -> QWidget:
+        """The Preview tab's panel of the kernel in the form."""
+        return self.preview_stack.panel
+
+    @property
+    def preview_panels(self) -> dict[str, QWidget]:
+        return self.preview_stack.panels
+
+    def _on_form_kernel_changed(self, name: str) -> None:
+        if self.panels_ready:
+            self.preview_stack.show_kernel(name)
+        wanted = getattr(self.form.current(), "preferred_width", 0)
+        sizes = self.splitter.sizes()
+        if wanted and sizes[0] < wanted and sum(sizes) > 2 * wanted:
+            self.splitter.setSizes([wanted, sum(sizes) - wanted])
+
+    def _on_preview_stack_bucket_chosen(self, bucket: int) -> None:
+        self.preview_controller.request(self.form.spec(), bucket)
+
+    def _on_preview_stack_check_requested(self) -> None:
+        if self.form.errors():
+            self.preview_stack.show_invalid("Fix the form's errors first: the CPU check needs a valid spec.")
+            return
+        self.preview_stack.show_check_running()
+        self.preview_controller.request_check(self.current_spec())
+
+    def _on_open_action_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open spec", str(self.workdir.parent),
+                                              "Spec files (*.toml *.json);;All files (*)")
+        if path:
+            self.open_spec(path)
+
+    def _on_save_action_triggered(self) -> None:
+        suggested = str(self.workdir.parent / f"{self.form.spec().name}.toml")
+        path, _ = QFileDialog.getSaveFileName(self, "Save spec", suggested, "TOML spec (*.toml);;JSON spec (*.json)")
+        if path:
+            self.save_spec(path)
+
+    def _on_workdir_action_triggered(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Choose workdir", str(self.workdir))
+        if path:
+            self.set_workdir(path)
+
+    def _on_workdir_edit_editing_finished(self) -> None:
+        text = self.workdir_edit.text().strip()
+        if text and Path(text).expanduser().absolute() != self.workdir:
+            self.set_workdir(text)
+
+    def _on_controller_started(self, spec) -> None:
+        status = self.doctor_status
+        hint = ""
+        if backends.makes_no_neff(status.backend):
+            hint = "Backend cpu-check: the Neuron toolchain is not installed here, so no NEFF will be made."
+        self.compile_panel.reset_style()
+        self.compile_panel.show_started(spec, hint)
+        self.cancel_action.setEnabled(True)
+        self.update_compile_action()
+        self.tabs.setCurrentIndex(COMPILE_TAB)
+        from neffbench.gui.widgets import background
+        from neffbench.jobs.records import last_duration
+
+        self._duration_worker = background.start(last_duration, spec.workdir, spec, status.backend,
+                                                 returned=self.compile_panel.show_last_duration,
+                                                 errored=lambda exc: None)  # no estimate, nothing else lost
+
+    def _on_controller_job_finished(self, result) -> None:
+        self.compile_panel.show_job_finished(result)
+        self.artifacts.rescan()
+        if result.outcome == "succeeded" and not self.run_controller.is_running:
+            self.run_panel.set_target(str(result.job_dir))  # the step after the compile, ready
+
+    def _on_controller_finished(self, run) -> None:
+        self.compile_panel.show_finished(run)
+        self.cancel_action.setEnabled(False)
+        self.update_compile_action()
+        self.statusBar().showMessage(run.headline, 5000)
+        if self.close_when_idle:
+            self.close()
+
+    def _on_compile_panel_job_activated(self, job_dir: str) -> None:
+        self.tabs.setCurrentIndex(ARTIFACTS_TAB)
+        self.artifacts.select(job_dir)
+
+    def _on_artifacts_run_requested(self, target: str) -> None:
+        if not self.run_controller.is_running:
+            self.run_panel.set_target(target)
+        self.tabs.setCurrentIndex(RUN_TAB)
+
+    def _on_artifacts_spec_requested(self, spec) -> None:
+        self.form.set_spec(spec)
+        self.statusBar().showMessage(f"Loaded the spec of a job ({spec.name}); the workdir is unchanged.", 5000)
+
+    def _on_doctor_status_gathered(self, _facts) -> None:
+        self._refresh_compile_state()
+
+    # ---- closing ----
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if self.panels_ready and self.run_controller.is_running:
+            self.run_controller.cancel()  # a benchmark is not worth keeping the window for
+        if self.panels_ready and self.busy:
+            if not self.close_when_idle:
+                answer = QMessageBox.question(self, "Compile running", "A compile or sweep is running. Cancel it and quit?")
+                if answer != QMessageBox.StandardButton.Yes:
+                    event.ignore()
+                    return
+                self.close_when_idle = True
+                self.cancel()
+                self.sweeps.cancel()
+            event.ignore()  # closes when the controller reports the job has ended
+            return
+        self.save_settings()
+        from neffbench.probe.client import close_shared
+
+        close_shared()  # the warm probe, if Resolve or a CPU check started one
+        event.accept()
+

@@ -1,0 +1,4 @@
+"""The window's tabs in their order, and the preset a first launch opens: what the shell's parts share."""
+
+PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB, SWEEPS_TAB = range(5)
+DEFAULT_PRESET = "seed"

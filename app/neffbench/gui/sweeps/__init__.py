@@ -1,0 +1,1 @@
+"""The Sweeps tab and dialog: a grid of jobs, its progress and its table."""

@@ -1,0 +1,262 @@
+"""The Sweeps tab: a sweep's points as a table (sortable, filterable) and a chart against a swept field; two points diffed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neffbench.gui.widgets import background
+from neffbench.gui.shell import theme
+from neffbench.gui.compile.panel import OUTCOME_COLOURS
+from neffbench.gui.widgets.flow import TurningSplitter, flow_row
+from neffbench.gui.widgets.plot_titles import set_title
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, "-" (unknown) last
+# The chart's measures: (label, axis title, how to read it from a row).
+METRICS = {
+    "compile time": ("compile s", lambda r: r["compile_s"] if r["compile_s"] is not None else r["trace_s"]),
+    "NEFF size": ("NEFF KiB", lambda r: r["neff_bytes"] / 1024 if r["neff_bytes"] else None),
+    "run latency (p50)": ("p50 ms", lambda r: (r["latency"] or {}).get("p50_ms")),
+    "peak memory": ("peak MiB", lambda r: r["peak_rss_bytes"] / 2 ** 20 if r["peak_rss_bytes"] else None),
+}
+
+
+def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dict], dict | None, list[dict]]:
+    """On a worker thread: every sweep in the workdir, the chosen (else newest) one and its rows."""
+    from neffbench.sweeps import list_sweeps, load, rows
+
+    sweeps = list_sweeps(workdir)
+    chosen = None
+    if sweeps:
+        ids = [s["sweep_id"] for s in sweeps]
+        chosen = load(workdir, sweep_id if sweep_id in ids else ids[0])
+    return token, sweeps, chosen, rows(chosen) if chosen else []
+
+
+class SweepsPanel(QWidget):
+    """Shows the sweeps of ``workdir``; ``show_sweep`` selects one (a sweep that just ran)."""
+
+    message = Signal(str)  # for the status bar
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.workdir: str | None = None
+        self.sweep: dict | None = None
+        self.rows: list[dict] = []
+        self._wanted: str | None = None
+        self._worker = None
+        self._token = 0
+        self.sweep_combo = QComboBox(objectName="sweep-choice")
+        self.sweep_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.sweep_combo.setMinimumContentsLength(30)
+        self.refresh_button = QPushButton("Refresh")
+        self.filter_edit = QLineEdit(placeholderText="Filter rows (text in any column)", objectName="sweep-filter")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.diff_button = QPushButton("Diff two points", enabled=False)
+        self.diff_button.setToolTip("Select two rows: their swept values, results and every spec field that differs.")
+        self.summary = QLabel(objectName="sweep-summary")
+        self.summary.setWordWrap(True)
+        self.model = QStandardItemModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.table = QTableView(objectName="sweep-table")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # by point, as the sweep listed them
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.x_combo = QComboBox(objectName="sweep-x")
+        self.y_combo = QComboBox(objectName="sweep-y")
+        self.y_combo.addItems(list(METRICS))
+        self.chart = pg.PlotWidget(objectName="sweep-chart")
+        self.chart.setMinimumSize(300, 200)
+        self.chart.showGrid(x=True, y=True, alpha=0.2)
+        self.scatter = pg.ScatterPlotItem(size=10)
+        self.chart.addItem(self.scatter)
+        self.diff = QTreeWidget(objectName="sweep-diff")
+        self.diff.setHeaderLabels(["What", "A", "B"])
+        self.diff.setRootIsDecorated(False)
+        self._layout()
+        self.refresh_button.clicked.connect(self.rescan)
+        self.sweep_combo.activated.connect(self._on_sweep_combo_activated)
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter_edit.textChanged.connect(self._draw_chart)
+        self.x_combo.currentIndexChanged.connect(self._draw_chart)
+        self.y_combo.currentIndexChanged.connect(self._draw_chart)
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
+        self.diff_button.clicked.connect(self.diff_selected)
+
+    def _layout(self) -> None:
+        chart_box = QWidget()
+        chart_layout = QVBoxLayout(chart_box)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.addWidget(flow_row(QLabel("Plot"), self.y_combo, QLabel("against"), self.x_combo))
+        chart_layout.addWidget(self.chart, 1)
+        lower = TurningSplitter()  # the diff under the chart on a narrow window
+        lower.addWidget(chart_box)
+        lower.addWidget(self.diff)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(lower)
+        self.splitter.setSizes([300, 300])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(flow_row(QLabel("Sweep"), self.sweep_combo, self.refresh_button, self.diff_button))
+        layout.addWidget(self.summary)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.splitter, 1)
+
+    # ---- loading ----
+
+    def rescan(self) -> None:
+        if not self.workdir:
+            return
+        self._token += 1
+        self._worker = background.start(_load, self._token, str(self.workdir),
+                                        self._wanted or (self.sweep or {}).get("sweep_id"), returned=self._on_loaded)
+
+    def show_sweep(self, sweep_id: str) -> None:
+        self._wanted = sweep_id
+        self.rescan()
+
+    def _on_sweep_combo_activated(self, index: int) -> None:
+        self.show_sweep(self.sweep_combo.itemData(index))
+
+    def _on_loaded(self, loaded: tuple[int, list[dict], dict | None, list[dict]]) -> None:
+        token, sweeps, sweep, rows = loaded
+        if token != self._token:
+            return  # a later scan is on its way: an earlier one that ends last must not overwrite it
+        self.sweep, self.rows = sweep, rows
+        self._wanted = None
+        self.sweep_combo.clear()
+        for s in sweeps:
+            counts = ", ".join(f"{n} {k}" for k, n in (s.get("counts") or {}).items() if n)
+            self.sweep_combo.addItem(f"{s['sweep_id']} · {s.get('name') or ''} · {counts or s.get('state')}",
+                                     s["sweep_id"])
+        if self.sweep is not None:
+            self.sweep_combo.setCurrentIndex(self.sweep_combo.findData(self.sweep["sweep_id"]))
+        self._fill_table()
+        self._fill_axes()
+        self._draw_chart()
+        self.diff.clear()
+
+    # ---- table and chart ----
+
+    def _fill_table(self) -> None:
+        from neffbench.sweeps.show import table_cells
+
+        self.model.clear()
+        if self.sweep is None:
+            self.summary.setText("No sweep in this workdir yet: start one with Compile ▸ Sweep… "
+                                 "or `neffbench sweep SPEC --over FIELD=V1,V2`.")
+            return
+        head, body, keys = table_cells(self.sweep, self.rows)
+        self.model.setHorizontalHeaderLabels(head)
+        outcome_col = head.index("outcome")
+        for cells, sort_keys, row in zip(body, keys, self.rows):
+            items = []
+            for col, (text, key) in enumerate(zip(cells, sort_keys)):
+                item = QStandardItem(text)
+                item.setData(key, SORT_ROLE)
+                item.setData(row["point"], Qt.ItemDataRole.UserRole)
+                if col == outcome_col:
+                    item.setForeground(pg.mkColor(OUTCOME_COLOURS.get(row["outcome"], theme.ORIGINAL)))
+                items.append(item)
+            self.model.appendRow(items)
+        counts = ", ".join(f"{n} {k}" for k, n in (self.sweep.get("counts") or {}).items() if n)
+        self.summary.setText(f"{self.sweep.get('name') or self.sweep['sweep_id']}: {len(self.rows)} points "
+                             f"({counts}) · {self.sweep.get('state')} · {Path(self.sweep['path']).parent}")
+
+    def _fill_axes(self) -> None:
+        self.x_combo.blockSignals(True)
+        current = self.x_combo.currentData()
+        self.x_combo.clear()
+        for axis in (self.sweep or {}).get("axes") or []:
+            self.x_combo.addItem((self.sweep.get("short_names") or {}).get(axis["field"], axis["field"]), axis["field"])
+        if current is not None and self.x_combo.findData(current) >= 0:
+            self.x_combo.setCurrentIndex(self.x_combo.findData(current))
+        self.x_combo.blockSignals(False)
+
+    def shown_rows(self) -> list[dict]:
+        """The rows the filter leaves, in the table's order."""
+        by_point = {r["point"]: r for r in self.rows}
+        return [by_point[self.proxy.index(i, 0).data(Qt.ItemDataRole.UserRole)] for i in range(self.proxy.rowCount())]
+
+    def chart_points(self) -> tuple[list[float], list[float], list[str], dict[float, str]]:
+        """x, y, outcome per shown row with a value, and tick labels when the swept values are not numbers."""
+        from neffbench.sweeps.show import swept_value
+
+        field = self.x_combo.currentData()
+        label, read = METRICS[self.y_combo.currentText()]
+        if field is None:
+            return [], [], [], {}
+        pairs = [(swept_value(row, field), read(row), row["outcome"]) for row in self.shown_rows()]
+        pairs = [p for p in pairs if isinstance(p[1], (int, float))]
+        numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x, _, _ in pairs)
+        ticks: dict[float, str] = {}
+        if not numeric:
+            order = list(dict.fromkeys(str(x) for x, _, _ in pairs))
+            ticks = {float(i): text for i, text in enumerate(order)}
+            pairs = [(float(order.index(str(x))), y, o) for x, y, o in pairs]
+        return [float(x) for x, _, _ in pairs], [float(y) for _, y, _ in pairs], [o for _, _, o in pairs], ticks
+
+    def _draw_chart(self) -> None:
+        xs, ys, outcomes, ticks = self.chart_points()
+        field = self.x_combo.currentText() or "swept value"
+        metric = self.y_combo.currentText()
+        brushes = [pg.mkBrush(OUTCOME_COLOURS.get(o, theme.ORIGINAL)) for o in outcomes]
+        self.scatter.setData(xs, ys, brush=brushes)
+        self.chart.setLabel("bottom", field)
+        self.chart.setLabel("left", METRICS[metric][0])
+        self.chart.getAxis("bottom").setTicks([sorted(ticks.items())] if ticks else None)
+        missing = len(self.shown_rows()) - len(xs)
+        set_title(self.chart.getPlotItem(), f"{metric} against {field}" + (f" · {missing} without a value" if missing else ""))
+        self.chart.enableAutoRange()
+
+    # ---- diff ----
+
+    def selected_points(self) -> list[dict]:
+        by_point = {r["point"]: r for r in self.rows}
+        points = {i.data(Qt.ItemDataRole.UserRole) for i in self.table.selectionModel().selectedRows()}
+        return [by_point[p] for p in sorted(points) if p in by_point]
+
+    def _on_table_selection_changed(self) -> None:
+        self.diff_button.setEnabled(len(self.selected_points()) == 2)
+
+    def diff_selected(self) -> None:
+        from neffbench.sweeps.show import point_differences
+
+        a, b = self.selected_points()
+        self.diff.clear()
+        self.diff.setHeaderLabels(["What", f"A: #{a['point']}", f"B: #{b['point']}"])
+        for what, va, vb in point_differences(self.sweep, a, b):
+            item = QTreeWidgetItem([what, va, vb])
+            item.setToolTip(1, va)
+            item.setToolTip(2, vb)
+            self.diff.addTopLevelItem(item)
+        if not self.diff.topLevelItemCount():
+            self.diff.addTopLevelItem(QTreeWidgetItem(["Nothing differs", "", ""]))
+        self.message.emit(f"Diffed point {a['point']} with point {b['point']}.")

@@ -1,0 +1,1 @@
+"""Widgets and helpers every tab uses: background calls on Python threads, the threaded controller base, plots."""
