@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# The window fixtures (make_window, window, settings_path) for every test that asks for one by name.
+pytest_plugins = ["tests.gui_fixtures"]
+
 # Before any Qt import: tests never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -9,7 +9,6 @@ from PySide6.QtGui import QGuiApplication
 
 from neffbench.presets import load_preset
 from neffbench.spec import to_dict
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.neff_factory import build_neff, write_job
 
 pytestmark = pytest.mark.gui

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from neffbench.presets import load_preset
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 

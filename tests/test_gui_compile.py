@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from neffbench.jobs.records import process_alive as pid_alive
 from neffbench.presets import load_preset
 from tests.fakes import fake_env
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 JOB_TIMEOUT_MS = 120_000

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QUrl
 
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.test_gui_compile import compile_and_wait, use_fakes
 
 pytestmark = [pytest.mark.gui]

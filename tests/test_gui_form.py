@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 from neffbench.presets import load_preset
 from neffbench.spec import fields_of, load, top_fields_of
 from neffbench.kernels.rope.params import SECTIONS, RopeCompileSpec as CompileSpec
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.gui
 

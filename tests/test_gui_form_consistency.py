@@ -16,7 +16,6 @@ from neffbench.spec import dumps_toml, loads_toml, spec_hash, to_dict, validate
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from neffbench.spec.ignored import all_ignored, ignored_fields, inactive_fields
 from neffbench.spec.marks import marks
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 BASE = CompileSpec()
 

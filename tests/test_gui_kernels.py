@@ -10,7 +10,6 @@ import pytest
 
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.presets import load_preset
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.plugin_wheel import install
 
 pytestmark = pytest.mark.gui

@@ -8,7 +8,6 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QCheckBox, QLabel, QPushButton, QTreeWidget, QVBoxLayout, QWidget
 
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.test_gui_compile import compile_and_wait, use_fakes
 
 pytestmark = [pytest.mark.gui]

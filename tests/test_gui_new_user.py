@@ -8,7 +8,6 @@ import dataclasses
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.test_gui_compile import JOB_TIMEOUT_MS, compile_and_wait, use_fakes
 
 pytestmark = [pytest.mark.gui]

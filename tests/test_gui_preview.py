@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from neffbench.kernels.rope.gui.tables import MAX_DRAWN_POSITIONS
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.gui
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.gui
 

@@ -7,7 +7,6 @@ import pytest
 from PySide6.QtCore import Qt
 
 from neffbench.presets import load_preset
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.test_gui_compile import JOB_TIMEOUT_MS, use_fakes
 
 pytestmark = [pytest.mark.gui]

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui_fixtures import make_window, settings_path  # noqa: F401 - fixtures
 
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
 REPO = APP.parents[1]

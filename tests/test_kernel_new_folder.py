@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui_fixtures import make_window, settings_path  # noqa: F401 - fixtures
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "triple"

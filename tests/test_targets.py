@@ -10,7 +10,6 @@ from neffbench import targets
 from neffbench.cli.main import main
 from neffbench.spec import TARGETS, CompilerSpec, dumps_toml
 from tests.fakes.neuronx_cc import CODENAMES as FAKE_CODENAMES
-from tests.gui_fixtures import make_window, settings_path, window  # noqa: F401 - fixtures
 from tests.neff_factory import build_neff
 
 IO = {"inputs": {"x": ("float16", (4, 8))}, "outputs": {"output0": ("float16", (4, 8))}}
