@@ -104,7 +104,7 @@ def test_failed_compile_bundle_holds_logs_command_input_versions_and_readme(jobs
                  "first error: [NLA001] Unhandled exception", "shortened to ~"):
         assert text in readme
     inside = readme.split("What is inside", 1)[1].split("\n\n", 1)[0]
-    for name, size in result.included[:-1]:
+    for name, _size in result.included[:-1]:
         rel = name.split("/", 1)[1]
         assert rel in inside
     # A compile that failed never wrote the module or its arrays: the README says they are not there.
@@ -167,13 +167,13 @@ def test_shortening_streams_across_block_boundaries():
     rng = random.Random(7)
     # Small blocks often hold no separator, so both ways of cutting a block are exercised; a home with a
     # space in it takes the space off the separators.
-    for shortener in (shortener, HomeShortener(["/home/a l"])):
+    for cut in (shortener, HomeShortener(["/home/a l"])):
         for _ in range(400):
             data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
             for block in (1, 2, 3, 7, 64):
                 out = io.BytesIO()
-                assert shortener.copy(io.BytesIO(data), out, block) == len(out.getvalue())
-                assert out.getvalue() == shortener.bytes(data), (data, block)
+                assert cut.copy(io.BytesIO(data), out, block) == len(out.getvalue())
+                assert out.getvalue() == cut.bytes(data), (data, block)
 
 
 def test_a_big_log_is_bundled_without_holding_it_in_memory(tmp_path, monkeypatch):

@@ -18,8 +18,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.fakes import BIN_DIR, PYTHON_DIR, RUNTIME_BIN_DIR, RUNTIME_CONTROLS, RUNTIME_PYTHON_DIR, fake_env, \
-    runtime_env
+from tests.fakes import (
+    BIN_DIR,
+    PYTHON_DIR,
+    RUNTIME_BIN_DIR,
+    RUNTIME_CONTROLS,
+    RUNTIME_PYTHON_DIR,
+    fake_env,
+    runtime_env,
+)
 from tests.neff_factory import build_neff
 
 LOG_LINE = re.compile(r"^\d{4}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6} \d+:\d+ ERROR\s+NRT:nrt_infodump\s+"

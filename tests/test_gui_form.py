@@ -9,9 +9,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 
+from neffbench.kernels.rope.params import SECTIONS
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from neffbench.presets import load_preset
 from neffbench.spec import fields_of, load, top_fields_of
-from neffbench.kernels.rope.params import SECTIONS, RopeCompileSpec as CompileSpec
 
 pytestmark = pytest.mark.gui
 

@@ -11,9 +11,9 @@ import pytest
 
 from neffbench.kernels import registry
 from neffbench.kernels.api import Kernel
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from neffbench.presets import load_preset, preset_names
 from neffbench.spec import dumps_toml, loads_toml, spec_hash, to_dict, validate
-from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from neffbench.spec.ignored import all_ignored, ignored_fields, inactive_fields
 from neffbench.spec.marks import marks
 

@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from neffbench.gui.shell import theme
 from neffbench.gui.preview.kernel_panel import KernelPreviewPanel
 from neffbench.gui.preview.plots import quietest_corner
+from neffbench.gui.shell import theme
 from neffbench.kernels.plots import KernelPreview, Plot, Series, histogram
 
 pytestmark = pytest.mark.gui

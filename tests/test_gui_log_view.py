@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QColor
 
-from neffbench.gui.shell import theme
 from neffbench.gui.compile.log_view import LogView
+from neffbench.gui.shell import theme
 
 pytestmark = pytest.mark.gui
 

@@ -37,9 +37,9 @@ def jobs(tmp_path_factory) -> list[Path]:
 @pytest.fixture
 def rig(qtbot):
     """A RunPanel wired to a RunController as the window wires them."""
-    from neffbench.gui.shell import theme
     from neffbench.gui.run.controller import RunController
     from neffbench.gui.run.panel import RunPanel
+    from neffbench.gui.shell import theme
 
     theme.configure_plots()
     panel = RunPanel()

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
 REPO = APP.parents[1]
 # Names that start work on a Qt-made thread: superqt's workers run on QThreadPool.globalInstance().
@@ -107,13 +106,13 @@ def no_qt_threads(monkeypatch):
 @pytest.mark.slow
 def test_the_window_does_its_background_work_on_python_threads(qtbot, make_window, no_qt_threads, monkeypatch):
     """The preview (torch's import and compute), the toolchain check, a scan and a CPU check, at run time."""
-    import neffbench.gui.shell.toolchain_status as ds
     import neffbench.gui.preview.controller as pc
+    import neffbench.gui.shell.toolchain_status as ds
     from neffbench.gui.widgets import background
 
     threads: dict[str, threading.Thread] = {}
     for module, name in ((pc, "_load_torch"), (pc, "_compute"), (pc, "_check"), (ds, "_gather")):
-        def spy(*args, _original=getattr(module, name), _name=name, **kwargs):
+        def spy(*args, _original=getattr(module, name), _name=name, **kwargs):  # noqa: B008 - bound per loop
             threads[_name] = threading.current_thread()
             return _original(*args, **kwargs)
 

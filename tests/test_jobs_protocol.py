@@ -40,7 +40,7 @@ def test_multibyte_characters_split_at_every_byte_survive():
 
 
 def test_byte_at_a_time():
-    data = "a✓\r\nb\n".encode("utf-8")
+    data = "a✓\r\nb\n".encode()
     splitter = LineSplitter()
     lines = [line for i in range(len(data)) for line in splitter.feed(data[i:i + 1])]
     assert lines == ["a✓", "b"]

@@ -13,8 +13,8 @@ import torch
 from neffbench.kernels.rms_norm.build import RmsNormModule, RmsNormWeightInputModule, rms_norm_forward
 from neffbench.kernels.rms_norm.kernel import KERNEL
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
-from neffbench.spec import dumps_toml, load, loads_toml, spec_hash, validate
 from neffbench.schema.problems import Problem
+from neffbench.spec import dumps_toml, load, loads_toml, spec_hash, validate
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # Against float64: float32 loses a few ulps in the mean over the row and in rsqrt. In bfloat16 and

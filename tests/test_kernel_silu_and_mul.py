@@ -12,8 +12,8 @@ import torch
 
 from neffbench.kernels.silu_and_mul.kernel import KERNEL
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec
-from neffbench.spec import dumps_toml, load, loads_toml, spec_hash, validate
 from neffbench.schema.problems import Problem
+from neffbench.spec import dumps_toml, load, loads_toml, spec_hash, validate
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # Against float64: float32 is within a few ulps. In bfloat16 and float16 vLLM rounds twice (SiLU's

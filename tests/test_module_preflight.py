@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.workers.probe import check
 from neffbench.spec import to_dict
+from neffbench.workers.probe import check
 
 DATA = Path(__file__).resolve().parent / "data" / "modules"
 P = DATA / "problems.py"
@@ -103,9 +103,9 @@ def test_data_dependent_ops_are_named(cls, inputs, op):
 
 
 def test_complex_input_is_an_error():
-    from neffbench.jobs import preflight
-
     import torch
+
+    from neffbench.jobs import preflight
 
     report = preflight.Report()
     preflight.check_inputs(report, ("z",), (torch.zeros(2, dtype=torch.complex64),))

@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from neffbench.kernels.module import tensors
 from neffbench.kernels.module.tensors import (
-    DTYPE_ALIASES, FLOAT_DTYPES, INT_DTYPES, Init, TensorSpec, TensorSpecError, build, describe, parse,
+    DTYPE_ALIASES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    Init,
+    TensorSpec,
+    TensorSpecError,
+    build,
+    describe,
+    parse,
 )
 
 CANONICAL = ["float32", "bfloat16", "float16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"]

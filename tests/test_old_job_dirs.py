@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from neffbench.views.job import bucket_of
 from neffbench.jobs.summary import bucket_table, summary_lines
-from neffbench.spec import from_dict, load, spec_hash
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.spec import from_dict, load, spec_hash
+from neffbench.views.job import bucket_of
 from tests.neff_factory import build_neff
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ import torch
 from neffbench.kernels.rope import preview
 from neffbench.kernels.rope.build import build_cache, example_inputs
 from neffbench.kernels.rope.ops import rope_forward
-from neffbench.presets import load_preset
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.presets import load_preset
 
 
 def with_rope(spec: CompileSpec, **kw) -> CompileSpec:

@@ -212,7 +212,7 @@ def test_events_and_log_lines_round_trip_through_the_emitter():
 
 def test_the_splitter_keeps_a_line_without_its_end_for_flush():
     splitter = LineSplitter()
-    assert splitter.feed("a\r\nb".encode()) == ["a"] and splitter.pending == "b"
+    assert splitter.feed(b"a\r\nb") == ["a"] and splitter.pending == "b"
     assert splitter.flush() == ["b"] and splitter.flush() == []
 
 

@@ -34,7 +34,7 @@ def jobs(tmp_path_factory) -> dict[str, Path]:
     procs = {k: subprocess.Popen([sys.executable, "-m", "neffbench", "compile", *args, "--backend", "cpu-check",
                                   "--workdir", str(root / k)], cwd=REPO, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True) for k, args in JOBS.items()}
-    for name, proc in procs.items():
+    for _name, proc in procs.items():
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, out + err
     return {k: next((root / k).glob("*/job.json")).parent for k in JOBS}

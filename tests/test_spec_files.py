@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from neffbench.presets import load_preset, preset_names
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.presets import load_preset, preset_names
 from neffbench.spec import dumps_json, dumps_toml, from_dict, load, loads_json, loads_toml, save, spec_hash, to_dict
 
 SPEC = CompileSpec(

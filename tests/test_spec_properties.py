@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from neffbench.kernels.rope.build import build_module, example_inputs, io_signature
-from neffbench.spec import DTYPES, TARGETS, CompilerSpec
-from neffbench.kernels.rope.params import ROPE_TYPES, RopeCompileSpec as CompileSpec, InputsSpec, ModelSpec, RopeSpec
-from neffbench.spec import errors, validate
+from neffbench.kernels.rope.params import ROPE_TYPES, InputsSpec, ModelSpec, RopeSpec
+from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.spec import DTYPES, TARGETS, CompilerSpec, errors, validate
 
 small_int = st.integers(min_value=-4, max_value=96)
 

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from neffbench.spec import Problem, SpecError, loads_toml, validate
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.spec import Problem, SpecError, loads_toml, validate
 
 BASE = CompileSpec()
 

@@ -14,16 +14,17 @@ from pathlib import Path
 import pytest
 
 from neffbench import doctor
+from neffbench.backends import torchneuron_options as tn
+from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.backends.registry import LABELS as BACKEND_LABELS
+from neffbench.backends.torchneuron_errors import compile_failure, graph_break
+from neffbench.compilerlog.exits import exit_status_in
+from neffbench.compilerlog.lines import parse_line
+from neffbench.jobs import records
+from neffbench.presets import load_preset
 from neffbench.toolchain.choose import choose_backend
 from neffbench.toolchain.facts import Component, Facts
 from neffbench.toolchain.flavour import neuronx_flavour
-from neffbench.compilerlog.exits import exit_status_in
-from neffbench.compilerlog.lines import parse_line
-from neffbench.backends import torchneuron_options as tn
-from neffbench.backends.registry import CHOICES as BACKENDS, LABELS as BACKEND_LABELS
-from neffbench.jobs import records
-from neffbench.backends.torchneuron_errors import compile_failure, graph_break
-from neffbench.presets import load_preset
 from tests.fakes import fake_env, torchneuron_env
 
 REPO = Path(__file__).resolve().parents[1]

@@ -30,12 +30,12 @@ def test_a_package_without_a_stated_version_comes_from_its_metadata(tmp_path, mo
 
 
 def test_job_sweep_and_run_records_and_the_cache_key_agree_on_torch():
-    from neffbench.jobs import cache
     from neffbench.backends import registry
     from neffbench.backends.choose import versions
+    from neffbench.jobs import cache
     from neffbench.presets import load_preset
-    from neffbench.workers.run import _versions
     from neffbench.sweeps.versions import differences, tool_versions
+    from neffbench.workers.run import _versions
 
     job = versions(registry.get("cpu-check")("asked"))
     sweep = tool_versions()

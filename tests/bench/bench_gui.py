@@ -73,7 +73,7 @@ def startup() -> list[str]:
             bench.append(_first_paint_s(_WORKBENCH, Path(tmp)))
     b, w = statistics.median(bare), statistics.median(bench)
     return [
-        "| start-up: process start to first painted window (median of %d) | seconds |" % STARTUP_RUNS,
+        f"| start-up: process start to first painted window (median of {STARTUP_RUNS}) | seconds |",
         "|---|---|",
         f"| bare PySide6 + pyqtgraph window (baseline) | {b:.3f} |",
         f"| NEFF Workbench window | {w:.3f} |",
@@ -142,8 +142,8 @@ def preview() -> list[str]:
     from neffbench.presets import load_preset
 
     app = _app()
-    from neffbench.kernels.rope.gui.panel import PreviewPanel
     from neffbench.gui.preview.controller import PreviewController
+    from neffbench.kernels.rope.gui.panel import PreviewPanel
 
     seed, llama = load_preset("seed"), load_preset("llama3.1-8b")
     llama_bf16 = dataclasses.replace(llama, rope=dataclasses.replace(llama.rope, cache_dtype="bfloat16"))
@@ -258,15 +258,14 @@ def _ingest(app, view_append, view_done, lines: list[str], limit_s: float) -> tu
 
 
 def log_ingestion() -> list[str]:
+    import gc
     import html
 
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from neffbench.gui.shell import theme
-    from neffbench.gui.compile.log_view import MAX_LINES, LogView
     from neffbench.compilerlog.lines import parse_line
-
-    import gc
+    from neffbench.gui.compile.log_view import MAX_LINES, LogView
+    from neffbench.gui.shell import theme
 
     app = _app()
     lines = _compiler_lines(LOG_LINES)

@@ -84,7 +84,7 @@ def _round_trip() -> list[str]:
 
     from neffbench.probe.client import WarmProbe
     from neffbench.spec import loads_toml, to_dict
-    from tests.bench.bench_gui import _StallMeter, _app
+    from tests.bench.bench_gui import _app, _StallMeter
     from tests.test_module_kernel import BERT_TOML
 
     app = _app()
@@ -108,7 +108,7 @@ def _round_trip() -> list[str]:
             probe.ask("resolve", {"entry": "transformers:BertModel"})
             probe.ask("check", {"spec": spec})
 
-        worker = create_worker(trip, _connect={"finished": lambda: done.append(time.perf_counter())})
+        worker = create_worker(trip, _connect={"finished": lambda done=done: done.append(time.perf_counter())})
         while not done:
             app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
         times.append(done[0] - start)

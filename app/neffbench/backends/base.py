@@ -8,10 +8,12 @@ carries what the resolution found (the torch_neuronx module, the compiler's path
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, ClassVar, ContextManager, Protocol
+from typing import Any, ClassVar, Protocol
 
 
 class JobFailure(Exception):

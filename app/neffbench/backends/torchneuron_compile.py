@@ -7,9 +7,10 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from neffbench.backends import torchneuron_options as tn
 from neffbench.backends.base import Backend, JobFailure

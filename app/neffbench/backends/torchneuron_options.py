@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from neffbench.compilerlog.commands import effective_options
 from neffbench.backends.compiler_command import LOGFILE_NAME, VERBOSITY
+from neffbench.compilerlog.commands import effective_options
 from neffbench.schema.problems import Problem
 
 NEFF_CACHE_DIR = "neff_cache"

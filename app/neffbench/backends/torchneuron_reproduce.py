@@ -8,9 +8,9 @@ from typing import Any
 import neffbench
 from neffbench.backends import torchneuron_options as tn
 from neffbench.backends.compiler_command import LOGFILE_NAME
+from neffbench.backends.weights_source import script_source
 from neffbench.kernels import registry
 from neffbench.kernels.api import Built, bucket_label
-from neffbench.backends.weights_source import script_source
 from neffbench.spec import spec_hash
 
 

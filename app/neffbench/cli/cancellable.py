@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 def run_cancellable(work: Callable[[], None], cancel: threading.Event, *, name: str,

@@ -9,7 +9,6 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-
 if TYPE_CHECKING:
     from neffbench.jobs.standby import StandbyWorker
 

@@ -11,6 +11,7 @@ from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 from neffbench.kernels import registry
 from neffbench.kernels.api import buckets_text
 
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("preview", help="render a kernel's preview plots (and its CPU check) to PNG",
                        description="Compute the workbench's preview for a spec (the same kernel that gets "

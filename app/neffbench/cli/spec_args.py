@@ -13,8 +13,8 @@ import typing
 from pathlib import Path
 
 from neffbench.kernels import registry
-from neffbench.spec import Problem, SpecError, fields_of, load, sections_of, top_fields_of
 from neffbench.schema.compiler import split_extra_args
+from neffbench.spec import Problem, SpecError, fields_of, load, sections_of, top_fields_of
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
 _SPEC_DEST = "spec:"

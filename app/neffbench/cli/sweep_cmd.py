@@ -57,8 +57,8 @@ def prestart(argv: list[str]) -> Prestarted | None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from neffbench.cli.spec_args import add_spec_arguments
     from neffbench.backends.registry import CHOICES as BACKENDS
+    from neffbench.cli.spec_args import add_spec_arguments
     from neffbench.sweeps.run import EXECUTORS
 
     p = sub.add_parser(
@@ -229,7 +229,8 @@ def _sweep(args: argparse.Namespace) -> int:
     from neffbench.cli.cancellable import run_cancellable
     from neffbench.cli.spec_args import print_problems, read_spec
     from neffbench.jobs.records import WorkdirError
-    from neffbench.sweeps import SweepError, plan as make_plan, run_sweep
+    from neffbench.sweeps import SweepError, run_sweep
+    from neffbench.sweeps import plan as make_plan
 
     if args.jobs is not None and args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)

@@ -7,7 +7,7 @@ summary and its first error say what happened (and where in the user's code), an
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 _PREFIX_RE = re.compile(r"^(\[[^\]]*\] )?(.*)$", re.DOTALL)
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")

@@ -19,8 +19,23 @@ from typing import Any
 from neffbench.compilerlog import exits
 from neffbench.compilerlog.compiles import Compile, Compiles, announced_command, reported_command
 from neffbench.compilerlog.errors import (
-    BANNER_RE, COMPILER_FRAME_RE, CONTEXT_LINES, ERROR_LEVELS, HARNESS, MESSAGE_PREFIX_RE, OWN_PREFIX, PANIC_HEAD_RE,
-    STANDALONE_RE, TRACEBACK_HEAD_RE, Block, LogError, classify, is_frame, is_label, is_traceback_source, opens_info_block,
+    BANNER_RE,
+    COMPILER_FRAME_RE,
+    CONTEXT_LINES,
+    ERROR_LEVELS,
+    HARNESS,
+    MESSAGE_PREFIX_RE,
+    OWN_PREFIX,
+    PANIC_HEAD_RE,
+    STANDALONE_RE,
+    TRACEBACK_HEAD_RE,
+    Block,
+    LogError,
+    classify,
+    is_frame,
+    is_label,
+    is_traceback_source,
+    opens_info_block,
 )
 from neffbench.compilerlog.lines import LogRecord, glued_record, parse_line
 from neffbench.compilerlog.passes import PassRun, PassTracker

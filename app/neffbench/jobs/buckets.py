@@ -7,9 +7,10 @@ The same loop serves the CLI (:func:`run_buckets`, on the thread that calls it) 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from neffbench.jobs.prepare import Prepared, prepare
 from neffbench.jobs.runner import POLL_S, EventCallback, JobResult, JobRunner, LineCallback

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.backends import registry as backends
-from neffbench.jobs import records
 from neffbench.compilerlog.commands import command_from_text, dropped_options
 from neffbench.compilerlog.exits import meaning as explain_exit_code
+from neffbench.jobs import records
 
 log = logging.getLogger("neffbench.jobs.runner")
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from neffbench.jobs.protocol import encode_logfile_line
 from neffbench.procs import Emitter, LineSplitter

@@ -147,7 +147,6 @@ def _bool_index(node: Any) -> bool:
 def _python_op_site(node: Any) -> str:
     """``modeling_bloom.py:164``: the first frame of a traced node's stack outside torch itself."""
     import re
-
     from pathlib import Path
 
     from neffbench.backends.tracing import source_location

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from neffbench.jobs.records import records_mentioning
 from neffbench.kernels import registry

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from neffbench.backends import registry as backends
-from neffbench.jobs import records
 
 
 def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:

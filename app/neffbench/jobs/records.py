@@ -16,18 +16,20 @@ import logging
 import os
 import platform
 import signal
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from neffbench.backends import registry as backends
 from neffbench.backends.cpu_check import CpuCheck
-from neffbench.views.job import SCHEMA_VERSION, JobView
+from neffbench.kernels import registry
 from neffbench.procs import process_alive, process_start_time, remove_stale_temporaries
 from neffbench.procs import write_json as write_json_atomic
-from neffbench.views.clock import iso, utc_now  # noqa: F401 - records' API
-from neffbench.views.job import bucket_of  # noqa: F401 - records' API
-from neffbench.kernels import registry
 from neffbench.spec import spec_hash
+from neffbench.views.clock import iso, utc_now  # noqa: F401 - records' API
+from neffbench.views.job import (
+    bucket_of,  # noqa: F401 - records' API
+)
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from neffbench.backends import registry
 from neffbench.backends.base import Backend
-from neffbench.procs import write_text as write_text_atomic
 from neffbench.kernels.api import Built
+from neffbench.procs import write_text as write_text_atomic
 
 SCRIPT_NAME = "reproduce.py"
 

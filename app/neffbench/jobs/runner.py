@@ -7,22 +7,24 @@ import logging
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from neffbench.jobs import prepare, record_start, records
-from neffbench.usercode import closure as sources
-from neffbench.jobs.prepare import Prepared
+from neffbench import procs
+from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.backends.registry import NEFF_BACKENDS
 from neffbench.compilerlog.reader import CompilerLog
-from neffbench.backends.registry import CHOICES as BACKENDS, NEFF_BACKENDS
-from neffbench.jobs.protocol import LOGFILE_PREFIX
+from neffbench.jobs import prepare, record_start, records
 from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
+from neffbench.jobs.prepare import Prepared
+from neffbench.jobs.protocol import LOGFILE_PREFIX
 from neffbench.jobs.record_events import apply_event
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
-from neffbench import procs
-from neffbench.procs import Child, parse_event, stage_event
 from neffbench.kernels import registry
+from neffbench.procs import Child, parse_event, stage_event
 from neffbench.spec import SpecError, errors, save
+from neffbench.usercode import closure as sources
 
 log = logging.getLogger(__name__)
 

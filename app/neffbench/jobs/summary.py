@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from neffbench.jobs.records import NO_NEFF_NOTE
+from neffbench.usercode.errors import without_foreign_frames
 from neffbench.views.job import JobView
 
 Record = Mapping[str, Any] | JobView  # job.json as read, or its view
-from neffbench.usercode.errors import without_foreign_frames
 
 
 def human_bytes(n: int | None) -> str:

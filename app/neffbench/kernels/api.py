@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from neffbench.schema.fields import check_ranges, fields_of, is_active, sections_of
 from neffbench.schema.problems import Problem

@@ -6,8 +6,9 @@ worker thread or a child process and drawn by whichever front end asks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -9,8 +9,9 @@ rules every such kernel applies to its buckets. Nothing here imports torch.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from neffbench.kernels.api import Bucket, Kernel
 from neffbench.schema.fields import DTYPES, ui

@@ -4,7 +4,7 @@ token cap, and the error of the kernel against the same formula in float64 (torc
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch

@@ -11,9 +11,9 @@ from neffbench.neff.errors import NeffError
 from neffbench.neff.header import HEADER_SIZE, NeffHeader, _parse_header
 from neffbench.neff.info import MemberInfo, NeffInfo, TensorInfo
 from neffbench.neff.members import (
-    ITEMSIZE,
     _KELF,
     _SG_FILE,
+    ITEMSIZE,
     _bad,
     _def_vars,
     _load_json,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from neffbench.neff.errors import NeffError
 from neffbench.neff.info import MemberInfo

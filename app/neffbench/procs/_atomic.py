@@ -11,8 +11,9 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from neffbench.procs._pids import process_alive
 

@@ -6,7 +6,7 @@ import os
 import selectors
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from neffbench.procs._child import Child
 from neffbench.procs._lines import LineSplitter

@@ -11,16 +11,17 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from neffbench import procs
 from neffbench.procs import Child, parse_event
-from neffbench.views.clock import iso, utc_now
-from neffbench.views.job import bucket_of
 from neffbench.runs.stats import summarize
 from neffbench.runs.target import RunTarget
+from neffbench.views.clock import iso, utc_now
+from neffbench.views.job import bucket_of
 
 GRACE_S = 3.0
 CHILD_MODULE = "neffbench.workers.run"

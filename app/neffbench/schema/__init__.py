@@ -4,8 +4,17 @@ Kernels build their specs from these; spec documents (``neffbench.spec``) read, 
 validate them above the kernels. Nothing here imports a kernel, torch or Qt.
 """
 
-from neffbench.schema.compiler import CompilerSpec, TARGETS, compiler_args
-from neffbench.schema.fields import DTYPES, check_ranges, fields_of, is_active, sections_of, tables_of, top_fields_of, ui
+from neffbench.schema.compiler import TARGETS, CompilerSpec, compiler_args
+from neffbench.schema.fields import (
+    DTYPES,
+    check_ranges,
+    fields_of,
+    is_active,
+    sections_of,
+    tables_of,
+    top_fields_of,
+    ui,
+)
 from neffbench.schema.header import compiler_field, description_field, kernel_spec, name_field, workdir_field
 from neffbench.schema.problems import Problem, SpecError
 

@@ -55,7 +55,7 @@ def ui(
     }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
     # Spec classes never change once defined; get_type_hints evaluates every annotation each call.
     return typing.get_type_hints(cls)

@@ -9,8 +9,9 @@ their place), so the decorator writes the annotations before ``dataclass`` reads
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from neffbench.schema.compiler import CompilerSpec
 from neffbench.schema.fields import ui

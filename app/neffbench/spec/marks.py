@@ -18,8 +18,8 @@ from typing import Any
 
 import tomli_w
 
-from neffbench.spec.ignored import all_ignored
 from neffbench.schema import sections_of, top_fields_of
+from neffbench.spec.ignored import all_ignored
 
 
 @dataclass(frozen=True)

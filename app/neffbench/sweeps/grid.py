@@ -14,9 +14,10 @@ import math
 import shlex
 import sys
 import typing
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_label

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable
 
 from neffbench.machine_memory import available_bytes, total_bytes  # noqa: F401 - used by callers too
 from neffbench.sweeps.memory import GiB

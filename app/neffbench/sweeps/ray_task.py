@@ -13,8 +13,9 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 FLUSH_S = 0.2
 # A channel that does not answer for this long is treated as gone (the client died): the job is stopped.

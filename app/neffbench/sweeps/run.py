@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from neffbench.jobs import records
 from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.jobs import records
 from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.grid import SweepPlan
 from neffbench.sweeps.record import FINAL_STATES, SweepRecord

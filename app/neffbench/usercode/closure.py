@@ -16,8 +16,9 @@ import importlib.metadata as md
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from neffbench.procs import write_text
 

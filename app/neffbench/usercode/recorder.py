@@ -18,8 +18,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from neffbench.usercode.origin import classify, module_file, real_path as _real
 from neffbench.usercode import closure as sources
+from neffbench.usercode.origin import classify, module_file
+from neffbench.usercode.origin import real_path as _real
 
 _active: list[Recorder] = []
 _lock = threading.Lock()

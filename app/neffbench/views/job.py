@@ -9,8 +9,9 @@ saying so: reading it as if it were ours could show a NEFF, numerics or a verdic
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from neffbench.backends import registry as backends
 from neffbench.backends.base import Backend

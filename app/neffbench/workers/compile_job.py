@@ -76,8 +76,8 @@ class Job:
 
     def _build(self, kernel: Any, spec: Any, backend: Backend) -> tuple[Any, dict[str, Any], Any]:
         """The kernel's module and inputs, what the build read, the weights' digest, the inputs' pre-flight."""
-        from neffbench.jobs import preflight, reproduce
         from neffbench.backends.weights import weights_digest
+        from neffbench.jobs import preflight, reproduce
         from neffbench.kernels.api import KernelError
 
         # Only the user's code has a closure worth watching for: a built-in kernel is the workbench's own code.

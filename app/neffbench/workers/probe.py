@@ -142,7 +142,8 @@ def prepare(request: dict[str, Any]) -> dict[str, Any]:
 def check(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
-    from neffbench.backends import complex_ops, registry as backends
+    from neffbench.backends import complex_ops
+    from neffbench.backends import registry as backends
     from neffbench.backends.tracing import cpu_check_trace
     from neffbench.backends.verify import as_tuple
     from neffbench.jobs import preflight

@@ -10,7 +10,6 @@ next to this file. Only torch is imported; ``DynamicCache`` below is a stand-in 
 import torch
 from torch import nn
 
-
 # --- data-dependent output shapes ---------------------------------------------------------------
 
 # Problem: data-dependent shape (torch.nonzero: the row count depends on the values).

@@ -46,9 +46,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
 
-import numpy as np  # noqa: E402
-
 import fake_libnrt as nrt  # noqa: E402
+import numpy as np  # noqa: E402
 
 EXPLORER_VERSION = "2.33.0.0+fake"
 DEPRECATION = ("WARNING: neuron-profile is deprecated and reached end of support in Neuron 2.29; use "

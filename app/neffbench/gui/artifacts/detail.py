@@ -8,9 +8,9 @@ import json
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QPlainTextEdit, QTreeWidget, QTreeWidgetItem
 
-from neffbench.gui.shell import theme
 from neffbench.gui.artifacts.model import Artifact
 from neffbench.gui.compile.panel import OUTCOME_COLOURS, numerics_text
+from neffbench.gui.shell import theme
 from neffbench.neff import diff_neffs
 from neffbench.neff.diff import diff_jobs
 from neffbench.spec import SpecError, dumps_toml, from_dict

@@ -4,8 +4,8 @@ diff and the actions a user takes on a job."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QFileSystemWatcher, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence
@@ -25,14 +25,14 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import QSignalDebouncer
 
-from neffbench.gui.widgets import background
-from neffbench.gui.shell import theme
 from neffbench.gui.artifacts.detail import fill_diff, fill_job, fill_neff
 from neffbench.gui.artifacts.model import Artifact, delete_job, scan
-from neffbench.gui.shell.desktop import no_launcher, open_path
-from neffbench.gui.widgets.flow import flow_row
 from neffbench.gui.compile.panel import OUTCOME_COLOURS
 from neffbench.gui.explain.view import ExplanationView
+from neffbench.gui.shell import theme
+from neffbench.gui.shell.desktop import no_launcher, open_path
+from neffbench.gui.widgets import background
+from neffbench.gui.widgets.flow import flow_row
 from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.spec import SpecError, from_dict
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 

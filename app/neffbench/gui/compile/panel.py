@@ -18,19 +18,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.shell import theme
+from neffbench.backends import registry as backends
+from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.gui.compile.controller import CompileRun
+from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.compile.stages import StageTree
 from neffbench.gui.explain.view import ExplanationView
+from neffbench.gui.shell import theme
 from neffbench.gui.widgets.flow import TurningSplitter
-from neffbench.gui.compile.log_view import LogView
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
-from neffbench.backends.registry import LABELS as BACKEND_LABELS
-from neffbench.backends import registry as backends
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
-from neffbench.views.job import bucket_of
 from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
+from neffbench.views.job import bucket_of
 
 OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
 

@@ -7,11 +7,23 @@ from typing import Any
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QScrollArea, QSizePolicy, QSplitter,
-                               QTableWidget, QTableWidgetItem, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from neffbench.gui.shell import theme
 from neffbench.gui.preview.tensors import BAD_BACKGROUND, FitTree, TensorView
+from neffbench.gui.shell import theme
 from neffbench.kernels.api import bucket_label
 
 DATA_DEPENDENT_WHY = ("{op}: its output's shape depends on the input values, and a NEFF has fixed shapes, "

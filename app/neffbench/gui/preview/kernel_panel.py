@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 from superqt import QElidingLabel, QFlowLayout
 
-from neffbench.gui.shell import theme
 from neffbench.gui.preview.check import CheckView, verdict
 from neffbench.gui.preview.plots import PlotGrid, PlotScroll
+from neffbench.gui.shell import theme
 
 if TYPE_CHECKING:
     import pyqtgraph as pg

@@ -8,12 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from neffbench.backends import registry as backends
-from neffbench.gui.shell import theme
 from neffbench.gui.run.history import verdict
 from neffbench.gui.run.plots import CPU_COLOUR
-from neffbench.views.job import bucket_of
+from neffbench.gui.shell import theme
 from neffbench.kernels.api import bucket_phrase
 from neffbench.runs.summary import numerics_text
+from neffbench.views.job import bucket_of
 
 
 def target_text(target: Any) -> tuple[str, bool]:

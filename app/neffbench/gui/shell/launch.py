@@ -36,9 +36,9 @@ def make_app(argv: list[str] | None = None):
 
 def launch(argv: list[str] | None = None) -> int:
     app = make_app(argv)
-    from neffbench.gui.widgets import background
     from neffbench.gui.shell.gc_guard import MainThreadGC
     from neffbench.gui.shell.main_window import MainWindow, app_icon
+    from neffbench.gui.widgets import background
 
     collector = MainThreadGC(parent=app)  # torch loads on a worker thread: no collection may run there
     app.setWindowIcon(app_icon())

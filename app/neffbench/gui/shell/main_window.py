@@ -21,14 +21,14 @@ from PySide6.QtWidgets import (
 
 from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
-from neffbench.gui.shell.toolchain_status import DoctorStatus
-from neffbench.gui.shell.first_paint import FirstPaint
 from neffbench.gui.forms.kernel_forms import KernelForms
-from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell import logs as window_logs
-from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell import restore as window_settings
 from neffbench.gui.shell.actions import build_actions, build_toolbar
+from neffbench.gui.shell.first_paint import FirstPaint
+from neffbench.gui.shell.settings import Settings
+from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
+from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, save
 

@@ -8,8 +8,8 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSplitter
 
-from neffbench.presets import load_preset
 from neffbench.gui.shell.tabs import DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB
+from neffbench.presets import load_preset
 from neffbench.spec import SpecError, loads_toml
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
-from neffbench.gui.shell import theme
+
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
+from neffbench.gui.shell import theme
 
 # Short, for the status bar (its permanent widgets count in the window's minimum width); the tooltip has
 # the backends' whole labels and the reason.

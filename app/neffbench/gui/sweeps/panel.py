@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.widgets import background
-from neffbench.gui.shell import theme
 from neffbench.gui.compile.panel import OUTCOME_COLOURS
+from neffbench.gui.shell import theme
+from neffbench.gui.widgets import background
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
 

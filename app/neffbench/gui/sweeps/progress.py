@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTreeWidgetItem
 
-from neffbench.gui.shell import theme
 from neffbench.gui.compile.stages import OUTCOME_COLOURS
+from neffbench.gui.shell import theme
 from neffbench.jobs.summary import human_bytes
 
 ENDED = ("succeeded", "failed", "cancelled", "interrupted")

@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QTimer

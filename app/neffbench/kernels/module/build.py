@@ -11,14 +11,13 @@ from typing import Any
 
 from neffbench.kernels.api import Built, KernelError
 from neffbench.kernels.module import entry as entries
-from neffbench.kernels.module import hf_compat
+from neffbench.kernels.module import hf_compat, tensors, wrapper
 from neffbench.kernels.module import outputs as outs
-from neffbench.kernels.module import tensors, wrapper
-from neffbench.usercode import errors as user_errors
 from neffbench.kernels.module.binding import bind
 from neffbench.kernels.module.kwargs_check import check as check_kwargs
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.kernels.module.signature import forward_of, kind_of
+from neffbench.usercode import errors as user_errors
 
 
 @dataclass

@@ -7,8 +7,9 @@ tuple, in a recorded order, and names every leaf it cannot return.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 Path = tuple[Any, ...]  # int for a sequence index, str for a mapping key
 

@@ -122,7 +122,7 @@ def forward_of(obj: Any) -> Any:
         return forward
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         return obj
-    return getattr(obj, "__call__", obj)
+    return getattr(obj, "__call__", obj)  # noqa: B004 - the bound __call__ itself is wanted here
 
 
 def format_params(params: list[dict[str, Any]]) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # torch stays out of the GUI process: it is imported inside build() only
     import torch
@@ -200,8 +201,8 @@ def describe(name: str, spec: TensorSpec, bucket: Mapping[str, int]) -> str:
     return f"{name}: {spec.dtype}[{dims}] {_format_init(spec.init)}"
 
 
-def build(spec: TensorSpec, bucket: Mapping[str, int], generator: "torch.Generator",
-          base_dir: Path | None = None) -> "torch.Tensor":
+def build(spec: TensorSpec, bucket: Mapping[str, int], generator: torch.Generator,
+          base_dir: Path | None = None) -> torch.Tensor:
     import torch
 
     shape = spec.shape(bucket)
@@ -228,7 +229,7 @@ def build(spec: TensorSpec, bucket: Mapping[str, int], generator: "torch.Generat
     return tensor.to(dtype)
 
 
-def _load_file(spec: TensorSpec, shape: tuple[int, ...], base_dir: Path | None) -> "torch.Tensor":
+def _load_file(spec: TensorSpec, shape: tuple[int, ...], base_dir: Path | None) -> torch.Tensor:
     import numpy as np
     import torch
 

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.api import Built, TensorSig
-from neffbench.kernels.token import TokenKernel
 from neffbench.kernels.rms_norm import validate as rules
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
+from neffbench.kernels.token import TokenKernel
 
 
 class RmsNormKernel(TokenKernel):

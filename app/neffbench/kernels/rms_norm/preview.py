@@ -11,9 +11,9 @@ import torch
 # The verdict uses the tolerances the workbench verifies traced outputs with.
 from neffbench.kernels.api import TOLERANCES
 from neffbench.kernels.plots import KernelPreview, Plot, Series
-from neffbench.kernels.token_preview import float64_error, preview_tokens, same_bins, within
 from neffbench.kernels.rms_norm.build import build_module, example_inputs
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec as CompileSpec
+from neffbench.kernels.token_preview import float64_error, preview_tokens, same_bins, within
 
 # Above this many elements of x the preview uses fewer tokens (and says so) rather than allocate gigabytes.
 # Machine epsilon: the dtype's cost reads in these units (rounding once costs at most half of one).

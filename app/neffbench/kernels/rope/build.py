@@ -11,6 +11,7 @@ from neffbench.kernels.rope.ops import TORCH_DTYPES, RopeModule, build_cos_sin_c
 from neffbench.kernels.rope.params import ROPE_TYPE_REVEALS
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 
+
 def rope_scaling(spec: CompileSpec) -> dict[str, Any] | None:
     """The spec's scaling as the Hugging Face ``rope_scaling`` dict (None for default)."""
     r = spec.rope

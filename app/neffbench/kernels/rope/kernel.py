@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.api import Built, TensorSig
-from neffbench.kernels.token import DTYPE_BYTES, TokenKernel
 from neffbench.kernels.rope import validate as rules
 from neffbench.kernels.rope.params import RopeCompileSpec
+from neffbench.kernels.token import DTYPE_BYTES, TokenKernel
 
 
 class RopeKernel(TokenKernel):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from neffbench.kernels import token
 from neffbench.kernels.rope.params import RopeCompileSpec
-from neffbench.schema.problems import Problem
 from neffbench.schema import is_active
+from neffbench.schema.problems import Problem
 
 DTYPE_BYTES = token.DTYPE_BYTES
 # Above this an inlined table makes the NEFF noticeably bigger and slower to load.

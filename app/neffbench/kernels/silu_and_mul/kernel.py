@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.api import Built, TensorSig
-from neffbench.kernels.token import TokenKernel
 from neffbench.kernels.silu_and_mul import validate as rules
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec
+from neffbench.kernels.token import TokenKernel
 
 
 class SiluAndMulKernel(TokenKernel):

@@ -9,9 +9,9 @@ import torch
 
 # The verdict uses the tolerances the workbench verifies traced outputs with.
 from neffbench.kernels.plots import KernelPreview, Plot, Series
-from neffbench.kernels.token_preview import float64_error, preview_tokens, same_bins
 from neffbench.kernels.silu_and_mul.build import build_module, example_inputs
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec as CompileSpec
+from neffbench.kernels.token_preview import float64_error, preview_tokens, same_bins
 
 # Above this many input elements the preview uses fewer tokens (and says so) rather than allocate gigabytes.
 # Machine epsilon: the dtype's cost reads in these units (rounding once costs at most half of one).

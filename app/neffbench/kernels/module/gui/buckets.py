@@ -15,10 +15,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.kernels.module.gui.parts import FitTable
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.kernels.module import tensors
 from neffbench.kernels.module.build import all_buckets
+from neffbench.kernels.module.gui.parts import FitTable
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.spec import Problem
 

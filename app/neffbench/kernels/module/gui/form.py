@@ -22,14 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.widgets import background
-from neffbench.gui.shell import theme
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
+from neffbench.gui.forms.problem_lines import show_problems
+from neffbench.gui.shell import theme
+from neffbench.gui.widgets import background
 from neffbench.kernels.module.gui.buckets import BucketsEditor
 from neffbench.kernels.module.gui.inputs import InputsEditor
 from neffbench.kernels.module.gui.kwargs import KwargsEditor
 from neffbench.kernels.module.gui.parts import FieldRow, disclosure, form_layout, group_box
-from neffbench.gui.forms.problem_lines import show_problems
 from neffbench.kernels.module.gui.report import entry_names, resolve_entry, summary_lines
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate

@@ -19,11 +19,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.gui.shell import theme
 from neffbench.kernels.module.gui.parts import (
     DTYPES,
-    FitTable,
     TOML_EXAMPLES,
+    FitTable,
     TomlEditor,
     cell,
     compose_tensor,
@@ -32,7 +33,6 @@ from neffbench.kernels.module.gui.parts import (
     split_tensor,
 )
 from neffbench.kernels.module.gui.report import signature_text
-from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.kernels.module.tensors import FLOAT_DTYPES
 from neffbench.spec import Problem
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.forms.field_editors import INT_LIMIT, BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
+from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.kernels.module.gui.parts import (
     TOML_EXAMPLES,
     FloatTextEditor,
@@ -27,7 +28,6 @@ from neffbench.kernels.module.gui.parts import (
     note_label,
 )
 from neffbench.kernels.module.gui.report import signature_text
-from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.spec import Problem
 
 UNSET = object()  # a parameter the user has not set: left out of module.kwargs

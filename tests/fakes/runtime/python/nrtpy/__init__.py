@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
-
-import numpy as np
+from typing import Any
 
 import fake_libnrt as _nrt
+import numpy as np
 
 if _nrt.import_error_requested():
     raise ImportError(_nrt.IMPORT_ERROR)

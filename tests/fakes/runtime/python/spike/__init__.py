@@ -10,8 +10,16 @@ both subclass ``SpikeRuntimeError(RuntimeError)``. See ``spike_model`` for what 
 ``fake_libnrt`` for the FAKE_NRT_* controls (FAKE_NRT_VOID does nothing here: spike maps dtypes itself).
 """
 
-from ._spike import ModelTensorInfo, NrtError, NrtModel, NrtTensor, SpikeError, SpikeRuntimeError, \
-    SystemTraceSession, TensorMetadata
+from ._spike import (
+           ModelTensorInfo,
+           NrtError,
+           NrtModel,
+           NrtTensor,
+           SpikeError,
+           SpikeRuntimeError,
+           SystemTraceSession,
+           TensorMetadata,
+)
 from .spike_model import BenchmarkResult, SpikeModel
 from .spike_singleton import configure, get_spike_singleton, reset
 from .spike_tensor import SpikeTensor

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 import fake_libnrt as _nrt
+import numpy as np
 
 from ._spike import NrtModel
 from .spike_singleton import get_spike_singleton

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from typing import Iterable
+from collections.abc import Iterable
 
 from ._spike import Spike
 
