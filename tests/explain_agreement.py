@@ -18,7 +18,11 @@ def check_job(job_dir: Path) -> None:
         record = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return  # a test's deliberately broken record
-    if not isinstance(record, dict) or not (job_dir / "job.log").is_file() or record.get("outcome") in (None, "running"):
+    if (
+        not isinstance(record, dict)
+        or not (job_dir / "job.log").is_file()
+        or record.get("outcome") in (None, "running")
+    ):
         return
     if not {"schema_version", "stages", "worker_pid"} <= set(record):
         return  # written by a test to stand for an older or broken job, not made by the job runner
@@ -31,8 +35,11 @@ def check_job(job_dir: Path) -> None:
         assert got["status"] == compiler.get("status"), f"{where} status"
         assert got["exit_code"] == compiler.get("exit_code"), f"{where} exit_code"
         assert got["codes"] == compiler.get("error_codes"), f"{where} codes"
-        finished = [{"name": p["name"], "seconds": p["duration_s"]} for p in compiler.get("passes", [])
-                    if p.get("duration_s") is not None]
+        finished = [
+            {"name": p["name"], "seconds": p["duration_s"]}
+            for p in compiler.get("passes", [])
+            if p.get("duration_s") is not None
+        ]
         assert got["passes"] == finished, f"{where} passes"
         assert got["compiler_version"] == compiler.get("version_from_log"), f"{where} compiler_version"
         command = command_from_text(got["command"]) if got["command"] else None
@@ -43,7 +50,9 @@ def check_job(job_dir: Path) -> None:
             assert first is None or compiler is None, f"{where} first_error (job.json has none)"
         else:
             assert first is not None, f"{where} first_error (explain found none)"
-            assert (first["code"], first["message"]) == (error.get("code"), error.get("message")), f"{where} first_error"
+            assert (first["code"], first["message"]) == (error.get("code"), error.get("message")), (
+                f"{where} first_error"
+            )
             if "line_number" in error:
                 assert first["line"] == error["line_number"], f"{where} the first error's line"
 

@@ -14,8 +14,10 @@ CODES = ("[NLA001]", "[XTP002]", "[TEN404]", "[F134]", "NCC_EOOM001", "NCC_EVRF0
 
 
 def iso(rng: random.Random) -> str:
-    return f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:" \
-           f"{rng.randint(0, 59):02d}Z"
+    return (
+        f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:"
+        f"{rng.randint(0, 59):02d}Z"
+    )
 
 
 def message(rng: random.Random) -> str:
@@ -54,8 +56,10 @@ def record(rng: random.Random) -> str:
     if form == 4:
         return f"{iso(rng)} {msg}"
     if form == 5:  # milliseconds, a thread id and a module context
-        return f"{iso(rng)[:-1]}.{rng.randint(0, 999):03d}Z {level} {pid} {rng.randint(1, 2**47)} (nc0{rng.randint(0, 3)}/sg00) " \
-               f"[sg0000/{rng.choice(PASSES)}]: {msg}"
+        return (
+            f"{iso(rng)[:-1]}.{rng.randint(0, 999):03d}Z {level} {pid} {rng.randint(1, 2**47)} (nc0{rng.randint(0, 3)}/sg00) "
+            f"[sg0000/{rng.choice(PASSES)}]: {msg}"
+        )
     if form == 6:
         return f"03/04/2021 05:06:07 PM {level} {pid} {rng.randint(1, 2**31)} [{rng.choice(PASSES)}]: {msg}"
     if form == 7:  # glog/absl as XLA prints it
@@ -80,8 +84,14 @@ def junk(rng: random.Random) -> str:
     if kind == 6:  # a harness's Rust panic; its payload is whatever line comes next
         return f"thread 'main' panicked at src/compile.rs:{rng.randint(1, 999)}:{rng.randint(1, 80)}:"
     if kind == 7:
-        return rng.choice(("*** Begin stack trace ***", "\ttsl::CurrentStackTrace()", "*** End stack trace ***",
-                           "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"))
+        return rng.choice(
+            (
+                "*** Begin stack trace ***",
+                "\ttsl::CurrentStackTrace()",
+                "*** End stack trace ***",
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+            )
+        )
     if kind == 8:  # a pass named for errors, in the timestamp-only form
         return f"{iso(rng)} " + rng.choice(("Running error_injector", "error_injector finished after 0.001 seconds"))
     return "".join(chr(rng.randint(32, 0x2FFF)) for _ in range(rng.randint(0, 40)))
@@ -102,26 +112,37 @@ def soup(rng: random.Random, n: int) -> bytes:
 def big_compile_log(lines: int, seed: int = 7) -> bytes:
     """A compile at debug verbosity: mostly DEBUG records, a pass every few hundred lines, a failure at the end."""
     rng = random.Random(seed)
-    out = ["2025-06-01T10:00:00Z INFO 4242 [root]: NeuronX Compiler version 2.21.1.0+abc",
-           "2025-06-01T10:00:00Z INFO 4242 [root]: Pipeline: " + " ".join(PASSES)]
+    out = [
+        "2025-06-01T10:00:00Z INFO 4242 [root]: NeuronX Compiler version 2.21.1.0+abc",
+        "2025-06-01T10:00:00Z INFO 4242 [root]: Pipeline: " + " ".join(PASSES),
+    ]
     current = PASSES[0]
     while len(out) < lines - 6:
         r = rng.random()
         if r < 0.003:
-            out.append(f"2025-06-01T10:{rng.randint(0, 59):02d}:00Z INFO 4242 [root/{current}]: "
-                       f"{current} finished after {rng.uniform(0, 30):.3f} seconds")
+            out.append(
+                f"2025-06-01T10:{rng.randint(0, 59):02d}:00Z INFO 4242 [root/{current}]: "
+                f"{current} finished after {rng.uniform(0, 30):.3f} seconds"
+            )
             current = rng.choice(PASSES)
             out.append(f"2025-06-01T10:{rng.randint(0, 59):02d}:00Z INFO 4242 [root/{current}]: Running {current}")
         elif r < 0.01:
-            out.append(f"2025-06-01T10:{rng.randint(0, 59):02d}:01Z WARNING 4242 [root/{current}]: "
-                       f"instruction {rng.randint(0, 10**6)} spills {rng.randint(1, 4096)} bytes to HBM")
+            out.append(
+                f"2025-06-01T10:{rng.randint(0, 59):02d}:01Z WARNING 4242 [root/{current}]: "
+                f"instruction {rng.randint(0, 10**6)} spills {rng.randint(1, 4096)} bytes to HBM"
+            )
         else:
-            out.append(f"2025-06-01T10:{rng.randint(0, 59):02d}:02Z DEBUG 4242 [sg0000/{current}/Sched]: "
-                       f"scheduled instruction {rng.randint(0, 10**7)} on queue {rng.randint(0, 15)} "
-                       f"with {rng.randint(1, 512)} partitions of bf16[{rng.randint(1, 4096)}]")
-    out += ["2025-06-01T11:00:00Z ERROR 4242 [root/Tensorizer]: [NCC_EOOM001] the activations need 31.2 GiB of "
-            "HBM; the core has 24 GiB",
-            "2025-06-01T11:00:00Z ERROR 4242 [neuronx-cc]: ****************************************",
-            "2025-06-01T11:00:00Z ERROR 4242 [neuronx-cc]:  An Internal Compiler Error has occurred",
-            ".", "Compiler status FAIL"]
+            out.append(
+                f"2025-06-01T10:{rng.randint(0, 59):02d}:02Z DEBUG 4242 [sg0000/{current}/Sched]: "
+                f"scheduled instruction {rng.randint(0, 10**7)} on queue {rng.randint(0, 15)} "
+                f"with {rng.randint(1, 512)} partitions of bf16[{rng.randint(1, 4096)}]"
+            )
+    out += [
+        "2025-06-01T11:00:00Z ERROR 4242 [root/Tensorizer]: [NCC_EOOM001] the activations need 31.2 GiB of "
+        "HBM; the core has 24 GiB",
+        "2025-06-01T11:00:00Z ERROR 4242 [neuronx-cc]: ****************************************",
+        "2025-06-01T11:00:00Z ERROR 4242 [neuronx-cc]:  An Internal Compiler Error has occurred",
+        ".",
+        "Compiler status FAIL",
+    ]
     return ("\n".join(out[:lines]) + "\n").encode()

@@ -31,7 +31,9 @@ def build_wheel(out_dir: Path) -> Path:
         if path.is_file() and "__pycache__" not in path.parts:
             files[path.relative_to(SOURCE).as_posix()] = path.read_bytes()
     files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: neffbench-demo-kernel\nVersion: {VERSION}\n".encode()
-    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: neffbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: neffbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     files[f"{info}/entry_points.txt"] = ENTRY_POINTS.encode()
     record = [_record_line(n, d) for n, d in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
@@ -45,6 +47,20 @@ def build_wheel(out_dir: Path) -> Path:
 def install(target: Path) -> Path:
     """pip-install the plugin's wheel into ``target``; returns ``target``."""
     wheel = build_wheel(target.parent)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--target", str(target), str(wheel)], check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        timeout=120,
+    )
     return target

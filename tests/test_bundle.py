@@ -34,9 +34,15 @@ SEED_TOML = REPO / "app" / "neffbench" / "kernels" / "rope" / "presets" / "seed.
 
 
 def _compile(workdir: Path, args: list[str], env: dict[str, str] | None) -> Path:
-    proc = subprocess.run([sys.executable, "-m", "neffbench", "compile", str(SEED_TOML), "--workdir", str(workdir),
-                           *args], cwd=REPO, env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          timeout=180, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "neffbench", "compile", str(SEED_TOML), "--workdir", str(workdir), *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     [job_dir] = [p for p in workdir.iterdir() if (p / "job.json").is_file()]
     assert json.loads((job_dir / "job.json").read_text())["outcome"] in ("succeeded", "failed"), proc.stderr
     return job_dir
@@ -45,8 +51,11 @@ def _compile(workdir: Path, args: list[str], env: dict[str, str] | None) -> Path
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("bundle-jobs")
-    plans = {"compile-error": ([], fake_env("compile-error")), "success": ([], fake_env("success")),
-             "cpu-check": (["--backend", "cpu-check"], None)}
+    plans = {
+        "compile-error": ([], fake_env("compile-error")),
+        "success": ([], fake_env("success")),
+        "cpu-check": (["--backend", "cpu-check"], None),
+    }
     with ThreadPoolExecutor(len(plans)) as pool:
         done = {name: pool.submit(_compile, root / name, args, env) for name, (args, env) in plans.items()}
         return {name: future.result() for name, future in done.items()}
@@ -85,9 +94,20 @@ def test_failed_compile_bundle_holds_logs_command_input_versions_and_readme(jobs
     result = make_bundle(job)
     assert result.path == job.parent / f"{record['job_id']}-bugreport.zip"
     members = _members(result)
-    assert set(members) == {"spec.toml", "job.json", "job.log", "events.jsonl", "reproduce.py", "compiler/command.txt",
-                            "compiler/log-neuron-cc.txt", "compiler/model/graph.hlo", "compiler/model/metadata.json",
-                            "compiler-command.txt", "versions.json", "README.txt"}
+    assert set(members) == {
+        "spec.toml",
+        "job.json",
+        "job.log",
+        "events.jsonl",
+        "reproduce.py",
+        "compiler/command.txt",
+        "compiler/log-neuron-cc.txt",
+        "compiler/model/graph.hlo",
+        "compiler/model/metadata.json",
+        "compiler-command.txt",
+        "versions.json",
+        "README.txt",
+    }
     with zipfile.ZipFile(result.path) as zf:
         assert all(n.startswith(record["job_id"] + "/") for n in zf.namelist())
         assert result.included == [(i.filename, i.file_size) for i in zf.infolist()]
@@ -100,8 +120,15 @@ def test_failed_compile_bundle_holds_logs_command_input_versions_and_readme(jobs
     assert "bundle" in versions["bundle"]["about"] and "ran the compile" in versions["job"]["about"]
 
     readme = members["README.txt"].decode()
-    for text in (record["job_id"], "name:     seed", "kernel:   rope", "outcome:  failed", record["reason"],
-                 "first error: [NLA001] Unhandled exception", "shortened to ~"):
+    for text in (
+        record["job_id"],
+        "name:     seed",
+        "kernel:   rope",
+        "outcome:  failed",
+        record["reason"],
+        "first error: [NLA001] Unhandled exception",
+        "shortened to ~",
+    ):
         assert text in readme
     inside = readme.split("What is inside", 1)[1].split("\n\n", 1)[0]
     for name, _size in result.included[:-1]:
@@ -161,8 +188,10 @@ def test_home_is_shortened_in_text_members_and_binaries_are_untouched(jobs, tmp_
 
 def test_shortening_streams_across_block_boundaries():
     shortener = HomeShortener(["/home/al", "/tmp/h"])
-    assert shortener.bytes(b"/home/al/x /home/alice /mnt/home/al --log=/home/al '/tmp/h'") == \
-        b"~/x /home/alice /mnt/home/al --log=~ '~'"
+    assert (
+        shortener.bytes(b"/home/al/x /home/alice /mnt/home/al --log=/home/al '/tmp/h'")
+        == b"~/x /home/alice /mnt/home/al --log=~ '~'"
+    )
     pieces = [b"/home/al", b"/home/alice", b"/mnt/home/al", b"x", b"/", b"\n", b" ", b"/tmp/h", b'"', b"/home/a l"]
     rng = random.Random(7)
     # Small blocks often hold no separator, so both ways of cutting a block are exercised; a home with a
@@ -194,8 +223,10 @@ def test_a_big_log_is_bundled_without_holding_it_in_memory(tmp_path, monkeypatch
     assert peak < 8 * MIB, f"peak {peak} bytes for a {size} byte log"
     with zipfile.ZipFile(result.path) as zf, zf.open("big-log/job.log") as fh:
         head = fh.read(200).decode()
-    assert head.startswith("~/x ~/x ") and dict(result.included)["big-log/job.log"] == size - 200 * 4000 * len(
-        f"{tmp_path}/home") + 200 * 4000
+    assert (
+        head.startswith("~/x ~/x ")
+        and dict(result.included)["big-log/job.log"] == size - 200 * 4000 * len(f"{tmp_path}/home") + 200 * 4000
+    )
 
 
 # --- what stays out -----------------------------------------------------------------------------------------
@@ -240,9 +271,11 @@ def test_links_out_of_the_job_are_not_followed(jobs, tmp_path):
     assert not any(b"TOPSECRET" in data for data in members.values())
     assert members["compiler/alias.txt"] == members["job.log"]
     left = {p: r for p, _, r in result.left_out}
-    assert left == {"compiler/leak.log": "a link to a file outside the job directory (not followed)",
-                    "reference.npz": "a link to a file outside the job directory (not followed)",
-                    "compiler/model/outside/": "a link to a folder (not followed)"}
+    assert left == {
+        "compiler/leak.log": "a link to a file outside the job directory (not followed)",
+        "reference.npz": "a link to a file outside the job directory (not followed)",
+        "compiler/model/outside/": "a link to a folder (not followed)",
+    }
     assert "reference.npz: a link to a file outside" in members["README.txt"].decode()
 
 
@@ -312,16 +345,26 @@ def test_an_older_job_directory_bundles_what_exists_and_lists_the_rest(tmp_path)
     result = make_bundle(job)
     members = _members(result)
     assert set(members) == {"job.json", "job.log", "versions.json", "README.txt"}
-    assert result.missing == ["spec.toml", "events.jsonl", "reproduce.py", "compiler/", "model.pt", "inputs.npz",
-                              "reference.npz"]
+    assert result.missing == [
+        "spec.toml",
+        "events.jsonl",
+        "reproduce.py",
+        "compiler/",
+        "model.pt",
+        "inputs.npz",
+        "reference.npz",
+    ]
     readme = members["README.txt"].decode()
     assert "first error: boom" in readme and "reason:   it broke" in readme
     missing = readme.split("Not in the job directory", 1)[1]
     assert all(f"  {name}\n" in missing for name in result.missing)
 
     (job / "compiler").mkdir()
-    assert make_bundle(job, force=True).missing[3:6] == ["compiler/command.txt", "compiler/log-neuron-cc.txt",
-                                                         "compiler/model/"]
+    assert make_bundle(job, force=True).missing[3:6] == [
+        "compiler/command.txt",
+        "compiler/log-neuron-cc.txt",
+        "compiler/model/",
+    ]
 
 
 def test_an_unreadable_job_json_is_still_bundled(tmp_path):
@@ -395,8 +438,9 @@ def test_cli_prints_the_zip_and_what_was_left_out(tmp_path, capsys):
     assert _cli([str(job), "--out", str(tmp_path / "b.zip"), "--max-size", "1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["path"] == str(tmp_path / "b.zip") and doc["size"] == (tmp_path / "b.zip").stat().st_size
-    assert {m["name"] for m in doc["included"]} == {f"cli-job/{n}" for n in
-                                                     ("job.json", "job.log", "versions.json", "README.txt")}
+    assert {m["name"] for m in doc["included"]} == {
+        f"cli-job/{n}" for n in ("job.json", "job.log", "versions.json", "README.txt")
+    }
     assert [(m["path"], m["size"]) for m in doc["left_out"]] == [("model.pt", 3 * MIB)]
     assert "spec.toml" in doc["missing"]
 

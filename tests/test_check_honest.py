@@ -75,8 +75,15 @@ def make():
 
 
 def _cli(*args: str, cwd: Path, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -87,8 +94,11 @@ def test_check_runs_every_bucket_and_never_says_ok_for_one_it_did_not(tmp_path):
     assert "pre-flight checked 2 of 2 bucket(s): seq=4, seq=8" in ok.stdout
     bad = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,32", cwd=tmp_path)
     assert bad.returncode == 2
-    assert "pre-flight [seq=32]" in bad.stderr and "index out of range" in bad.stderr.lower() or \
-        "out of range" in bad.stderr, bad.stderr
+    assert (
+        "pre-flight [seq=32]" in bad.stderr
+        and "index out of range" in bad.stderr.lower()
+        or "out of range" in bad.stderr
+    ), bad.stderr
     assert "[seq=4]" not in bad.stderr.replace("pre-flight [seq=4]: warning", "")  # the good bucket has no error
     assert ": OK" not in bad.stdout
 
@@ -97,7 +107,8 @@ def test_check_runs_every_bucket_and_never_says_ok_for_one_it_did_not(tmp_path):
 def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path):
     (tmp_path / "m.py").write_text(ANY_KWARGS)
     spec = tmp_path / "m.toml"
-    spec.write_text(textwrap.dedent("""
+    spec.write_text(
+        textwrap.dedent("""
         kernel = "module"
         name = "kw"
         workdir = "wd"
@@ -111,7 +122,8 @@ def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path):
 
         [inputs]
         input = "f32[2,4]"
-        """))
+        """)
+    )
     check = _cli("check", str(spec), cwd=tmp_path)
     assert check.returncode == 2
     assert "module.kwargs.settings.kwargs: 'dpeth' is not something Settings knows" in check.stderr
@@ -119,8 +131,9 @@ def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path):
     compile_ = _cli("compile", str(spec), "--backend", "cpu-check", cwd=tmp_path)
     assert compile_.returncode == 2 and "nothing was started" in compile_.stderr, compile_.stderr
     assert not list((tmp_path / "wd").glob("*/job.json"))  # no failed job per bucket: nothing at all
-    sweep = _cli("sweep", str(spec), "--over", "module.kwargs.settings.kwargs.width=4,8", "--backend", "cpu-check",
-                 cwd=tmp_path)
+    sweep = _cli(
+        "sweep", str(spec), "--over", "module.kwargs.settings.kwargs.width=4,8", "--backend", "cpu-check", cwd=tmp_path
+    )
     assert sweep.returncode == 2, sweep.stdout + sweep.stderr
     assert "'dpeth' is not something Settings knows" in sweep.stdout + sweep.stderr
     assert not list((tmp_path / "wd").glob("*/job.json"))
@@ -155,12 +168,24 @@ def test_what_a_class_knows_includes_its_default_attributes_and_aliases():
 @pytest.mark.slow
 def test_compile_refuses_an_entry_that_cannot_work_before_starting_any_job(tmp_path):
     (tmp_path / "tiny.py").write_text(POSITIONS)
-    wrong_name = _cli("compile", "tiny.py:Tiny", "--input", "y:f32[1,4,8]", "--bucket", "seq=4,8", "--workdir",
-                      "wd", "--backend", "cpu-check", cwd=tmp_path)
+    wrong_name = _cli(
+        "compile",
+        "tiny.py:Tiny",
+        "--input",
+        "y:f32[1,4,8]",
+        "--bucket",
+        "seq=4,8",
+        "--workdir",
+        "wd",
+        "--backend",
+        "cpu-check",
+        cwd=tmp_path,
+    )
     assert wrong_name.returncode == 2
     assert "input 'y' names no parameter of Tiny.forward" in wrong_name.stderr
-    missing = _cli("compile", "tiny.py:Tny", "--input", "x:f32[1,4,8]", "--workdir", "wd", "--backend",
-                   "cpu-check", cwd=tmp_path)
+    missing = _cli(
+        "compile", "tiny.py:Tny", "--input", "x:f32[1,4,8]", "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path
+    )
     assert missing.returncode == 2 and "Did you mean 'Tiny'?" in missing.stderr, missing.stderr
     assert not (tmp_path / "wd").exists() or not list((tmp_path / "wd").glob("*/job.json"))
 
@@ -173,8 +198,9 @@ def test_a_shape_too_large_for_this_machine_is_refused_in_words(tmp_path):
     proc = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1000000,1000000]", "--no-probe", cwd=tmp_path)
     assert proc.returncode == 2
     have = f"{total_bytes() / 2**30:.1f} GiB"
-    assert f"Input 'x' needs 3725.3 GiB at the largest bucket (no bucket axes); this machine has {have}." in \
-        proc.stderr, proc.stderr
+    assert (
+        f"Input 'x' needs 3725.3 GiB at the largest bucket (no bucket axes); this machine has {have}." in proc.stderr
+    ), proc.stderr
 
 
 def test_the_rope_kernels_refuse_inputs_larger_than_memory():
@@ -196,8 +222,20 @@ def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_t
     assert "cos and sin tables" in cpu.stderr
     # The fake toolchain's neuronx-cc is 2.21: before complex64 support, so the compile is refused before it runs.
     env = fake_env("success")
-    neuron = _cli("compile", "rot.py:ComplexRotary", "--input", "x:f32[4,8]", "--backend", "neuron", "--target",
-                  "trn2", "--workdir", "wd", cwd=tmp_path, env=env)
+    neuron = _cli(
+        "compile",
+        "rot.py:ComplexRotary",
+        "--input",
+        "x:f32[4,8]",
+        "--backend",
+        "neuron",
+        "--target",
+        "trn2",
+        "--workdir",
+        "wd",
+        cwd=tmp_path,
+        env=env,
+    )
     assert neuron.returncode == 1, neuron.stdout[-2000:]
     (record,) = [json.loads(p.read_text()) for p in (tmp_path / "wd").glob("*/job.json")]
     assert "pre-flight" in record["reason"] and "NCC_EVRF004" in record["reason"]
@@ -242,11 +280,31 @@ def test_a_sweep_whose_points_resolve_to_one_spec_says_so_before_running(tmp_pat
     result = plan(seed, ["compiler.optlevel=1,2"], backend="cpu-check")
     assert result.duplicates == [([0, 1], ["compiler.optlevel"])]
     assert plan(seed, ["compiler.optlevel=1,2"], backend="neuron").duplicates == []
-    proc = _cli("sweep", "seed", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--dry-run",
-                "--workdir", str(tmp_path), cwd=tmp_path)
+    proc = _cli(
+        "sweep",
+        "seed",
+        "--over",
+        "compiler.optlevel=1,2",
+        "--backend",
+        "cpu-check",
+        "--dry-run",
+        "--workdir",
+        str(tmp_path),
+        cwd=tmp_path,
+    )
     assert "would compile the same thing (compiler.optlevel changes nothing" in proc.stdout
-    strict = _cli("sweep", "seed", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--strict",
-                  "--workdir", str(tmp_path), cwd=tmp_path)
+    strict = _cli(
+        "sweep",
+        "seed",
+        "--over",
+        "compiler.optlevel=1,2",
+        "--backend",
+        "cpu-check",
+        "--strict",
+        "--workdir",
+        str(tmp_path),
+        cwd=tmp_path,
+    )
     assert strict.returncode == 2 and "nothing was started" in strict.stderr
 
 
@@ -309,8 +367,9 @@ def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_m
     assert check.returncode == 2
     assert "calls the Python function Doubled (a torch.autograd.Function, called at" in check.stderr
     assert "called at pyop.py:18)" in check.stderr
-    compile_ = _cli("compile", "pyop.py:Net", "--input", "x:f32[2]", "--workdir", "wd", "--backend", "cpu-check",
-                    cwd=tmp_path)
+    compile_ = _cli(
+        "compile", "pyop.py:Net", "--input", "x:f32[2]", "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path
+    )
     assert compile_.returncode == 1
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
     assert not (job / "model.pt").exists() and json.loads((job / "job.json").read_text())["model_pt"] is None
@@ -337,8 +396,20 @@ def test_a_failed_save_of_model_pt_leaves_nothing(tmp_path):
 def test_a_run_of_a_failed_job_says_the_job_failed(tmp_path):
     (tmp_path / "tiny.py").write_text(POSITIONS)
     env = fake_env("compile-error", runtime=True)
-    proc = _cli("compile", "tiny.py:Tiny", "--input", "x:f32[1,4,8]", "--workdir", "wd", "--backend", "neuron",
-                "--target", "trn2", cwd=tmp_path, env=env)
+    proc = _cli(
+        "compile",
+        "tiny.py:Tiny",
+        "--input",
+        "x:f32[1,4,8]",
+        "--workdir",
+        "wd",
+        "--backend",
+        "neuron",
+        "--target",
+        "trn2",
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 1
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
     run = _cli("run", str(job), "--runtime", "nrtpy", cwd=tmp_path, env=env)
@@ -349,7 +420,8 @@ def test_a_run_of_a_failed_job_says_the_job_failed(tmp_path):
 
 @pytest.mark.slow
 def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
-    (tmp_path / "counter.py").write_text(textwrap.dedent("""
+    (tmp_path / "counter.py").write_text(
+        textwrap.dedent("""
         import torch
         from torch import nn
 
@@ -362,9 +434,19 @@ def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
             def forward(self, x):
                 self.calls += 1
                 return x + self.calls
-        """))
-    proc = _cli("compile", "counter.py:Counter", "--input", "x:f32[2]", "--workdir", "wd", "--backend", "cpu-check",
-                cwd=tmp_path)
+        """)
+    )
+    proc = _cli(
+        "compile",
+        "counter.py:Counter",
+        "--input",
+        "x:f32[2]",
+        "--workdir",
+        "wd",
+        "--backend",
+        "cpu-check",
+        cwd=tmp_path,
+    )
     (record,) = [json.loads(p.read_text()) for p in (tmp_path / "wd").glob("*/job.json")]
     assert any("changed its own parameters or buffers" in w for w in record["warnings"]), proc.stdout[-2000:]
 

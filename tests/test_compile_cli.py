@@ -24,9 +24,15 @@ TOOLCHAIN = shutil.which("neuronx-cc") is not None
 
 
 def _cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "neffbench", "compile", *args], cwd=REPO,
-                            env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, "-m", "neffbench", "compile", *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +44,10 @@ def cli_runs(tmp_path_factory):
         "json": (["seed", "--workdir", str(root / "json"), "--backend", "cpu-check", "--json"], None),
         "invalid": (["seed", "--workdir", str(root / "invalid"), "--rotary-dim", "63"], None),
         "compile-error": (["seed", "--workdir", str(root / "error")], fake_env("compile-error")),
-        "buckets": (["seed", "--workdir", str(root / "buckets"), "--num-tokens", "1", "4", "--jobs", "2"],
-                    fake_env("success")),
+        "buckets": (
+            ["seed", "--workdir", str(root / "buckets"), "--num-tokens", "1", "4", "--jobs", "2"],
+            fake_env("success"),
+        ),
     }
     procs = {name: _cli(args, env) for name, (args, env) in plans.items()}
     out = {}
@@ -90,7 +98,7 @@ def test_compile_error_exits_1_with_the_first_error(cli_runs):
 def test_buckets_end_with_a_table(cli_runs):
     rc, stdout, stderr, workdir = cli_runs["buckets"]
     assert rc == 0, stderr
-    table = stdout[stdout.index("num_tokens  outcome"):].splitlines()
+    table = stdout[stdout.index("num_tokens  outcome") :].splitlines()
     assert table[1].split()[:2] == ["1", "succeeded"] and table[2].split()[:2] == ["4", "succeeded"]
     assert all("KiB" in row for row in table[1:3])
     assert "[num_tokens=4] " in stdout

@@ -10,7 +10,9 @@ from neffbench.compilerlog.reader import CompilerLog
 
 
 def test_record_fields():
-    rec = parse_line("2024-12-04T01:01:23Z INFO 10200 [root]: Pipeline: Frontend WalrusDriver BIRLinker Kelper SaveTemps")
+    rec = parse_line(
+        "2024-12-04T01:01:23Z INFO 10200 [root]: Pipeline: Frontend WalrusDriver BIRLinker Kelper SaveTemps"
+    )
     assert rec.is_record
     assert (rec.timestamp, rec.level, rec.pid, rec.logger) == ("2024-12-04T01:01:23Z", "INFO", 10200, "root")
     assert rec.message == "Pipeline: Frontend WalrusDriver BIRLinker Kelper SaveTemps"
@@ -67,9 +69,13 @@ def test_passes_pipeline_and_status():
         assert keep
         events += derived
     kinds = [(e["type"], e.get("name"), e.get("state")) for e in events]
-    assert kinds == [("pipeline", None, None), ("pass", "BirCodeGenLoop", "started"),
-                     ("pass", "BirCodeGenLoop", "finished"), ("pass", "Tensorizer", "finished"),
-                     ("compiler_status", None, None)]
+    assert kinds == [
+        ("pipeline", None, None),
+        ("pass", "BirCodeGenLoop", "started"),
+        ("pass", "BirCodeGenLoop", "finished"),
+        ("pass", "Tensorizer", "finished"),
+        ("compiler_status", None, None),
+    ]
     assert events[2]["duration_s"] == 8.984
     summary = log.summary()
     assert summary["status"] == "PASS" and summary["pipeline"] == ["Frontend", "WalrusDriver"]
@@ -133,8 +139,14 @@ def test_the_copy_of_a_record_from_the_log_file_is_dropped_but_real_repeats_are_
     rec = "2023-06-15T12:11:12Z ERROR 85724 [neuronx-cc]: "
     kept = []
     # The compiler printed the same record twice on stdout (both real); the log file has both too.
-    for line, from_logfile in [(rec, False), (rec, False), ("plain", False), (rec, True), (rec, True),
-                               ("2023-06-15T12:11:12Z DEBUG 85724 [root]: log file only", True)]:
+    for line, from_logfile in [
+        (rec, False),
+        (rec, False),
+        ("plain", False),
+        (rec, True),
+        (rec, True),
+        ("2023-06-15T12:11:12Z DEBUG 85724 [root]: log file only", True),
+    ]:
         keep, _ = log.feed(line, from_logfile=from_logfile)
         if keep:
             kept.append(line)
@@ -147,8 +159,17 @@ def test_the_copy_of_a_record_from_the_log_file_is_dropped_but_real_repeats_are_
 
 def test_command_from_command_txt_and_log():
     argv = command_from_text("neuronx-cc compile /w/model --framework XLA --target trn1 --output '/w/graph.neff'\n")
-    assert argv == ["neuronx-cc", "compile", "/w/model", "--framework", "XLA", "--target", "trn1", "--output",
-                    "/w/graph.neff"]
+    assert argv == [
+        "neuronx-cc",
+        "compile",
+        "/w/model",
+        "--framework",
+        "XLA",
+        "--target",
+        "trn1",
+        "--output",
+        "/w/graph.neff",
+    ]
     log = CompilerLog()
     log.feed("2024-04-12T07:13:06Z DEBUG 1 [root]: Command line: neuronx-cc compile m --target trn2 --lnc 2")
     assert log.summary()["command_from_log"] == ["neuronx-cc", "compile", "m", "--target", "trn2", "--lnc", "2"]
@@ -157,8 +178,23 @@ def test_command_from_command_txt_and_log():
 
 def test_dropped_options_right_most_wins():
     requested = ["--verbose", "info", "--target", "trn2", "--lnc", "2", "-O2", "--auto-cast", "none"]
-    actual = ["neuronx-cc", "compile", "m", "--framework", "XLA", "--target", "trn1", "--output", "g.neff",
-              "--verbose", "info", "--target", "trn2", "-O2", "--auto-cast=none"]
+    actual = [
+        "neuronx-cc",
+        "compile",
+        "m",
+        "--framework",
+        "XLA",
+        "--target",
+        "trn1",
+        "--output",
+        "g.neff",
+        "--verbose",
+        "info",
+        "--target",
+        "trn2",
+        "-O2",
+        "--auto-cast=none",
+    ]
     assert dropped_options(requested, actual) == ["--lnc 2"]
     assert dropped_options(requested, actual + ["--target", "trn1", "--lnc", "2"]) == ["--target trn2 (ran with trn1)"]
     assert dropped_options(None, actual) == [] and dropped_options(requested, None) == []

@@ -17,8 +17,20 @@ from tests.explain_agreement import check_job
 
 CORPUS = Path(__file__).parent / "data" / "compiler_logs"
 LOGS = sorted(CORPUS.glob("*.log"))
-KEYS = ("status", "exit_code", "first_error", "errors", "codes", "passes", "compiler_version", "command",
-        "compiles", "context", "lines", "outcome")
+KEYS = (
+    "status",
+    "exit_code",
+    "first_error",
+    "errors",
+    "codes",
+    "passes",
+    "compiler_version",
+    "command",
+    "compiles",
+    "context",
+    "lines",
+    "outcome",
+)
 
 
 def _lines(data: bytes) -> list[str]:
@@ -41,8 +53,14 @@ def _job_read_live(job_dir: Path, data: bytes) -> None:
     job_dir.mkdir()
     (job_dir / "job.log").write_bytes(data)
     first = reader.first_error
-    record = {"schema_version": 1, "stages": [], "worker_pid": 1, "outcome": "failed",
-              "compiler": reader.summary(), "error": first.to_record() if first else None}
+    record = {
+        "schema_version": 1,
+        "stages": [],
+        "worker_pid": 1,
+        "outcome": "failed",
+        "compiler": reader.summary(),
+        "error": first.to_record() if first else None,
+    }
     (job_dir / "job.json").write_text(json.dumps(record), encoding="utf-8")
 
 

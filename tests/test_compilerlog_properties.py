@@ -50,12 +50,24 @@ def test_bytes_soup_with_bad_utf8_explains(seed, n):
 def test_the_fast_scan_reads_what_reading_every_line_reads(seed, n):
     rng = random.Random(seed)
     # Soup between the long runs of boring DEBUG records the scan exists to skip.
-    data = b"".join(big_compile_log(rng.randint(20, 200), seed=seed) + soup(rng, rng.randint(0, n // 10))
-                    for _ in range(3))
+    data = b"".join(
+        big_compile_log(rng.randint(20, 200), seed=seed) + soup(rng, rng.randint(0, n // 10)) for _ in range(3)
+    )
     whole = _explain(data, limit=len(data) + 1)
     fast = _explain(data, limit=0)
-    for key in ("status", "exit_code", "first_error", "errors", "codes", "passes", "compiler_version", "command",
-                "compiles", "context", "lines"):
+    for key in (
+        "status",
+        "exit_code",
+        "first_error",
+        "errors",
+        "codes",
+        "passes",
+        "compiler_version",
+        "command",
+        "compiles",
+        "context",
+        "lines",
+    ):
         assert fast[key] == whole[key], key
 
 
@@ -87,12 +99,21 @@ def test_work_grows_linearly_with_the_input():
 
 def test_pathological_long_lines_stay_linear():
     # Shapes that make a careless regular expression backtrack: long runs of what a record's parts look like.
-    for line in ("2024-01-01T00:00:00Z " + "1 " * 40_000, "2024-01-01T00:00:00Z ERROR 1 [" + "a" * 80_000,
-                 "[" * 80_000, "." * 50_000 + "2024-01-01T00:00:00Z ERROR 1 [x]: y", "NCC_" * 30_000,
-                 "03/04/2021 05:06:07 AM " + "[1] " * 20_000, "Running " + "x" * 80_000,
-                 "03/04/2021 05:06:07 AM ERROR 1 " + "2 " * 40_000, "F0000 00:00:1.5 " + "1 " * 40_000,
-                 "thread 'main' panicked at " + "x" * 80_000, "neuronx-cc " * 8_000 + "exited with status 1",
-                 "`neuronx-cc " * 8_000, "Finished pass " + "x" * 80_000):
+    for line in (
+        "2024-01-01T00:00:00Z " + "1 " * 40_000,
+        "2024-01-01T00:00:00Z ERROR 1 [" + "a" * 80_000,
+        "[" * 80_000,
+        "." * 50_000 + "2024-01-01T00:00:00Z ERROR 1 [x]: y",
+        "NCC_" * 30_000,
+        "03/04/2021 05:06:07 AM " + "[1] " * 20_000,
+        "Running " + "x" * 80_000,
+        "03/04/2021 05:06:07 AM ERROR 1 " + "2 " * 40_000,
+        "F0000 00:00:1.5 " + "1 " * 40_000,
+        "thread 'main' panicked at " + "x" * 80_000,
+        "neuronx-cc " * 8_000 + "exited with status 1",
+        "`neuronx-cc " * 8_000,
+        "Finished pass " + "x" * 80_000,
+    ):
         short, long_ = line[: len(line) // 8], line
         t_short = _best_of(lambda short=short: (parse_line(short), glued_record(short), CompilerLog().feed(short)))
         t_long = _best_of(lambda long_=long_: (parse_line(long_), glued_record(long_), CompilerLog().feed(long_)))

@@ -57,16 +57,19 @@ def test_keys_have_the_shapes_the_compiler_prints(table):
     assert bad == []
 
 
-@pytest.mark.parametrize(("pasted", "key"), [
-    ("[NLA001]", "NLA001"),
-    ("nla001", "NLA001"),
-    ("  [nla001]  ", "NLA001"),
-    ("NCC_EOOM001", "NCC_EOOM001"),
-    ("EOOM001", "NCC_EOOM001"),
-    ("eoom001\n", "NCC_EOOM001"),
-    ("[F134]", "F134"),
-    ("[ncc_zzz999]", "NCC_ZZZ999"),
-])
+@pytest.mark.parametrize(
+    ("pasted", "key"),
+    [
+        ("[NLA001]", "NLA001"),
+        ("nla001", "NLA001"),
+        ("  [nla001]  ", "NLA001"),
+        ("NCC_EOOM001", "NCC_EOOM001"),
+        ("EOOM001", "NCC_EOOM001"),
+        ("eoom001\n", "NCC_EOOM001"),
+        ("[F134]", "F134"),
+        ("[ncc_zzz999]", "NCC_ZZZ999"),
+    ],
+)
 def test_normalize_accepts_what_users_paste(pasted, key):
     assert normalize(pasted) == key
 
@@ -98,8 +101,11 @@ def test_unknown_code_is_url_quoted():
 
 def test_to_dict_has_every_field():
     assert lookup("NLA001").to_dict() == {
-        "code": "NLA001", "title": lookup("NLA001").title, "advice": lookup("NLA001").advice,
-        "url": lookup("NLA001").url, "known": True,
+        "code": "NLA001",
+        "title": lookup("NLA001").title,
+        "advice": lookup("NLA001").advice,
+        "url": lookup("NLA001").url,
+        "known": True,
     }
 
 

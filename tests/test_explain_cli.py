@@ -68,8 +68,13 @@ def test_other_outcomes_agree_with_their_records(tmp_path, monkeypatch, capsys, 
 
 def test_standard_input_and_a_log_with_several_compiles():
     log = (CORPUS / "multi_compile_training.log").read_bytes()
-    done = subprocess.run([sys.executable, "-m", "neffbench", "explain", "--json", "-"], input=log,
-                          capture_output=True, check=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-m", "neffbench", "explain", "--json", "-"],
+        input=log,
+        capture_output=True,
+        check=True,
+        cwd=REPO,
+    )
     got = json.loads(done.stdout)
     assert got["source"] == "<stdin>"
     assert len(got["compiles"]) > 1

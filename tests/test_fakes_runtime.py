@@ -29,8 +29,11 @@ from tests.fakes import (
 )
 from tests.neff_factory import build_neff
 
-LOG_LINE = re.compile(r"^\d{4}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6} \d+:\d+ ERROR\s+NRT:nrt_infodump\s+"
-                      r"Failure: (NRT_[A-Z_]+) in (nrt_load|nrt_execute|nrt_init)\(\)$", re.M)
+LOG_LINE = re.compile(
+    r"^\d{4}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6} \d+:\d+ ERROR\s+NRT:nrt_infodump\s+"
+    r"Failure: (NRT_[A-Z_]+) in (nrt_load|nrt_execute|nrt_init)\(\)$",
+    re.M,
+)
 PROFILE_ID = re.compile(r"^n_[0-9a-f]{40}$")
 MODULES = ("nrtpy", "spike", "fake_libnrt")
 
@@ -70,8 +73,11 @@ def rt(monkeypatch):
 
 @pytest.fixture
 def neff(tmp_path) -> Path:
-    return build_neff(tmp_path / "graph.neff", inputs={"a": ("float32", (4, 8)), "b": ("float16", (8,))},
-                      outputs={"out": ("float32", (4, 8)), "aux": ("float16", (2, 2))})
+    return build_neff(
+        tmp_path / "graph.neff",
+        inputs={"a": ("float32", (4, 8)), "b": ("float16", (8,))},
+        outputs={"out": ("float32", (4, 8)), "aux": ("float16", (2, 2))},
+    )
 
 
 @pytest.fixture
@@ -81,8 +87,10 @@ def bf16_neff(tmp_path) -> Path:
 
 def _feeds(mod, tensor_cls_name: str = "NrtpyTensor"):
     cls = getattr(mod, tensor_cls_name)
-    return {"a": cls.from_numpy(np.arange(32, dtype=np.float32).reshape(4, 8), name="a"),
-            "b": cls.from_numpy(np.ones(8, dtype=np.float16), name="b")}
+    return {
+        "a": cls.from_numpy(np.arange(32, dtype=np.float32).reshape(4, 8), name="a"),
+        "b": cls.from_numpy(np.ones(8, dtype=np.float16), name="b"),
+    }
 
 
 def _run(cmd: list[str], cwd: Path | None = None, **controls) -> subprocess.CompletedProcess:
@@ -97,14 +105,16 @@ def _python(code: str, **controls) -> subprocess.CompletedProcess:
 
 # --- the helper ---------------------------------------------------------------------------------------------
 
+
 def test_fake_env_is_unchanged_and_runtime_env_adds_the_runtime_fakes(monkeypatch):
     monkeypatch.setenv("FAKE_NRT_ERROR", "EXEC:NRT_TIMEOUT(5)")  # an outer value must not leak through
     plain = fake_env()
     assert plain["PYTHONPATH"].split(os.pathsep)[0] == str(PYTHON_DIR)
     assert str(RUNTIME_PYTHON_DIR) not in plain["PYTHONPATH"] and str(RUNTIME_BIN_DIR) not in plain["PATH"]
     assert not any(key in plain for key in RUNTIME_CONTROLS)
-    env = runtime_env(durations_ms=[0.5, 0.61], error="LOAD:NRT_RESOURCE(4): no memory",
-                      profile_summary={"total_time": 0.01})
+    env = runtime_env(
+        durations_ms=[0.5, 0.61], error="LOAD:NRT_RESOURCE(4): no memory", profile_summary={"total_time": 0.01}
+    )
     assert env["PYTHONPATH"].split(os.pathsep)[:2] == [str(PYTHON_DIR), str(RUNTIME_PYTHON_DIR)]
     assert env["PATH"].split(os.pathsep)[:2] == [str(BIN_DIR), str(RUNTIME_BIN_DIR)]
     assert env["FAKE_NRT_DURATIONS_MS"] == "0.5,0.61" and env["FAKE_NRT_ERROR"] == "LOAD:NRT_RESOURCE(4): no memory"
@@ -113,6 +123,7 @@ def test_fake_env_is_unchanged_and_runtime_env_adds_the_runtime_fakes(monkeypatc
 
 
 # --- nrtpy ---------------------------------------------------------------------------------------------------
+
 
 def test_nrtpy_reads_tensor_info_from_the_neff(rt, sample_neff, neff):
     nrtpy = rt("nrtpy")
@@ -140,8 +151,10 @@ def test_nrtpy_call_returns_fake_outputs_by_name_and_zeros_for_the_rest(rt, neff
     np.testing.assert_array_equal(outs["out"].numpy(), wanted)
     assert outs["out"].numpy().dtype == np.float32
     assert outs["aux"].numpy().dtype == np.float16 and not outs["aux"].numpy().any()
-    given = {"out": nrtpy.NrtpyTensor.from_numpy(np.zeros((4, 8), np.float32), name="out"),
-             "aux": nrtpy.NrtpyTensor.from_numpy(np.ones((2, 2), np.float16), name="aux")}
+    given = {
+        "out": nrtpy.NrtpyTensor.from_numpy(np.zeros((4, 8), np.float32), name="out"),
+        "aux": nrtpy.NrtpyTensor.from_numpy(np.ones((2, 2), np.float16), name="aux"),
+    }
     assert model(inputs=feeds, outputs=given) is None
     np.testing.assert_array_equal(given["out"].numpy(), wanted)
     assert not given["aux"].numpy().any()
@@ -225,8 +238,10 @@ def test_nrtpy_io_mismatch_is_nrt_invalid(rt, neff, capfd, case):
     elif case == "wrong size":
         feeds["b"] = nrtpy.NrtpyTensor.from_numpy(np.ones(9, dtype=np.float16), name="b")
     else:
-        outputs = {"out": nrtpy.NrtpyTensor.from_numpy(np.zeros((4, 8), np.float32)),
-                   "extra": nrtpy.NrtpyTensor.from_numpy(np.zeros(4, np.float16))}
+        outputs = {
+            "out": nrtpy.NrtpyTensor.from_numpy(np.zeros((4, 8), np.float32)),
+            "extra": nrtpy.NrtpyTensor.from_numpy(np.zeros(4, np.float16)),
+        }
     with pytest.raises(nrtpy.NrtError) as info:
         model(inputs=feeds, outputs=outputs)
     assert str(info.value) == "NRT Error NRT_INVALID(2): Failed to execute model"
@@ -234,15 +249,33 @@ def test_nrtpy_io_mismatch_is_nrt_invalid(rt, neff, capfd, case):
     assert LOG_LINE.search(capfd.readouterr().err).groups() == ("NRT_INVALID", "nrt_execute")
 
 
-@pytest.mark.parametrize("control, when, message", [
-    ("LOAD:NRT_RESOURCE(4): Failed to allocate device memory", "load",
-     "NRT Error NRT_RESOURCE(4): Failed to allocate device memory"),
-    ("LOAD:NRT_UNSUPPORTED_NEFF_VERSION(10)", "load", "NRT Error NRT_UNSUPPORTED_NEFF_VERSION(10): Failed to load model"),
-    ("EXEC:NRT_EXEC_NC_BUSY(1005): NeuronCore is busy", "exec", "NRT Error NRT_EXEC_NC_BUSY(1005): NeuronCore is busy"),
-    ("EXEC:1006", "exec", "NRT Error NRT_EXEC_OOB(1006): Failed to execute model"),
-    ("EXEC:NRT_EXEC_COMPLETED_WITH_NUM_ERR", "exec", "NRT Error NRT_EXEC_COMPLETED_WITH_NUM_ERR(1003): Failed to execute model"),
-    ("INIT:NRT_FAILURE(1)", "init", "NRT Error NRT_FAILURE(1): Failed to initialize NRT runtime"),
-])
+@pytest.mark.parametrize(
+    "control, when, message",
+    [
+        (
+            "LOAD:NRT_RESOURCE(4): Failed to allocate device memory",
+            "load",
+            "NRT Error NRT_RESOURCE(4): Failed to allocate device memory",
+        ),
+        (
+            "LOAD:NRT_UNSUPPORTED_NEFF_VERSION(10)",
+            "load",
+            "NRT Error NRT_UNSUPPORTED_NEFF_VERSION(10): Failed to load model",
+        ),
+        (
+            "EXEC:NRT_EXEC_NC_BUSY(1005): NeuronCore is busy",
+            "exec",
+            "NRT Error NRT_EXEC_NC_BUSY(1005): NeuronCore is busy",
+        ),
+        ("EXEC:1006", "exec", "NRT Error NRT_EXEC_OOB(1006): Failed to execute model"),
+        (
+            "EXEC:NRT_EXEC_COMPLETED_WITH_NUM_ERR",
+            "exec",
+            "NRT Error NRT_EXEC_COMPLETED_WITH_NUM_ERR(1003): Failed to execute model",
+        ),
+        ("INIT:NRT_FAILURE(1)", "init", "NRT Error NRT_FAILURE(1): Failed to initialize NRT runtime"),
+    ],
+)
 def test_nrtpy_injected_errors_have_the_runtime_format(rt, neff, capfd, monkeypatch, control, when, message):
     nrtpy = rt("nrtpy")
     monkeypatch.setenv("FAKE_NRT_ERROR", control)
@@ -254,8 +287,10 @@ def test_nrtpy_injected_errors_have_the_runtime_format(rt, neff, capfd, monkeypa
             pytest.fail("loading should have failed")
     assert str(info.value) == message
     name = message.split()[2].split("(")[0]
-    assert LOG_LINE.search(capfd.readouterr().err).groups() == (name, {"load": "nrt_load", "exec": "nrt_execute",
-                                                                       "init": "nrt_init"}[when])
+    assert LOG_LINE.search(capfd.readouterr().err).groups() == (
+        name,
+        {"load": "nrt_load", "exec": "nrt_execute", "init": "nrt_init"}[when],
+    )
 
 
 def test_nrtpy_exec_error_also_fails_benchmark(rt, neff, monkeypatch):
@@ -321,12 +356,14 @@ def test_nrtpy_save_trace_writes_an_ntff_beside_the_neff(rt, neff):
 
 
 def test_nrtpy_crash_kills_the_process_with_sigsegv(neff):
-    code = ("import numpy as np, nrtpy\n"
-            f"m = nrtpy.NrtpyModel.load_from_neff({str(neff)!r})\n"
-            "print('loaded', flush=True)\n"
-            "m(inputs={'a': nrtpy.NrtpyTensor.from_numpy(np.zeros((4, 8), np.float32)),"
-            " 'b': nrtpy.NrtpyTensor.from_numpy(np.zeros(8, np.float16))})\n"
-            "print('survived')\n")
+    code = (
+        "import numpy as np, nrtpy\n"
+        f"m = nrtpy.NrtpyModel.load_from_neff({str(neff)!r})\n"
+        "print('loaded', flush=True)\n"
+        "m(inputs={'a': nrtpy.NrtpyTensor.from_numpy(np.zeros((4, 8), np.float32)),"
+        " 'b': nrtpy.NrtpyTensor.from_numpy(np.zeros(8, np.float16))})\n"
+        "print('survived')\n"
+    )
     proc = _python(code, crash=True)
     assert proc.returncode == -signal.SIGSEGV
     assert proc.stdout == "loaded\n"
@@ -342,10 +379,22 @@ def test_runtime_fakes_import_fails_without_libnrt():
 
 # --- spike ---------------------------------------------------------------------------------------------------
 
+
 def test_spike_has_the_same_shape_as_the_real_package(rt, sample_neff):
     spike = rt("spike")
-    for name in ("SpikeModel", "SpikeTensor", "BenchmarkResult", "NrtError", "SpikeError", "SystemTraceSession",
-                 "TensorMetadata", "ModelTensorInfo", "configure", "reset", "get_spike_singleton"):
+    for name in (
+        "SpikeModel",
+        "SpikeTensor",
+        "BenchmarkResult",
+        "NrtError",
+        "SpikeError",
+        "SystemTraceSession",
+        "TensorMetadata",
+        "ModelTensorInfo",
+        "configure",
+        "reset",
+        "get_spike_singleton",
+    ):
         assert hasattr(spike, name), name
     assert issubclass(spike.NrtError, RuntimeError) and issubclass(spike.SpikeError, RuntimeError)
     import spike.spike_model
@@ -434,8 +483,10 @@ def test_spike_errors_lifetimes_and_configure(rt, neff, tmp_path, monkeypatch):
     spike = rt("spike")
     with pytest.raises(spike.SpikeError) as info:
         spike.SpikeModel.load_from_neff(tmp_path / "gone.neff")
-    assert str(info.value) == (f"Spike Error: Failed to open NEFF file: {tmp_path / 'gone.neff'}. Please check if "
-                               "the file exists and have read permission.")
+    assert str(info.value) == (
+        f"Spike Error: Failed to open NEFF file: {tmp_path / 'gone.neff'}. Please check if "
+        "the file exists and have read permission."
+    )
     monkeypatch.setenv("FAKE_NRT_ERROR", "LOAD:NRT_RESOURCE(4)")
     with pytest.raises(spike.NrtError, match=r"^NRT Error NRT_RESOURCE\(4\): Failed to load model$"):
         spike.SpikeModel.load_from_neff(neff)
@@ -456,8 +507,20 @@ def test_spike_errors_lifetimes_and_configure(rt, neff, tmp_path, monkeypatch):
 
 # --- neuron-ls -----------------------------------------------------------------------------------------------
 
-DEVICE_KEYS = {"instance_type", "instance_id", "neuron_device", "bdf", "cpu_affinity", "numa_node", "connected_to",
-               "nc_count", "logical_neuroncore_config", "memory_size", "neuroncore_ids", "neuron_processes"}
+DEVICE_KEYS = {
+    "instance_type",
+    "instance_id",
+    "neuron_device",
+    "bdf",
+    "cpu_affinity",
+    "numa_node",
+    "connected_to",
+    "nc_count",
+    "logical_neuroncore_config",
+    "memory_size",
+    "neuroncore_ids",
+    "neuron_processes",
+}
 
 
 def test_neuron_ls_json_trn2():
@@ -494,6 +557,7 @@ def test_neuron_ls_table():
 
 # --- neuron-explorer / neuron-profile ------------------------------------------------------------------------
 
+
 def test_explorer_capture_writes_the_session_file(tmp_path, sample_neff):
     out = tmp_path / "prof" / "profile.ntff"
     proc = _run(["neuron-explorer", "capture", "-n", str(sample_neff), "-s", str(out)])
@@ -504,12 +568,37 @@ def test_explorer_capture_writes_the_session_file(tmp_path, sample_neff):
 
 def test_explorer_capture_nth_exec_and_inputs(tmp_path, sample_neff):
     np.save(tmp_path / "x.npy", np.ones((128, 256), np.float16))
-    proc = _run(["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "profile.ntff", "x", "x.npy",
-                 "--profile-nth-exec=2"], cwd=tmp_path)
+    proc = _run(
+        [
+            "neuron-explorer",
+            "capture",
+            "-n",
+            str(sample_neff),
+            "-s",
+            "profile.ntff",
+            "x",
+            "x.npy",
+            "--profile-nth-exec=2",
+        ],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "profile_exec_2.ntff").is_file() and not (tmp_path / "profile.ntff").exists()
-    proc = _run(["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "p.ntff", "--num-exec", "4",
-                 "--profile-nth-exec", "2"], cwd=tmp_path)
+    proc = _run(
+        [
+            "neuron-explorer",
+            "capture",
+            "-n",
+            str(sample_neff),
+            "-s",
+            "p.ntff",
+            "--num-exec",
+            "4",
+            "--profile-nth-exec",
+            "2",
+        ],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0 and {p.name for p in tmp_path.glob("p_*.ntff")} == {"p_exec_2.ntff", "p_exec_4.ntff"}
 
 
@@ -526,22 +615,29 @@ def test_explorer_capture_collectives_ranks(tmp_path, sample_neff):
     base = ["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "out/profile.ntff"]
     assert _run([*base, "-r", "2"], cwd=tmp_path).returncode == 0
     assert {p.name for p in (tmp_path / "out").iterdir()} == {"profile_rank_0.ntff", "profile_rank_1.ntff"}
-    assert _run([*base[:-1], "one/profile.ntff", "-r", "4", "-i", "1", "--profile-nth-exec=2"], cwd=tmp_path).returncode == 0
+    assert (
+        _run([*base[:-1], "one/profile.ntff", "-r", "4", "-i", "1", "--profile-nth-exec=2"], cwd=tmp_path).returncode
+        == 0
+    )
     assert [p.name for p in (tmp_path / "one").iterdir()] == ["profile_rank_1_exec_2.ntff"]
 
 
 def test_explorer_capture_save_output_npy(tmp_path, sample_neff, bf16_neff):
     wanted = np.arange(128 * 128, dtype=np.float16).reshape(128, 128)
     np.savez(tmp_path / "outs.npz", output0=wanted)
-    proc = _run(["neuron-explorer", "capture", "-n", str(sample_neff), "--disable-profile", "--save-output-npy"],
-                cwd=tmp_path, outputs=tmp_path / "outs.npz")
+    proc = _run(
+        ["neuron-explorer", "capture", "-n", str(sample_neff), "--disable-profile", "--save-output-npy"],
+        cwd=tmp_path,
+        outputs=tmp_path / "outs.npz",
+    )
     assert proc.returncode == 0, proc.stderr
     assert not list(tmp_path.glob("*.ntff"))
     saved = np.load(tmp_path / "output0.npy")
     assert saved.dtype == np.float16 and saved.shape == (128, 128)
     np.testing.assert_array_equal(saved, wanted)
-    proc = _run(["neuron-explorer", "capture", "-n", str(bf16_neff), "--disable-profile", "--save-output-npy"],
-                cwd=tmp_path)
+    proc = _run(
+        ["neuron-explorer", "capture", "-n", str(bf16_neff), "--disable-profile", "--save-output-npy"], cwd=tmp_path
+    )
     assert proc.returncode == 1
     assert "failed to save output y to file: unsupported type for npy output: bfloat16" in proc.stderr
 
@@ -562,28 +658,40 @@ def test_explorer_capture_runtime_failures(tmp_path, sample_neff):
 
 
 def test_explorer_view_summary_json(tmp_path, sample_neff):
-    assert _run(["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "prof/profile.ntff",
-                 "--profile-nth-exec=2"], cwd=tmp_path, durations_ms=[2.0]).returncode == 0
+    assert (
+        _run(
+            ["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "prof/profile.ntff", "--profile-nth-exec=2"],
+            cwd=tmp_path,
+            durations_ms=[2.0],
+        ).returncode
+        == 0
+    )
     proc = _run(["neuron-explorer", "view", "-d", "prof", "--output-format", "summary-json"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     nodes = json.loads(proc.stdout)
-    (pid, summary), = nodes.items()
+    ((pid, summary),) = nodes.items()
     assert PROFILE_ID.match(pid)
     assert summary["total_time"] == pytest.approx(0.002)  # seconds: the second execution, 2 ms
     assert 0 <= summary["mfu_estimated_percent"] <= 1
     assert summary["hbm_read_bytes"] == 2 * 65536 and summary["hbm_write_bytes"] == 32768
-    first = _run(["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "first.ntff"], cwd=tmp_path,
-                 durations_ms=[2.0])
+    first = _run(
+        ["neuron-explorer", "capture", "-n", str(sample_neff), "-s", "first.ntff"], cwd=tmp_path, durations_ms=[2.0]
+    )
     assert first.returncode == 0
-    view = _run(["neuron-explorer", "view", "-n", str(sample_neff), "-s", "first.ntff", "--output-format",
-                 "summary-json"], cwd=tmp_path, profile_summary={"mfu_estimated_percent": 0.5, "extra": 1})
+    view = _run(
+        ["neuron-explorer", "view", "-n", str(sample_neff), "-s", "first.ntff", "--output-format", "summary-json"],
+        cwd=tmp_path,
+        profile_summary={"mfu_estimated_percent": 0.5, "extra": 1},
+    )
     (summary,) = json.loads(view.stdout).values()
     assert summary["total_time"] == pytest.approx(0.003)  # the first execution carries ~1 ms of start-up
     assert (summary["mfu_estimated_percent"], summary["extra"]) == (0.5, 1)
     text = _run(["neuron-explorer", "view", "-s", "first.ntff", "--output-format", "summary-text"], cwd=tmp_path)
     assert re.search(r"^total_time\s+0\.003$", text.stdout, re.M)
-    assert _run(["neuron-explorer", "view", "-d", "empty", "--output-format", "summary-json"],
-                cwd=tmp_path).returncode == 1
+    assert (
+        _run(["neuron-explorer", "view", "-d", "empty", "--output-format", "summary-json"], cwd=tmp_path).returncode
+        == 1
+    )
 
 
 def test_neuron_profile_is_deprecated_but_works(tmp_path, sample_neff):

@@ -14,8 +14,9 @@ from neffbench.spec import loads_toml
 
 
 def run_cli(*args: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], capture_output=True, text=True, env=env,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
 
 
 def test_check_a_preset_passes(capsys):
@@ -63,8 +64,16 @@ def test_check_names_a_missing_spec(capsys):
 def test_preset_list_names_every_preset(capsys):
     assert main(["preset", "list"]) == 0
     out = capsys.readouterr().out
-    for name in ("seed", "llama3-8b", "llama3.1-8b", "mistral-7b-v0.1", "qwen2-7b", "gpt-j-6b", "gpt-neox-20b",
-                 "phi-2"):
+    for name in (
+        "seed",
+        "llama3-8b",
+        "llama3.1-8b",
+        "mistral-7b-v0.1",
+        "qwen2-7b",
+        "gpt-j-6b",
+        "gpt-neox-20b",
+        "phi-2",
+    ):
         assert name in out
     assert out.splitlines()[0].startswith("seed ")
 
@@ -90,8 +99,19 @@ def test_doctor_json_reports_what_it_found():
     proc = run_cli("doctor", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    for key in ("python", "torch", "pyside6", "pyqtgraph", "torch_neuronx", "neuronx_cc", "devices", "display",
-                "backend", "backend_reason", "advice"):
+    for key in (
+        "python",
+        "torch",
+        "pyside6",
+        "pyqtgraph",
+        "torch_neuronx",
+        "neuronx_cc",
+        "devices",
+        "display",
+        "backend",
+        "backend_reason",
+        "advice",
+    ):
         assert key in data
     assert data["torch"]["found"] is True
     # This suite runs without the Neuron toolchain unless a test puts the fakes on PATH.

@@ -18,8 +18,14 @@ def make_job(workdir, name: str, *, spec=None, neff: bool = True, reproduce: boo
     job_dir = workdir / name
     neffs = []
     if neff:
-        neffs.append(build_neff(job_dir / "compiler" / "graph.neff", inputs={"input0": ("float32", (4, 8))},
-                                outputs={"output0": ("float32", (4, 8))}, name="graph.neff"))
+        neffs.append(
+            build_neff(
+                job_dir / "compiler" / "graph.neff",
+                inputs={"input0": ("float32", (4, 8))},
+                outputs={"output0": ("float32", (4, 8))},
+                name="graph.neff",
+            )
+        )
     write_job(job_dir, spec=to_dict(spec or load_preset("seed")), neffs=neffs, stages={"tracing": {"duration_s": 1.5}})
     if reproduce:
         (job_dir / "reproduce.py").write_text("print('reproduce me')\n")
@@ -73,11 +79,16 @@ def test_the_real_sample_shows_its_header_and_io(panel, qtbot, sample_neff):
     art = artifacts.artifacts[0]
     assert art.neff.info.compiler_version == "2.23.6484.0"
     artifacts.select(art.key)
-    text = [artifacts.detail.topLevelItem(i).text(0) + "=" + artifacts.detail.topLevelItem(i).text(1)
-            for i in range(artifacts.detail.topLevelItemCount())]
+    text = [
+        artifacts.detail.topLevelItem(i).text(0) + "=" + artifacts.detail.topLevelItem(i).text(1)
+        for i in range(artifacts.detail.topLevelItemCount())
+    ]
     assert "Target=trn2 (cayman)" in text  # as users name it, the NEFF's codename beside
-    inputs = next(artifacts.detail.topLevelItem(i) for i in range(artifacts.detail.topLevelItemCount())
-                  if artifacts.detail.topLevelItem(i).text(0) == "Inputs")
+    inputs = next(
+        artifacts.detail.topLevelItem(i)
+        for i in range(artifacts.detail.topLevelItemCount())
+        if artifacts.detail.topLevelItem(i).text(0) == "Inputs"
+    )
     assert [inputs.child(i).text(0) for i in range(inputs.childCount())] == ["x", "y"]
 
 

@@ -50,7 +50,9 @@ def test_two_buckets_compile_one_after_another_and_show_their_neffs_and_diff(win
     assert panel.results.topLevelItemCount() == 2
     assert ".neff" in panel.results.topLevelItem(0).text(2)
     # No Neuron device here: the NEFF cannot run, and the results say so rather than invent an error.
-    assert "not checked" in panel.results.topLevelItem(0).text(3) and "cpu_backend" in panel.results.topLevelItem(0).text(3)
+    assert "not checked" in panel.results.topLevelItem(0).text(3) and "cpu_backend" in panel.results.topLevelItem(
+        0
+    ).text(3)
     assert panel.state_label.text().startswith("Succeeded")
     # Stages and compiler passes were shown as they happened.
     job = panel.stages.topLevelItem(0)
@@ -76,8 +78,10 @@ def test_two_buckets_compile_one_after_another_and_show_their_neffs_and_diff(win
     for i in range(2):
         artifacts.list.topLevelItem(i).setSelected(True)
     assert artifacts.tabs.currentIndex() == 2
-    diffs = [(artifacts.diff.topLevelItem(i).text(0), artifacts.diff.topLevelItem(i).text(1))
-             for i in range(artifacts.diff.topLevelItemCount())]
+    diffs = [
+        (artifacts.diff.topLevelItem(i).text(0), artifacts.diff.topLevelItem(i).text(1))
+        for i in range(artifacts.diff.topLevelItemCount())
+    ]
     assert ("spec", "inputs.num_tokens") in diffs
     # Double-clicking a result shows its job in Artifacts.
     item = panel.results.topLevelItem(1)

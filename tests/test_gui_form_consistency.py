@@ -29,6 +29,7 @@ TRN2 = with_(BASE, "compiler", target="trn2")
 
 # ---- which fields, and why ----
 
+
 def test_the_kernel_api_default_ignores_nothing():
     assert Kernel().ignored_fields(BASE) == {}
     spec = registry.get("silu_and_mul").default_spec()
@@ -43,15 +44,17 @@ def test_rotary_dim_wins_over_the_partial_rotary_factor():
 
 def test_key_heads_mean_nothing_without_a_key():
     assert ignored_fields(with_(TRN2, "model", with_key=False)) == {
-        "model.num_heads_k": "with_key is off, so the module takes no key"}
+        "model.num_heads_k": "with_key is off, so the module takes no key"
+    }
 
 
 @pytest.mark.parametrize("target", ["inf2", "trn1", "trn1n"])
 def test_lnc_is_irrelevant_before_trn2_for_every_kernel(target):
     for kernel in registry.available():
         spec = with_(kernel.default_spec(), "compiler", target=target)
-        assert ignored_fields(spec)["compiler.lnc"] == (f"the target is {target}, and neuronx-cc documents --lnc "
-                                                        "for trn2/trn3 only")
+        assert ignored_fields(spec)["compiler.lnc"] == (
+            f"the target is {target}, and neuronx-cc documents --lnc for trn2/trn3 only"
+        )
     assert "compiler.lnc" not in ignored_fields(with_(BASE, "compiler", target="trn3"))
 
 
@@ -65,6 +68,7 @@ def test_fields_a_choice_hides_stay_inactive_with_their_reason():
 
 
 # ---- what a spec file says about them ----
+
 
 def test_an_ignored_value_is_written_as_a_comment_that_says_why():
     spec = with_(with_(TRN2, "model", rotary_dim=32, partial_rotary_factor=0.5), "rope", factor=2.0)
@@ -87,15 +91,19 @@ def test_a_value_the_hash_still_counts_is_kept_with_a_note():
     text = dumps_toml(spec)
     lines = text.splitlines()
     at = lines.index("lnc = 2")
-    assert lines[at - 1] == ("# lnc does not apply: the target is trn1, and neuronx-cc documents --lnc for trn2/trn3 "
-                             "only (kept: the spec hash counts it)")
+    assert lines[at - 1] == (
+        "# lnc does not apply: the target is trn1, and neuronx-cc documents --lnc for trn2/trn3 "
+        "only (kept: the spec hash counts it)"
+    )
     assert loads_toml(text) == spec
     keyless = with_(TRN2, "model", with_key=False, num_heads_k=4)
     assert loads_toml(dumps_toml(keyless)) == keyless
     # A value validation blames stays too: saving must not make the problem go away.
     both = with_(TRN2, "model", rotary_dim=16, partial_rotary_factor=0.5)
-    assert ("# partial_rotary_factor does not apply: rotary_dim is set, and it wins over the factor (kept: "
-            "validation reports it)\npartial_rotary_factor = 0.5") in dumps_toml(both)
+    assert (
+        "# partial_rotary_factor does not apply: rotary_dim is set, and it wins over the factor (kept: "
+        "validation reports it)\npartial_rotary_factor = 0.5"
+    ) in dumps_toml(both)
     assert loads_toml(dumps_toml(both)) == both
 
 
@@ -127,8 +135,10 @@ def test_saving_and_loading_never_changes_the_hash_or_the_problems(spec, tmp_pat
 
 
 def test_old_files_that_set_an_ignored_field_still_load():
-    old = ('[model]\nhead_size = 64\nrotary_dim = 32\npartial_rotary_factor = 0.5\n'
-           '[rope]\nrope_type = "default"\nfactor = 4.0\n[compiler]\nlnc = 2\n')
+    old = (
+        "[model]\nhead_size = 64\nrotary_dim = 32\npartial_rotary_factor = 0.5\n"
+        '[rope]\nrope_type = "default"\nfactor = 4.0\n[compiler]\nlnc = 2\n'
+    )
     spec = loads_toml(old)
     assert (spec.model.partial_rotary_factor, spec.rope.factor, spec.compiler.lnc) == (0.5, 4.0, 2)
     assert set(all_ignored(spec)) >= {"model.partial_rotary_factor", "rope.factor", "compiler.lnc"}
@@ -141,6 +151,7 @@ def test_the_seed_hash_is_unchanged_and_no_preset_carries_an_unmarked_ignored_va
 
 
 # ---- the form ----
+
 
 def _state(form, key):
     widget = form.editor(key).widget
@@ -193,8 +204,9 @@ def test_lnc_follows_the_target_and_a_value_it_warns_about_stays_editable(window
 def test_a_value_validation_blames_stays_editable(window):
     window.apply_preset("seed")
     form = window.form
-    form.set_spec(with_(with_(load_preset("seed"), "model", rotary_dim=16, partial_rotary_factor=0.5), "compiler",
-                        target="trn2"))
+    form.set_spec(
+        with_(with_(load_preset("seed"), "model", rotary_dim=16, partial_rotary_factor=0.5), "compiler", target="trn2")
+    )
     factor = form.editor("model.partial_rotary_factor").widget
     assert "not both" in form.problem_label("model.partial_rotary_factor").text()
     assert factor.isEnabled() and factor.toolTip().startswith("Ignored:")

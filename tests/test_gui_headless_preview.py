@@ -16,9 +16,28 @@ pytestmark = pytest.mark.gui
 def test_preview_command_writes_pngs_and_figures(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     out = tmp_path / "plots"
-    proc = subprocess.run([sys.executable, "-m", "neffbench", "preview", "gpt-neox-20b", "--out", str(out),
-                           "--token", "2", "--head", "3", "--cache-dtype", "bfloat16"],
-                          capture_output=True, text=True, timeout=180, env=env, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "preview",
+            "gpt-neox-20b",
+            "--out",
+            str(out),
+            "--token",
+            "2",
+            "--head",
+            "3",
+            "--cache-dtype",
+            "bfloat16",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     for stem in ("preview", "tables", "frequencies", "rotation"):
         image = QImage(str(out / f"{stem}.png"))
@@ -41,8 +60,14 @@ def test_preview_command_reports_spec_errors(tmp_path, capsys):
 
 def _preview(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    return subprocess.run([sys.executable, "-m", "neffbench", "preview", *args], capture_output=True, text=True,
-                          timeout=300, env=env, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", "preview", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
 
 
 @pytest.mark.slow

@@ -23,33 +23,63 @@ pytestmark = pytest.mark.gui
 def two_plots(scale: float = 1.0) -> KernelPreview:
     rng = np.random.default_rng(0)
     tokens = np.arange(32)
-    curve = Plot("RMS per token", "curve", "token", "RMS",
-                 [Series("before", tokens, scale * (1.4 + 0.02 * rng.standard_normal(32))),
-                  Series("after", tokens, scale * (1.0 + 0.01 * rng.standard_normal(32))),
-                  Series("expected", [0, 31], [scale, scale], "reference")],
-                 note="Every row comes out with about the weight's RMS.")
-    values = Plot("Values", "histogram", "value", "count",
-                  [histogram("input", scale * rng.standard_normal(4000), bins=32)], note="Both on the same bins.")
-    return KernelPreview("RMSNorm: 32 x 64 float32", [curve, values],
-                         badges={"max |err|": f"{3e-7 * scale:.2g}", "weight RMS": "1"},
-                         verdicts={"max |err|": True, "weight RMS": None}, timings={"total": 0.012})
+    curve = Plot(
+        "RMS per token",
+        "curve",
+        "token",
+        "RMS",
+        [
+            Series("before", tokens, scale * (1.4 + 0.02 * rng.standard_normal(32))),
+            Series("after", tokens, scale * (1.0 + 0.01 * rng.standard_normal(32))),
+            Series("expected", [0, 31], [scale, scale], "reference"),
+        ],
+        note="Every row comes out with about the weight's RMS.",
+    )
+    values = Plot(
+        "Values",
+        "histogram",
+        "value",
+        "count",
+        [histogram("input", scale * rng.standard_normal(4000), bins=32)],
+        note="Both on the same bins.",
+    )
+    return KernelPreview(
+        "RMSNorm: 32 x 64 float32",
+        [curve, values],
+        badges={"max |err|": f"{3e-7 * scale:.2g}", "weight RMS": "1"},
+        verdicts={"max |err|": True, "weight RMS": None},
+        timings={"total": 0.012},
+    )
 
 
 def tensor(name: str, counts: list[int], *, nan: int = 0, inf: int = 0) -> dict:
     edges = np.linspace(-2.0, 2.0, len(counts) + 1).tolist()
     numel = sum(counts) + nan + inf
-    return {"name": name, "dtype": "float32", "shape": [numel], "histogram": {"edges": edges, "counts": counts},
-            "stats": {"numel": numel, "nan": nan, "inf": inf, "min": -2.0, "max": 2.0, "mean": 0.0, "std": 1.0}}
+    return {
+        "name": name,
+        "dtype": "float32",
+        "shape": [numel],
+        "histogram": {"edges": edges, "counts": counts},
+        "stats": {"numel": numel, "nan": nan, "inf": inf, "min": -2.0, "max": 2.0, "mean": 0.0, "std": 1.0},
+    }
 
 
 def module_report(**changes) -> dict:
     """A report as the probe child writes it for a module kernel, by hand."""
-    report = {"ok": True, "bucket": {"batch": 1, "seq": 16}, "timings": {"build_s": 0.02, "trace_s": 0.05},
-              "info": {"entry": "mymodels.py:Net"}, "problems": [],
-              "op_counts": {"aten::linear": 2, "aten::add": 3, "aten::relu": 1},
-              "data_dependent": [], "unused_inputs": [], "constant_outputs": [],
-              "interface": {"inputs": ["input0 <- x"], "outputs": ["output0 <- out"]},
-              "inputs": [tensor("x", [1, 4, 6, 4, 1])], "outputs": [tensor("out", [2, 3, 5, 3, 2, 1])]}
+    report = {
+        "ok": True,
+        "bucket": {"batch": 1, "seq": 16},
+        "timings": {"build_s": 0.02, "trace_s": 0.05},
+        "info": {"entry": "mymodels.py:Net"},
+        "problems": [],
+        "op_counts": {"aten::linear": 2, "aten::add": 3, "aten::relu": 1},
+        "data_dependent": [],
+        "unused_inputs": [],
+        "constant_outputs": [],
+        "interface": {"inputs": ["input0 <- x"], "outputs": ["output0 <- out"]},
+        "inputs": [tensor("x", [1, 4, 6, 4, 1])],
+        "outputs": [tensor("out", [2, 3, 5, 3, 2, 1])],
+    }
     report.update(changes)
     return report
 
@@ -100,6 +130,7 @@ def _op_rows(panel) -> list[tuple[str, int]]:
 
 
 # ---- the kernel's plots ----
+
 
 def test_show_preview_draws_each_plot_with_its_title_axes_legend_and_note(panel, qtbot):
     panel.show_preview(two_plots())
@@ -183,13 +214,14 @@ def test_nothing_overlaps_at_1024_by_700(panel, qtbot):
     cells = list(panel.grid.cells.values())
     qtbot.waitUntil(lambda: all(c.height() >= 200 for c in cells))
     rects = [c.geometry() for c in cells]
-    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
     header_bottom = panel.tabs.geometry().top()
     assert panel.check_button.geometry().bottom() < header_bottom
     assert panel.scroll.verticalScrollBar().maximum() > 0  # five plots scroll rather than squash
 
 
 # ---- the CPU check ----
+
 
 @pytest.mark.slow  # a probe child (or a fresh interpreter)
 def test_show_check_fills_tensors_interface_and_operators_from_a_real_report(panel, rms_norm_report):
@@ -226,10 +258,17 @@ def test_selecting_a_tensor_row_shows_its_histogram(panel, qtbot, rms_norm_repor
 
 
 def test_a_data_dependent_op_is_highlighted_and_says_why(panel):
-    report = module_report(ok=False, op_counts={"aten::add": 3, "aten::nonzero": 1},
-                           data_dependent=["aten::nonzero"],
-                           problems=[{"severity": "error", "message": "the traced graph uses aten::nonzero, whose "
-                                      "output shape depends on the input values"}])
+    report = module_report(
+        ok=False,
+        op_counts={"aten::add": 3, "aten::nonzero": 1},
+        data_dependent=["aten::nonzero"],
+        problems=[
+            {
+                "severity": "error",
+                "message": "the traced graph uses aten::nonzero, whose output shape depends on the input values",
+            }
+        ],
+    )
     panel.show_check(report)
     assert _op_rows(panel) == [("aten::add", 3), ("aten::nonzero", 1)]
     table = panel.check_view.ops_table
@@ -246,9 +285,11 @@ def test_a_data_dependent_op_is_highlighted_and_says_why(panel):
 
 def test_nan_and_inf_are_highlighted_and_an_unused_input_is_listed_as_dropped(panel):
     report = module_report(
-        inputs=[tensor("x", [1, 2, 1]), tensor("y", [3, 3])], outputs=[tensor("out", [1, 1], nan=2, inf=1)],
+        inputs=[tensor("x", [1, 2, 1]), tensor("y", [3, 3])],
+        outputs=[tensor("out", [1, 1], nan=2, inf=1)],
         unused_inputs=["y"],
-        problems=[{"severity": "warning", "message": "input 'y' is never used by the traced graph"}])
+        problems=[{"severity": "warning", "message": "input 'y' is never used by the traced graph"}],
+    )
     panel.show_check(report)
     out = panel.check_view.tensor_tree.topLevelItem(1).child(0)
     assert (out.text(7), out.text(8)) == ("2", "1")
@@ -282,6 +323,7 @@ def test_the_button_asks_for_a_check(panel, qtbot):
 
 # ---- status and invalid specs ----
 
+
 def test_show_invalid_keeps_the_previous_plots_and_says_why(panel, qtbot):
     panel.show_preview(two_plots())
     widgets = panel.plot_widgets()
@@ -313,10 +355,15 @@ def test_status_before_the_first_preview_replaces_the_placeholder(panel):
 
 @pytest.mark.slow  # a probe child (or a fresh interpreter)
 def test_the_module_imports_no_torch():
-    code = ("import sys, neffbench.gui.preview.kernel_panel\n"
-            "print('torch' in sys.modules)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    code = "import sys, neffbench.gui.preview.kernel_panel\nprint('torch' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
 

@@ -59,9 +59,12 @@ def test_rms_norm_preview_draws_the_kernels_plots(make_window, qtbot):
 
 def test_a_module_spec_compiles_from_the_window(make_window, qtbot, tmp_path):
     window = make_window(workdir=tmp_path / "wd")
-    spec = ModuleCompileSpec(name="mlp-gui", module=ModuleSection(entry=f"{DATA}/mlp.py:make_mlp",
-                                                                  kwargs={"hidden_size": 32}),
-                             inputs={"x": "f32[{tokens},32]"}, buckets={"tokens": (2, 4)})
+    spec = ModuleCompileSpec(
+        name="mlp-gui",
+        module=ModuleSection(entry=f"{DATA}/mlp.py:make_mlp", kwargs={"hidden_size": 32}),
+        inputs={"x": "f32[{tokens},32]"},
+        buckets={"tokens": (2, 4)},
+    )
     window.form.set_spec(spec)
     assert window.form.kernel == "module" and window.form.errors() == []
     qtbot.waitUntil(lambda: window.compile_action.isEnabled(), timeout=30_000)
@@ -70,15 +73,20 @@ def test_a_module_spec_compiles_from_the_window(make_window, qtbot, tmp_path):
     run = blocker.args[0]
     assert run.outcome == "succeeded"
     assert [r.record["bucket"] for r in run.results] == [{"tokens": 2}, {"tokens": 4}]
-    rows = [window.compile_panel.results.topLevelItem(i).text(0)
-            for i in range(window.compile_panel.results.topLevelItemCount())]
+    rows = [
+        window.compile_panel.results.topLevelItem(i).text(0)
+        for i in range(window.compile_panel.results.topLevelItemCount())
+    ]
     assert rows == ["tokens=2", "tokens=4"]
 
 
 def test_the_module_kernels_cpu_check_fills_the_generic_preview(make_window, qtbot):
     window = make_window()
-    window.form.set_spec(ModuleCompileSpec(name="norm", module=ModuleSection(entry=f"{DATA}/instances.py:norm"),
-                                           inputs={"input": "f32[4,16]"}))
+    window.form.set_spec(
+        ModuleCompileSpec(
+            name="norm", module=ModuleSection(entry=f"{DATA}/instances.py:norm"), inputs={"input": "f32[4,16]"}
+        )
+    )
     with qtbot.waitSignal(window.preview_controller.checked, timeout=120_000) as blocker:
         window.preview_panel.check_requested.emit()
     report = blocker.args[0]

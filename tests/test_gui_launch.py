@@ -44,8 +44,9 @@ sys.exit(code)
 
 def test_launch_paints_before_torch_loads_then_fills_in_and_exits_cleanly(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=180,
-                          cwd=tmp_path, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=180, cwd=tmp_path, check=False
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     seen = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
     assert seen == {"torch_at_first_paint": False, "panels": True, "preview": "seed"}

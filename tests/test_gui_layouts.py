@@ -24,18 +24,31 @@ def _cut(page: QWidget) -> list[str]:
     problems = []
     for button in _visible(page, QAbstractButton):
         if isinstance(button, (QPushButton, QCheckBox)) and button.width() < button.minimumSizeHint().width():
-            problems.append(f"button {button.text()!r} is {button.width()} px, needs {button.minimumSizeHint().width()}")
+            problems.append(
+                f"button {button.text()!r} is {button.width()} px, needs {button.minimumSizeHint().width()}"
+            )
     for label in _visible(page, QLabel):
-        if type(label) is QLabel and label.text() and not label.wordWrap() and label.width() < label.minimumSizeHint().width():
-            problems.append(f"label {label.text()[:40]!r} is {label.width()} px, needs {label.minimumSizeHint().width()}")
+        if (
+            type(label) is QLabel
+            and label.text()
+            and not label.wordWrap()
+            and label.width() < label.minimumSizeHint().width()
+        ):
+            problems.append(
+                f"label {label.text()[:40]!r} is {label.width()} px, needs {label.minimumSizeHint().width()}"
+            )
         if label.wordWrap() and label.text() and label.height() < label.heightForWidth(label.width()):
-            problems.append(f"wrapped label {label.text()[:40]!r} is {label.height()} px high, needs "
-                            f"{label.heightForWidth(label.width())}")
+            problems.append(
+                f"wrapped label {label.text()[:40]!r} is {label.height()} px high, needs "
+                f"{label.heightForWidth(label.width())}"
+            )
     for view in _visible(page, pg.GraphicsView):
         # A pane pushed past its splitter's or the window's edge is partly outside its visible region.
         shown = view.visibleRegion().boundingRect()
         if shown.width() and shown.width() < view.width() - 1:
-            problems.append(f"plot view {view.objectName() or type(view).__name__} shows {shown.width()} of {view.width()} px")
+            problems.append(
+                f"plot view {view.objectName() or type(view).__name__} shows {shown.width()} of {view.width()} px"
+            )
         for item in view.scene().items():
             if isinstance(item, pg.PlotItem) and item.isVisible() and item.titleLabel.isVisible():
                 title = item.titleLabel.item.boundingRect().width()
@@ -95,8 +108,13 @@ def test_every_tab_is_whole_on_a_laptop_screen_after_a_compile(window, qtbot, mo
     window.build_panels()
     window.preview_controller.load_torch()
     window.apply_preset("llama3.1-8b")  # the longest titles and the most legend entries
-    qtbot.waitUntil(lambda: getattr(window.preview_panel.preview, "spec", None) is not None
-                    and window.preview_panel.preview.spec.name == "llama3.1-8b", timeout=60_000)
+    qtbot.waitUntil(
+        lambda: (
+            getattr(window.preview_panel.preview, "spec", None) is not None
+            and window.preview_panel.preview.spec.name == "llama3.1-8b"
+        ),
+        timeout=60_000,
+    )
     run = compile_and_wait(window, qtbot)
     assert run.outcome == "succeeded"
     window.artifacts.rescan()
@@ -164,8 +182,10 @@ def test_a_status_message_is_never_crowded_out_by_the_toolchain_summary(window, 
     window.build_panels()
     window.resize(1024, 700)
     status = window.doctor_status
-    status.toolchain.setText("● Neuron toolchain: torch_neuronx 2.9.0.2.15.32035 (legacy), neuronx-cc 2.21.33363.0 "
-                             "and a very long tail that no narrow window can show in full")
+    status.toolchain.setText(
+        "● Neuron toolchain: torch_neuronx 2.9.0.2.15.32035 (legacy), neuronx-cc 2.21.33363.0 "
+        "and a very long tail that no narrow window can show in full"
+    )
     assert status.toolchain.text().endswith("in full")  # the whole line is still what it says
     assert window.statusBar().minimumSizeHint().width() < 1024  # the summary gives way, never widens the window
     window.statusBar().showMessage("Copied the path of graph.neff.")

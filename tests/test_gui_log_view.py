@@ -39,8 +39,15 @@ def test_many_lines_arrive_capped_and_the_count_is_kept(view, qtbot):
 
 
 def test_levels_are_coloured_and_error_codes_listed(view, qtbot):
-    view.append_lines([line(0), line(1, "USER", "[NLA001] Unhandled exception"), line(2, "WARNING"), "plain text",
-                       line(4, "USER", "Frontend finished after 0.08 seconds")])
+    view.append_lines(
+        [
+            line(0),
+            line(1, "USER", "[NLA001] Unhandled exception"),
+            line(2, "WARNING"),
+            "plain text",
+            line(4, "USER", "Frontend finished after 0.08 seconds"),
+        ]
+    )
     qtbot.waitUntil(drained(view), timeout=5000)
     doc = view.text.document()
     colours = [doc.findBlockByNumber(i).begin().fragment().charFormat().foreground().color() for i in range(5)]
@@ -51,7 +58,9 @@ def test_levels_are_coloured_and_error_codes_listed(view, qtbot):
 
 
 def test_clicking_a_code_jumps_to_its_line(view, qtbot):
-    view.append_lines([line(i) for i in range(300)] + [line(300, "ERROR", "[TEN404] bad")] + [line(i) for i in range(301, 600)])
+    view.append_lines(
+        [line(i) for i in range(300)] + [line(300, "ERROR", "[TEN404] bad")] + [line(i) for i in range(301, 600)]
+    )
     qtbot.waitUntil(drained(view), timeout=5000)
     view.text.moveCursor(view.text.textCursor().MoveOperation.Start)
     item = view.codes_list.item(0)

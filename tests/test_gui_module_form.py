@@ -28,7 +28,7 @@ pytestmark = pytest.mark.gui
 
 RESOLVE_TIMEOUT_MS = 60_000  # the first Resolve starts the warm probe child, which imports torch
 CORPUS_MLP = Path(__file__).parent / "data" / "modules" / "mlp.py"
-_OWN_MLP = '''
+_OWN_MLP = """
 from typing import Literal
 
 import torch
@@ -48,9 +48,9 @@ class MLP(nn.Module):
 def make_mlp(hidden_size: int = 64, intermediate_size: int = 128,
              activation: Literal["gelu", "silu", "relu"] = "silu", bias: bool = True, dropout: float = 0.0):
     return MLP(hidden_size, intermediate_size, activation, bias, dropout).eval()
-'''
+"""
 
-ROUND_TRIP_TOML = '''
+ROUND_TRIP_TOML = """
 kernel = "module"
 name = "tiny-bert"
 seed = 7
@@ -79,7 +79,7 @@ seq = [128, 512]
 [compiler]
 target = "trn2"
 timeout = 1.5
-'''
+"""
 
 
 @pytest.fixture
@@ -239,8 +239,10 @@ def test_a_spec_from_toml_round_trips_without_resolve(qtbot, form):
     assert form.spec() == spec and dumps_toml(form.spec()) == dumps_toml(spec)
 
     config = form.findChild(QLineEdit, "kwargs.config")
-    assert config.text() == ('{ entry = "transformers:BertConfig", kwargs = { hidden_size = 64, '
-                             'num_hidden_layers = 2, layer_norm_eps = 1e-12 } }')
+    assert config.text() == (
+        '{ entry = "transformers:BertConfig", kwargs = { hidden_size = 64, '
+        "num_hidden_layers = 2, layer_norm_eps = 1e-12 } }"
+    )
     assert form.findChild(QLineEdit, "kwargs.add_pooling_layer").text() == "false"
     assert form.findChild(QComboBox, "inputs.input_ids.dtype").currentText() == "int64"
     assert form.findChild(QLineEdit, "inputs.input_ids.shape").text() == "{batch},{seq}"
@@ -299,10 +301,13 @@ def test_a_misspelt_key_of_a_nested_config_shows_under_its_argument(qtbot, form,
     (tmp_path / "cfg.py").write_text(
         "from torch import nn\n\n\nclass Settings:\n    def __init__(self, width: int = 4, **kwargs):\n"
         "        self.width = width\n        self.depth = 1\n        self.__dict__.update(kwargs)\n\n\n"
-        "def make(settings):\n    return nn.Linear(settings.width, settings.width)\n")
+        "def make(settings):\n    return nn.Linear(settings.width, settings.width)\n"
+    )
     settings = {"entry": f"{tmp_path / 'cfg.py'}:Settings", "kwargs": {"width": 4, "dpeth": 2}}
-    spec = ModuleCompileSpec(module=ModuleSection(entry=f"{tmp_path / 'cfg.py'}:make", kwargs={"settings": settings}),
-                             inputs={"input": "f32[2,4]"})
+    spec = ModuleCompileSpec(
+        module=ModuleSection(entry=f"{tmp_path / 'cfg.py'}:make", kwargs={"settings": settings}),
+        inputs={"input": "f32[2,4]"},
+    )
     form.set_spec(spec)
     with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS) as blocker:
         form.resolve()
@@ -312,7 +317,11 @@ def test_a_misspelt_key_of_a_nested_config_shows_under_its_argument(qtbot, form,
     shown = [label.text() for label in form.findChildren(QLabel) if "dpeth" in label.text() and label.isVisible()]
     assert shown, "the problem is not shown in the form"
     # Fixed: the problem goes once the arguments change (a Resolve's findings hold for the arguments it saw).
-    fixed = dataclasses.replace(form.spec(), module=dataclasses.replace(
-        form.spec().module, kwargs={"settings": {**settings, "kwargs": {"width": 4, "depth": 2}}}))
+    fixed = dataclasses.replace(
+        form.spec(),
+        module=dataclasses.replace(
+            form.spec().module, kwargs={"settings": {**settings, "kwargs": {"width": 4, "depth": 2}}}
+        ),
+    )
     form.set_spec(fixed)
     assert not any("dpeth" in p.message for p in form.errors())

@@ -49,17 +49,19 @@ def test_tracebacks_through_library_code_are_folded_in_the_view(qtbot):
 
     view = LogView()
     qtbot.addWidget(view)
-    view.append_lines([
-        "2026-01-01T00:00:00Z INFO 1 [root]: Running Frontend",
-        "Traceback (most recent call last):",
-        '  File "/home/u/venv/lib/python3.11/site-packages/neffbench/jobs/backends.py", line 169, in neuron_trace',
-        "    return backend.torch_neuronx.trace(module, inputs, **kwargs)",
-        '  File "/home/u/models/mymodel.py", line 12, in forward',
-        "    return self.proj(x)",
-        '  File "/home/u/venv/lib/python3.11/site-packages/torch_neuronx/xla_impl/trace.py", line 90, in trace',
-        '    raise RuntimeError(f"neuronx-cc failed with {code}")',
-        "RuntimeError: neuronx-cc failed with 1",
-    ])
+    view.append_lines(
+        [
+            "2026-01-01T00:00:00Z INFO 1 [root]: Running Frontend",
+            "Traceback (most recent call last):",
+            '  File "/home/u/venv/lib/python3.11/site-packages/neffbench/jobs/backends.py", line 169, in neuron_trace',
+            "    return backend.torch_neuronx.trace(module, inputs, **kwargs)",
+            '  File "/home/u/models/mymodel.py", line 12, in forward',
+            "    return self.proj(x)",
+            '  File "/home/u/venv/lib/python3.11/site-packages/torch_neuronx/xla_impl/trace.py", line 90, in trace',
+            '    raise RuntimeError(f"neuronx-cc failed with {code}")',
+            "RuntimeError: neuronx-cc failed with 1",
+        ]
+    )
     qtbot.waitUntil(lambda: view.pending == 0, timeout=5_000)
     text = view.text.toPlainText()
     assert "site-packages" not in text and "Traceback" not in text
@@ -91,15 +93,21 @@ def test_a_cancel_says_cancelling_then_which_bucket_and_the_rest_not_started(win
     window.apply_preset("seed")
     spec = window.form.spec()
     # At the default verbosity the compiler prints progress dots on a line it does not end.
-    window.form.set_spec(dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, num_tokens=(1, 8)),
-                                             compiler=dataclasses.replace(spec.compiler, extra_args=("--verbose", "warning"))))
+    window.form.set_spec(
+        dataclasses.replace(
+            spec,
+            inputs=dataclasses.replace(spec.inputs, num_tokens=(1, 8)),
+            compiler=dataclasses.replace(spec.compiler, extra_args=("--verbose", "warning")),
+        )
+    )
     window.compile()
     panel = window.compile_panel
     qtbot.waitUntil(lambda: panel.stages.job is not None, timeout=JOB_TIMEOUT_MS)
     # A running stage shows its own time, and the panel shows signs of life while the compiler is quiet.
     qtbot.waitUntil(lambda: any(state == "running" for _, state in panel.stages.states()), timeout=JOB_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: panel.stages.job.child(0) is not None and panel.stages.job.child(0).text(2) != "",
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: panel.stages.job.child(0) is not None and panel.stages.job.child(0).text(2) != "", timeout=10_000
+    )
     qtbot.waitUntil(lambda: "compiler progress" in panel.life_label.text(), timeout=JOB_TIMEOUT_MS)
     assert panel.life_label.text().startswith("Last output")
     with qtbot.waitSignal(window.controller.finished, timeout=60_000):

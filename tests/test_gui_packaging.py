@@ -23,8 +23,14 @@ def test_install_desktop_puts_launcher_icon_and_metainfo_in_place(tmp_path):
     exe.chmod(0o755)
     data = tmp_path / "share"
     env = {**os.environ, "XDG_DATA_HOME": str(data)}
-    proc = subprocess.run(["bash", str(PACKAGING / "install-desktop.sh"), str(exe)], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    proc = subprocess.run(
+        ["bash", str(PACKAGING / "install-desktop.sh"), str(exe)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     desktop = configparser.ConfigParser(interpolation=None)
     desktop.optionxform = str
@@ -37,9 +43,14 @@ def test_install_desktop_puts_launcher_icon_and_metainfo_in_place(tmp_path):
 
 
 def test_install_desktop_refuses_a_missing_executable(tmp_path):
-    proc = subprocess.run(["bash", str(PACKAGING / "install-desktop.sh"), str(tmp_path / "nope")],
-                          capture_output=True, text=True, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        ["bash", str(PACKAGING / "install-desktop.sh"), str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode != 0 and "make setup" in proc.stderr
 
 
@@ -50,8 +61,12 @@ def test_desktop_file_is_valid():
 
 @pytest.mark.skipif(not shutil.which("appstreamcli"), reason="appstreamcli is not installed")
 def test_metainfo_is_valid():
-    subprocess.run(["appstreamcli", "validate", "--no-net", str(PACKAGING / "io.github.neffbench.NeffBench.metainfo.xml")],
-                   check=True, timeout=60, capture_output=True)
+    subprocess.run(
+        ["appstreamcli", "validate", "--no-net", str(PACKAGING / "io.github.neffbench.NeffBench.metainfo.xml")],
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
 
 
 @pytest.mark.gui
@@ -65,4 +80,4 @@ def test_window_icon_and_desktop_file_name_match_the_launcher(qapp):
     assert app.desktopFileName() == DESKTOP_FILE
     assert (PACKAGING / f"{DESKTOP_FILE}.desktop").is_file()
     metainfo = (PACKAGING / "io.github.neffbench.NeffBench.metainfo.xml").read_text()
-    assert f"<launchable type=\"desktop-id\">{DESKTOP_FILE}.desktop</launchable>" in metainfo
+    assert f'<launchable type="desktop-id">{DESKTOP_FILE}.desktop</launchable>' in metainfo

@@ -35,8 +35,9 @@ def test_edits_are_debounced_and_only_the_newest_is_shown(ready, qtbot):
     spin = ready.form.editor("rope.max_pos").widget
     for value in (200, 300, 400, 500):
         spin.setValue(value)
-    qtbot.waitUntil(lambda: bool(computed) and computed[-1].max_pos == 500 and not ready.preview_controller.is_busy,
-                    timeout=30_000)
+    qtbot.waitUntil(
+        lambda: bool(computed) and computed[-1].max_pos == 500 and not ready.preview_controller.is_busy, timeout=30_000
+    )
     assert len(computed) <= 2
     assert ready.preview_panel.preview.max_pos == 500
 
@@ -93,7 +94,6 @@ def test_a_spec_with_errors_says_why_there_is_no_preview(ready, qtbot):
 
 
 def test_the_window_module_does_not_import_torch():
-    code = ("import sys, neffbench.gui.shell.main_window, neffbench.gui.shell.launch\n"
-            "print('torch' in sys.modules)")
+    code = "import sys, neffbench.gui.shell.main_window, neffbench.gui.shell.launch\nprint('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "False"

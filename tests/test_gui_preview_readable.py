@@ -20,9 +20,18 @@ pytestmark = pytest.mark.gui
 
 LLAMA31 = load_preset("llama3.1-8b")
 # A yarn spec of modest size: llama3.1-8b's geometry, 32768 positions, factor 4 over 8192.
-YARN = dataclasses.replace(LLAMA31, rope=dataclasses.replace(
-    LLAMA31.rope, rope_type="yarn", factor=4.0, max_pos=32768, original_max_position_embeddings=8192,
-    beta_fast=32.0, beta_slow=1.0))
+YARN = dataclasses.replace(
+    LLAMA31,
+    rope=dataclasses.replace(
+        LLAMA31.rope,
+        rope_type="yarn",
+        factor=4.0,
+        max_pos=32768,
+        original_max_position_embeddings=8192,
+        beta_fast=32.0,
+        beta_slow=1.0,
+    ),
+)
 
 
 def compute(spec):
@@ -98,8 +107,8 @@ def test_yarn_boundaries_are_the_ends_of_its_ramp():
     f = compute(YARN).frequencies
     low, high = hf_yarn_ramp(128, YARN.rope.base, 8192, 32.0, 1.0)
     assert [(b.axis, b.value) for b in f.boundaries] == [("pair", low), ("pair", high)]
-    assert set(f.bands[:low + 1]) == {"unchanged"}
-    assert set(f.bands[low + 1:high]) == {"blended"}
+    assert set(f.bands[: low + 1]) == {"unchanged"}
+    assert set(f.bands[low + 1 : high]) == {"blended"}
     assert set(f.bands[high:]) == {"interpolated"}
 
 
@@ -118,10 +127,14 @@ def test_every_curve_and_mark_has_a_legend_entry_and_the_legend_covers_no_data(p
     preview = shown(panel, qtbot, spec)
     freq = panel.frequencies
     entries = _legend_entries(freq)
-    legend_pens = {_pen_key(pg.mkPen(item.opts["pen"])) for item in entries.values()
-                   if isinstance(item, pg.PlotDataItem)}
-    legend_brushes = {pg.mkBrush(item.opts["brush"]).color().name() for item in entries.values()
-                      if isinstance(item, pg.ScatterPlotItem)}
+    legend_pens = {
+        _pen_key(pg.mkPen(item.opts["pen"])) for item in entries.values() if isinstance(item, pg.PlotDataItem)
+    }
+    legend_brushes = {
+        pg.mkBrush(item.opts["brush"]).color().name()
+        for item in entries.values()
+        if isinstance(item, pg.ScatterPlotItem)
+    }
     for plot in (freq.wavelength_plot, freq.inv_freq_plot):
         for item in plot.items:
             if not item.isVisible() or item in freq.cursors:
@@ -218,8 +231,11 @@ def test_gptj_lanes_pair_with_their_neighbour_and_the_tail_passes_through(panel,
 
 
 def test_the_badge_states_its_tolerance_and_the_cast_error_its_reference(panel, qtbot):
-    preview = shown(panel, qtbot, dataclasses.replace(LLAMA31, rope=dataclasses.replace(
-        LLAMA31.rope, cache_dtype="bfloat16", max_pos=8192)))
+    preview = shown(
+        panel,
+        qtbot,
+        dataclasses.replace(LLAMA31, rope=dataclasses.replace(LLAMA31.rope, cache_dtype="bfloat16", max_pos=8192)),
+    )
     badge = panel.pair_badge.text()
     atol, rtol = TOLERANCES["bfloat16"]
     assert badge.startswith("Pair norms PASS: preserved") and f"tolerance {atol:g} + {rtol:g}*norm" in badge

@@ -21,6 +21,8 @@ def test_void_qt_calls_keep_none_alive(qapp):
         obj.setObjectName("x")
     lost = before - sys.getrefcount(None)
     _GIVEN_BACK.extend([None] * max(0, lost))  # so that this test does not itself bring the crash closer
-    assert lost < 200, (f"PySide6 {PYSIDE_VERSION} lost {lost} references to None in 2000 void calls: the workbench "
-                        "will crash with 'none_dealloc'. Install a PySide6-Essentials other than 6.12.0 "
-                        "(6.11.3 is known good on Python 3.11).")
+    assert lost < 200, (
+        f"PySide6 {PYSIDE_VERSION} lost {lost} references to None in 2000 void calls: the workbench "
+        "will crash with 'none_dealloc'. Install a PySide6-Essentials other than 6.12.0 "
+        "(6.11.3 is known good on Python 3.11)."
+    )

@@ -68,11 +68,24 @@ def relaunch(workdir: Path, times: int) -> list[dict]:
     (workdir / "runtime").mkdir(mode=0o700, exist_ok=True)
     results = []
     for i in range(times):
-        proc = subprocess.run([sys.executable, "-c", LAUNCH, "compile" if i == 0 else "preview"], cwd=workdir,
-                              env=env, capture_output=True, text=True, timeout=240, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", LAUNCH, "compile" if i == 0 else "preview"],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
         lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-        results.append({"launch": i + 1, "exit": proc.returncode, "seen": json.loads(lines[-1][7:]) if lines else None,
-                        "stderr": proc.stderr[-1500:] if proc.returncode else ""})
+        results.append(
+            {
+                "launch": i + 1,
+                "exit": proc.returncode,
+                "seen": json.loads(lines[-1][7:]) if lines else None,
+                "stderr": proc.stderr[-1500:] if proc.returncode else "",
+            }
+        )
     return results
 
 
@@ -80,9 +93,24 @@ def relaunch(workdir: Path, times: int) -> list[dict]:
 @pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("xvfb-run"), reason="xvfb-run is not installed (apt-get install xvfb xauth)")
 def test_twenty_launches_under_xvfb_compile_preview_and_never_crash(tmp_path):
-    proc = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, "-m",
-                           "tests.test_gui_relaunch", str(tmp_path), str(RELAUNCHES)],
-                          cwd=REPO, capture_output=True, text=True, timeout=RELAUNCHES * 240, check=False)
+    proc = subprocess.run(
+        [
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1600x1000x24",
+            sys.executable,
+            "-m",
+            "tests.test_gui_relaunch",
+            str(tmp_path),
+            str(RELAUNCHES),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=RELAUNCHES * 240,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     assert [r["exit"] for r in results] == [0] * RELAUNCHES, [r for r in results if r["exit"]]

@@ -22,9 +22,25 @@ LOAD_TIMEOUT_MS = 30_000
 
 def compile_cpu_check(tmp: Path, *tokens: str) -> list[Path]:
     """Job directories of a cpu-check compile of the seed preset, smallest bucket first."""
-    subprocess.run([sys.executable, "-m", "neffbench", "compile", "seed", "--num-tokens", *tokens,
-                    "--backend", "cpu-check", "--workdir", str(tmp)], check=True, cwd=tmp, capture_output=True,
-                   timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "compile",
+            "seed",
+            "--num-tokens",
+            *tokens,
+            "--backend",
+            "cpu-check",
+            "--workdir",
+            str(tmp),
+        ],
+        check=True,
+        cwd=tmp,
+        capture_output=True,
+        timeout=300,
+    )
     jobs = [p.parent for p in tmp.glob("*/job.json")]
     return sorted(jobs, key=lambda j: json.loads((j / "job.json").read_text())["bucket"]["num_tokens"])
 
@@ -179,8 +195,12 @@ def test_two_selected_runs_are_overlaid_and_compared(rig, jobs, qtbot):
     assert [r["path"] for r in panel.table.selected_runs()] == [str(second.path)]
     # Ctrl+click the second row: the two newest runs, with the keyboard modifier a user would hold.
     row_rect = panel.table.visualRect(panel.table.model().index(1, 0))
-    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
-                     QPoint(row_rect.center()))
+    qtbot.mouseClick(
+        panel.table.viewport(),
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.ControlModifier,
+        QPoint(row_rect.center()),
+    )
     chosen = [r["path"] for r in panel.table.selected_runs()]
     assert sorted(chosen) == sorted([str(first.path), str(second.path)])
     assert len(panel.latency.records) == 2
@@ -224,8 +244,15 @@ def test_panel_fits_1024x700_and_is_keyboard_reachable(rig, jobs, qtbot):
     panel.resize(1024, 700)
     panel.show()
     qtbot.waitExposed(panel)
-    parts = [panel.target_label, panel.runtime_combo, panel.run_button, panel.cancel_button, panel.stage_label,
-             panel.status_label, panel.splitter]
+    parts = [
+        panel.target_label,
+        panel.runtime_combo,
+        panel.run_button,
+        panel.cancel_button,
+        panel.stage_label,
+        panel.status_label,
+        panel.splitter,
+    ]
     for part in parts:
         rect = part.geometry().translated(part.parentWidget().mapTo(panel, QPoint(0, 0)))
         assert panel.rect().contains(rect), part.objectName()
@@ -233,11 +260,30 @@ def test_panel_fits_1024x700_and_is_keyboard_reachable(rig, jobs, qtbot):
     splitter = panel.splitter.geometry()
     assert all(not p.geometry().intersects(splitter) for p in top if p.parentWidget() is panel)
     assert panel.tabs.height() >= 200 and panel.table.height() >= 90
-    for name in ("run-button", "cancel-run-button", "run-runtime", "run-iterations", "run-warmup", "run-mode",
-                 "run-history", "run-histogram", "run-timeline", "run-bucket-latency", "run-verdict", "run-stage"):
+    for name in (
+        "run-button",
+        "cancel-run-button",
+        "run-runtime",
+        "run-iterations",
+        "run-warmup",
+        "run-mode",
+        "run-history",
+        "run-histogram",
+        "run-timeline",
+        "run-bucket-latency",
+        "run-verdict",
+        "run-stage",
+    ):
         assert panel.findChild(object, name) is not None, name
-    for widget in (panel.runtime_combo, panel.iterations_spin, panel.warmup_spin, panel.mode_combo,
-                   panel.run_button, panel.table, panel.tabs):
+    for widget in (
+        panel.runtime_combo,
+        panel.iterations_spin,
+        panel.warmup_spin,
+        panel.mode_combo,
+        panel.run_button,
+        panel.table,
+        panel.tabs,
+    ):
         assert widget.focusPolicy() & Qt.FocusPolicy.TabFocus
     # From the iterations box, Tab reaches the warm-up, the mode, then Run.
     panel.iterations_spin.setFocus()

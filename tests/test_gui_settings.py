@@ -36,5 +36,5 @@ def test_a_first_launch_starts_from_the_seed_preset(window):
 
 
 def test_a_corrupt_saved_spec_falls_back_to_the_preset(make_window, settings_path):
-    settings_path.write_text("[spec]\ntoml=\"this is = not [ toml\"\n")
+    settings_path.write_text('[spec]\ntoml="this is = not [ toml"\n')
     assert make_window().form.spec().name == "seed"

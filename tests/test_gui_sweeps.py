@@ -70,8 +70,15 @@ def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, q
     assert window.statusBar().currentMessage().startswith("Sweep done")
     # The Sweeps tab: the table, sortable and filterable, and a chart point per shown row.
     panel = window.sweeps.panel
-    qtbot.waitUntil(lambda: panel.sweep is not None and panel.sweep["sweep_id"] == result.sweep_id
-                    and panel.sweep["state"] == "succeeded" and panel.proxy.rowCount() == 4, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: (
+            panel.sweep is not None
+            and panel.sweep["sweep_id"] == result.sweep_id
+            and panel.sweep["state"] == "succeeded"
+            and panel.proxy.rowCount() == 4
+        ),
+        timeout=10_000,
+    )
     head = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
     assert head[:4] == ["#", "optlevel", "num_tokens", "outcome"]
     panel.x_combo.setCurrentIndex(panel.x_combo.findData("inputs.num_tokens"))
@@ -80,8 +87,10 @@ def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, q
     panel.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # numbers sort as numbers
     assert [panel.proxy.index(i, 2).data() for i in range(4)] == ["16", "16", "8", "8"]
     panel.filter_edit.setText("16")
-    assert panel.proxy.rowCount() >= 2 and all("16" in " ".join(
-        panel.proxy.index(r, c).data() for c in range(panel.proxy.columnCount())) for r in range(panel.proxy.rowCount()))
+    assert panel.proxy.rowCount() >= 2 and all(
+        "16" in " ".join(panel.proxy.index(r, c).data() for c in range(panel.proxy.columnCount()))
+        for r in range(panel.proxy.rowCount())
+    )
     panel.filter_edit.clear()
     # Two points diffed: the swept fields that differ, from each job's spec.
     selection = panel.table.selectionModel()
@@ -93,8 +102,10 @@ def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, q
         selection.select(panel.proxy.index(by_point[point], 0), flags)
     assert panel.diff_button.isEnabled()
     panel.diff_button.click()
-    rows = {panel.diff.topLevelItem(i).text(0): (panel.diff.topLevelItem(i).text(1), panel.diff.topLevelItem(i).text(2))
-            for i in range(panel.diff.topLevelItemCount())}
+    rows = {
+        panel.diff.topLevelItem(i).text(0): (panel.diff.topLevelItem(i).text(1), panel.diff.topLevelItem(i).text(2))
+        for i in range(panel.diff.topLevelItemCount())
+    }
     assert rows["optlevel"] == ("1", "2") and rows["spec compiler.optlevel"] == ("1", "2")
     assert rows["spec inputs.num_tokens"] == ("[8]", "[16]")
 

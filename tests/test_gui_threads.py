@@ -21,13 +21,28 @@ import pytest
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
 REPO = APP.parents[1]
 # Names that start work on a Qt-made thread: superqt's workers run on QThreadPool.globalInstance().
-QT_THREADS = {"create_worker", "thread_worker", "new_worker_qthread", "QThreadPool", "QRunnable", "QThread",
-              "QtConcurrent", "WorkerBase", "FunctionWorker", "GeneratorWorker"}
+QT_THREADS = {
+    "create_worker",
+    "thread_worker",
+    "new_worker_qthread",
+    "QThreadPool",
+    "QRunnable",
+    "QThread",
+    "QtConcurrent",
+    "WorkerBase",
+    "FunctionWorker",
+    "GeneratorWorker",
+}
 
 
 def _gui_modules() -> list[Path]:
-    return sorted([*APP.joinpath("gui").rglob("*.py"), *APP.joinpath("kernels").glob("*/gui/*.py"),
-                   *APP.joinpath("kernels").glob("*/gui.py")])
+    return sorted(
+        [
+            *APP.joinpath("gui").rglob("*.py"),
+            *APP.joinpath("kernels").glob("*/gui/*.py"),
+            *APP.joinpath("kernels").glob("*/gui.py"),
+        ]
+    )
 
 
 def _names_used(path: Path) -> set[str]:
@@ -46,7 +61,8 @@ def _names_used(path: Path) -> set[str]:
 def test_no_gui_module_hands_work_to_a_qt_thread():
     offenders = {str(p.relative_to(APP)): sorted(_names_used(p) & QT_THREADS) for p in _gui_modules()}
     assert {k: v for k, v in offenders.items() if v} == {}, (
-        "run background work with neffbench.gui.widgets.background (Python threads): torch 2.8/2.9 segfault on Qt's threads")
+        "run background work with neffbench.gui.widgets.background (Python threads): torch 2.8/2.9 segfault on Qt's threads"
+    )
 
 
 @pytest.mark.gui
@@ -78,8 +94,12 @@ def test_a_failure_reaches_errored_and_finished_comes_last(qtbot):
     def boom():
         raise ValueError("no")
 
-    background.start(boom, returned=lambda _: order.append("returned"), errored=lambda e: order.append(str(e)),
-                     finished=lambda: order.append("finished"))
+    background.start(
+        boom,
+        returned=lambda _: order.append("returned"),
+        errored=lambda e: order.append(str(e)),
+        finished=lambda: order.append("finished"),
+    )
     qtbot.waitUntil(lambda: order[-1:] == ["finished"], timeout=5000)
     assert order == ["no", "finished"]
 
@@ -112,6 +132,7 @@ def test_the_window_does_its_background_work_on_python_threads(qtbot, make_windo
 
     threads: dict[str, threading.Thread] = {}
     for module, name in ((pc, "_load_torch"), (pc, "_compute"), (pc, "_check"), (ds, "_gather")):
+
         def spy(*args, _original=getattr(module, name), _name=name, **kwargs):  # noqa: B008 - bound per loop
             threads[_name] = threading.current_thread()
             return _original(*args, **kwargs)
@@ -165,7 +186,14 @@ sys.exit(code if seen else 3)
 def test_the_window_with_a_two_thread_pool_computes_its_preview_and_survives(tmp_path):
     """On torch 2.8/2.9 this crashed with SIGSEGV while the old preview imported torch on a pool thread."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-c", CRASH_PROBE], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", CRASH_PROBE],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     assert "preview: ['seed']" in proc.stdout

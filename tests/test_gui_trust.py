@@ -21,8 +21,11 @@ def test_the_window_starts_no_job_for_a_module_that_cannot_be_built(qtbot, tmp_p
     from neffbench.gui.compile.controller import CompileController
 
     (tmp_path / "tiny.py").write_text("from torch import nn\n\n\ndef make():\n    return nn.Linear(4, 4)\n")
-    spec = ModuleCompileSpec(module=ModuleSection(entry=f"{tmp_path / 'tiny.py'}:make"), inputs={"y": "f32[2,4]"},
-                             workdir=str(tmp_path / "wd"))
+    spec = ModuleCompileSpec(
+        module=ModuleSection(entry=f"{tmp_path / 'tiny.py'}:make"),
+        inputs={"y": "f32[2,4]"},
+        workdir=str(tmp_path / "wd"),
+    )
     controller = CompileController(backend="cpu-check")
     with qtbot.waitSignal(controller.finished, timeout=120_000) as blocker:
         controller.start(spec, tmp_path / "wd")

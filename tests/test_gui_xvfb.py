@@ -55,8 +55,11 @@ def _shoot(out: Path, compile_too: bool) -> int:
         if window.artifacts.artifacts:
             window.artifacts.select(window.artifacts.artifacts[0].key)
         save_tabs("-after-compile")
-        neffs = [i for i in range(window.artifacts.list.topLevelItemCount())
-                 if window.artifacts.artifacts[i].neff is not None][:2]
+        neffs = [
+            i
+            for i in range(window.artifacts.list.topLevelItemCount())
+            if window.artifacts.artifacts[i].neff is not None
+        ][:2]
         if len(neffs) == 2:
             for i in neffs:
                 window.artifacts.list.topLevelItem(i).setSelected(True)
@@ -102,9 +105,25 @@ def test_the_window_under_xvfb_after_a_compile(tmp_path):
     env.update(fake_env("success"))
     env["XDG_RUNTIME_DIR"] = str(tmp_path / "runtime")
     (tmp_path / "runtime").mkdir(mode=0o700)
-    proc = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, "-m",
-                           "tests.test_gui_xvfb", str(tmp_path), "--compile"],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1600x1000x24",
+            sys.executable,
+            "-m",
+            "tests.test_gui_xvfb",
+            str(tmp_path),
+            "--compile",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     screen = QImage(str(tmp_path / "screen.png"))
     assert (screen.width(), screen.height()) == (1600, 1000)

@@ -28,11 +28,20 @@ def _spec(name: str):
     from neffbench.spec import from_dict
 
     model = HF_MODELS[name]
-    return from_dict({"name": f"hf-{name}", "kernel": "module",
-                      "module": {"entry": model["entry"], "call": "factory",
-                                 "kwargs": {"config": {"entry": model["config"], "kwargs": model["config_kwargs"]}},
-                                 "constants": model["constants"]},
-                      "inputs": model["inputs"], "buckets": model["buckets"]})
+    return from_dict(
+        {
+            "name": f"hf-{name}",
+            "kernel": "module",
+            "module": {
+                "entry": model["entry"],
+                "call": "factory",
+                "kwargs": {"config": {"entry": model["config"], "kwargs": model["config_kwargs"]}},
+                "constants": model["constants"],
+            },
+            "inputs": model["inputs"],
+            "buckets": model["buckets"],
+        }
+    )
 
 
 @pytest.mark.slow
@@ -96,18 +105,27 @@ except RuntimeError as exc:
 @pytest.mark.slow
 def test_without_the_remedy_transformers_4_fails_with_unordered_map_and_is_explained():
     """What the remedy is for, in a child that never applied it: 4.5x fails (and is explained), 5 traces."""
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", textwrap.dedent(UNREMEDIED)], capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", textwrap.dedent(UNREMEDIED)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     if _transformers_major() < 5:
-        assert "FAILED torch.jit.trace failed with unordered_map::at in transformers' attention-mask code" in proc.stdout
+        assert (
+            "FAILED torch.jit.trace failed with unordered_map::at in transformers' attention-mask code" in proc.stdout
+        )
     else:
         assert "TRACED" in proc.stdout
 
 
 def test_the_explanation_names_the_cause_and_the_remedies():
-    text = ('Traceback (most recent call last):\n  File ".../transformers/masking_utils.py", line 392, in '
-            'sdpa_mask_recent_torch\nRuntimeError: unordered_map::at')
+    text = (
+        'Traceback (most recent call last):\n  File ".../transformers/masking_utils.py", line 392, in '
+        "sdpa_mask_recent_torch\nRuntimeError: unordered_map::at"
+    )
     sentence = explain_trace_failure(text)
     assert sentence.endswith(".") and ". " not in sentence  # one sentence
     assert "torch.vmap" in sentence and "masks_without_vmap()" in sentence and "transformers 5" in sentence
@@ -124,14 +142,44 @@ def test_a_gpt2_compile_with_the_fake_toolchain_records_the_remedy_and_its_scrip
 
     model = HF_MODELS["gpt2"]
     spec = tmp_path / "gpt2.toml"
-    spec.write_text(tomli_w.dumps({
-        "name": "hf-gpt2", "kernel": "module", "inputs": model["inputs"], "buckets": model["buckets"],
-        "module": {"entry": model["entry"], "call": "factory", "constants": model["constants"],
-                   "kwargs": {"config": {"entry": model["config"], "kwargs": model["config_kwargs"]}}}}))
+    spec.write_text(
+        tomli_w.dumps(
+            {
+                "name": "hf-gpt2",
+                "kernel": "module",
+                "inputs": model["inputs"],
+                "buckets": model["buckets"],
+                "module": {
+                    "entry": model["entry"],
+                    "call": "factory",
+                    "constants": model["constants"],
+                    "kwargs": {"config": {"entry": model["config"], "kwargs": model["config_kwargs"]}},
+                },
+            }
+        )
+    )
     env = {**os.environ, **fake_env("success")}
-    proc = subprocess.run([sys.executable, "-m", "neffbench", "compile", str(spec), "--workdir", str(tmp_path / "wd"),
-                           "--backend", "neuron", "--target", "trn1"], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "compile",
+            str(spec),
+            "--workdir",
+            str(tmp_path / "wd"),
+            "--backend",
+            "neuron",
+            "--target",
+            "trn1",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
     record = read_record(job)
@@ -139,7 +187,14 @@ def test_a_gpt2_compile_with_the_fake_toolchain_records_the_remedy_and_its_scrip
     remedied = _transformers_major() < 5
     assert ("hf_compat" in record["kernel_info"]) == remedied
     assert ("masks_without_vmap()" in script) == remedied
-    run = subprocess.run([sys.executable, "reproduce.py", str(tmp_path / "out")], cwd=job, env=env,
-                         capture_output=True, text=True, timeout=300, check=False)
+    run = subprocess.run(
+        [sys.executable, "reproduce.py", str(tmp_path / "out")],
+        cwd=job,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert list((tmp_path / "out" / "compiler").glob("**/*.neff"))

@@ -20,8 +20,15 @@ SEED = load_preset("seed")
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=REPO, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _records(workdir: Path) -> list[dict]:
@@ -31,14 +38,19 @@ def _records(workdir: Path) -> list[dict]:
 
 def test_the_key_covers_what_changes_the_neff_and_nothing_else(monkeypatch):
     base = cache.digest(cache.key(SEED, "neuron"))
-    same = [dataclasses.replace(SEED, name="other"), dataclasses.replace(SEED, workdir="elsewhere"),
-            dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, seed=7)),
-            dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, timeout=5.0))]
+    same = [
+        dataclasses.replace(SEED, name="other"),
+        dataclasses.replace(SEED, workdir="elsewhere"),
+        dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, seed=7)),
+        dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, timeout=5.0)),
+    ]
     for spec in same:
         assert cache.digest(cache.key(spec, "neuron")) == base
-    different = [dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, num_tokens=(2,))),
-                 dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, optlevel=3)),
-                 dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, extra_args=("--verbose", "debug")))]
+    different = [
+        dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, num_tokens=(2,))),
+        dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, optlevel=3)),
+        dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, extra_args=("--verbose", "debug"))),
+    ]
     for spec in different:
         assert cache.digest(cache.key(spec, "neuron")) != base
     assert cache.digest(cache.key(SEED, "cpu-check")) != base

@@ -134,8 +134,14 @@ def test_a_crashed_parent_leaves_a_record_that_the_next_start_marks_interrupted(
     for key, value in fake_env("slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile)).items():
         monkeypatch.setenv(key, value)
     workdir = tmp_path / "work"
-    proc = subprocess.run([sys.executable, "-c", _CRASHING_PARENT, str(workdir)], cwd=REPO, timeout=120,
-                          check=False, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CRASHING_PARENT, str(workdir)],
+        cwd=REPO,
+        timeout=120,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     [job_dir] = list(workdir.iterdir())
     try:

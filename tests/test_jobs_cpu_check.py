@@ -21,8 +21,9 @@ SEED = load_preset("seed")
 def seed_job(tmp_path_factory):
     lines: list[str] = []
     events: list[dict] = []
-    runner = JobRunner(SEED, workdir=tmp_path_factory.mktemp("cpu"), backend="cpu-check", on_line=lines.append,
-                       on_event=events.append)
+    runner = JobRunner(
+        SEED, workdir=tmp_path_factory.mktemp("cpu"), backend="cpu-check", on_line=lines.append, on_event=events.append
+    )
     job_dir = runner.start()
     assert runner.job_dir == job_dir and read_record(job_dir)["outcome"] == "running"
     return runner.wait(), lines, events
@@ -70,8 +71,15 @@ def test_cpu_check_log_and_events(seed_job):
     assert any("no NEFF, cpu-check" in line for line in lines)
     stages = [e["stage"] for e in events if e["type"] == "stage"]
     assert stages == ["inputs", "reference", "tracing", "saving", "verifying", "done"]
-    assert events[-1] == {**events[-1], "type": "finished", "outcome": "succeeded", "exit_code": 0,
-                          "makes_neff": False, "neffs": [], "neff_note": "no NEFF (cpu-check)"}
+    assert events[-1] == {
+        **events[-1],
+        "type": "finished",
+        "outcome": "succeeded",
+        "exit_code": 0,
+        "makes_neff": False,
+        "neffs": [],
+        "neff_note": "no NEFF (cpu-check)",
+    }
 
 
 def test_runner_rejects_what_it_cannot_run(tmp_path):

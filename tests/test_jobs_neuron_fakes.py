@@ -111,7 +111,9 @@ def test_success_record_of_stages_passes_and_commands(runs):
     assert {"--target", "trn2", "--lnc", "2"} <= set(cmd["requested_args"])
     numerics = rec["numerics"]
     assert numerics["checked"] is False and numerics["match"] is None
-    assert "device verification skipped" in numerics["skipped_reason"] and "cpu_backend=True" in numerics["skipped_reason"]
+    assert (
+        "device verification skipped" in numerics["skipped_reason"] and "cpu_backend=True" in numerics["skipped_reason"]
+    )
     assert rec["metrics"]["compile_s"] > 0 and rec["metrics"]["trace_s"] > 0
 
 
@@ -174,8 +176,12 @@ def test_output_split_across_stdout_stderr_and_the_log_file(runs):
     run = runs["split-output"]
     assert run.result.outcome == "succeeded"
     log = run.log
-    for text in ("stdout only: λ → ✓ naïve", "stderr only: warning from a helper ü", "log file only: ∑ détail",
-                 "unterminated last line"):
+    for text in (
+        "stdout only: λ → ✓ naïve",
+        "stderr only: warning from a helper ü",
+        "log file only: ∑ détail",
+        "unterminated last line",
+    ):
         assert text in log, text
     assert log.count("on stdout and in the log file") == 1
     assert "\ufffd" not in log
@@ -193,8 +199,10 @@ def test_a_silently_dropped_flag_is_visible(runs):
 def test_python_exception_in_the_module_fails_with_one_line(runs):
     run = runs["python-error"]
     assert run.result.outcome == "failed" and run.result.exit_code == 1
-    assert run.result.reason == ("RuntimeError during tracing: Only tensors, lists, tuples of tensors, or dictionary "
-                                 "of tensors can be output from traced functions")
+    assert run.result.reason == (
+        "RuntimeError during tracing: Only tensors, lists, tuples of tensors, or dictionary "
+        "of tensors can be output from traced functions"
+    )
     assert "Traceback (most recent call last)" in run.log
 
 
@@ -213,8 +221,11 @@ def test_keyless_spec_has_one_output(runs):
     run = runs["keyless"]
     assert run.result.outcome == "succeeded"
     info = read_neff(run.result.job_dir / run.record["neffs"][0]["path"])
-    assert [t.name for t in info.outputs] == ["output0"] and [t.name for t in info.inputs] == ["input0", "input1",
-                                                                                              "input2"]
+    assert [t.name for t in info.outputs] == ["output0"] and [t.name for t in info.inputs] == [
+        "input0",
+        "input1",
+        "input2",
+    ]
 
 
 def test_missing_neuronx_cc_fails_when_neuron_is_requested(runs):

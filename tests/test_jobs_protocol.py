@@ -14,13 +14,16 @@ def test_event_round_trip():
     assert parse_event(line.rstrip("\n")) == event
 
 
-@pytest.mark.parametrize("line", [
-    "2024-12-04T01:01:23Z INFO 10200 [root]: Pipeline: Frontend",
-    EVENT_PREFIX + "{not json",
-    EVENT_PREFIX + '["a list"]',
-    EVENT_PREFIX + '{"no": "type"}',
-    "",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2024-12-04T01:01:23Z INFO 10200 [root]: Pipeline: Frontend",
+        EVENT_PREFIX + "{not json",
+        EVENT_PREFIX + '["a list"]',
+        EVENT_PREFIX + '{"no": "type"}',
+        "",
+    ],
+)
 def test_anything_else_is_log_text(line):
     assert parse_event(line) is None
 
@@ -42,7 +45,7 @@ def test_multibyte_characters_split_at_every_byte_survive():
 def test_byte_at_a_time():
     data = "a✓\r\nb\n".encode()
     splitter = LineSplitter()
-    lines = [line for i in range(len(data)) for line in splitter.feed(data[i:i + 1])]
+    lines = [line for i in range(len(data)) for line in splitter.feed(data[i : i + 1])]
     assert lines == ["a✓", "b"]
     assert splitter.flush() == []
 

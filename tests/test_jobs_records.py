@@ -48,9 +48,27 @@ def test_compiles_started_at_once_never_share_a_directory(tmp_path, seed):
 def test_new_record_has_the_agreed_keys(tmp_path, seed):
     job_dir = records.create_job_dir(tmp_path, seed)
     rec = record_start.new_record(seed, job_dir, backend_requested="auto", timeout=None, argv=["neffbench", "compile"])
-    for key in ("schema_version", "job_id", "spec", "spec_hash", "backend", "backend_reason", "outcome", "reason",
-                "created", "compiler_command", "neffs", "stages", "numerics", "versions", "host", "argv", "pid",
-                "exit_code", "makes_neff"):
+    for key in (
+        "schema_version",
+        "job_id",
+        "spec",
+        "spec_hash",
+        "backend",
+        "backend_reason",
+        "outcome",
+        "reason",
+        "created",
+        "compiler_command",
+        "neffs",
+        "stages",
+        "numerics",
+        "versions",
+        "host",
+        "argv",
+        "pid",
+        "exit_code",
+        "makes_neff",
+    ):
         assert key in rec, key
     assert rec["outcome"] == "running" and rec["job_id"] == job_dir.name and rec["backend"] is None
     assert set(rec["compiler_command"]) >= {"requested", "actual"}
@@ -71,8 +89,9 @@ def test_neffs_are_found_by_glob_with_size_and_hash(tmp_path):
 
 
 def _dead_pid() -> int:
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     return int(proc.stdout)
 
 
@@ -109,9 +128,11 @@ def test_unreadable_records_are_skipped(tmp_path):
 
 
 def test_the_parent_side_imports_neither_torch_nor_qt():
-    code = ("import sys, neffbench.jobs, neffbench.jobs.summary, neffbench.cli.compile_cmd\n"
-            "from neffbench.jobs import JobRunner, run_buckets\n"
-            "print(sorted(m for m in ('torch', 'PySide6', 'torch_neuronx') if m in sys.modules))")
+    code = (
+        "import sys, neffbench.jobs, neffbench.jobs.summary, neffbench.cli.compile_cmd\n"
+        "from neffbench.jobs import JobRunner, run_buckets\n"
+        "print(sorted(m for m in ('torch', 'PySide6', 'torch_neuronx') if m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert proc.stdout.strip() == "[]"
 
@@ -134,7 +155,9 @@ def test_last_duration_is_the_newest_succeeded_job_of_the_same_spec(tmp_path):
     job("a", spec_hash=same, outcome="succeeded", backend="cpu-check", duration_s=3.0, created="2026-01-01T00:00:00Z")
     job("b", spec_hash=same, outcome="succeeded", backend="cpu-check", duration_s=2.0, created="2026-01-02T00:00:00Z")
     job("c", spec_hash=same, outcome="failed", backend="cpu-check", duration_s=9.0, created="2026-01-03T00:00:00Z")
-    job("d", spec_hash="other", outcome="succeeded", backend="cpu-check", duration_s=7.0, created="2026-01-04T00:00:00Z")
+    job(
+        "d", spec_hash="other", outcome="succeeded", backend="cpu-check", duration_s=7.0, created="2026-01-04T00:00:00Z"
+    )
     (tmp_path / "e").mkdir()
     (tmp_path / "e" / "job.json").write_text("{not json")
     assert last_duration(tmp_path, spec, "cpu-check") == 2.0

@@ -159,8 +159,9 @@ os._exit(0)
 
 
 def test_a_standby_whose_parent_dies_exits_by_itself():
-    proc = subprocess.run([sys.executable, "-c", _DYING_PARENT], cwd=REPO, capture_output=True, text=True,
-                          timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _DYING_PARENT], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
+    )
     pid = int(proc.stdout)
     start = process_start_time(pid)
     try:
@@ -199,9 +200,25 @@ sys.exit(code)
 @pytest.mark.parametrize("bad", [["--rotary-dim", "63"], ["--jobs", "0"]], ids=["invalid-spec", "bad-jobs"])
 def test_an_early_return_of_the_cli_leaves_no_worker(tmp_path, bad):
     workdir = tmp_path / "work"
-    proc = subprocess.run([sys.executable, "-c", _RECORDING_CLI, "compile", "seed", "--backend", "cpu-check",
-                           "--workdir", str(workdir), *bad], cwd=REPO, capture_output=True, text=True, timeout=60,
-                          check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _RECORDING_CLI,
+            "compile",
+            "seed",
+            "--backend",
+            "cpu-check",
+            "--workdir",
+            str(workdir),
+            *bad,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
     [line] = proc.stdout.splitlines()
     assert line.endswith(" reaped"), line

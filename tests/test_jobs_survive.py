@@ -112,8 +112,9 @@ def alive(procs: dict[int, str | None]) -> dict[int, str | None]:
     return {pid: start for pid, start in procs.items() if process_alive(pid, start)}
 
 
-def wait_gone(procs: dict[int, str | None], tag: str | None = None, timeout: float = GONE_WITHIN_S,
-              poll: float = 0.01) -> dict[int, str | None]:
+def wait_gone(
+    procs: dict[int, str | None], tag: str | None = None, timeout: float = GONE_WITHIN_S, poll: float = 0.01
+) -> dict[int, str | None]:
     """What is still alive after ``timeout``: of ``procs``, and of the processes carrying ``tag``."""
     deadline = time.monotonic() + timeout
     while True:
@@ -171,11 +172,11 @@ def neffbench_cmd(*args: str | os.PathLike[str]) -> list[str]:
 def spawn(cmd: list[str], env: dict[str, str], log: Path | None) -> subprocess.Popen:
     """A process with its output in ``log`` (a file never fills up and blocks it, as a pipe could)."""
     if log is None:
-        return subprocess.Popen(cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        return subprocess.Popen(
+            cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
     with open(log, "wb") as out:
-        return subprocess.Popen(cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT)
+        return subprocess.Popen(cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
 
 
 def tail(log: Path | None, n: int = 3000) -> str:
@@ -184,8 +185,15 @@ def tail(log: Path | None, n: int = 3000) -> str:
     return log.read_text(encoding="utf-8", errors="replace")[-n:]
 
 
-def wait_for(cond: Callable[[], Any], timeout: float, what: str, *, proc: subprocess.Popen | None = None,
-             log: Path | None = None, poll: float = 0.02) -> Any:
+def wait_for(
+    cond: Callable[[], Any],
+    timeout: float,
+    what: str,
+    *,
+    proc: subprocess.Popen | None = None,
+    log: Path | None = None,
+    poll: float = 0.02,
+) -> Any:
     """Poll ``cond`` until it is truthy (returned); fail when the deadline passes or ``proc`` exits first."""
     deadline = time.monotonic() + timeout
     while True:
@@ -210,8 +218,9 @@ def reap(proc: subprocess.Popen) -> None:
 
 def neffbench_list(workdir: Path, tag: str, *extra: str) -> subprocess.CompletedProcess:
     """The "next start": ``neffbench list W``."""
-    return subprocess.run(neffbench_cmd("list", workdir, *extra), cwd=REPO, env=job_env(tag), capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        neffbench_cmd("list", workdir, *extra), cwd=REPO, env=job_env(tag), capture_output=True, text=True, timeout=120
+    )
 
 
 def job_dirs(workdir: Path) -> list[Path]:
@@ -225,8 +234,11 @@ def read_json(path: Path) -> Any:
 def temporary_files(root: Path) -> list[Path]:
     """What a writer leaves when it dies between creating and renaming: ``.NAME....tmp``, and the workdir's
     write probe ``.neffbench-write-test-PID``."""
-    return sorted(p for p in root.rglob(".*") if p.is_file() and (
-        p.name.endswith(".tmp") or p.name.startswith(".neffbench-write-test-")))
+    return sorted(
+        p
+        for p in root.rglob(".*")
+        if p.is_file() and (p.name.endswith(".tmp") or p.name.startswith(".neffbench-write-test-"))
+    )
 
 
 # ---- (a) the CLI killed in the middle of a compile -----------------------------------------------------------
@@ -243,20 +255,36 @@ class KillReport:
     left: dict[int, str | None]  # what was still alive after the limit (the tree, the job, the tag)
 
 
-def kill_mid_compile(workdir: Path, tag: str, pidfile: Path, log: Path, *, limit: float = GONE_WITHIN_S,
-                     poll: float = 0.01) -> KillReport:
+def kill_mid_compile(
+    workdir: Path, tag: str, pidfile: Path, log: Path, *, limit: float = GONE_WITHIN_S, poll: float = 0.01
+) -> KillReport:
     """Start ``neffbench compile seed`` with the slow fake compiler, SIGKILL the CLI once the compiler and its
     grandchild run, and time how long the job's processes take to go (polled every ``poll`` s)."""
-    proc = spawn(neffbench_cmd("compile", "seed", "--workdir", workdir),
-                 job_env(tag, "slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile)), log)
+    proc = spawn(
+        neffbench_cmd("compile", "seed", "--workdir", workdir),
+        job_env(tag, "slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile)),
+        log,
+    )
     try:
-        pids = wait_for(lambda: len(read_pidfile(pidfile)) == 2 and read_pidfile(pidfile), START_TIMEOUT_S,
-                        "the fake compiler's pidfile", proc=proc, log=log)
+        pids = wait_for(
+            lambda: len(read_pidfile(pidfile)) == 2 and read_pidfile(pidfile),
+            START_TIMEOUT_S,
+            "the fake compiler's pidfile",
+            proc=proc,
+            log=log,
+        )
         [job_dir] = job_dirs(workdir)
-        record = wait_for(lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r, 30,
-                          "the worker pid in job.json", proc=proc, log=log)
-        job = {"worker": (record["worker_pid"], record["worker_pid_start"]),
-               **{name: (pid, process_start_time(pid)) for name, pid in pids.items()}}
+        record = wait_for(
+            lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r,
+            30,
+            "the worker pid in job.json",
+            proc=proc,
+            log=log,
+        )
+        job = {
+            "worker": (record["worker_pid"], record["worker_pid_start"]),
+            **{name: (pid, process_start_time(pid)) for name, pid in pids.items()},
+        }
         tree = descendants(proc.pid)
         t0 = time.monotonic()
         os.kill(proc.pid, signal.SIGKILL)
@@ -303,7 +331,9 @@ def test_a_sigkilled_compile_cli_takes_the_worker_the_compiler_and_its_child_wit
     report = kill_mid_compile(workdir, tag, tmp_path / "pids.txt", tmp_path / "cli.log")
     assert set(report.job) == {"worker", "compiler", "grandchild"}
     assert report.job["worker"][0] in report.tree and report.job["compiler"][0] in report.tree
-    assert report.gone_s is not None, f"still alive {GONE_WITHIN_S} s after the SIGKILL:\n{describe(alive(dict(report.job.values())))}"
+    assert report.gone_s is not None, (
+        f"still alive {GONE_WITHIN_S} s after the SIGKILL:\n{describe(alive(dict(report.job.values())))}"
+    )
     assert report.left == {}, f"still alive {GONE_WITHIN_S} s after the SIGKILL:\n{describe(report.left)}"
     # (d) the next start says what happened, and job.json says so too.
     assert_marked_interrupted(workdir, report.job_dir, tag, stage="compiling")
@@ -320,15 +350,27 @@ def test_a_sigkilled_window_takes_its_jobs_processes_with_it_within_5_s(tmp_path
     env = job_env(tag, "slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile), QT_QPA_PLATFORM="offscreen")
     window = spawn([sys.executable, str(WINDOW_SCRIPT), str(workdir), str(tmp_path / "settings.ini")], env, log)
     try:
-        pids = wait_for(lambda: len(read_pidfile(pidfile)) == 2 and read_pidfile(pidfile), START_TIMEOUT_S,
-                        "the fake compiler's pidfile", proc=window, log=log)
+        pids = wait_for(
+            lambda: len(read_pidfile(pidfile)) == 2 and read_pidfile(pidfile),
+            START_TIMEOUT_S,
+            "the fake compiler's pidfile",
+            proc=window,
+            log=log,
+        )
         assert "compile started" in tail(log)
         [job_dir] = job_dirs(workdir)
-        record = wait_for(lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r, 30,
-                          "the worker pid in job.json", proc=window, log=log)
+        record = wait_for(
+            lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r,
+            30,
+            "the worker pid in job.json",
+            proc=window,
+            log=log,
+        )
         assert record["pid"] == window.pid
-        job = {record["worker_pid"]: record["worker_pid_start"],
-               **{pid: process_start_time(pid) for pid in pids.values()}}
+        job = {
+            record["worker_pid"]: record["worker_pid_start"],
+            **{pid: process_start_time(pid) for pid in pids.values()},
+        }
         tree = descendants(window.pid)
         assert set(job) <= set(tree), describe(tree)
         t0 = time.monotonic()
@@ -351,17 +393,35 @@ def test_a_sigkilled_window_takes_its_jobs_processes_with_it_within_5_s(tmp_path
 
 def test_a_sigkilled_run_cli_takes_the_run_child_with_it_within_5_s(tmp_path, tag):
     workdir, log = tmp_path / "work", tmp_path / "run.log"
-    compiled = subprocess.run(neffbench_cmd("compile", "seed", "--backend", "cpu-check", "--workdir", workdir),
-                              cwd=REPO, env=job_env(tag), capture_output=True, text=True, timeout=START_TIMEOUT_S)
+    compiled = subprocess.run(
+        neffbench_cmd("compile", "seed", "--backend", "cpu-check", "--workdir", workdir),
+        cwd=REPO,
+        env=job_env(tag),
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT_S,
+    )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     [job_dir] = job_dirs(workdir)
     proc = spawn(neffbench_cmd("run", job_dir, "--runtime", "cpu", "--iterations", "100000000"), job_env(tag), log)
     try:
         # The child names itself first, and checks the outputs before it starts timing.
-        child = int(wait_for(lambda: re.search(r"run child pid (\d+)", tail(log, 10**6)), START_TIMEOUT_S,
-                             "the run child's pid", proc=proc, log=log)[1])
-        wait_for(lambda: "outputs against reference.npz" in tail(log, 10**6), START_TIMEOUT_S,
-                 "the run to reach its timing loop", proc=proc, log=log)
+        child = int(
+            wait_for(
+                lambda: re.search(r"run child pid (\d+)", tail(log, 10**6)),
+                START_TIMEOUT_S,
+                "the run child's pid",
+                proc=proc,
+                log=log,
+            )[1]
+        )
+        wait_for(
+            lambda: "outputs against reference.npz" in tail(log, 10**6),
+            START_TIMEOUT_S,
+            "the run to reach its timing loop",
+            proc=proc,
+            log=log,
+        )
         tree = descendants(proc.pid)
         assert child in tree, describe(tree)
         t0 = time.monotonic()
@@ -388,8 +448,14 @@ def test_a_job_killed_after_its_neff_was_written_keeps_the_neff_listed_as_interr
     proc = spawn(neffbench_cmd("compile", "seed", "--workdir", workdir), job_env(tag, "success"), log)
     try:
         # The compiler has written its NEFF and said so; the worker still has saving and verifying to do.
-        wait_for(lambda: "Compiler status PASS" in tail(log, 10**6), START_TIMEOUT_S, "the compiler's PASS",
-                 proc=proc, log=log, poll=0.005)
+        wait_for(
+            lambda: "Compiler status PASS" in tail(log, 10**6),
+            START_TIMEOUT_S,
+            "the compiler's PASS",
+            proc=proc,
+            log=log,
+            poll=0.005,
+        )
         tree = descendants(proc.pid)
         t0 = time.monotonic()
         os.kill(proc.pid, signal.SIGKILL)
@@ -428,14 +494,21 @@ def make_half_created(workdir: Path) -> dict[str, bytes | None]:
     (workdir / "half-spec-only").mkdir()
     (workdir / "half-spec-only" / "spec.toml").write_text('name = "half"\n', encoding="utf-8")
     made["half-spec-only"] = None
-    for name, text in {"half-empty-json": b"", "half-truncated": b'{"schema_version": 1, "outcome": "running", "pid',
-                       "half-not-an-object": b'"running"\n', "half-truncated-list": b"[1, 2"}.items():
+    for name, text in {
+        "half-empty-json": b"",
+        "half-truncated": b'{"schema_version": 1, "outcome": "running", "pid',
+        "half-not-an-object": b'"running"\n',
+        "half-truncated-list": b"[1, 2",
+    }.items():
         (workdir / name).mkdir()
         (workdir / name / "job.json").write_bytes(text)
         made[name] = text
     # A NEFF beside a truncated record: listed, with the record's problem.
-    build_neff(workdir / "half-truncated" / "compiler" / "graph.neff", inputs={"x": ("float32", (1, 4))},
-               outputs={"y": ("float32", (1, 4))})
+    build_neff(
+        workdir / "half-truncated" / "compiler" / "graph.neff",
+        inputs={"x": ("float32", (1, 4))},
+        outputs={"y": ("float32", (1, 4))},
+    )
     return made
 
 
@@ -476,8 +549,12 @@ def test_three_clis_compiling_into_one_workdir_at_once_never_collide(tmp_path, t
     procs = [spawn(cmd, job_env(tag), log) for log in logs]
     try:
         # While they run (some job directories are only half made): the index still answers.
-        wait_for(lambda: any((d / "job.json").exists() for d in job_dirs(workdir) if d.name not in made),
-                 START_TIMEOUT_S, "a first job record", log=logs[0])
+        wait_for(
+            lambda: any((d / "job.json").exists() for d in job_dirs(workdir) if d.name not in made),
+            START_TIMEOUT_S,
+            "a first job record",
+            log=logs[0],
+        )
         assert_index_tolerates(workdir, tag)
         for proc, log in zip(procs, logs):
             assert proc.wait(timeout=START_TIMEOUT_S) == 0, tail(log)
@@ -495,7 +572,8 @@ def test_three_clis_compiling_into_one_workdir_at_once_never_collide(tmp_path, t
         # Nothing of another job mixed in: its log and events are its own.
         if not (record.get("cache") or {}).get("hit"):
             assert f"worker pid {record['worker_pid']} for job {job_dir.name}" in (job_dir / "job.log").read_text(
-                encoding="utf-8")
+                encoding="utf-8"
+            )
         events = [json.loads(line) for line in (job_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]
         assert events and {e["job_id"] for e in events} == {job_dir.name}
     assert sorted(by_cli) == sorted(p.pid for p in procs)
@@ -519,8 +597,14 @@ def test_a_workdir_that_cannot_be_created_exits_2_before_anything_starts(tmp_pat
         workdir = plain / "work"
     else:
         workdir = Path("/proc") / f"neffbench-{tag}" / "work"
-    result = subprocess.run(neffbench_cmd("compile", "seed", "--workdir", workdir), cwd=REPO, env=job_env(tag),
-                            capture_output=True, text=True, timeout=START_TIMEOUT_S)
+    result = subprocess.run(
+        neffbench_cmd("compile", "seed", "--workdir", workdir),
+        cwd=REPO,
+        env=job_env(tag),
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT_S,
+    )
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert result.stdout == ""
@@ -553,26 +637,34 @@ def assert_nothing_half_written(job_dir: Path) -> None:
             elif path.name == "events.jsonl":
                 [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         except (ValueError, SyntaxError, zipfile.BadZipFile, AssertionError) as exc:
-            raise HalfWrittenFile(f"{path.relative_to(job_dir)} ({path.stat().st_size} bytes) is half-written: "
-                                  f"{type(exc).__name__}: {exc}") from None
+            raise HalfWrittenFile(
+                f"{path.relative_to(job_dir)} ({path.stat().st_size} bytes) is half-written: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
 
 
 # A wrapper that sets the limit and execs the CLI: as a preexec_fn would, without forking a threaded pytest.
-_LIMITED = ("import os, resource, signal, sys; limit = int(sys.argv[1]); "
-            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN); resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)); "
-            "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])")
+_LIMITED = (
+    "import os, resource, signal, sys; limit = int(sys.argv[1]); "
+    "signal.signal(signal.SIGXFSZ, signal.SIG_IGN); resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])"
+)
 
 
-@pytest.mark.parametrize("limit", [
-    30000,
-    6000,  # reproduce.py is the first file past 6000 bytes: written atomically, it is never left half-written
-    16000,
-])
+@pytest.mark.parametrize(
+    "limit",
+    [
+        30000,
+        6000,  # reproduce.py is the first file past 6000 bytes: written atomically, it is never left half-written
+        16000,
+    ],
+)
 def test_a_file_size_limit_in_the_middle_of_a_job_fails_it_with_the_path_and_the_cause(tmp_path, tag, limit):
     workdir = tmp_path / "work"
     cmd = [sys.executable, "-c", _LIMITED, str(limit), *neffbench_cmd("compile", "seed", "--workdir", workdir)[1:]]
-    result = subprocess.run(cmd, cwd=REPO, env=job_env(tag, "success"), capture_output=True, text=True,
-                            timeout=START_TIMEOUT_S)
+    result = subprocess.run(
+        cmd, cwd=REPO, env=job_env(tag, "success"), capture_output=True, text=True, timeout=START_TIMEOUT_S
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     [job_dir] = job_dirs(workdir)
     record = read_json(job_dir / records.RECORD_NAME)  # complete, valid JSON
@@ -662,22 +754,38 @@ class CrashReport:
 
     @property
     def ok(self) -> bool:
-        return (not self.left_before_list and not self.left_after_list and self.list_returncode == 0
-                and not self.unparsable and not self.not_final and not self.temporary)
+        return (
+            not self.left_before_list
+            and not self.left_after_list
+            and self.list_returncode == 0
+            and not self.unparsable
+            and not self.not_final
+            and not self.temporary
+        )
 
     def summary(self) -> str:
-        return (f"{self.kills} kills (seed {self.seed}) in {self.seconds:.1f} s; {self.job_dirs} job directories "
-                f"({len(self.without_record)} without job.json yet); outcomes {dict(sorted(self.outcomes.items()))} "
-                f"({self.cache_hits} served from the cache); {self.ended_before_kill} ended before their kill; "
-                f"unparsable {self.unparsable}; not final {self.not_final}; temporary files {self.temporary}; "
-                f"{len(self.noted)} processes noted, alive 5 s after the last kill: {sorted(self.left_before_list)}, "
-                f"after the next start: {sorted(self.left_after_list)}; list exit {self.list_returncode}, "
-                f"{self.list_marked} marked interrupted by it")
+        return (
+            f"{self.kills} kills (seed {self.seed}) in {self.seconds:.1f} s; {self.job_dirs} job directories "
+            f"({len(self.without_record)} without job.json yet); outcomes {dict(sorted(self.outcomes.items()))} "
+            f"({self.cache_hits} served from the cache); {self.ended_before_kill} ended before their kill; "
+            f"unparsable {self.unparsable}; not final {self.not_final}; temporary files {self.temporary}; "
+            f"{len(self.noted)} processes noted, alive 5 s after the last kill: {sorted(self.left_before_list)}, "
+            f"after the next start: {sorted(self.left_after_list)}; list exit {self.list_returncode}, "
+            f"{self.list_marked} marked interrupted by it"
+        )
 
 
-def crash_loop(workdir: Path, tag: str, kills: int, *, seed: int = DEFAULT_SEED, parallel: int = 2,
-               max_delay: float = MAX_KILL_DELAY_S, cpu_check_share: float = 0.25,
-               cached_share: float = 0.3) -> CrashReport:
+def crash_loop(
+    workdir: Path,
+    tag: str,
+    kills: int,
+    *,
+    seed: int = DEFAULT_SEED,
+    parallel: int = 2,
+    max_delay: float = MAX_KILL_DELAY_S,
+    cpu_check_share: float = 0.25,
+    cached_share: float = 0.3,
+) -> CrashReport:
     """``kills`` times: start ``neffbench compile seed --workdir W`` (fake toolchain, success; sometimes
     ``--backend cpu-check``; mostly ``--no-cache``, else a cache hit may serve it), SIGKILL it after a seeded
     random delay in [0, max_delay], ``parallel`` at a time. Then check the processes, run the next start

@@ -48,8 +48,11 @@ def test_dtype_applies_to_query_and_key(dtype):
 
 
 def test_keyless_buffer_variant_takes_two_inputs_and_returns_one():
-    spec = dataclasses.replace(SEED, model=dataclasses.replace(SEED.model, with_key=False),
-                               rope=dataclasses.replace(SEED.rope, cache_mode="buffer"))
+    spec = dataclasses.replace(
+        SEED,
+        model=dataclasses.replace(SEED.model, with_key=False),
+        rope=dataclasses.replace(SEED.rope, cache_mode="buffer"),
+    )
     args = example_inputs(spec)
     assert len(args) == 2
     out = build_module(spec)(*args)
@@ -66,8 +69,13 @@ def test_bucket_picks_num_tokens():
 
 def test_rope_scaling_dict_uses_hugging_face_names():
     spec = load_preset("llama3.1-8b")
-    assert rope_scaling(spec) == {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                                  "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    assert rope_scaling(spec) == {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    }
     assert rope_scaling(SEED) is None
 
 

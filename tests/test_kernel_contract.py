@@ -65,9 +65,11 @@ def test_the_kernel_loads_clean_against_the_declared_hooks(kernel):
 
 def test_listing_and_the_spec_side_import_no_torch(kernel):
     entry = registry.entries()[kernel.name]
-    code = (f"import sys, pkgutil\nsys.path[:0] = {sys.path!r}\npkgutil.resolve_name({entry.value!r})\n"
-            "from neffbench.kernels import registry\nregistry.names()\n"
-            "assert 'torch' not in sys.modules, 'torch imported'\nassert 'PySide6' not in sys.modules")
+    code = (
+        f"import sys, pkgutil\nsys.path[:0] = {sys.path!r}\npkgutil.resolve_name({entry.value!r})\n"
+        "from neffbench.kernels import registry\nregistry.names()\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\nassert 'PySide6' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
@@ -94,8 +96,12 @@ def test_buckets_split_into_single_bucket_specs(kernel):
 def test_presets_load_validate_and_have_names_of_their_own(kernel):
     if kernel.preset_dir is None or not Path(kernel.preset_dir).is_dir():
         pytest.skip(f"{kernel.name} brings no presets")
-    others = {p.stem for k in registry.available() if k is not kernel and k.preset_dir is not None
-              for p in Path(k.preset_dir).glob("*.toml")}
+    others = {
+        p.stem
+        for k in registry.available()
+        if k is not kernel and k.preset_dir is not None
+        for p in Path(k.preset_dir).glob("*.toml")
+    }
     files = sorted(Path(kernel.preset_dir).glob("*.toml"))
     assert files
     for path in files:
@@ -125,9 +131,12 @@ def test_the_signature_is_what_the_build_traces(kernel):
     assert [t.name for t in ins] == [f"input{i}" for i in range(len(built.inputs))]
     assert tuple(t.role for t in ins) == built.input_names
     # The roles are the forward's own parameter names, in order (up to a *rest): positional binding cannot go wrong.
-    named = [p.name for p in inspect.signature(built.module.forward).parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    assert named[:len(ins)] == list(built.input_names)[:len(named)]
+    named = [
+        p.name
+        for p in inspect.signature(built.module.forward).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    assert named[: len(ins)] == list(built.input_names)[: len(named)]
     for sig, t in zip(ins, built.inputs):
         assert (sig.dtype, sig.shape) == (str(t.dtype).removeprefix("torch."), tuple(t.shape))
     assert [t.name for t in outs] == [f"output{i}" for i in range(len(got))]

@@ -83,7 +83,7 @@ class TripleKernel(TokenKernel):
 KERNEL = TripleKernel()
 '''
 
-PRESET = '''# A preset the kernel's folder brings.
+PRESET = """# A preset the kernel's folder brings.
 kernel = "triple"
 name = "triple-wide"
 description = "Triple: a wider row."
@@ -93,7 +93,7 @@ width = 64
 
 [inputs]
 num_tokens = [4]
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +117,15 @@ def _env(site: Path) -> dict[str, str]:
 
 
 def _cli(site: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=REPO, env=_env(site), capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=REPO,
+        env=_env(site),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -136,9 +143,27 @@ def test_the_cli_lists_checks_and_compiles_the_new_kernel(site, tmp_path):
 
 @pytest.mark.slow
 def test_the_contract_test_checks_the_new_kernel(site):
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-                           str(REPO / "tests" / "test_kernel_contract.py"), "-k", NAME],
-                          cwd=REPO, env=_env(site), capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            str(REPO / "tests" / "test_kernel_contract.py"),
+            "-k",
+            NAME,
+        ],
+        cwd=REPO,
+        env=_env(site),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout
 

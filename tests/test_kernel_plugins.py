@@ -24,8 +24,15 @@ def plugin_path(tmp_path_factory) -> Path:
 
 def _cli(plugin_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(plugin_path), os.environ.get("PYTHONPATH"))))}
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_pip_installed_the_entry_point(plugin_path):
@@ -52,8 +59,14 @@ def test_the_cli_lists_shows_and_compiles_the_plugin_kernel(plugin_path, tmp_pat
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     assert "numerics on CPU (torch.jit trace; no NEFF, cpu-check): match" in compiled.stdout
     # Without the plugin on the path the kernel is unknown, with a sentence.
-    without = subprocess.run([sys.executable, "-m", "neffbench", "check", str(next(tmp_path.glob("*/spec.toml")))],
-                             cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    without = subprocess.run(
+        [sys.executable, "-m", "neffbench", "check", str(next(tmp_path.glob("*/spec.toml")))],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert without.returncode == 2
     assert "No kernel named 'demo_scale'." in without.stderr
 
@@ -66,7 +79,9 @@ def test_a_broken_plugin_is_named_and_the_others_still_load(tmp_path):
     (info / "entry_points.txt").write_text("[neffbench.kernels]\nbroken = no_such_module_xyz:KERNEL\n")
     listing = _cli(site, "kernel", "list")
     assert listing.returncode == 0
-    assert "broken        BROKEN (broken-plugin): Kernel 'broken' from broken-plugin (no_such_module_xyz:KERNEL) " \
-           "could not be loaded: ModuleNotFoundError: No module named 'no_such_module_xyz'" in listing.stdout
+    assert (
+        "broken        BROKEN (broken-plugin): Kernel 'broken' from broken-plugin (no_such_module_xyz:KERNEL) "
+        "could not be loaded: ModuleNotFoundError: No module named 'no_such_module_xyz'" in listing.stdout
+    )
     assert "rope" in listing.stdout and "module" in listing.stdout
     assert _cli(site, "check", "seed").returncode == 0

@@ -20,8 +20,11 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 # Against float64: float32 loses a few ulps in the mean over the row and in rsqrt. In bfloat16 and
 # float16 the kernel rounds twice (the normalised row cast back, then the product with the weight),
 # each at most half an ulp: 2**-8 (bf16) / 2**-11 (fp16) relative, so one ulp covers both.
-TOL = {"float32": dict(atol=1e-5, rtol=1e-5), "bfloat16": dict(atol=1e-3, rtol=2**-7),
-       "float16": dict(atol=1e-4, rtol=2**-10)}
+TOL = {
+    "float32": dict(atol=1e-5, rtol=1e-5),
+    "bfloat16": dict(atol=1e-3, rtol=2**-7),
+    "float16": dict(atol=1e-4, rtol=2**-10),
+}
 COMBOS = [(r, w) for r in (False, True) for w in ("buffer", "input")]
 COMBO_IDS = [f"{'residual' if r else 'plain'}-{w}" for r, w in COMBOS]
 
@@ -30,8 +33,9 @@ def make_spec(**fields) -> RmsNormCompileSpec:
     s = RmsNormCompileSpec()
     norm = {k: v for k, v in fields.items() if k in {f.name for f in dataclasses.fields(s.norm)}}
     inputs = {k: v for k, v in fields.items() if k not in norm}
-    return dataclasses.replace(s, norm=dataclasses.replace(s.norm, **norm),
-                               inputs=dataclasses.replace(s.inputs, **inputs))
+    return dataclasses.replace(
+        s, norm=dataclasses.replace(s.norm, **norm), inputs=dataclasses.replace(s.inputs, **inputs)
+    )
 
 
 def reference(x, residual, weight, eps):
@@ -47,8 +51,15 @@ def reference(x, residual, weight, eps):
 @pytest.mark.parametrize("with_residual,weight_mode", COMBOS, ids=COMBO_IDS)
 @pytest.mark.parametrize("hidden", [64, 37])
 def test_module_matches_float64_reference(dtype, with_residual, weight_mode, hidden):
-    spec = make_spec(hidden_size=hidden, eps=1e-5, with_residual=with_residual, weight_mode=weight_mode,
-                     num_tokens=(5,), dtype=dtype, seed=3)
+    spec = make_spec(
+        hidden_size=hidden,
+        eps=1e-5,
+        with_residual=with_residual,
+        weight_mode=weight_mode,
+        num_tokens=(5,),
+        dtype=dtype,
+        seed=3,
+    )
     built = KERNEL.build(spec)
     with torch.no_grad():
         got = built.module(*built.inputs)
@@ -58,8 +69,12 @@ def test_module_matches_float64_reference(dtype, with_residual, weight_mode, hid
     want, h = reference(built.inputs[0], built.inputs[1] if with_residual else None, weight, 1e-5)
     np.testing.assert_allclose(outs[0].double().numpy(), want, **TOL[dtype])
     if with_residual:  # the new residual is the sum, rounded once to the dtype
-        np.testing.assert_allclose(outs[1].double().numpy(), h, rtol=2 * {"float32": 2**-24, "bfloat16": 2**-9,
-                                                                          "float16": 2**-12}[dtype], atol=0)
+        np.testing.assert_allclose(
+            outs[1].double().numpy(),
+            h,
+            rtol=2 * {"float32": 2**-24, "bfloat16": 2**-9, "float16": 2**-12}[dtype],
+            atol=0,
+        )
 
 
 def test_casts_follow_vllm():
@@ -81,28 +96,62 @@ def problems_of(**fields) -> list[Problem]:
     return KERNEL.validate(make_spec(**fields))
 
 
-@pytest.mark.parametrize("fields,expected", [
-    (dict(eps=0.0), Problem("norm.eps", "Epsilon must be greater than 0, or a row of zeros divides by zero; "
-                                        "got 0.", "error")),
-    (dict(eps=-1e-6), Problem("norm.eps", "Epsilon must be greater than 0, or a row of zeros divides by zero; "
-                                          "got -1e-06.", "error")),
-    (dict(eps=0.05), Problem("norm.eps", "Epsilon 0.05 is far above the 1e-5 or 1e-6 models use, and it shrinks "
-                                         "every row whose mean square is small.", "warning")),
-    (dict(hidden_size=0), Problem("norm.hidden_size", "Hidden size must be at least 1; got 0.", "error")),
-    (dict(hidden_size=70000), Problem("norm.hidden_size", "Hidden size must be at most 65536; got 70000.", "error")),
-    (dict(num_tokens=()), Problem("inputs.num_tokens", "List at least one number of tokens.", "error")),
-    (dict(num_tokens=(0,)), Problem("inputs.num_tokens", "Every bucket needs at least 1 token; got 0.", "error")),
-    (dict(num_tokens=(8, 8)), Problem("inputs.num_tokens", "Bucket 8 is listed twice.", "error")),
-    (dict(num_tokens=(2_000_000,)), Problem("inputs.num_tokens", "A bucket can hold at most 1048576 tokens; "
-                                                                 "got 2000000.", "error")),
-    (dict(weight_init="ones"), Problem("norm.weight_init", "A weight of ones inlined into the NEFF lets the "
-                                                           "compiler fold the multiply away, so the NEFF may not "
-                                                           "time it; use random values or pass the weight as an "
-                                                           "input.", "warning")),
-    (dict(hidden_size=65536, num_tokens=(16384,), with_residual=True),
-     Problem("inputs.num_tokens", "The largest bucket's example inputs take 8.0 GiB, and building and tracing "
-                                  "them needs several times that much memory.", "warning")),
-])
+@pytest.mark.parametrize(
+    "fields,expected",
+    [
+        (
+            dict(eps=0.0),
+            Problem("norm.eps", "Epsilon must be greater than 0, or a row of zeros divides by zero; got 0.", "error"),
+        ),
+        (
+            dict(eps=-1e-6),
+            Problem(
+                "norm.eps", "Epsilon must be greater than 0, or a row of zeros divides by zero; got -1e-06.", "error"
+            ),
+        ),
+        (
+            dict(eps=0.05),
+            Problem(
+                "norm.eps",
+                "Epsilon 0.05 is far above the 1e-5 or 1e-6 models use, and it shrinks "
+                "every row whose mean square is small.",
+                "warning",
+            ),
+        ),
+        (dict(hidden_size=0), Problem("norm.hidden_size", "Hidden size must be at least 1; got 0.", "error")),
+        (
+            dict(hidden_size=70000),
+            Problem("norm.hidden_size", "Hidden size must be at most 65536; got 70000.", "error"),
+        ),
+        (dict(num_tokens=()), Problem("inputs.num_tokens", "List at least one number of tokens.", "error")),
+        (dict(num_tokens=(0,)), Problem("inputs.num_tokens", "Every bucket needs at least 1 token; got 0.", "error")),
+        (dict(num_tokens=(8, 8)), Problem("inputs.num_tokens", "Bucket 8 is listed twice.", "error")),
+        (
+            dict(num_tokens=(2_000_000,)),
+            Problem("inputs.num_tokens", "A bucket can hold at most 1048576 tokens; got 2000000.", "error"),
+        ),
+        (
+            dict(weight_init="ones"),
+            Problem(
+                "norm.weight_init",
+                "A weight of ones inlined into the NEFF lets the "
+                "compiler fold the multiply away, so the NEFF may not "
+                "time it; use random values or pass the weight as an "
+                "input.",
+                "warning",
+            ),
+        ),
+        (
+            dict(hidden_size=65536, num_tokens=(16384,), with_residual=True),
+            Problem(
+                "inputs.num_tokens",
+                "The largest bucket's example inputs take 8.0 GiB, and building and tracing "
+                "them needs several times that much memory.",
+                "warning",
+            ),
+        ),
+    ],
+)
 def test_validation_sentences(fields, expected):
     assert problems_of(**fields) == [expected]
 
@@ -116,14 +165,15 @@ def test_full_validation_reports_own_fields_once():
 
 @pytest.mark.parametrize("with_residual,weight_mode", COMBOS, ids=COMBO_IDS)
 def test_io_signature_matches_built_module(with_residual, weight_mode):
-    spec = make_spec(hidden_size=32, with_residual=with_residual, weight_mode=weight_mode, num_tokens=(6,),
-                     dtype="bfloat16")
+    spec = make_spec(
+        hidden_size=32, with_residual=with_residual, weight_mode=weight_mode, num_tokens=(6,), dtype="bfloat16"
+    )
     ins, outs = KERNEL.io_signature(spec)
     built = KERNEL.build(spec)
     assert [t.name for t in ins] == [f"input{i}" for i in range(len(built.inputs))]
     assert tuple(t.role for t in ins) == built.input_names
     # The roles are the forward's own parameter names, in order: positional binding cannot go wrong.
-    assert list(inspect.signature(built.module.forward).parameters)[:len(ins)] == list(built.input_names)
+    assert list(inspect.signature(built.module.forward).parameters)[: len(ins)] == list(built.input_names)
     for sig, t in zip(ins, built.inputs):
         assert (sig.dtype, sig.shape) == (str(t.dtype).removeprefix("torch."), tuple(t.shape))
     with torch.no_grad():
@@ -140,8 +190,7 @@ def test_io_signature_matches_built_module(with_residual, weight_mode):
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("with_residual,weight_mode", COMBOS, ids=COMBO_IDS)
 def test_trace_equals_eager(dtype, with_residual, weight_mode):
-    spec = make_spec(hidden_size=96, with_residual=with_residual, weight_mode=weight_mode, num_tokens=(4,),
-                     dtype=dtype)
+    spec = make_spec(hidden_size=96, with_residual=with_residual, weight_mode=weight_mode, num_tokens=(4,), dtype=dtype)
     built = KERNEL.build(spec)
     traced = torch.jit.trace(built.module, built.inputs, strict=False)
     fresh = KERNEL.example_inputs(KERNEL.with_seed(spec, 99))  # a trace that baked values in fails here
@@ -154,8 +203,15 @@ def test_trace_equals_eager(dtype, with_residual, weight_mode):
 
 @pytest.mark.parametrize("with_residual,weight_mode", COMBOS, ids=COMBO_IDS)
 def test_reproduce_source_rebuilds_the_job(with_residual, weight_mode):
-    spec = make_spec(hidden_size=40, eps=1e-5, with_residual=with_residual, weight_mode=weight_mode,
-                     num_tokens=(3,), dtype="float16", seed=11)
+    spec = make_spec(
+        hidden_size=40,
+        eps=1e-5,
+        with_residual=with_residual,
+        weight_mode=weight_mode,
+        num_tokens=(3,),
+        dtype="float16",
+        seed=11,
+    )
     built = KERNEL.build(spec)
     source = KERNEL.reproduce_source(spec, built)
     assert "neffbench" not in source
@@ -171,8 +227,9 @@ def test_reproduce_source_rebuilds_the_job(with_residual, weight_mode):
 
 @pytest.mark.parametrize("with_residual,weight_mode", COMBOS, ids=COMBO_IDS)
 def test_preview_plots_are_finite(with_residual, weight_mode):
-    spec = make_spec(hidden_size=256, with_residual=with_residual, weight_mode=weight_mode, num_tokens=(16, 8),
-                     dtype="bfloat16")
+    spec = make_spec(
+        hidden_size=256, with_residual=with_residual, weight_mode=weight_mode, num_tokens=(16, 8), dtype="bfloat16"
+    )
     preview = KERNEL.preview(spec, {"num_tokens": 8})
     assert preview.plots and preview.to_json()["plots"]
     for plot in preview.plots:
@@ -200,8 +257,9 @@ def test_hash_covers_what_reaches_the_neff():
     assert spec_hash(make_spec(weight_mode="input")) == spec_hash(make_spec(weight_mode="input", weight_init="ones"))
     assert spec_hash(base) == spec_hash(make_spec(seed=5))
     small = dict(hidden_size=16, num_tokens=(2,))
-    assert torch.equal(KERNEL.build(make_spec(**small)).module.weight,
-                       KERNEL.build(make_spec(seed=5, **small)).module.weight)
+    assert torch.equal(
+        KERNEL.build(make_spec(**small)).module.weight, KERNEL.build(make_spec(seed=5, **small)).module.weight
+    )
 
 
 def test_presets_cover_the_fused_residual():

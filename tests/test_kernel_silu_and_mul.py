@@ -19,16 +19,18 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 # Against float64: float32 is within a few ulps. In bfloat16 and float16 vLLM rounds twice (SiLU's
 # result, then the product), each at most half an ulp: 2**-8 (bf16) / 2**-11 (fp16) relative; the
 # absolute part covers SiLU's own rounding near its zero crossing.
-TOL = {"float32": dict(atol=1e-6, rtol=1e-5), "bfloat16": dict(atol=1e-3, rtol=2**-7),
-       "float16": dict(atol=1e-4, rtol=2**-10)}
+TOL = {
+    "float32": dict(atol=1e-6, rtol=1e-5),
+    "bfloat16": dict(atol=1e-3, rtol=2**-7),
+    "float16": dict(atol=1e-4, rtol=2**-10),
+}
 
 
 def make_spec(**fields) -> SiluAndMulCompileSpec:
     s = SiluAndMulCompileSpec()
     act = {k: v for k, v in fields.items() if k == "intermediate_size"}
     inputs = {k: v for k, v in fields.items() if k not in act}
-    return dataclasses.replace(s, act=dataclasses.replace(s.act, **act),
-                               inputs=dataclasses.replace(s.inputs, **inputs))
+    return dataclasses.replace(s, act=dataclasses.replace(s.act, **act), inputs=dataclasses.replace(s.inputs, **inputs))
 
 
 def reference(x: torch.Tensor) -> np.ndarray:
@@ -57,20 +59,35 @@ def test_gate_is_the_first_half():
     np.testing.assert_allclose(out.numpy(), [[silu2 * 3.0, -30.0 / (1.0 + np.exp(30.0)) * 5.0]], rtol=1e-6)
 
 
-@pytest.mark.parametrize("fields,expected", [
-    (dict(intermediate_size=0), Problem("act.intermediate_size", "Intermediate size must be at least 1; got 0.",
-                                        "error")),
-    (dict(intermediate_size=200000), Problem("act.intermediate_size", "Intermediate size must be at most 131072; "
-                                                                      "got 200000.", "error")),
-    (dict(num_tokens=()), Problem("inputs.num_tokens", "List at least one number of tokens.", "error")),
-    (dict(num_tokens=(-2,)), Problem("inputs.num_tokens", "Every bucket needs at least 1 token; got -2.", "error")),
-    (dict(num_tokens=(4, 4)), Problem("inputs.num_tokens", "Bucket 4 is listed twice.", "error")),
-    (dict(num_tokens=(2_000_000,)), Problem("inputs.num_tokens", "A bucket can hold at most 1048576 tokens; "
-                                                                 "got 2000000.", "error")),
-    (dict(intermediate_size=131072, num_tokens=(16384,)),
-     Problem("inputs.num_tokens", "The largest bucket's example input takes 16.0 GiB, and building and tracing it "
-                                  "needs several times that much memory.", "warning")),
-])
+@pytest.mark.parametrize(
+    "fields,expected",
+    [
+        (
+            dict(intermediate_size=0),
+            Problem("act.intermediate_size", "Intermediate size must be at least 1; got 0.", "error"),
+        ),
+        (
+            dict(intermediate_size=200000),
+            Problem("act.intermediate_size", "Intermediate size must be at most 131072; got 200000.", "error"),
+        ),
+        (dict(num_tokens=()), Problem("inputs.num_tokens", "List at least one number of tokens.", "error")),
+        (dict(num_tokens=(-2,)), Problem("inputs.num_tokens", "Every bucket needs at least 1 token; got -2.", "error")),
+        (dict(num_tokens=(4, 4)), Problem("inputs.num_tokens", "Bucket 4 is listed twice.", "error")),
+        (
+            dict(num_tokens=(2_000_000,)),
+            Problem("inputs.num_tokens", "A bucket can hold at most 1048576 tokens; got 2000000.", "error"),
+        ),
+        (
+            dict(intermediate_size=131072, num_tokens=(16384,)),
+            Problem(
+                "inputs.num_tokens",
+                "The largest bucket's example input takes 16.0 GiB, and building and tracing it "
+                "needs several times that much memory.",
+                "warning",
+            ),
+        ),
+    ],
+)
 def test_validation_sentences(fields, expected):
     assert KERNEL.validate(make_spec(**fields)) == [expected]
 

@@ -72,7 +72,8 @@ def test_every_tomllib_import_falls_back_to_tomli():
         guarded = set()
         for node in ast.walk(tree):
             if (isinstance(node, ast.Try) and any(_imports_tomli(h.body) for h in node.handlers)) or (
-                    isinstance(node, ast.If) and _imports_tomli(node.orelse)):
+                isinstance(node, ast.If) and _imports_tomli(node.orelse)
+            ):
                 guarded |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
         bare += [f"{path.relative_to(REPO)}:{n.lineno}" for n in _tomllib_imports(tree) if id(n) not in guarded]
         bare += [f"{path.relative_to(REPO)}: {dynamic}"] if dynamic in text else []
@@ -80,9 +81,27 @@ def test_every_tomllib_import_falls_back_to_tomli():
 
 
 def test_app_and_tests_keep_to_python_3_10():
-    proc = subprocess.run([sys.executable, "-c", "import sys, vermin; sys.exit(vermin.main())", "--target=3.10-", "--violations", "--no-tips", "-q",
-                           "--eval-annotations", "--exclude", "tomllib", "app", "tests"], cwd=REPO,
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, vermin; sys.exit(vermin.main())",
+            "--target=3.10-",
+            "--violations",
+            "--no-tips",
+            "-q",
+            "--eval-annotations",
+            "--exclude",
+            "tomllib",
+            "app",
+            "tests",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
@@ -95,8 +114,13 @@ def test_doctor_says_which_stack_it_sees_and_warns_with_the_remedy():
     import torch
     import transformers
 
-    proc = subprocess.run([sys.executable, "-m", "neffbench", "doctor", "--json"], capture_output=True, text=True,
-                          timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "neffbench", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     stack = data["stack"]
@@ -110,8 +134,16 @@ def test_doctor_says_which_stack_it_sees_and_warns_with_the_remedy():
         assert trace_trap == []
 
 
-LEGACY = {"python": "3.10.12", "torch": "2.9.0", "numpy": "1.26.4", "transformers": "4.51.3",
-          "torch_neuronx": "2.9.0.2.15.32035", "neuronx_cc": "2.21.33363.0", "torchvision": None, "pyside6": "6.11.3"}
+LEGACY = {
+    "python": "3.10.12",
+    "torch": "2.9.0",
+    "numpy": "1.26.4",
+    "transformers": "4.51.3",
+    "torch_neuronx": "2.9.0.2.15.32035",
+    "neuronx_cc": "2.21.33363.0",
+    "torchvision": None,
+    "pyside6": "6.11.3",
+}
 
 
 def test_a_legacy_neuron_venv_is_told_by_its_torch_neuronx_or_by_its_path():
@@ -124,12 +156,15 @@ def test_a_legacy_neuron_venv_is_told_by_its_torch_neuronx_or_by_its_path():
     assert _kind({**LEGACY, "torch_neuronx": None}, None, "/venv")[0] == "other"
 
 
-@pytest.mark.parametrize(("changes", "backend", "says"), [
-    ({}, "neuron", "unordered_map::at"),
-    ({"numpy": "2.1.0"}, "torchneuron", "pip install numpy==1.26.4"),
-    ({"torch": "2.10.0"}, "torchneuron", "pip install 'torch==2.9.*'"),
-    ({"torchvision": "0.25.0"}, "torchneuron", "torchvision==0.24.*"),
-])
+@pytest.mark.parametrize(
+    ("changes", "backend", "says"),
+    [
+        ({}, "neuron", "unordered_map::at"),
+        ({"numpy": "2.1.0"}, "torchneuron", "pip install numpy==1.26.4"),
+        ({"torch": "2.10.0"}, "torchneuron", "pip install 'torch==2.9.*'"),
+        ({"torchvision": "0.25.0"}, "torchneuron", "torchvision==0.24.*"),
+    ],
+)
 def test_each_known_bad_combination_is_one_warning_with_its_remedy(changes, backend, says):
     from neffbench.toolchain.stack import _warnings
 

@@ -69,8 +69,7 @@ def test_spec_file_round_trips_with_nested_kwargs_and_two_axes(tmp_path):
 def test_relative_paths_are_relative_to_the_spec_file(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "m.py").write_text("import torch\ndef f(x):\n    return x * 2\n")
-    (tmp_path / "spec.toml").write_text('kernel = "module"\n[module]\nentry = "src/m.py:f"\n'
-                                        '[inputs]\nx = "f32[4]"\n')
+    (tmp_path / "spec.toml").write_text('kernel = "module"\n[module]\nentry = "src/m.py:f"\n[inputs]\nx = "f32[4]"\n')
     spec = load(tmp_path / "spec.toml")
     assert spec.module.entry == f"{tmp_path / 'src' / 'm.py'}:f"
     assert _problems(spec) == []
@@ -83,8 +82,9 @@ def test_hash_covers_the_file_content_not_its_place_nor_the_seed(tmp_path):
         (tmp_path / d / "m.py").write_text("def f(x):\n    return x\n")
 
     def spec(folder, seed=0, shape="f32[4]"):
-        return ModuleCompileSpec(seed=seed, module=ModuleSection(entry=f"{tmp_path / folder / 'm.py'}:f"),
-                                 inputs={"x": shape})
+        return ModuleCompileSpec(
+            seed=seed, module=ModuleSection(entry=f"{tmp_path / folder / 'm.py'}:f"), inputs={"x": shape}
+        )
 
     assert spec_hash(spec("a")) == spec_hash(spec("b")) == spec_hash(spec("a", seed=7))
     assert spec_hash(spec("a")) != spec_hash(spec("a", shape="f32[8]"))
@@ -94,14 +94,16 @@ def test_hash_covers_the_file_content_not_its_place_nor_the_seed(tmp_path):
 
 
 def test_static_problems_are_listed_by_field(tmp_path):
-    spec = ModuleCompileSpec(module=ModuleSection(entry="not an entry"),
-                             inputs={"x": "f32[{tokens},4", "y": "f32[{seq}]", "2bad": "f32[1]"},
-                             buckets={"tokens": (1, 1, 0), "batch": (2,)})
+    spec = ModuleCompileSpec(
+        module=ModuleSection(entry="not an entry"),
+        inputs={"x": "f32[{tokens},4", "y": "f32[{seq}]", "2bad": "f32[1]"},
+        buckets={"tokens": (1, 1, 0), "batch": (2,)},
+    )
     assert _problems(spec) == [
         "error: module.entry: Entry 'not an entry' has no ':attr'; give 'package.module:attr' or "
         "'path/to/file.py:attr'.",
-        "error: inputs.x: \"f32[{tokens},4\" is not a tensor spec; expected dtype[dims] init, such as "
-        "\"f32[2,{seq}] randn\".",
+        'error: inputs.x: "f32[{tokens},4" is not a tensor spec; expected dtype[dims] init, such as '
+        '"f32[2,{seq}] randn".',
         "error: inputs.y: Input 'y' uses {seq}, which is not a [buckets] axis (axes: tokens, batch).",
         "error: inputs.2bad: Input name '2bad' is not a Python parameter name.",
         "error: buckets.tokens: tokens = 1 is listed twice.",
@@ -113,7 +115,7 @@ def test_static_problems_are_listed_by_field(tmp_path):
     assert _problems(missing) == [
         f"error: module.entry: The file of the entry, {tmp_path}/gone.py, does not exist.",
         "error: inputs: No inputs: give one tensor spec per forward parameter under [inputs] (such as x = "
-        "\"f32[{tokens},64]\"), or an examples function.",
+        '"f32[{tokens},64]"), or an examples function.',
     ]
 
 
@@ -130,8 +132,15 @@ def test_old_rope_specs_are_rope_specs():
 
 
 def _cli(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _records(workdir: Path) -> list[dict]:
@@ -140,9 +149,22 @@ def _records(workdir: Path) -> list[dict]:
 
 @pytest.mark.slow
 def test_cli_compiles_a_factory_with_typed_arguments_as_the_issue_writes_it(tmp_path):
-    proc = _cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[{tokens},64]", "--kwarg", "hidden_size=64",
-                "--kwarg", "activation=gelu", "--bucket", "tokens=1,8", "--workdir", str(tmp_path),
-                "--backend", "cpu-check")
+    proc = _cli(
+        "compile",
+        f"{DATA}/mlp.py:make_mlp",
+        "--input",
+        "x:f32[{tokens},64]",
+        "--kwarg",
+        "hidden_size=64",
+        "--kwarg",
+        "activation=gelu",
+        "--bucket",
+        "tokens=1,8",
+        "--workdir",
+        str(tmp_path),
+        "--backend",
+        "cpu-check",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     recs = _records(tmp_path)
     assert [r["bucket"] for r in recs] == [{"tokens": 1}, {"tokens": 8}]
@@ -161,14 +183,28 @@ def test_cli_compiles_a_factory_with_typed_arguments_as_the_issue_writes_it(tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("what, spec_args", [
-    ("function with a constant", [f"{DATA}/functions.py:scaled_add", "--input", "x:f32[4,8]", "--input",
-                                  "y:f32[4,8]", "--constant", "alpha=0.25"]),
-    ("nn.Module instance", [f"{DATA}/instances.py:norm", "--input", "input:f32[{t},16]", "--bucket", "t=3"]),
-    ("dict outputs", [f"{DATA}/functions.py:two_outputs", "--input", "x:f32[4,8]"]),
-    ("rms_norm", ["llama3-8b-rms-norm-residual", "--hidden-size", "256", "--num-tokens", "4"]),
-    ("silu_and_mul", ["llama3-8b-silu-and-mul", "--intermediate-size", "128", "--num-tokens", "4"]),
-], ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    "what, spec_args",
+    [
+        (
+            "function with a constant",
+            [
+                f"{DATA}/functions.py:scaled_add",
+                "--input",
+                "x:f32[4,8]",
+                "--input",
+                "y:f32[4,8]",
+                "--constant",
+                "alpha=0.25",
+            ],
+        ),
+        ("nn.Module instance", [f"{DATA}/instances.py:norm", "--input", "input:f32[{t},16]", "--bucket", "t=3"]),
+        ("dict outputs", [f"{DATA}/functions.py:two_outputs", "--input", "x:f32[4,8]"]),
+        ("rms_norm", ["llama3-8b-rms-norm-residual", "--hidden-size", "256", "--num-tokens", "4"]),
+        ("silu_and_mul", ["llama3-8b-silu-and-mul", "--intermediate-size", "128", "--num-tokens", "4"]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
 @pytest.mark.parametrize("backend", ["cpu-check", "fake-neuron"])
 def test_kernels_compile_with_cpu_check_and_the_fake_toolchain(tmp_path, what, spec_args, backend):
     env = fake_env("success") if backend == "fake-neuron" else None
@@ -187,8 +223,16 @@ def test_kernels_compile_with_cpu_check_and_the_fake_toolchain(tmp_path, what, s
 
 @pytest.mark.slow
 def test_a_child_only_problem_fails_the_job_with_its_sentence(tmp_path):
-    proc = _cli("compile", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]", "--workdir", str(tmp_path),
-                "--backend", "cpu-check")
+    proc = _cli(
+        "compile",
+        f"{DATA}/problems.py:NoneOutput",
+        "--input",
+        "x:f32[4]",
+        "--workdir",
+        str(tmp_path),
+        "--backend",
+        "cpu-check",
+    )
     assert proc.returncode == 1
     (rec,) = _records(tmp_path)
     assert rec["outcome"] == "failed"
@@ -200,8 +244,17 @@ def test_a_child_only_problem_fails_the_job_with_its_sentence(tmp_path):
 
 @pytest.mark.slow
 def test_a_data_dependent_op_fails_a_neuron_compile_before_the_compiler_runs(tmp_path):
-    proc = _cli("compile", f"{DATA}/problems.py:NonzeroModule", "--input", "x:f32[8]", "--workdir", str(tmp_path),
-                "--backend", "neuron", env=fake_env("success"))
+    proc = _cli(
+        "compile",
+        f"{DATA}/problems.py:NonzeroModule",
+        "--input",
+        "x:f32[8]",
+        "--workdir",
+        str(tmp_path),
+        "--backend",
+        "neuron",
+        env=fake_env("success"),
+    )
     assert proc.returncode == 1
     (rec,) = _records(tmp_path)
     assert rec["reason"].startswith("pre-flight: the traced graph uses aten::nonzero")
@@ -212,11 +265,18 @@ def _hf_spec(tmp_path: Path, name: str) -> Path:
     model = HF_MODELS[name]
     import tomli_w
 
-    data = {"name": f"hf-{name}", "kernel": "module",
-            "module": {"entry": model["entry"], "call": "factory",
-                       "kwargs": {"config": {"entry": model["config"], "kwargs": model["config_kwargs"]}},
-                       "constants": model["constants"]},
-            "inputs": model["inputs"], "buckets": model["buckets"]}
+    data = {
+        "name": f"hf-{name}",
+        "kernel": "module",
+        "module": {
+            "entry": model["entry"],
+            "call": "factory",
+            "kwargs": {"config": {"entry": model["config"], "kwargs": model["config_kwargs"]}},
+            "constants": model["constants"],
+        },
+        "inputs": model["inputs"],
+        "buckets": model["buckets"],
+    }
     path = tmp_path / f"{name}.toml"
     path.write_text(tomli_w.dumps(data))
     return path
@@ -236,15 +296,30 @@ def test_tiny_hugging_face_models_compile_from_their_configs(tmp_path, name):
 @pytest.mark.slow
 def test_bert_compiles_with_the_fake_toolchain_and_its_script_reproduces_it(tmp_path):
     env = fake_env("success")
-    proc = _cli("compile", str(_hf_spec(tmp_path, "bert")), "--workdir", str(tmp_path / "wd"), "--backend", "neuron",
-                "--target", "trn2", env=env)
+    proc = _cli(
+        "compile",
+        str(_hf_spec(tmp_path, "bert")),
+        "--workdir",
+        str(tmp_path / "wd"),
+        "--backend",
+        "neuron",
+        "--target",
+        "trn2",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (rec,) = _records(tmp_path / "wd")
-    assert rec["neffs"] and rec["preflight"]["interface"]["outputs"] == [
-        "output0 <- output[0]", "output1 <- output[1]"]
+    assert rec["neffs"] and rec["preflight"]["interface"]["outputs"] == ["output0 <- output[0]", "output1 <- output[1]"]
     job = next((tmp_path / "wd").glob("*/reproduce.py")).parent
-    run = subprocess.run([sys.executable, "reproduce.py", str(tmp_path / "out")], cwd=job, capture_output=True,
-                         text=True, env={**os.environ, **env}, timeout=300, check=False)
+    run = subprocess.run(
+        [sys.executable, "reproduce.py", str(tmp_path / "out")],
+        cwd=job,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert list((tmp_path / "out" / "compiler").glob("**/*.neff"))
     import torch
@@ -277,16 +352,38 @@ def test_resolve_and_kernel_commands():
 @pytest.mark.slow
 def test_analyze_lists_unsupported_operators_before_the_compile(tmp_path):
     env = fake_env("success", FAKE_ANALYZE_UNSUPPORTED="aten::gelu")
-    proc = _cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[4,64]", "--kwarg", "activation=gelu",
-                "--workdir", str(tmp_path), "--backend", "neuron", env=env)
+    proc = _cli(
+        "compile",
+        f"{DATA}/mlp.py:make_mlp",
+        "--input",
+        "x:f32[4,64]",
+        "--kwarg",
+        "activation=gelu",
+        "--workdir",
+        str(tmp_path),
+        "--backend",
+        "neuron",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (rec,) = _records(tmp_path)
     assert rec["analyze"]["unsupported_operators"][0]["kind"] == "aten::gelu"
     assert rec["analyze"]["supported_operators"]["aten::linear"] == 2
-    assert "neuronx-cc cannot compile aten::gelu (failed at neuronx-cc), called at model.py(12): forward." \
+    assert (
+        "neuronx-cc cannot compile aten::gelu (failed at neuronx-cc), called at model.py(12): forward."
         in rec["warnings"]
-    failing = _cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[4,64]", "--workdir", str(tmp_path / "b"),
-                   "--backend", "neuron", env=fake_env("success", FAKE_ANALYZE_RAISE="boom"))
+    )
+    failing = _cli(
+        "compile",
+        f"{DATA}/mlp.py:make_mlp",
+        "--input",
+        "x:f32[4,64]",
+        "--workdir",
+        str(tmp_path / "b"),
+        "--backend",
+        "neuron",
+        env=fake_env("success", FAKE_ANALYZE_RAISE="boom"),
+    )
     assert failing.returncode == 0
     (rec,) = _records(tmp_path / "b")
     assert "torch_neuronx.analyze failed (RuntimeError: boom); the compile goes ahead." in rec["warnings"]

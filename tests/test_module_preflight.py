@@ -28,48 +28,126 @@ def _messages(report: dict, severity: str) -> list[str]:
 
 
 CASES = [
-    ("entry file missing", f"{DATA}/nope.py:X", {"x": "f32[4]"}, {},
-     f"entry file {DATA}/nope.py does not exist."),
-    ("attribute missing", f"{P}:Nonzero", {"x": "f32[4]"}, {},
-     "'problems.py' has no attribute 'Nonzero'. Did you mean 'NonzeroModule'?"),
-    ("module missing", "nosuch.pkg:X", {"x": "f32[4]"}, {},
-     "module 'nosuch.pkg' cannot be imported: no module named 'nosuch'."),
-    ("not callable", f"{DATA}/hf_models.py:HF_MODELS", {"x": "f32[4]"}, {"call": "object"},
-     f"entry {DATA}/hf_models.py:HF_MODELS gave dict, which is not callable: it needs a forward (an nn.Module) "
-     "or to be a function."),
-    ("parameter without input", f"{DATA}/functions.py:scaled_add", {"x": "f32[4]"}, {},
-     "parameter 'y' of scaled_add has no input and no default: add it under [inputs] (or [module.constants] "
-     "for a non-tensor)."),
-    ("input naming no parameter", f"{DATA}/functions.py:scaled_add", {"x": "f32[4]", "y": "f32[4]", "z": "f32[4]"},
-     {}, "input 'z' names no parameter of scaled_add. Its parameters: x, y, alpha."),
-    ("*args", f"{P}:StarArgs", {"a": "f32[4]"}, {},
-     "StarArgs.forward takes only *args, so inputs cannot be bound by name: give it named parameters (or wrap "
-     "it in a module that has them)."),
-    ("**kwargs", f"{P}:StarKwargs", {"x": "f32[4]", "extra": "f32[4]"}, {},
-     "input 'extra' names no parameter of StarKwargs.forward and would only reach **kwargs, which a traced "
-     "graph cannot bind by name; give StarKwargs.forward a parameter 'extra'."),
-    ("tensor for a float", f"{P}:ThetaModule", {"x": "f32[4]", "theta": "f32[]"}, {},
-     "parameter 'theta' of ThetaModule.forward takes a float, not a tensor: bind `theta` as a constant "
-     "([module.constants] theta = ...)."),
-    ("float without a value", f"{P}:ThetaModule", {"x": "f32[4]"}, {},
-     "parameter 'theta' of ThetaModule.forward takes a float and has no default: bind `theta` as a constant "
-     "([module.constants] theta = ...)."),
-    ("ids out of range", f"{P}:TokenEmbedding", {"input_ids": "i64[1,8] randint(900, 1000)"}, {},
-     None),  # the range in the sentence depends on the values drawn: checked below
-    ("None output", f"{P}:NoneOutput", {"x": "f32[4]"}, {},
-     "output[1] is None: a traced graph returns tensors only (pick the outputs you need with [module] outputs, "
-     "or pass a constant that turns this output off)."),
-    ("cache output", f"{P}:CacheOutput", {"x": "f32[4]"}, {},
-     "past_key_values is a DynamicCache: pass use_cache=False as a constant ([module.constants] use_cache = "
-     "false)."),
-    ("int output", f"{P}:NoTensorOutput", {"x": "f32[4]"}, {},
-     "output is an int (4), not a tensor: a traced graph returns tensors only."),
-    ("no tensor output", f"{P}:IntConstantOutput", {"x": "f32[4]"}, {},
-     "output is an int (3), not a tensor: a traced graph returns tensors only."),
-    ("user code raises", f"{P}:RaisesInForward", {"x": "f32[4]"}, {},
-     "calling RaisesInForward.forward raised ValueError at problems.py:162: boom from user code"),
-    ("complex output", f"{P}:ComplexOutput", {"x": "f32[2,3,2]"}, {},
-     "output 'output' is complex64: Neuron has no complex dtypes; return torch.view_as_real(...) instead."),
+    ("entry file missing", f"{DATA}/nope.py:X", {"x": "f32[4]"}, {}, f"entry file {DATA}/nope.py does not exist."),
+    (
+        "attribute missing",
+        f"{P}:Nonzero",
+        {"x": "f32[4]"},
+        {},
+        "'problems.py' has no attribute 'Nonzero'. Did you mean 'NonzeroModule'?",
+    ),
+    (
+        "module missing",
+        "nosuch.pkg:X",
+        {"x": "f32[4]"},
+        {},
+        "module 'nosuch.pkg' cannot be imported: no module named 'nosuch'.",
+    ),
+    (
+        "not callable",
+        f"{DATA}/hf_models.py:HF_MODELS",
+        {"x": "f32[4]"},
+        {"call": "object"},
+        f"entry {DATA}/hf_models.py:HF_MODELS gave dict, which is not callable: it needs a forward (an nn.Module) "
+        "or to be a function.",
+    ),
+    (
+        "parameter without input",
+        f"{DATA}/functions.py:scaled_add",
+        {"x": "f32[4]"},
+        {},
+        "parameter 'y' of scaled_add has no input and no default: add it under [inputs] (or [module.constants] "
+        "for a non-tensor).",
+    ),
+    (
+        "input naming no parameter",
+        f"{DATA}/functions.py:scaled_add",
+        {"x": "f32[4]", "y": "f32[4]", "z": "f32[4]"},
+        {},
+        "input 'z' names no parameter of scaled_add. Its parameters: x, y, alpha.",
+    ),
+    (
+        "*args",
+        f"{P}:StarArgs",
+        {"a": "f32[4]"},
+        {},
+        "StarArgs.forward takes only *args, so inputs cannot be bound by name: give it named parameters (or wrap "
+        "it in a module that has them).",
+    ),
+    (
+        "**kwargs",
+        f"{P}:StarKwargs",
+        {"x": "f32[4]", "extra": "f32[4]"},
+        {},
+        "input 'extra' names no parameter of StarKwargs.forward and would only reach **kwargs, which a traced "
+        "graph cannot bind by name; give StarKwargs.forward a parameter 'extra'.",
+    ),
+    (
+        "tensor for a float",
+        f"{P}:ThetaModule",
+        {"x": "f32[4]", "theta": "f32[]"},
+        {},
+        "parameter 'theta' of ThetaModule.forward takes a float, not a tensor: bind `theta` as a constant "
+        "([module.constants] theta = ...).",
+    ),
+    (
+        "float without a value",
+        f"{P}:ThetaModule",
+        {"x": "f32[4]"},
+        {},
+        "parameter 'theta' of ThetaModule.forward takes a float and has no default: bind `theta` as a constant "
+        "([module.constants] theta = ...).",
+    ),
+    (
+        "ids out of range",
+        f"{P}:TokenEmbedding",
+        {"input_ids": "i64[1,8] randint(900, 1000)"},
+        {},
+        None,
+    ),  # the range in the sentence depends on the values drawn: checked below
+    (
+        "None output",
+        f"{P}:NoneOutput",
+        {"x": "f32[4]"},
+        {},
+        "output[1] is None: a traced graph returns tensors only (pick the outputs you need with [module] outputs, "
+        "or pass a constant that turns this output off).",
+    ),
+    (
+        "cache output",
+        f"{P}:CacheOutput",
+        {"x": "f32[4]"},
+        {},
+        "past_key_values is a DynamicCache: pass use_cache=False as a constant ([module.constants] use_cache = false).",
+    ),
+    (
+        "int output",
+        f"{P}:NoTensorOutput",
+        {"x": "f32[4]"},
+        {},
+        "output is an int (4), not a tensor: a traced graph returns tensors only.",
+    ),
+    (
+        "no tensor output",
+        f"{P}:IntConstantOutput",
+        {"x": "f32[4]"},
+        {},
+        "output is an int (3), not a tensor: a traced graph returns tensors only.",
+    ),
+    (
+        "user code raises",
+        f"{P}:RaisesInForward",
+        {"x": "f32[4]"},
+        {},
+        "calling RaisesInForward.forward raised ValueError at problems.py:162: boom from user code",
+    ),
+    (
+        "complex output",
+        f"{P}:ComplexOutput",
+        {"x": "f32[2,3,2]"},
+        {},
+        "output 'output' is complex64: Neuron has no complex dtypes; return torch.view_as_real(...) instead.",
+    ),
 ]
 DATA_DEPENDENT = [
     ("NonzeroModule", {"x": "f32[16]"}, "aten::nonzero"),
@@ -79,8 +157,9 @@ DATA_DEPENDENT = [
 ]
 
 
-@pytest.mark.parametrize("entry, inputs, module, sentence", [c[1:] for c in CASES if c[4]],
-                         ids=[c[0] for c in CASES if c[4]])
+@pytest.mark.parametrize(
+    "entry, inputs, module, sentence", [c[1:] for c in CASES if c[4]], ids=[c[0] for c in CASES if c[4]]
+)
 def test_each_error_is_one_sentence_naming_what_is_wrong(entry, inputs, module, sentence):
     report = _check(entry, inputs, **module)
     assert report["ok"] is False
@@ -98,8 +177,10 @@ def test_token_ids_beyond_the_embedding_name_the_input_and_the_table():
 def test_data_dependent_ops_are_named(cls, inputs, op):
     report = _check(f"{P}:{cls}", inputs)
     assert report["data_dependent"] == [op]
-    assert f"the traced graph uses {op}, whose output shape depends on the input values: a NEFF has fixed " \
-           "shapes, so this cannot be compiled (use a fixed-size mask and torch.where)." in _messages(report, "error")
+    assert (
+        f"the traced graph uses {op}, whose output shape depends on the input values: a NEFF has fixed "
+        "shapes, so this cannot be compiled (use a fixed-size mask and torch.where)." in _messages(report, "error")
+    )
 
 
 def test_complex_input_is_an_error():
@@ -109,8 +190,9 @@ def test_complex_input_is_an_error():
 
     report = preflight.Report()
     preflight.check_inputs(report, ("z",), (torch.zeros(2, dtype=torch.complex64),))
-    assert report.errors == ["input 'z' is complex64: Neuron has no complex dtypes; pass the real and imaginary "
-                             "parts as two float tensors."]
+    assert report.errors == [
+        "input 'z' is complex64: Neuron has no complex dtypes; pass the real and imaginary parts as two float tensors."
+    ]
 
 
 def test_warnings_do_not_block_and_say_what_the_neff_will_be():
@@ -118,16 +200,19 @@ def test_warnings_do_not_block_and_say_what_the_neff_will_be():
     assert unused["ok"] is True
     assert _messages(unused, "warning") == [
         "input 'y' is never used by the traced graph: torch_neuronx drops it from the NEFF interface, so the NEFF "
-        "takes one input fewer than the module."]
+        "takes one input fewer than the module."
+    ]
     assert unused["interface"] == {"inputs": ["input0 <- x"], "outputs": ["output0 <- output"]}
     constant = _check(f"{P}:ConstantOutput", {"x": "f32[4]"})
     assert _messages(constant, "warning") == [
-        "output 'output[1]' depends on no input: it is a constant baked into the NEFF."]
+        "output 'output[1]' depends on no input: it is a constant baked into the NEFF."
+    ]
     keyword = _check(f"{P}:KeywordOnly", {"x": "f32[4]", "mask": "f32[4]"})
     assert keyword["ok"] is True
     assert _messages(keyword, "warning") == [
         "parameter 'mask' of KeywordOnly.forward is keyword-only: the traced wrapper passes it by name, and so "
-        "does reproduce.py."]
+        "does reproduce.py."
+    ]
 
 
 def test_tracer_warnings_name_the_users_file_and_line():
@@ -140,7 +225,8 @@ def test_int64_inputs_warn_unless_native_int64_is_asked_for():
     report = _check(f"{P}:TokenEmbedding", {"input_ids": "i64[1,8] randint(0, 100)"})
     assert _messages(report, "warning") == [
         "input 'input_ids' is int64: neuronx-cc downcasts int64 to int32 unless told --native-int64=enabled "
-        "(neuronx-cc 2.27+, Trn2 and later), so values beyond 2**31 are lost."]
+        "(neuronx-cc 2.27+, Trn2 and later), so values beyond 2**31 are lost."
+    ]
     from neffbench.jobs.preflight import native_int64
 
     assert native_int64(("--native-int64=enabled",)) and native_int64(("--native-int64", "enabled"))
@@ -170,4 +256,5 @@ def test_no_tensor_output_at_all():
 
     assert leaves(()).errors == ["the module returns no tensor at all: a NEFF needs at least one tensor output."]
     assert leaves({"a": (), "b": {}}).errors == [
-        "the module returns no tensor at all: a NEFF needs at least one tensor output."]
+        "the module returns no tensor at all: a NEFF needs at least one tensor output."
+    ]

@@ -25,13 +25,29 @@ from neffbench.kernels.module.tensors import (
 )
 
 CANONICAL = ["float32", "bfloat16", "float16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"]
-ALIASES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64", "i64": "int64",
-           "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8"}
-INT_RANGES = {"int64": (-2**63, 2**63 - 1), "int32": (-2**31, 2**31 - 1), "int16": (-2**15, 2**15 - 1),
-              "int8": (-128, 127), "uint8": (0, 255), "bool": (0, 1)}
+ALIASES = {
+    "f32": "float32",
+    "bf16": "bfloat16",
+    "f16": "float16",
+    "f64": "float64",
+    "i64": "int64",
+    "i32": "int32",
+    "i16": "int16",
+    "i8": "int8",
+    "u8": "uint8",
+}
+INT_RANGES = {
+    "int64": (-(2**63), 2**63 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "bool": (0, 1),
+}
 AXES = ["batch", "seq", "heads"]
-DEFAULT_INITS = {d: Init("randn") if d in FLOAT_DTYPES else Init("ones") if d == "bool" else Init("zeros")
-                 for d in CANONICAL}
+DEFAULT_INITS = {
+    d: Init("randn") if d in FLOAT_DTYPES else Init("ones") if d == "bool" else Init("zeros") for d in CANONICAL
+}
 
 
 def _gen(seed: int = 0) -> torch.Generator:
@@ -45,6 +61,7 @@ def _error(text: str) -> str:
 
 
 # --- dtypes and defaults ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("alias, canonical", [*ALIASES.items(), *((c, c) for c in CANONICAL)])
 def test_every_dtype_alias_parses_to_its_canonical_name(alias, canonical):
@@ -60,8 +77,9 @@ def test_alias_table_and_dtype_sets():
     assert issubclass(TensorSpecError, ValueError)
 
 
-@pytest.mark.parametrize("dtype, kind", [*((d, "randn") for d in FLOAT_DTYPES), *((d, "zeros") for d in INT_DTYPES),
-                                         ("bool", "ones")])
+@pytest.mark.parametrize(
+    "dtype, kind", [*((d, "randn") for d in FLOAT_DTYPES), *((d, "zeros") for d in INT_DTYPES), ("bool", "ones")]
+)
 def test_default_init_per_dtype(dtype, kind):
     spec = parse(f"{dtype}[3]")
     assert spec.init == Init(kind) and not spec.explicit_init
@@ -71,21 +89,25 @@ def test_default_init_per_dtype(dtype, kind):
 
 # --- parsing -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, init", [
-    ("f32[2] randn", Init("randn")),
-    ("f32[2] rand(-1, 2.5)", Init("rand", (-1.0, 2.5))),
-    ("i64[2] randint(0, 1000)", Init("randint", (0, 1000))),
-    ("bool[2] randint(0, 2)", Init("randint", (0, 2))),
-    ("f16[2] ones", Init("ones")),
-    ("i8[2] zeros", Init("zeros")),
-    ("f32[2] full(0.5)", Init("full", (0.5,))),
-    ("i32[2] full(-7)", Init("full", (-7,))),
-    ("u8[2] full(3.0)", Init("full", (3,))),
-    ("bool[2] full(0)", Init("full", (0,))),
-    ("i16[2] arange", Init("arange")),
-    ('f32[2] file("in/x.npy")', Init("file", ("in/x.npy",))),
-    ("f32[2] file('x.npy')", Init("file", ("x.npy",))),
-])
+
+@pytest.mark.parametrize(
+    "text, init",
+    [
+        ("f32[2] randn", Init("randn")),
+        ("f32[2] rand(-1, 2.5)", Init("rand", (-1.0, 2.5))),
+        ("i64[2] randint(0, 1000)", Init("randint", (0, 1000))),
+        ("bool[2] randint(0, 2)", Init("randint", (0, 2))),
+        ("f16[2] ones", Init("ones")),
+        ("i8[2] zeros", Init("zeros")),
+        ("f32[2] full(0.5)", Init("full", (0.5,))),
+        ("i32[2] full(-7)", Init("full", (-7,))),
+        ("u8[2] full(3.0)", Init("full", (3,))),
+        ("bool[2] full(0)", Init("full", (0,))),
+        ("i16[2] arange", Init("arange")),
+        ('f32[2] file("in/x.npy")', Init("file", ("in/x.npy",))),
+        ("f32[2] file('x.npy')", Init("file", ("x.npy",))),
+    ],
+)
 def test_every_init_parses(text, init):
     spec = parse(text)
     assert spec.init == init and spec.explicit_init
@@ -119,8 +141,9 @@ def test_missing_axis_names_the_axis():
 def test_bad_bucket_size_is_an_error(size):
     with pytest.raises(TensorSpecError) as caught:
         parse("f32[{seq}]").shape({"seq": size})
-    assert str(caught.value) == (f"axis 'seq' in \"float32[{{seq}}]\" has bucket size {size!r}; "
-                                 "expected a whole number of at least 1")
+    assert str(caught.value) == (
+        f"axis 'seq' in \"float32[{{seq}}]\" has bucket size {size!r}; expected a whole number of at least 1"
+    )
 
 
 def test_numpy_bucket_sizes_are_accepted():
@@ -142,67 +165,122 @@ def test_describe_shows_the_resolved_shape_and_the_init():
 
 # --- every error sentence --------------------------------------------------------------------------
 
-ALL_ALIASES = ("f32, float32, bf16, bfloat16, f16, float16, f64, float64, i64, int64, i32, int32, "
-               "i16, int16, i8, int8, u8, uint8, bool")
+ALL_ALIASES = (
+    "f32, float32, bf16, bfloat16, f16, float16, f64, float64, i64, int64, i32, int32, "
+    "i16, int16, i8, int8, u8, uint8, bool"
+)
 ALL_INITS = 'randn, rand(lo, hi), randint(lo, hi), ones, zeros, full(v), arange, file("x.npy")'
 FLOAT_INITS = 'randn, rand(lo, hi), ones, zeros, full(v), arange, file("x.npy")'
 INT_INITS = 'randint(lo, hi), ones, zeros, full(v), arange, file("x.npy")'
 
 
-@pytest.mark.parametrize("text, message", [
-    ("f32 randn", '"f32 randn" is not a tensor spec; expected dtype[dims] init, such as "f32[2,{seq}] randn"'),
-    ("", '"" is not a tensor spec; expected dtype[dims] init, such as "f32[2,{seq}] randn"'),
-    ("f8[2] randn", f"unknown dtype 'f8' in \"f8[2] randn\"; expected one of {ALL_ALIASES}"),
-    ("F32[2]", f"unknown dtype 'F32' in \"F32[2]\"; expected one of {ALL_ALIASES}"),
-    ("f32[0,4]", "dim '0' in \"f32[0,4]\" must be a whole number of at least 1 or {axis}"),
-    ("f32[2,]", "dim '' in \"f32[2,]\" must be a whole number of at least 1 or {axis}"),
-    ("f32[-1]", "dim '-1' in \"f32[-1]\" must be a whole number of at least 1 or {axis}"),
-    ("f32[{1x}]", "dim '{1x}' in \"f32[{1x}]\" must be a whole number of at least 1 or {axis}"),
-    ("f32[seq]", "dim 'seq' in \"f32[seq]\" must be a whole number of at least 1 or {axis}"),
-    ("f32[2] randomize", f"init 'randomize' in \"f32[2] randomize\" is not one of {ALL_INITS}"),
-    ("f32[2] randn ones", f"init 'randn ones' in \"f32[2] randn ones\" is not one of {ALL_INITS}"),
-    ("f32[2] randn(1)", "init 'randn(1)' in \"f32[2] randn(1)\" has malformed arguments; "
-                        "expected randn with no arguments"),
-    ("f32[2] rand(1)", "init 'rand(1)' in \"f32[2] rand(1)\" has malformed arguments; "
-                       "expected rand(lo, hi) with two numbers"),
-    ("f32[2] rand", "init 'rand' in \"f32[2] rand\" has malformed arguments; expected rand(lo, hi) with two numbers"),
-    ("f32[2] full(1" + "0" * 400 + ")", "init 'full(1" + "0" * 400 + ")' in \"f32[2] full(1" + "0" * 400
-     + ")\" does not fit float32; expected v from -3.4028234663852886e+38 to 3.4028234663852886e+38"),
-    ("f32[2] rand(0, 1e999)", "init 'rand(0, 1e999)' in \"f32[2] rand(0, 1e999)\" has malformed arguments; "
-                              "expected rand(lo, hi) with two numbers"),
-    ("i32[2] randint(0, 2.5)", "init 'randint(0, 2.5)' in \"i32[2] randint(0, 2.5)\" has malformed arguments; "
-                               "expected randint(lo, hi) with two whole numbers"),
-    ("f32[2] full(x)", "init 'full(x)' in \"f32[2] full(x)\" has malformed arguments; expected full(v) with one number"),
-    ("f32[2] file(x.npy)", "init 'file(x.npy)' in \"f32[2] file(x.npy)\" has malformed arguments; "
-                           "expected file(\"x.npy\") with a quoted path"),
-    ("f32[2] rand(1, 0)", "init 'rand(1, 0)' in \"f32[2] rand(1, 0)\" needs lo less than hi"),
-    ("i64[2] randint(3, 3)", "init 'randint(3, 3)' in \"i64[2] randint(3, 3)\" needs lo less than hi"),
-    ("i64[2] randn", f"init 'randn' in \"i64[2] randn\" does not fit int64; expected one of {INT_INITS}"),
-    ("u8[2] rand(0, 1)", f"init 'rand(0, 1)' in \"u8[2] rand(0, 1)\" does not fit uint8; expected one of {INT_INITS}"),
-    ("bool[2] randn", f"init 'randn' in \"bool[2] randn\" does not fit bool; expected one of {INT_INITS}"),
-    ("f32[2] randint(0, 3)", f"init 'randint(0, 3)' in \"f32[2] randint(0, 3)\" does not fit float32; "
-                             f"expected one of {FLOAT_INITS}"),
-    ("bool[2] randint(0, 3)", "init 'randint(0, 3)' in \"bool[2] randint(0, 3)\" does not fit bool; "
-                              "expected 0 <= lo < hi <= 2"),
-    ("i8[2] randint(0, 1000)", "init 'randint(0, 1000)' in \"i8[2] randint(0, 1000)\" does not fit int8; "
-                               "expected -128 <= lo < hi <= 128"),
-    ("u8[2] randint(-1, 5)", "init 'randint(-1, 5)' in \"u8[2] randint(-1, 5)\" does not fit uint8; "
-                             "expected 0 <= lo < hi <= 256"),
-    ("i32[2] full(1.5)", "init 'full(1.5)' in \"i32[2] full(1.5)\" does not fit int32; "
-                         "expected a whole number v from -2147483648 to 2147483647"),
-    ("i8[2] full(200)", "init 'full(200)' in \"i8[2] full(200)\" does not fit int8; "
-                        "expected a whole number v from -128 to 127"),
-    ("bool[2] full(2)", "init 'full(2)' in \"bool[2] full(2)\" does not fit bool; expected a whole number v from 0 to 1"),
-    ("f16[2] full(1e5)", "init 'full(1e5)' in \"f16[2] full(1e5)\" does not fit float16; "
-                         "expected v from -65504.0 to 65504.0"),
-    ("f32[2] rand(0, 1e39)", "init 'rand(0, 1e39)' in \"f32[2] rand(0, 1e39)\" does not fit float32; "
-                             "expected lo and hi from -3.4028234663852886e+38 to 3.4028234663852886e+38"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("f32 randn", '"f32 randn" is not a tensor spec; expected dtype[dims] init, such as "f32[2,{seq}] randn"'),
+        ("", '"" is not a tensor spec; expected dtype[dims] init, such as "f32[2,{seq}] randn"'),
+        ("f8[2] randn", f"unknown dtype 'f8' in \"f8[2] randn\"; expected one of {ALL_ALIASES}"),
+        ("F32[2]", f"unknown dtype 'F32' in \"F32[2]\"; expected one of {ALL_ALIASES}"),
+        ("f32[0,4]", "dim '0' in \"f32[0,4]\" must be a whole number of at least 1 or {axis}"),
+        ("f32[2,]", "dim '' in \"f32[2,]\" must be a whole number of at least 1 or {axis}"),
+        ("f32[-1]", "dim '-1' in \"f32[-1]\" must be a whole number of at least 1 or {axis}"),
+        ("f32[{1x}]", "dim '{1x}' in \"f32[{1x}]\" must be a whole number of at least 1 or {axis}"),
+        ("f32[seq]", "dim 'seq' in \"f32[seq]\" must be a whole number of at least 1 or {axis}"),
+        ("f32[2] randomize", f"init 'randomize' in \"f32[2] randomize\" is not one of {ALL_INITS}"),
+        ("f32[2] randn ones", f"init 'randn ones' in \"f32[2] randn ones\" is not one of {ALL_INITS}"),
+        (
+            "f32[2] randn(1)",
+            "init 'randn(1)' in \"f32[2] randn(1)\" has malformed arguments; expected randn with no arguments",
+        ),
+        (
+            "f32[2] rand(1)",
+            "init 'rand(1)' in \"f32[2] rand(1)\" has malformed arguments; expected rand(lo, hi) with two numbers",
+        ),
+        (
+            "f32[2] rand",
+            "init 'rand' in \"f32[2] rand\" has malformed arguments; expected rand(lo, hi) with two numbers",
+        ),
+        (
+            "f32[2] full(1" + "0" * 400 + ")",
+            "init 'full(1"
+            + "0" * 400
+            + ")' in \"f32[2] full(1"
+            + "0" * 400
+            + ')" does not fit float32; expected v from -3.4028234663852886e+38 to 3.4028234663852886e+38',
+        ),
+        (
+            "f32[2] rand(0, 1e999)",
+            "init 'rand(0, 1e999)' in \"f32[2] rand(0, 1e999)\" has malformed arguments; "
+            "expected rand(lo, hi) with two numbers",
+        ),
+        (
+            "i32[2] randint(0, 2.5)",
+            "init 'randint(0, 2.5)' in \"i32[2] randint(0, 2.5)\" has malformed arguments; "
+            "expected randint(lo, hi) with two whole numbers",
+        ),
+        (
+            "f32[2] full(x)",
+            "init 'full(x)' in \"f32[2] full(x)\" has malformed arguments; expected full(v) with one number",
+        ),
+        (
+            "f32[2] file(x.npy)",
+            "init 'file(x.npy)' in \"f32[2] file(x.npy)\" has malformed arguments; "
+            'expected file("x.npy") with a quoted path',
+        ),
+        ("f32[2] rand(1, 0)", "init 'rand(1, 0)' in \"f32[2] rand(1, 0)\" needs lo less than hi"),
+        ("i64[2] randint(3, 3)", "init 'randint(3, 3)' in \"i64[2] randint(3, 3)\" needs lo less than hi"),
+        ("i64[2] randn", f"init 'randn' in \"i64[2] randn\" does not fit int64; expected one of {INT_INITS}"),
+        (
+            "u8[2] rand(0, 1)",
+            f"init 'rand(0, 1)' in \"u8[2] rand(0, 1)\" does not fit uint8; expected one of {INT_INITS}",
+        ),
+        ("bool[2] randn", f"init 'randn' in \"bool[2] randn\" does not fit bool; expected one of {INT_INITS}"),
+        (
+            "f32[2] randint(0, 3)",
+            f"init 'randint(0, 3)' in \"f32[2] randint(0, 3)\" does not fit float32; expected one of {FLOAT_INITS}",
+        ),
+        (
+            "bool[2] randint(0, 3)",
+            "init 'randint(0, 3)' in \"bool[2] randint(0, 3)\" does not fit bool; expected 0 <= lo < hi <= 2",
+        ),
+        (
+            "i8[2] randint(0, 1000)",
+            "init 'randint(0, 1000)' in \"i8[2] randint(0, 1000)\" does not fit int8; expected -128 <= lo < hi <= 128",
+        ),
+        (
+            "u8[2] randint(-1, 5)",
+            "init 'randint(-1, 5)' in \"u8[2] randint(-1, 5)\" does not fit uint8; expected 0 <= lo < hi <= 256",
+        ),
+        (
+            "i32[2] full(1.5)",
+            "init 'full(1.5)' in \"i32[2] full(1.5)\" does not fit int32; "
+            "expected a whole number v from -2147483648 to 2147483647",
+        ),
+        (
+            "i8[2] full(200)",
+            "init 'full(200)' in \"i8[2] full(200)\" does not fit int8; expected a whole number v from -128 to 127",
+        ),
+        (
+            "bool[2] full(2)",
+            "init 'full(2)' in \"bool[2] full(2)\" does not fit bool; expected a whole number v from 0 to 1",
+        ),
+        (
+            "f16[2] full(1e5)",
+            "init 'full(1e5)' in \"f16[2] full(1e5)\" does not fit float16; expected v from -65504.0 to 65504.0",
+        ),
+        (
+            "f32[2] rand(0, 1e39)",
+            "init 'rand(0, 1e39)' in \"f32[2] rand(0, 1e39)\" does not fit float32; "
+            "expected lo and hi from -3.4028234663852886e+38 to 3.4028234663852886e+38",
+        ),
+    ],
+)
 def test_every_error_is_one_exact_sentence(text, message):
     assert _error(text) == message
 
 
 # --- building ------------------------------------------------------------------------------------
+
 
 def test_build_every_init_kind():
     bucket = {"seq": 3}
@@ -254,19 +332,20 @@ def test_file_init_errors_name_the_file(tmp_path):
     path = tmp_path / "x.npy"
     with pytest.raises(TensorSpecError) as caught:
         build(parse('f32[2,4] file("x.npy")'), {}, _gen(), base_dir=tmp_path)
-    assert str(caught.value) == (f"file \"{path}\" for \"float32[2,4] file(\"x.npy\")\" "
-                                 "has shape (3, 4); expected (2, 4)")
+    assert str(caught.value) == (f'file "{path}" for "float32[2,4] file("x.npy")" has shape (3, 4); expected (2, 4)')
     with pytest.raises(TensorSpecError) as caught:
         build(parse('f16[3,4] file("x.npy")'), {}, _gen(), base_dir=tmp_path)
-    assert str(caught.value) == f"file \"{path}\" for \"float16[3,4] file(\"x.npy\")\" holds float32; expected float16"
+    assert str(caught.value) == f'file "{path}" for "float16[3,4] file("x.npy")" holds float32; expected float16'
     np.save(tmp_path / "d.npy", np.zeros((2,), dtype=np.float64))
     with pytest.raises(TensorSpecError) as caught:
         build(parse('bf16[2] file("d.npy")'), {}, _gen(), base_dir=tmp_path)
-    assert str(caught.value) == (f"file \"{tmp_path / 'd.npy'}\" for \"bfloat16[2] file(\"d.npy\")\" holds float64; "
-                                 "expected float32 (numpy has no bfloat16)")
+    assert str(caught.value) == (
+        f'file "{tmp_path / "d.npy"}" for "bfloat16[2] file("d.npy")" holds float64; '
+        "expected float32 (numpy has no bfloat16)"
+    )
     with pytest.raises(TensorSpecError) as caught:
         build(parse('f32[2] file("gone.npy")'), {}, _gen(), base_dir=tmp_path)
-    assert str(caught.value) == f"file \"{tmp_path / 'gone.npy'}\" for \"float32[2] file(\"gone.npy\")\" does not exist"
+    assert str(caught.value) == f'file "{tmp_path / "gone.npy"}" for "float32[2] file("gone.npy")" does not exist'
     (tmp_path / "junk.npy").write_text("not numpy")
     with pytest.raises(TensorSpecError, match=r"is not a readable \.npy array"):
         build(parse('f32[2] file("junk.npy")'), {}, _gen(), base_dir=tmp_path)
@@ -274,17 +353,20 @@ def test_file_init_errors_name_the_file(tmp_path):
 
 def test_import_stays_light():
     # Load the file on its own so the check is about this module, not whatever its parent packages import.
-    code = ("import importlib.util, sys\n"
-            f"spec = importlib.util.spec_from_file_location('tensors_alone', {str(tensors.__file__)!r})\n"
-            "module = sys.modules['tensors_alone'] = importlib.util.module_from_spec(spec)\n"
-            "spec.loader.exec_module(module)\n"
-            "module.parse('f32[2,{seq}] randn').shape({'seq': 3})\n"
-            "print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))")
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('tensors_alone', {str(tensors.__file__)!r})\n"
+        "module = sys.modules['tensors_alone'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "module.parse('f32[2,{seq}] randn').shape({'seq': 3})\n"
+        "print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 # --- properties ----------------------------------------------------------------------------------
+
 
 @st.composite
 def inits_for(draw, dtype: str, with_file: bool = False) -> Init:

@@ -18,8 +18,15 @@ IO = {"inputs": {"x": ("float16", (4, 8))}, "outputs": {"output0": ("float16", (
 def test_inspect_summary(sample_neff: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", str(sample_neff)]) == 0
     out = capsys.readouterr().out
-    for text in ("file.neff", "2.23.6484.0", "cayman", "LNC        2", "62,464 bytes", "72 members",
-                 "5100752fb155fff1c3c2a5f9d68aa13373b049f838057cf54a125e26856742de"):
+    for text in (
+        "file.neff",
+        "2.23.6484.0",
+        "cayman",
+        "LNC        2",
+        "62,464 bytes",
+        "72 members",
+        "5100752fb155fff1c3c2a5f9d68aa13373b049f838057cf54a125e26856742de",
+    ):
         assert text in out
     assert any(line.split() == ["x", "float16", "[128,256]", "65,536"] for line in out.splitlines())
     assert any(line.split() == ["output0", "float16", "[128,128]", "32,768"] for line in out.splitlines())
@@ -34,7 +41,9 @@ def test_inspect_json_and_members(sample_neff: Path, capsys: pytest.CaptureFixtu
     assert (doc["compiler_version"], doc["target"], doc["member_count"]) == ("2.23.6484.0", "cayman", 72)
     assert doc["subgraphs"] == ["sg00", "sg01"] and "members" not in doc
     assert [{k: t[k] for k in ("name", "dtype", "shape")} for t in doc["inputs"]] == [
-        {"name": "x", "dtype": "float16", "shape": [128, 256]}, {"name": "y", "dtype": "float16", "shape": [256, 128]}]
+        {"name": "x", "dtype": "float16", "shape": [128, 256]},
+        {"name": "y", "dtype": "float16", "shape": [256, 128]},
+    ]
     assert main(["inspect", str(sample_neff), "--json", "--members"]) == 0
     assert len(json.loads(capsys.readouterr().out)["members"]) == 72
     assert main(["inspect", str(sample_neff), "--members"]) == 0
@@ -48,17 +57,27 @@ def test_inspect_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["inspect", str(bad)]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.strip() == f"{bad}: header_size at offset 8 is 0, not 1024: not a NEFF, or a layout this " \
-                                   "reader does not know"
+    assert (
+        captured.err.strip() == f"{bad}: header_size at offset 8 is 0, not 1024: not a NEFF, or a layout this "
+        "reader does not know"
+    )
 
 
 @pytest.mark.slow
 def test_inspect_as_a_child_process(sample_neff: Path, tmp_path: Path) -> None:
-    ok = subprocess.run([sys.executable, "-m", "neffbench", "inspect", "--json", str(sample_neff)],
-                        capture_output=True, text=True, timeout=60)
+    ok = subprocess.run(
+        [sys.executable, "-m", "neffbench", "inspect", "--json", str(sample_neff)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert ok.returncode == 0 and json.loads(ok.stdout)["outputs"][0]["name"] == "output0"
-    bad = subprocess.run([sys.executable, "-m", "neffbench", "inspect", str(tmp_path / "none.neff")],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "neffbench", "inspect", str(tmp_path / "none.neff")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 1 and "cannot read the file" in bad.stderr and bad.stdout == ""
 
 
@@ -88,12 +107,23 @@ def test_list_bad_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 def test_diff_neffs_and_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     job_a, job_b = tmp_path / "rope-a", tmp_path / "rope-b"
     a = build_neff(job_a / "compiler" / "graph.neff", **IO, lnc_size=1)
-    b = build_neff(job_b / "compiler" / "graph.neff", inputs={"x": ("bfloat16", (4, 8))},
-                   outputs=IO["outputs"], lnc_size=2, compiler_version="2.24.1.0+ffff")
-    write_job(job_a, spec={"name": "rope", "model": {"head_size": 128}},
-              requested=["neuronx-cc", "compile", "--target", "trn2", "-O2"])
-    write_job(job_b, spec={"name": "rope", "model": {"head_size": 64}},
-              requested=["neuronx-cc", "compile", "--target", "trn2", "-O3", "--auto-cast", "all"])
+    b = build_neff(
+        job_b / "compiler" / "graph.neff",
+        inputs={"x": ("bfloat16", (4, 8))},
+        outputs=IO["outputs"],
+        lnc_size=2,
+        compiler_version="2.24.1.0+ffff",
+    )
+    write_job(
+        job_a,
+        spec={"name": "rope", "model": {"head_size": 128}},
+        requested=["neuronx-cc", "compile", "--target", "trn2", "-O2"],
+    )
+    write_job(
+        job_b,
+        spec={"name": "rope", "model": {"head_size": 64}},
+        requested=["neuronx-cc", "compile", "--target", "trn2", "-O3", "--auto-cast", "all"],
+    )
     assert main(["diff", str(a), str(b), "--json"]) == 0
     diffs = {(d["section"], d["key"]): (d["a"], d["b"]) for d in json.loads(capsys.readouterr().out)["differences"]}
     assert diffs[("header", "lnc_size")] == (1, 2)
@@ -123,8 +153,18 @@ def test_diff_ignores_each_jobs_own_directory_in_commands(tmp_path: Path, capsys
     for name in ("rope-a", "rope-b"):
         job = tmp_path / name
         neff = build_neff(job / "compiler" / "graph.neff", **IO)
-        write_job(job, requested=["neuronx-cc", "compile", f"{job}/compiler/model", "--output",
-                                  f"{job}/compiler/graph.neff", "--target", "trn2"])
+        write_job(
+            job,
+            requested=[
+                "neuronx-cc",
+                "compile",
+                f"{job}/compiler/model",
+                "--output",
+                f"{job}/compiler/graph.neff",
+                "--target",
+                "trn2",
+            ],
+        )
         neffs.append(neff)
     assert main(["diff", *map(str, neffs), "--json"]) == 0
     sections = {d["section"] for d in json.loads(capsys.readouterr().out)["differences"]}

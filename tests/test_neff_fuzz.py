@@ -26,8 +26,13 @@ from tests.neff_factory import neff_members, tar_bytes, wrap_payload
 
 # Small limits keep each example cheap; the defaults are exercised by the bomb tests below.
 FUZZ_LIMITS = Limits(max_payload_bytes=8 << 20, max_members=1000, max_json_bytes=1 << 20)
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def _fix_data_size(data: bytes) -> bytes:
@@ -65,8 +70,7 @@ def sample_tar(sample_bytes: bytes) -> bytes:
 
 
 @FUZZ
-@given(edits=st.lists(st.tuples(st.integers(0, 62463), st.integers(0, 255)), min_size=1, max_size=8),
-       fix=st.booleans())
+@given(edits=st.lists(st.tuples(st.integers(0, 62463), st.integers(0, 255)), min_size=1, max_size=8), fix=st.booleans())
 def test_mutated_sample(tmp_path: Path, sample_bytes: bytes, edits: list[tuple[int, int]], fix: bool) -> None:
     data = bytearray(sample_bytes)
     for offset, value in edits:
@@ -89,23 +93,33 @@ def test_spliced_sample(tmp_path: Path, sample_bytes: bytes, start: int, end: in
 
 
 @FUZZ
-@given(edits=st.lists(st.tuples(st.integers(0, 356863), st.integers(0, 255)), min_size=1, max_size=6),
-       cut=st.none() | st.integers(0, 356864), gz=st.booleans())
-def test_mutated_tar_inside(tmp_path: Path, sample_bytes: bytes, sample_tar: bytes, edits: list[tuple[int, int]],
-                            cut: int | None, gz: bool) -> None:
+@given(
+    edits=st.lists(st.tuples(st.integers(0, 356863), st.integers(0, 255)), min_size=1, max_size=6),
+    cut=st.none() | st.integers(0, 356864),
+    gz=st.booleans(),
+)
+def test_mutated_tar_inside(
+    tmp_path: Path, sample_bytes: bytes, sample_tar: bytes, edits: list[tuple[int, int]], cut: int | None, gz: bool
+) -> None:
     # Damage below the gzip layer, where the CRC would otherwise catch nearly everything first.
     tar = bytearray(sample_tar)
     for offset, value in edits:
         tar[offset % len(tar)] = value
     payload = bytes(tar[:cut] if cut is not None else tar)
-    _check(tmp_path / "i.neff", _fix_data_size(sample_bytes[:HEADER_SIZE] + (gzip.compress(payload, 1) if gz else payload)))
+    _check(
+        tmp_path / "i.neff", _fix_data_size(sample_bytes[:HEADER_SIZE] + (gzip.compress(payload, 1) if gz else payload))
+    )
 
 
 @FUZZ
-@given(member=st.sampled_from(["info.json", "kelf-0.json", "neff.json", "sg00/tensor_map.json", "sg00/def.json"]),
-       text=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                     max_size=4), max_leaves=12))
+@given(
+    member=st.sampled_from(["info.json", "kelf-0.json", "neff.json", "sg00/tensor_map.json", "sg00/def.json"]),
+    text=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=12,
+    ),
+)
 def test_unexpected_json_shapes(tmp_path: Path, member: str, text: object) -> None:
     members = neff_members(inputs={"x": ("float16", (2, 2))}, outputs={"output0": ("float16", (2, 2))})
     members[member] = json.dumps(text).encode()

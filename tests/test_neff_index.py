@@ -136,8 +136,11 @@ def test_find_job_levels(tmp_path: Path) -> None:
 def test_job_records_are_read_defensively(tmp_path: Path) -> None:
     path = tmp_path / "j" / "job.json"
     path.parent.mkdir()
-    path.write_text(json.dumps({"job_id": "j", "outcome": 7, "spec": "nope", "neffs": {},
-                                "compiler_command": {"requested": "neuronx-cc"}}))
+    path.write_text(
+        json.dumps(
+            {"job_id": "j", "outcome": 7, "spec": "nope", "neffs": {}, "compiler_command": {"requested": "neuronx-cc"}}
+        )
+    )
     job = read_job(path)
     assert job.outcome is None and job.spec == {} and job.requested_command is None and job.job_id == "j"
     (tmp_path / "list.json").write_text("[1, 2]")

@@ -48,8 +48,19 @@ def test_sample_exact_values(sample_neff: Path) -> None:
 
 def test_sample_to_dict_is_the_json_shape(sample_neff: Path) -> None:
     doc = json.loads(json.dumps(read_neff(sample_neff).to_dict()))
-    for key in ("path", "size", "sha256", "header", "compiler_version", "target", "subgraphs", "inputs", "outputs",
-                "member_count", "members"):
+    for key in (
+        "path",
+        "size",
+        "sha256",
+        "header",
+        "compiler_version",
+        "target",
+        "subgraphs",
+        "inputs",
+        "outputs",
+        "member_count",
+        "members",
+    ):
         assert key in doc
     assert doc["header"]["neff_version"] == [2, 0] and doc["header"]["lnc_size"] == 2
     assert doc["inputs"][0] == {"name": "x", "dtype": "float16", "shape": [128, 256], "bytes": 65536}
@@ -75,21 +86,37 @@ def test_header_only_reads_just_the_header(sample_neff: Path, tmp_path: Path) ->
 
 def test_synthetic_round_trip_gzip_and_uncompressed(tmp_path: Path) -> None:
     for gz in (True, False):
-        path = build_neff(tmp_path / f"g{gz}.neff", inputs={"a": ("bfloat16", (2, 3)), "b": ("int32", (7,))},
-                          outputs={"output0": ("float32", (2, 3))}, gzip=gz, name="mine", lnc_size=2,
-                          compiler_version="2.99.1.0+abc", target="trn1-codename")
+        path = build_neff(
+            tmp_path / f"g{gz}.neff",
+            inputs={"a": ("bfloat16", (2, 3)), "b": ("int32", (7,))},
+            outputs={"output0": ("float32", (2, 3))},
+            gzip=gz,
+            name="mine",
+            lnc_size=2,
+            compiler_version="2.99.1.0+abc",
+            target="trn1-codename",
+        )
         info = read_neff(path)
         assert info.compressed is gz
         assert _io(info.inputs) == [("a", "bfloat16", [2, 3], 12), ("b", "int32", [7], 28)]
         assert _io(info.outputs) == [("output0", "float32", [2, 3], 24)]
         assert info.io_source == {"inputs": "neff.json", "outputs": "neff.json"}
         assert (info.compiler_version, info.target, info.header.name, info.header.lnc_size) == (
-            "2.99.1.0", "trn1-codename", "mine", 2)
+            "2.99.1.0",
+            "trn1-codename",
+            "mine",
+            2,
+        )
 
 
 def test_io_from_tensor_map_without_neff_json(tmp_path: Path) -> None:
-    path = build_neff(tmp_path / "n.neff", inputs={f"input{i}": ("float32", (i + 1,)) for i in range(12)},
-                      outputs={"output0": ("int32", (3, 3))}, with_neff_json=False, subgraphs=3)
+    path = build_neff(
+        tmp_path / "n.neff",
+        inputs={f"input{i}": ("float32", (i + 1,)) for i in range(12)},
+        outputs={"output0": ("int32", (3, 3))},
+        with_neff_json=False,
+        subgraphs=3,
+    )
     info = read_neff(path)
     assert info.io_source == {"inputs": "tensor_map.json", "outputs": "tensor_map.json"}
     # Natural order (input2 before input10), and each tensor once although three subgraphs list it.
@@ -99,8 +126,9 @@ def test_io_from_tensor_map_without_neff_json(tmp_path: Path) -> None:
 
 
 def test_io_from_def_json_when_nothing_else(tmp_path: Path) -> None:
-    members = neff_members(inputs={"x": ("float16", (8, 8))}, outputs={"output0": ("float16", (8,))},
-                           with_neff_json=False)
+    members = neff_members(
+        inputs={"x": ("float16", (8, 8))}, outputs={"output0": ("float16", (8,))}, with_neff_json=False
+    )
     del members["sg00/tensor_map.json"]
     path = tmp_path / "d.neff"
     path.write_bytes(wrap_payload(tar_bytes(members)))
@@ -110,8 +138,12 @@ def test_io_from_def_json_when_nothing_else(tmp_path: Path) -> None:
 
 
 def test_signature_order_follows_ids_and_missing_outputs_fall_back(tmp_path: Path) -> None:
-    path = build_neff(tmp_path / "s.neff", inputs={"z": ("float32", (1,)), "a": ("float32", (2,))},
-                      outputs={"output0": ("float32", (1,))}, signature_outputs=False)
+    path = build_neff(
+        tmp_path / "s.neff",
+        inputs={"z": ("float32", (1,)), "a": ("float32", (2,))},
+        outputs={"output0": ("float32", (1,))},
+        signature_outputs=False,
+    )
     info = read_neff(path)
     assert [t.name for t in info.inputs] == ["z", "a"]  # ids 0, 1 as written
     assert info.io_source["outputs"] == "tensor_map.json"
@@ -119,9 +151,13 @@ def test_signature_order_follows_ids_and_missing_outputs_fall_back(tmp_path: Pat
 
 def test_constants_and_long_hashed_member_names(tmp_path: Path) -> None:
     long_name = "sg00/value_" + "3f9a0c" * 30 + ".npy"  # > 100 characters: a pax header carries it
-    path = build_neff(tmp_path / "c.neff", **IO, subgraphs=2,
-                      constants={"w": ("bfloat16", (16, 16)), "b": ("float32", (16,))},
-                      extra_members={long_name: b"\0" * 200})
+    path = build_neff(
+        tmp_path / "c.neff",
+        **IO,
+        subgraphs=2,
+        constants={"w": ("bfloat16", (16, 16)), "b": ("float32", (16,))},
+        extra_members={long_name: b"\0" * 200},
+    )
     info = read_neff(path)
     assert info.constants_count == 5
     assert long_name in {m.name for m in info.members}
@@ -201,16 +237,43 @@ MALFORMED = {
     "truncated tar": (_tar_truncated(), r"ends inside member '.*' \(payload offset \d+\)"),
     "info.json not JSON": (_with(_set("info.json", b"{nope")), r"member info\.json is not valid JSON"),
     "info.json a list": (_with(_set("info.json", b"[1]")), r"member info\.json: the document should be a JSON object"),
-    "tool_version a number": (_with(_set("info.json", b'{"tool_version": 2}')), r"info\.json: tool_version should be text"),
-    "kelf graphs not a list": (_with(_set("kelf-0.json", b'{"graphs": 3}')), r"kelf-0\.json: graphs should be a JSON array"),
-    "signature shape text": (_with(_set("neff.json", json.dumps({"metadata": {"signatures": {"default": {
-        "inputs": {"x": {"id": 0, "dtype": "float16", "shape": "128x256"}}}}}}).encode())),
-        r"neff\.json: metadata\.signatures\.default\.inputs\.x\.shape should be a list of whole numbers, not '128x256'"),
-    "tensor_map entry not object": (_with(_set("sg00/tensor_map.json", b'{"x": 5}')),
-                                    r"member sg00/tensor_map\.json: x should be a JSON object"),
-    "def var size negative": (_with(_set("sg00/def.json", b'{"var": {"x": {"type": "input", "size": -1}}}')),
-                              r"sg00/def\.json: var\.x\.size should be a whole number, not -1"),
-    "deep JSON": (_with(_set("neff.json", b"[" * 100_000)), r"neff\.json (nests its JSON too deeply|is not valid JSON)"),
+    "tool_version a number": (
+        _with(_set("info.json", b'{"tool_version": 2}')),
+        r"info\.json: tool_version should be text",
+    ),
+    "kelf graphs not a list": (
+        _with(_set("kelf-0.json", b'{"graphs": 3}')),
+        r"kelf-0\.json: graphs should be a JSON array",
+    ),
+    "signature shape text": (
+        _with(
+            _set(
+                "neff.json",
+                json.dumps(
+                    {
+                        "metadata": {
+                            "signatures": {
+                                "default": {"inputs": {"x": {"id": 0, "dtype": "float16", "shape": "128x256"}}}
+                            }
+                        }
+                    }
+                ).encode(),
+            )
+        ),
+        r"neff\.json: metadata\.signatures\.default\.inputs\.x\.shape should be a list of whole numbers, not '128x256'",
+    ),
+    "tensor_map entry not object": (
+        _with(_set("sg00/tensor_map.json", b'{"x": 5}')),
+        r"member sg00/tensor_map\.json: x should be a JSON object",
+    ),
+    "def var size negative": (
+        _with(_set("sg00/def.json", b'{"var": {"x": {"type": "input", "size": -1}}}')),
+        r"sg00/def\.json: var\.x\.size should be a whole number, not -1",
+    ),
+    "deep JSON": (
+        _with(_set("neff.json", b"[" * 100_000)),
+        r"neff\.json (nests its JSON too deeply|is not valid JSON)",
+    ),
 }
 
 
@@ -269,4 +332,8 @@ def test_neff_error_pickles_with_its_path(tmp_path: Path) -> None:
         read_neff(path)
     copy = pickle.loads(pickle.dumps(caught.value))
     assert (copy.reason, copy.path, copy.internal, str(copy)) == (
-        caught.value.reason, str(path), False, str(caught.value))
+        caught.value.reason,
+        str(path),
+        False,
+        str(caught.value),
+    )

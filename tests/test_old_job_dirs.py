@@ -58,12 +58,27 @@ def _old_job(root: Path, name: str, outcome: str = "succeeded") -> Path:
     build_neff(neff, inputs={"input0": ("int64", [1])}, outputs={"output0": ("float32", [1, 2048])})
     from neffbench.spec.files import tomllib  # the standard library's from 3.11, tomli before
 
-    record = {"schema_version": 1, "job_id": job.name, "name": "seed", "num_tokens": 1,
-              "spec": tomllib.loads(OLD_SPEC), "spec_hash": spec_hash(spec), "backend": "neuron",
-              "outcome": outcome, "reason": None, "created": "2025-11-01T00:00:00.000Z", "duration_s": 12.5,
-              "neffs": [{"path": "compiler/graph.neff", "size": neff.stat().st_size, "sha256": "0" * 64}],
-              "metrics": {"compile_s": 10.0}, "numerics": None, "warnings": [], "versions": {},
-              "pid": 999999999, "pid_start": None, "host": __import__("platform").node()}
+    record = {
+        "schema_version": 1,
+        "job_id": job.name,
+        "name": "seed",
+        "num_tokens": 1,
+        "spec": tomllib.loads(OLD_SPEC),
+        "spec_hash": spec_hash(spec),
+        "backend": "neuron",
+        "outcome": outcome,
+        "reason": None,
+        "created": "2025-11-01T00:00:00.000Z",
+        "duration_s": 12.5,
+        "neffs": [{"path": "compiler/graph.neff", "size": neff.stat().st_size, "sha256": "0" * 64}],
+        "metrics": {"compile_s": 10.0},
+        "numerics": None,
+        "warnings": [],
+        "versions": {},
+        "pid": 999999999,
+        "pid_start": None,
+        "host": __import__("platform").node(),
+    }
     (job / "job.json").write_text(json.dumps(record))
     return job
 
@@ -90,8 +105,14 @@ def test_old_records_summarise_and_list(tmp_path):
     assert bucket_of(record) == {"num_tokens": 1}
     assert bucket_table([record])[0].startswith("num_tokens  outcome")
     assert any("NEFF compiler/graph.neff" in line for line in summary_lines(record))
-    listing = subprocess.run([sys.executable, "-m", "neffbench", "list", str(tmp_path), "--json"], cwd=REPO,
-                             capture_output=True, text=True, timeout=120, check=False)
+    listing = subprocess.run(
+        [sys.executable, "-m", "neffbench", "list", str(tmp_path), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert listing.returncode == 0, listing.stderr
     (row,) = json.loads(listing.stdout)
     assert job.name in json.dumps(row) and "succeeded" in json.dumps(row)

@@ -80,7 +80,7 @@ def test_partial_rotary_tail_passes_through():
     p = preview.compute(spec)
     assert p.rotary_dim < p.head_size
     assert p.pair_check.passed and p.pair_check.tail_max_change == 0.0
-    np.testing.assert_array_equal(p.rotation.query_out[..., p.rotary_dim:], p.rotation.query[..., p.rotary_dim:])
+    np.testing.assert_array_equal(p.rotation.query_out[..., p.rotary_dim :], p.rotation.query[..., p.rotary_dim :])
 
 
 def test_llama3_bands_and_original_positions_are_reported():

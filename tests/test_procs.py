@@ -102,8 +102,10 @@ def test_reaping_leaves_no_zombie_and_closes_the_pipes():
 
 def test_the_leader_exiting_takes_the_rest_of_its_group():
     # The child leaves its grandchild behind with the pipe closed: reaping still kills it.
-    code = ("import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', 'import threading; "
-            "threading.Event().wait()'], stdout=subprocess.DEVNULL); print(p.pid)")
+    code = (
+        "import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', 'import threading; "
+        "threading.Event().wait()'], stdout=subprocess.DEVNULL); print(p.pid)"
+    )
     child = _python(code)
     lines: list[str] = []
     pump(child, lines.append)
@@ -119,8 +121,11 @@ def test_when_the_parent_dies_its_child_and_grandchild_go_too(how):
         assert process_alive(child) and process_alive(grandchild)
         parent.send_signal(how)
         parent.wait(60)
-        until(lambda: not process_alive(child) and not process_alive(grandchild), timeout=60,
-              what="the child of a dead parent to go")
+        until(
+            lambda: not process_alive(child) and not process_alive(grandchild),
+            timeout=60,
+            what="the child of a dead parent to go",
+        )
     finally:
         parent.kill()
         parent.wait()
@@ -198,8 +203,10 @@ def test_partial_lines_are_held_back_until_they_end_and_a_split_character_is_nev
 
 
 def test_events_and_log_lines_round_trip_through_the_emitter():
-    code = ("from neffbench.procs import Emitter\n"
-            "out = Emitter()\nout.line('plain')\nout.stage('loading')\nout.event({'type': 'x', 'v': 'λ'})\n")
+    code = (
+        "from neffbench.procs import Emitter\n"
+        "out = Emitter()\nout.line('plain')\nout.stage('loading')\nout.event({'type': 'x', 'v': 'λ'})\n"
+    )
     child = _python(code)
     lines: list[str] = []
     pump(child, lines.append)
@@ -274,7 +281,8 @@ def _imports(folder: str) -> set[str]:
 
 
 def test_procs_is_a_leaf_and_runs_stand_below_jobs():
-    assert {name for name in _imports("procs") if name.split(".")[0] in ("neffbench", "PySide6", "shiboken6")} \
-        <= {"neffbench.procs", *(f"neffbench.procs._{m}" for m in ("atomic", "child", "lifeline", "lines", "pids",
-                                                                    "stream"))}
+    assert {name for name in _imports("procs") if name.split(".")[0] in ("neffbench", "PySide6", "shiboken6")} <= {
+        "neffbench.procs",
+        *(f"neffbench.procs._{m}" for m in ("atomic", "child", "lifeline", "lines", "pids", "stream")),
+    }
     assert not {name for name in _imports("runs") if name.startswith("neffbench.jobs")}

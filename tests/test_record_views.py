@@ -30,8 +30,18 @@ def test_a_record_without_a_schema_version_is_the_first_layout():
 
 
 def test_missing_and_mistyped_fields_are_none_or_empty():
-    view = JobView.of({"schema_version": 1, "neffs": "not a list", "duration_s": True, "cache": None,
-                       "warnings": None, "backend": 7, "bucket": "b", "extra": {"kept": 1}})
+    view = JobView.of(
+        {
+            "schema_version": 1,
+            "neffs": "not a list",
+            "duration_s": True,
+            "cache": None,
+            "warnings": None,
+            "backend": 7,
+            "bucket": "b",
+            "extra": {"kept": 1},
+        }
+    )
     assert view.neffs == () and view.duration_s is None and view.cache == {} and view.warnings == ()
     assert view.backend is None and view.backend_class is None and view.bucket == {}
     assert view.raw["extra"] == {"kept": 1}  # unknown fields are kept, not read

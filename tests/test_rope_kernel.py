@@ -65,11 +65,13 @@ def test_kernel_matches_complex_reference(head_size, rotary_dim, hq, hk, neox, w
     q, k = rope_forward(positions, query, key, cache, head_size, rotary_dim, neox)
     inv = plain_inv_freq(rotary_dim, base)
     assert q.dtype == dtype and q.shape == query.shape
-    np.testing.assert_allclose(q.double().numpy(), reference_rope(positions, query, head_size, rotary_dim, inv, neox),
-                               **TOL[dtype])
+    np.testing.assert_allclose(
+        q.double().numpy(), reference_rope(positions, query, head_size, rotary_dim, inv, neox), **TOL[dtype]
+    )
     if with_key:
-        np.testing.assert_allclose(k.double().numpy(), reference_rope(positions, key, head_size, rotary_dim, inv, neox),
-                                   **TOL[dtype])
+        np.testing.assert_allclose(
+            k.double().numpy(), reference_rope(positions, key, head_size, rotary_dim, inv, neox), **TOL[dtype]
+        )
     else:
         assert k is None
     # The pass-through tail is bit-identical.
@@ -108,8 +110,9 @@ def test_linear_scaling_divides_positions():
 
 def test_dynamic_ntk_stretches_the_base():
     dim, orig, factor, max_pos = 64, 2048, 2.0, 4096
-    f = frequencies(dim, max_pos, 10000.0, {"rope_type": "dynamic", "factor": factor,
-                                            "original_max_position_embeddings": orig})
+    f = frequencies(
+        dim, max_pos, 10000.0, {"rope_type": "dynamic", "factor": factor, "original_max_position_embeddings": orig}
+    )
     # base' = 10000 * (2 * 4096 / 2048 - 1) ** (64 / 62) = 10000 * 3 ** 1.0322580... = 31082.2
     ntk_base = 10000.0 * 3.0 ** (64 / 62)
     assert ntk_base == pytest.approx(31_082.2, rel=1e-5)
@@ -119,8 +122,18 @@ def test_dynamic_ntk_stretches_the_base():
 
 def test_llama3_scaling_hand_values():
     # rotary_dim 8, theta 500000, Llama-3.1's factor 8 / low 1 / high 4 / original 8192.
-    f = frequencies(8, 131072, 500000.0, {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                                          "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})
+    f = frequencies(
+        8,
+        131072,
+        500000.0,
+        {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+    )
     inv = plain_inv_freq(8, 500000.0)  # 1, 0.0376, 0.00141, 5.32e-5; wavelengths 6.3, 167, 4443, 118152
     wavelen2 = 2 * math.pi / inv[2]  # between 2048 and 8192: smoothly interpolated
     smooth = (8192 / wavelen2 - 1) / (4 - 1)
@@ -131,8 +144,18 @@ def test_llama3_scaling_hand_values():
 
 def test_yarn_scaling_hand_values():
     dim, base, factor, orig = 16, 10000.0, 4.0, 4096
-    f = frequencies(dim, orig * 4, base, {"rope_type": "yarn", "factor": factor,
-                                          "original_max_position_embeddings": orig, "beta_fast": 32, "beta_slow": 1})
+    f = frequencies(
+        dim,
+        orig * 4,
+        base,
+        {
+            "rope_type": "yarn",
+            "factor": factor,
+            "original_max_position_embeddings": orig,
+            "beta_fast": 32,
+            "beta_slow": 1,
+        },
+    )
 
     def corr(rot):
         return dim * math.log(orig / (rot * 2 * math.pi)) / (2 * math.log(base))
@@ -146,17 +169,38 @@ def test_yarn_scaling_hand_values():
         expected.append(inv[i] * (1 - ramp) + inv[i] / factor * ramp)
     np.testing.assert_allclose(f.inv_freq.numpy(), expected, rtol=2e-6)
     assert f.mscale == pytest.approx(0.1 * math.log(4) + 1)  # 1.1386...
-    cache = build_cos_sin_cache(dim, 8, base, {"rope_type": "yarn", "factor": factor,
-                                               "original_max_position_embeddings": orig})
+    cache = build_cos_sin_cache(
+        dim, 8, base, {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": orig}
+    )
     assert cache[0, 0].item() == pytest.approx(1.1386294, rel=1e-6)  # cos(0) * mscale
 
 
 def test_yarn_deepseek_mscale_ratio():
-    both = frequencies(16, 64, 10000.0, {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096,
-                                         "mscale": 1.0, "mscale_all_dim": 1.0})
+    both = frequencies(
+        16,
+        64,
+        10000.0,
+        {
+            "rope_type": "yarn",
+            "factor": 40.0,
+            "original_max_position_embeddings": 4096,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+        },
+    )
     assert both.mscale == pytest.approx(1.0)
-    ratio = frequencies(16, 64, 10000.0, {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096,
-                                          "mscale": 0.707, "mscale_all_dim": 1.0})
+    ratio = frequencies(
+        16,
+        64,
+        10000.0,
+        {
+            "rope_type": "yarn",
+            "factor": 40.0,
+            "original_max_position_embeddings": 4096,
+            "mscale": 0.707,
+            "mscale_all_dim": 1.0,
+        },
+    )
     expected = (0.1 * 0.707 * math.log(40) + 1) / (0.1 * math.log(40) + 1)
     assert ratio.mscale == pytest.approx(expected)
 
@@ -173,11 +217,14 @@ def test_scaled_table_rotates_like_reference():
     np.testing.assert_allclose(q.numpy(), ref, atol=5e-5, rtol=1e-5)
 
 
-@pytest.mark.parametrize("bad,message", [
-    ({"rope_type": "linear"}, "needs 'factor'"),
-    ({"rope_type": "longrope", "factor": 2.0}, "unknown rope_type 'longrope'"),
-    ({"rope_type": "linear", "factor": 2.0, "fator": 1}, "unknown rope_scaling keys: fator"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ({"rope_type": "linear"}, "needs 'factor'"),
+        ({"rope_type": "longrope", "factor": 2.0}, "unknown rope_type 'longrope'"),
+        ({"rope_type": "linear", "factor": 2.0, "fator": 1}, "unknown rope_scaling keys: fator"),
+    ],
+)
 def test_bad_scaling_dict_says_what_is_wrong(bad, message):
     with pytest.raises(ValueError, match=message):
         build_cos_sin_cache(8, 8, 10000.0, bad)

@@ -36,8 +36,13 @@ def test_unreadable_arrays_are_one_sentence(tmp_path):
 
 
 def test_io_check_says_each_mismatch(tmp_path):
-    neff = read_neff(build_neff(tmp_path / "m.neff", inputs={"x": ("float16", [128, 256]), "y": ("float16", [256, 128])},
-                                outputs={"output0": ("float16", [128, 128])}))
+    neff = read_neff(
+        build_neff(
+            tmp_path / "m.neff",
+            inputs={"x": ("float16", [128, 256]), "y": ("float16", [256, 128])},
+            outputs={"output0": ("float16", [128, 128])},
+        )
+    )
     feeds = arrays.Arrays()
     feeds.add("x", np.zeros((128, 256), np.float32))
     feeds.add("z", np.zeros(3, np.float16))
@@ -54,12 +59,20 @@ def test_io_check_says_each_mismatch(tmp_path):
     wrong.add("x", np.zeros((128, 255), np.float16))
     wrong.add("y", np.zeros((256, 128), np.float16))
     assert checks.check_io(neff, wrong) == [
-        "input x has shape [128, 256] in the NEFF, but the array given has [128, 255]."]
+        "input x has shape [128, 256] in the NEFF, but the array given has [128, 255]."
+    ]
 
 
 def test_host_check_compares_target_and_lnc(tmp_path, monkeypatch):
-    neff = read_neff(build_neff(tmp_path / "m.neff", inputs={"x": ("float32", [2])}, outputs={"o": ("float32", [2])},
-                                target="cayman", lnc_size=2))
+    neff = read_neff(
+        build_neff(
+            tmp_path / "m.neff",
+            inputs={"x": ("float32", [2])},
+            outputs={"o": ("float32", [2])},
+            target="cayman",
+            lnc_size=2,
+        )
+    )
     monkeypatch.setenv(checks.LNC_ENV, "1")
     problems = checks.check_host(neff, checks.HostFacts(family="trn1"))
     assert problems == [
@@ -67,8 +80,9 @@ def test_host_check_compares_target_and_lnc(tmp_path, monkeypatch):
         "the NEFF was compiled for LNC 2 but the runtime will use LNC 1 (NEURON_LOGICAL_NC_CONFIG or neuron-ls); "
         "set NEURON_LOGICAL_NC_CONFIG=2 or compile with --lnc 1.",
     ]
-    legacy = read_neff(build_neff(tmp_path / "l.neff", inputs={"x": ("float32", [2])}, outputs={"o": ("float32", [2])},
-                                  target="sunda"))
+    legacy = read_neff(
+        build_neff(tmp_path / "l.neff", inputs={"x": ("float32", [2])}, outputs={"o": ("float32", [2])}, target="sunda")
+    )
     assert "NEURON_RT_ALLOW_LEGACY_NEFF=1" in checks.check_host(legacy, checks.HostFacts(family="trn2"))[0]
     monkeypatch.setenv(checks.LNC_ENV, "2")
     assert checks.check_host(neff, checks.HostFacts(family="trn2")) == []
@@ -113,8 +127,12 @@ def test_statistics_are_those_of_every_duration():
 
 
 def test_auto_prefers_a_device_runtime_only_with_a_device():
-    table = {"nrtpy": (True, True, "nrtpy 2.32 imports"), "spike": (False, False, "no spike"),
-             "torchscript": (False, False, "no torch_neuronx"), "cpu": (True, True, "the job's module")}
+    table = {
+        "nrtpy": (True, True, "nrtpy 2.32 imports"),
+        "spike": (False, False, "no spike"),
+        "torchscript": (False, False, "no torch_neuronx"),
+        "cpu": (True, True, "the job's module"),
+    }
     assert runtimes.choose("auto", table) == ("nrtpy", "auto: nrtpy 2.32 imports")
     table["nrtpy"] = (True, False, "nrtpy imports; no Neuron device under /dev/neuron*")
     name, why = runtimes.choose("auto", table)

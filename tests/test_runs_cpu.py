@@ -18,22 +18,43 @@ JOBS = {
     "rope": ["seed", "--num-tokens", "4"],
     "rms_norm": ["llama3-8b-rms-norm-residual", "--hidden-size", "256", "--num-tokens", "8"],
     "silu_and_mul": ["llama3-8b-silu-and-mul", "--intermediate-size", "128", "--num-tokens", "8"],
-    "module": [f"{DATA}/mlp.py:make_mlp", "--input", "x:bf16[{batch},64]", "--bucket", "batch=2", "--dtype",
-               "bfloat16"],
+    "module": [
+        f"{DATA}/mlp.py:make_mlp",
+        "--input",
+        "x:bf16[{batch},64]",
+        "--bucket",
+        "batch=2",
+        "--dtype",
+        "bfloat16",
+    ],
 }
 
 
 def _cli(*args: str, cwd: Path = REPO, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, check=False, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("runjobs")
-    procs = {k: subprocess.Popen([sys.executable, "-m", "neffbench", "compile", *args, "--backend", "cpu-check",
-                                  "--workdir", str(root / k)], cwd=REPO, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True) for k, args in JOBS.items()}
+    procs = {
+        k: subprocess.Popen(
+            [sys.executable, "-m", "neffbench", "compile", *args, "--backend", "cpu-check", "--workdir", str(root / k)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k, args in JOBS.items()
+    }
     for _name, proc in procs.items():
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, out + err
@@ -55,8 +76,7 @@ def test_the_cpu_runtime_runs_every_kernels_job_and_checks_it(jobs, kernel):
     assert record["variant"] == "TorchScript (model.pt)" and record["secondary"]["variant"] == "eager module"
     assert record["items_per_call"] == {"rope": 4, "rms_norm": 8, "silu_and_mul": 8, "module": 2}[kernel]
     # The newest CPU record (UTC times in the names): other tests of this module run the same jobs too.
-    saved = json.loads(Path(record["path"] if "path" in record else max((job / "runs").glob("*-cpu.json"))
-                            ).read_text())
+    saved = json.loads(Path(record["path"] if "path" in record else max((job / "runs").glob("*-cpu.json"))).read_text())
     assert saved["durations_ms"] == record["durations_ms"]
 
 
@@ -87,8 +107,9 @@ def test_random_and_given_inputs(jobs, tmp_path):
     feeds = arrays.load(job / "inputs.npz")
     given = tmp_path / "given.npz"
     arrays.save(given, feeds)
-    again = json.loads(_cli("run", str(job), "--runtime", "cpu", "--iterations", "2", "--inputs", str(given),
-                            "--json").stdout)
+    again = json.loads(
+        _cli("run", str(job), "--runtime", "cpu", "--iterations", "2", "--inputs", str(given), "--json").stdout
+    )
     assert again["outcome"] == "succeeded" and again["inputs"]["source"] == str(given)
     np.save(tmp_path / "x.npy", np.zeros((8, 256), np.float32))
     bad = _cli("run", str(job), "--inputs", "nonsense")

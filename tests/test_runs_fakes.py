@@ -21,16 +21,24 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _cli(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory) -> Path:
     """A seed job compiled with the fake toolchain: it has a NEFF, inputs.npz and reference.npz."""
     root = tmp_path_factory.mktemp("fakejob")
-    proc = _cli("compile", "seed", "--num-tokens", "4", "--workdir", str(root), "--backend", "neuron",
-                env=fake_env("success"))
+    proc = _cli(
+        "compile", "seed", "--num-tokens", "4", "--workdir", str(root), "--backend", "neuron", env=fake_env("success")
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return next(root.glob("*/job.json")).parent
 
@@ -55,8 +63,17 @@ def _run(job: Path, *args: str, **controls) -> tuple[subprocess.CompletedProcess
 
 @pytest.mark.parametrize("runtime", ["nrtpy", "spike"])
 def test_device_runtimes_report_the_fakes_durations_and_check_the_outputs(job, reference_outputs, runtime):
-    proc, rec = _run(job, "--runtime", runtime, "--iterations", "6", "--warmup", "2", outputs=str(reference_outputs),
-                     durations_ms="0.5,0.7,0.6")
+    proc, rec = _run(
+        job,
+        "--runtime",
+        runtime,
+        "--iterations",
+        "6",
+        "--warmup",
+        "2",
+        outputs=str(reference_outputs),
+        durations_ms="0.5,0.7,0.6",
+    )
     assert proc.returncode == 0, proc.stderr
     assert rec["runtime"] == runtime and rec["on_device"] is True and rec["mode"] == "device"
     assert rec["durations_ms"] == [0.5, 0.7, 0.6, 0.5, 0.7, 0.6]
@@ -99,12 +116,15 @@ def test_inputs_that_do_not_match_the_neff_run_nothing(job, tmp_path):
     assert rec["durations_ms"] == [] and rec["stage"] == "checking"
 
 
-@pytest.mark.parametrize("error, code, cause", [
-    ("LOAD:NRT_RESOURCE(4): not enough cores", 4, "another process may hold the cores"),
-    ("LOAD:NRT_UNSUPPORTED_NEFF_VERSION(10)", 10, "The runtime is older than the compiler"),
-    ("EXEC:NRT_EXEC_NC_BUSY(1005): core 0 busy", 1005, "Another process holds the NeuronCore"),
-    ("EXEC:NRT_EXEC_COMPLETED_WITH_NUM_ERR(1003)", 1003, "NaN or Inf"),
-])
+@pytest.mark.parametrize(
+    "error, code, cause",
+    [
+        ("LOAD:NRT_RESOURCE(4): not enough cores", 4, "another process may hold the cores"),
+        ("LOAD:NRT_UNSUPPORTED_NEFF_VERSION(10)", 10, "The runtime is older than the compiler"),
+        ("EXEC:NRT_EXEC_NC_BUSY(1005): core 0 busy", 1005, "Another process holds the NeuronCore"),
+        ("EXEC:NRT_EXEC_COMPLETED_WITH_NUM_ERR(1003)", 1003, "NaN or Inf"),
+    ],
+)
 def test_runtime_errors_are_explained_by_their_number(job, error, code, cause):
     proc, rec = _run(job, "--runtime", "nrtpy", error=error)
     assert proc.returncode == 1
@@ -142,11 +162,23 @@ def test_a_profile_is_captured_and_summarised(job, reference_outputs):
 
 
 def test_a_bare_neff_runs_with_random_inputs_of_its_own_signature(sample_neff, tmp_path):
-    proc = _cli("run", str(sample_neff), "--runtime", "nrtpy", "--random", "--iterations", "3", "--json",
-                env=runtime_env(), cwd=tmp_path)
+    proc = _cli(
+        "run",
+        str(sample_neff),
+        "--runtime",
+        "nrtpy",
+        "--random",
+        "--iterations",
+        "3",
+        "--json",
+        env=runtime_env(),
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(proc.stdout)
-    assert rec["inputs"]["arrays"] == {"x": {"dtype": "float16", "shape": [128, 256]},
-                                       "y": {"dtype": "float16", "shape": [256, 128]}}
+    assert rec["inputs"]["arrays"] == {
+        "x": {"dtype": "float16", "shape": [128, 256]},
+        "y": {"dtype": "float16", "shape": [256, 128]},
+    }
     assert rec["numerics"]["checked"] is False and rec["outcome"] == "succeeded"
     assert not list(sample_neff.parent.glob("*.runs"))

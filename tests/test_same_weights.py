@@ -48,8 +48,15 @@ def make():
 
 
 def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _job(workdir: Path) -> Path:
@@ -62,8 +69,20 @@ def test_a_randomly_initialised_module_runs_on_the_cpu_as_it_was_compiled(tmp_pa
     (tmp_path / "net.py").write_text(RANDOM_INIT)
     env = fake_env("success") if backend == "neuron" else {}
     extra = ("--target", "trn2") if backend == "neuron" else ()
-    proc = _cli("compile", "net.py:Net", "--input", "x:f32[3,8]", "--workdir", "wd", "--backend", backend,
-                "--no-cache", *extra, cwd=tmp_path, env=env)
+    proc = _cli(
+        "compile",
+        "net.py:Net",
+        "--input",
+        "x:f32[3,8]",
+        "--workdir",
+        "wd",
+        "--backend",
+        backend,
+        "--no-cache",
+        *extra,
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     job = _job(tmp_path / "wd")
     record = read_record(job)
@@ -73,8 +92,20 @@ def test_a_randomly_initialised_module_runs_on_the_cpu_as_it_was_compiled(tmp_pa
     assert run["outcome"] == "succeeded", run.get("reason")
     assert run["numerics"]["match"], run["numerics"]
     # A second compile (no cache) builds the very same module.
-    again = _cli("compile", "net.py:Net", "--input", "x:f32[3,8]", "--workdir", "wd", "--backend", backend,
-                 "--no-cache", *extra, cwd=tmp_path, env=env)
+    again = _cli(
+        "compile",
+        "net.py:Net",
+        "--input",
+        "x:f32[3,8]",
+        "--workdir",
+        "wd",
+        "--backend",
+        backend,
+        "--no-cache",
+        *extra,
+        cwd=tmp_path,
+        env=env,
+    )
     assert again.returncode == 0
     assert read_record(_job(tmp_path / "wd"))["weights"]["sha256"] == record["weights"]["sha256"]
 
@@ -111,21 +142,48 @@ def test_builds_of_one_spec_make_one_module_and_another_seed_another(tmp_path):
 def test_a_rebuild_that_makes_another_module_is_said_so_not_reported_as_a_mismatch(tmp_path):
     (tmp_path / "noisy.py").write_text(UNSEEDABLE)
     env = fake_env("success")
-    proc = _cli("compile", "noisy.py:make", "--input", "input:f32[2,4]", "--workdir", "wd", "--backend", "neuron",
-                "--target", "trn2", cwd=tmp_path, env=env)
+    proc = _cli(
+        "compile",
+        "noisy.py:make",
+        "--input",
+        "input:f32[2,4]",
+        "--workdir",
+        "wd",
+        "--backend",
+        "neuron",
+        "--target",
+        "trn2",
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     job = _job(tmp_path / "wd")
-    run = json.loads(_cli("run", str(job), "--runtime", "cpu", "--iterations", "2", "--json", cwd=tmp_path,
-                          env=env).stdout)
+    run = json.loads(
+        _cli("run", str(job), "--runtime", "cpu", "--iterations", "2", "--json", cwd=tmp_path, env=env).stdout
+    )
     assert run["outcome"] == "failed"
     assert "the module built now differs from the one compiled: its weights digest" in run["reason"]
     assert "MISMATCH" not in json.dumps(run)
-    script = subprocess.run([sys.executable, "reproduce.py", str(tmp_path / "out")], cwd=job, capture_output=True,
-                            text=True, env={**os.environ, **env}, timeout=300, check=False)
+    script = subprocess.run(
+        [sys.executable, "reproduce.py", str(tmp_path / "out")],
+        cwd=job,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+        check=False,
+    )
     assert script.returncode == 3, script.stdout + script.stderr
     assert "the module built now differs from the one compiled: its weights digest" in script.stderr
-    anyway = subprocess.run([sys.executable, "reproduce.py", str(tmp_path / "out"), "--anyway"], cwd=job,
-                            capture_output=True, text=True, env={**os.environ, **env}, timeout=300, check=False)
+    anyway = subprocess.run(
+        [sys.executable, "reproduce.py", str(tmp_path / "out"), "--anyway"],
+        cwd=job,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+        check=False,
+    )
     assert anyway.returncode == 0, anyway.stdout + anyway.stderr
 
 
@@ -135,12 +193,40 @@ def test_other_inputs_are_compared_with_the_job_module_run_on_them(tmp_path):
     random inputs says it compared nothing, and why."""
     (tmp_path / "net.py").write_text(RANDOM_INIT)
     env = fake_env("success", runtime=True)
-    proc = _cli("compile", "net.py:Net", "--input", "x:f32[3,8]", "--workdir", "wd", "--backend", "neuron",
-                "--target", "trn2", "--lnc", "2", cwd=tmp_path, env=env)
+    proc = _cli(
+        "compile",
+        "net.py:Net",
+        "--input",
+        "x:f32[3,8]",
+        "--workdir",
+        "wd",
+        "--backend",
+        "neuron",
+        "--target",
+        "trn2",
+        "--lnc",
+        "2",
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     job = _job(tmp_path / "wd")
-    cpu = json.loads(_cli("run", str(job), "--runtime", "cpu", "--random", "--seed", "5", "--iterations", "2",
-                          "--json", cwd=tmp_path, env=env).stdout)
+    cpu = json.loads(
+        _cli(
+            "run",
+            str(job),
+            "--runtime",
+            "cpu",
+            "--random",
+            "--seed",
+            "5",
+            "--iterations",
+            "2",
+            "--json",
+            cwd=tmp_path,
+            env=env,
+        ).stdout
+    )
     assert cpu["outcome"] == "succeeded" and cpu["numerics"]["match"], cpu
     assert cpu["numerics"]["against"].startswith("the CPU reference for these inputs")
     import shutil
@@ -148,8 +234,11 @@ def test_other_inputs_are_compared_with_the_job_module_run_on_them(tmp_path):
     neff = tmp_path / "alone" / "graph.neff"  # a NEFF without its job: nothing to compute a reference with
     neff.parent.mkdir()
     shutil.copy(job / read_record(job)["neffs"][0]["path"], neff)
-    alone = json.loads(_cli("run", str(neff), "--runtime", "nrtpy", "--random", "--iterations", "2", "--json",
-                            cwd=tmp_path, env=env).stdout)
+    alone = json.loads(
+        _cli(
+            "run", str(neff), "--runtime", "nrtpy", "--random", "--iterations", "2", "--json", cwd=tmp_path, env=env
+        ).stdout
+    )
     assert alone["numerics"]["checked"] is False, alone
     assert "no job whose module could give their reference" in alone["numerics"]["reason"], alone
 
@@ -172,8 +261,9 @@ def test_a_sweep_says_when_a_point_built_another_module_than_its_twin(tmp_path):
     for index, sha, host in ((0, "a" * 64, "node-a"), (1, "a" * 64, "node-b"), (2, "b" * 64, "node-c")):
         job = tmp_path / f"job{index}"
         job.mkdir()
-        (job / "job.json").write_text(json.dumps({"weights": {"sha256": sha, "tensors": 4, "bytes": 64},
-                                                  "sources": {"key": "k"}, "host": host}))
+        (job / "job.json").write_text(
+            json.dumps({"weights": {"sha256": sha, "tensors": 4, "bytes": 64}, "sources": {"key": "k"}, "host": host})
+        )
         tracker.finished(index, "succeeded", None, job_dir=job, node=host)
     warnings = [n for n in notes if "warning" in n]
     assert len(warnings) == 1

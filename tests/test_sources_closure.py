@@ -20,8 +20,15 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _project(root: Path) -> Path:
@@ -29,7 +36,8 @@ def _project(root: Path) -> Path:
     imports: the usual layout of a user's repository."""
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "blocks.py").write_text(textwrap.dedent("""
+    (root / "pkg" / "blocks.py").write_text(
+        textwrap.dedent("""
         import torch
         from torch import nn
 
@@ -43,9 +51,11 @@ def _project(root: Path) -> Path:
 
             def forward(self, x):
                 return act(self.fc(x))
-        """))
+        """)
+    )
     (root / "pkg" / "acts.py").write_text("import torch\n\n\ndef act(x):\n    return torch.relu(x)\n")
-    (root / "model.py").write_text(textwrap.dedent("""
+    (root / "model.py").write_text(
+        textwrap.dedent("""
         from torch import nn
 
         from pkg.blocks import Block
@@ -53,14 +63,25 @@ def _project(root: Path) -> Path:
 
         def make(dim: int = 8):
             return nn.Sequential(Block(dim), Block(dim))
-        """))
+        """)
+    )
     (root / "unrelated.py").write_text("VALUE = 1\n")
     return root / "model.py"
 
 
 def _compile(root: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
-    proc = _cli("compile", "model.py:make", "--input", "input:f32[2,8]", "--workdir", "wd", "--backend", "cpu-check",
-                *extra, cwd=root)
+    proc = _cli(
+        "compile",
+        "model.py:make",
+        "--input",
+        "input:f32[2,8]",
+        "--workdir",
+        "wd",
+        "--backend",
+        "cpu-check",
+        *extra,
+        cwd=root,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     newest = max((read_record(p.parent) for p in (root / "wd").glob("*/job.json")), key=lambda r: r["created"])
     return proc, newest
@@ -88,13 +109,19 @@ def test_editing_any_file_the_module_was_built_from_misses_the_cache_and_an_unre
     assert edited["spec_hash"] != first["spec_hash"]
     assert "found by a probe" in edited["sources"].get("how", "") or "read by this job" in edited["sources"]["how"]
 
-    diff = _cli("diff", str(tmp_path / "wd" / first["job_id"]), str(tmp_path / "wd" / edited["job_id"]),
-                cwd=tmp_path)
+    diff = _cli("diff", str(tmp_path / "wd" / first["job_id"]), str(tmp_path / "wd" / edited["job_id"]), cwd=tmp_path)
     assert diff.returncode == 0, diff.stderr
     assert "[sources]" in diff.stdout and "source pkg/acts.py" in diff.stdout
     assert "source pkg/blocks.py" not in diff.stdout  # only what changed
-    as_json = json.loads(_cli("diff", str(tmp_path / "wd" / first["job_id"]),
-                              str(tmp_path / "wd" / edited["job_id"]), "--json", cwd=tmp_path).stdout)
+    as_json = json.loads(
+        _cli(
+            "diff",
+            str(tmp_path / "wd" / first["job_id"]),
+            str(tmp_path / "wd" / edited["job_id"]),
+            "--json",
+            cwd=tmp_path,
+        ).stdout
+    )
     assert {d["key"] for d in as_json["differences"] if d["section"] == "sources"} == {"source pkg/acts.py"}
 
 
@@ -102,7 +129,8 @@ def test_editing_any_file_the_module_was_built_from_misses_the_cache_and_an_unre
 def test_checkpoints_a_factory_reads_are_in_the_key(tmp_path):
     """torch.load (Python's open) and safetensors (opened from Rust) both count; editing either misses."""
     pytest.importorskip("safetensors")
-    (tmp_path / "model.py").write_text(textwrap.dedent("""
+    (tmp_path / "model.py").write_text(
+        textwrap.dedent("""
         import torch
         from safetensors.torch import load_file
         from torch import nn
@@ -113,7 +141,8 @@ def test_checkpoints_a_factory_reads_are_in_the_key(tmp_path):
             net[0].load_state_dict(torch.load("first.pt"))
             net[1].load_state_dict(load_file("second.safetensors"))
             return net
-        """))
+        """)
+    )
     import torch
     from safetensors.torch import save_file
 
@@ -121,8 +150,17 @@ def test_checkpoints_a_factory_reads_are_in_the_key(tmp_path):
     save_file(torch.nn.Linear(4, 4).state_dict(), str(tmp_path / "second.safetensors"))
 
     def compile_() -> dict:
-        proc = _cli("compile", "model.py:make", "--input", "input:f32[2,4]", "--workdir", "wd", "--backend", "cpu-check",
-                    cwd=tmp_path)
+        proc = _cli(
+            "compile",
+            "model.py:make",
+            "--input",
+            "input:f32[2,4]",
+            "--workdir",
+            "wd",
+            "--backend",
+            "cpu-check",
+            cwd=tmp_path,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         return max((read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")), key=lambda r: r["created"])
 
@@ -139,11 +177,18 @@ def test_checkpoints_a_factory_reads_are_in_the_key(tmp_path):
 @pytest.mark.slow
 def test_from_pretrained_on_a_local_folder_reads_its_checkpoint_into_the_key(tmp_path):
     transformers = pytest.importorskip("transformers")
-    config = transformers.BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                     intermediate_size=32, max_position_embeddings=32)
+    config = transformers.BertConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
     transformers.BertModel(config).save_pretrained(tmp_path / "ckpt")
     spec = tmp_path / "bert.toml"
-    spec.write_text(textwrap.dedent(f"""
+    spec.write_text(
+        textwrap.dedent(f"""
         kernel = "module"
         name = "local-bert"
         workdir = "wd"
@@ -151,14 +196,15 @@ def test_from_pretrained_on_a_local_folder_reads_its_checkpoint_into_the_key(tmp
         [module]
         entry = "transformers:BertModel.from_pretrained"
         call = "factory"
-        kwargs = {{ pretrained_model_name_or_path = "{tmp_path / 'ckpt'}" }}
+        kwargs = {{ pretrained_model_name_or_path = "{tmp_path / "ckpt"}" }}
 
         [module.constants]
         return_dict = false
 
         [inputs]
         input_ids = "i64[1,8] randint(0, 50)"
-        """))
+        """)
+    )
     proc = _cli("compile", str(spec), "--backend", "cpu-check", cwd=tmp_path, env={"HF_HUB_OFFLINE": "1"})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (record,) = [read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")]
@@ -203,7 +249,8 @@ def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
     from neffbench.spec import to_dict
 
     (tmp_path / "helper.py").write_text("WIDTH = 4\n")
-    (tmp_path / "entry.py").write_text(textwrap.dedent("""
+    (tmp_path / "entry.py").write_text(
+        textwrap.dedent("""
         from torch import nn
 
         import helper
@@ -211,7 +258,8 @@ def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
 
         def make():
             return nn.Linear(helper.WIDTH, helper.WIDTH)
-        """))
+        """)
+    )
     spec = KERNEL.spec_from_source(f"{tmp_path / 'entry.py'}:make")
     spec = dataclasses.replace(spec, inputs={"input": "f32[2,4]"}, workdir=str(tmp_path / "wd"))
     probe = WarmProbe()
@@ -251,7 +299,8 @@ def test_a_large_checkpoint_is_hashed_once_for_its_size_and_time(tmp_path, monke
 def test_the_folder_the_build_runs_in_is_part_of_what_it_reads(tmp_path):
     """Code that opens a file relative to the current folder builds another module from another folder: no
     compile from one folder is served to a compile from the other."""
-    (tmp_path / "relcfg.py").write_text(textwrap.dedent("""
+    (tmp_path / "relcfg.py").write_text(
+        textwrap.dedent("""
         import json
 
         from torch import nn
@@ -260,17 +309,26 @@ def test_the_folder_the_build_runs_in_is_part_of_what_it_reads(tmp_path):
         def make():
             width = json.load(open("cfg.json"))["width"]
             return nn.Linear(8, width)
-        """))
+        """)
+    )
     for name, width in (("a", 4), ("b", 16)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "cfg.json").write_text(json.dumps({"width": width}))
     outputs = []
     for name in ("a", "b"):
-        proc = _cli("compile", "../relcfg.py:make", "--input", "input:f32[2,8]", "--workdir", str(tmp_path / "wd"),
-                    "--backend", "cpu-check", cwd=tmp_path / name)
+        proc = _cli(
+            "compile",
+            "../relcfg.py:make",
+            "--input",
+            "input:f32[2,8]",
+            "--workdir",
+            str(tmp_path / "wd"),
+            "--backend",
+            "cpu-check",
+            cwd=tmp_path / name,
+        )
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-        newest = max((read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")),
-                     key=lambda r: r["created"])
+        newest = max((read_record(p.parent) for p in (tmp_path / "wd").glob("*/job.json")), key=lambda r: r["created"])
         outputs.append(newest)
     assert not outputs[1]["cache"]["hit"]
     assert str(tmp_path / "b" / "cfg.json") in {f["path"] for f in outputs[1]["sources"]["files"]}
@@ -284,7 +342,8 @@ def test_a_nested_entry_is_relative_to_the_spec_file_as_the_entry_is(tmp_path):
 
     (tmp_path / "proj").mkdir()
     spec_file = tmp_path / "proj" / "m.toml"
-    spec_file.write_text(textwrap.dedent("""
+    spec_file.write_text(
+        textwrap.dedent("""
         kernel = "module"
         [module]
         entry = "model.py:make"
@@ -292,7 +351,8 @@ def test_a_nested_entry_is_relative_to_the_spec_file_as_the_entry_is(tmp_path):
         entry = "model.py:Config"
         [inputs]
         x = "f32[2]"
-        """))
+        """)
+    )
     spec = load(spec_file)
     assert spec.module.kwargs["config"]["entry"] == f"{tmp_path / 'proj' / 'model.py'}:Config"
     from neffbench.spec import spec_hash

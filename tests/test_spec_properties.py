@@ -17,26 +17,48 @@ specs = st.builds(
     CompileSpec,
     name=st.sampled_from(["rope", "x", "", "bad name", "a" * 70]),
     model=st.builds(
-        ModelSpec, head_size=small_int, rotary_dim=st.none() | small_int,
+        ModelSpec,
+        head_size=small_int,
+        rotary_dim=st.none() | small_int,
         partial_rotary_factor=st.sampled_from([1.0, 0.5, 0.25, 0.4, 0.0, 1.5, 0.3]),
-        num_heads_q=st.integers(-1, 6), num_heads_k=st.integers(-1, 6), is_neox_style=st.booleans(),
-        with_key=st.booleans()),
+        num_heads_q=st.integers(-1, 6),
+        num_heads_k=st.integers(-1, 6),
+        is_neox_style=st.booleans(),
+        with_key=st.booleans(),
+    ),
     rope=st.builds(
-        RopeSpec, max_pos=st.integers(-2, 300), base=st.sampled_from([10000.0, 0.0, -1.0, 500000.0, 1.5]),
-        rope_type=st.sampled_from(ROPE_TYPES), factor=st.sampled_from([1.0, 2.0, 8.0, 0.0, 0.5]),
-        low_freq_factor=st.sampled_from([1.0, 0.0, 4.0]), high_freq_factor=st.sampled_from([4.0, 1.0]),
-        original_max_position_embeddings=st.integers(0, 512), beta_fast=st.sampled_from([32.0, 1.0]),
-        beta_slow=st.sampled_from([1.0, 0.0, 64.0]), mscale=st.sampled_from([0.0, 1.0]),
-        mscale_all_dim=st.sampled_from([0.0, 1.0]), cache_mode=st.sampled_from(["input", "buffer"]),
-        cache_dtype=st.sampled_from(DTYPES)),
+        RopeSpec,
+        max_pos=st.integers(-2, 300),
+        base=st.sampled_from([10000.0, 0.0, -1.0, 500000.0, 1.5]),
+        rope_type=st.sampled_from(ROPE_TYPES),
+        factor=st.sampled_from([1.0, 2.0, 8.0, 0.0, 0.5]),
+        low_freq_factor=st.sampled_from([1.0, 0.0, 4.0]),
+        high_freq_factor=st.sampled_from([4.0, 1.0]),
+        original_max_position_embeddings=st.integers(0, 512),
+        beta_fast=st.sampled_from([32.0, 1.0]),
+        beta_slow=st.sampled_from([1.0, 0.0, 64.0]),
+        mscale=st.sampled_from([0.0, 1.0]),
+        mscale_all_dim=st.sampled_from([0.0, 1.0]),
+        cache_mode=st.sampled_from(["input", "buffer"]),
+        cache_dtype=st.sampled_from(DTYPES),
+    ),
     inputs=st.builds(
-        InputsSpec, num_tokens=st.lists(st.integers(-1, 40), max_size=3).map(tuple),
-        positions=st.sampled_from(["random", "range", "offset"]), position_offset=st.integers(0, 300),
-        dtype=st.sampled_from(DTYPES), seed=st.integers(0, 10)),
+        InputsSpec,
+        num_tokens=st.lists(st.integers(-1, 40), max_size=3).map(tuple),
+        positions=st.sampled_from(["random", "range", "offset"]),
+        position_offset=st.integers(0, 300),
+        dtype=st.sampled_from(DTYPES),
+        seed=st.integers(0, 10),
+    ),
     compiler=st.builds(
-        CompilerSpec, target=st.sampled_from(TARGETS), lnc=st.none() | st.integers(0, 3),
-        optlevel=st.integers(0, 4), extra_args=st.lists(st.sampled_from(
-            ["--target", "trn2", "--lnc=2", "-O1", "--verbose", "info", "--logfile", "x"]), max_size=4).map(tuple)),
+        CompilerSpec,
+        target=st.sampled_from(TARGETS),
+        lnc=st.none() | st.integers(0, 3),
+        optlevel=st.integers(0, 4),
+        extra_args=st.lists(
+            st.sampled_from(["--target", "trn2", "--lnc=2", "-O1", "--verbose", "info", "--logfile", "x"]), max_size=4
+        ).map(tuple),
+    ),
 )
 
 
@@ -44,18 +66,33 @@ specs = st.builds(
 plausible_specs = st.builds(
     CompileSpec,
     model=st.builds(
-        ModelSpec, head_size=st.sampled_from([8, 16, 64, 80, 96]), rotary_dim=st.none() | st.sampled_from([2, 8, 16]),
-        partial_rotary_factor=st.sampled_from([1.0, 0.5, 0.25]), num_heads_q=st.integers(1, 4),
-        num_heads_k=st.integers(1, 4), is_neox_style=st.booleans(), with_key=st.booleans()),
+        ModelSpec,
+        head_size=st.sampled_from([8, 16, 64, 80, 96]),
+        rotary_dim=st.none() | st.sampled_from([2, 8, 16]),
+        partial_rotary_factor=st.sampled_from([1.0, 0.5, 0.25]),
+        num_heads_q=st.integers(1, 4),
+        num_heads_k=st.integers(1, 4),
+        is_neox_style=st.booleans(),
+        with_key=st.booleans(),
+    ),
     rope=st.builds(
-        RopeSpec, max_pos=st.integers(1, 300), base=st.sampled_from([10000.0, 500000.0, 1.5]),
-        rope_type=st.sampled_from(ROPE_TYPES), factor=st.sampled_from([1.0, 2.0, 8.0]),
-        original_max_position_embeddings=st.integers(1, 512), cache_mode=st.sampled_from(["input", "buffer"]),
-        cache_dtype=st.sampled_from(DTYPES)),
+        RopeSpec,
+        max_pos=st.integers(1, 300),
+        base=st.sampled_from([10000.0, 500000.0, 1.5]),
+        rope_type=st.sampled_from(ROPE_TYPES),
+        factor=st.sampled_from([1.0, 2.0, 8.0]),
+        original_max_position_embeddings=st.integers(1, 512),
+        cache_mode=st.sampled_from(["input", "buffer"]),
+        cache_dtype=st.sampled_from(DTYPES),
+    ),
     inputs=st.builds(
-        InputsSpec, num_tokens=st.lists(st.integers(1, 9), min_size=1, max_size=2, unique=True).map(tuple),
-        positions=st.sampled_from(["random", "range", "offset"]), position_offset=st.integers(0, 8),
-        dtype=st.sampled_from(DTYPES), seed=st.integers(0, 10)),
+        InputsSpec,
+        num_tokens=st.lists(st.integers(1, 9), min_size=1, max_size=2, unique=True).map(tuple),
+        positions=st.sampled_from(["random", "range", "offset"]),
+        position_offset=st.integers(0, 8),
+        dtype=st.sampled_from(DTYPES),
+        seed=st.integers(0, 10),
+    ),
     compiler=st.builds(CompilerSpec, target=st.sampled_from(TARGETS), lnc=st.none() | st.integers(1, 2)),
 )
 
@@ -85,6 +122,9 @@ def test_every_valid_spec_builds_and_runs(spec):
 
 def test_the_strategy_reaches_valid_specs():
     # Guard against a strategy so wild that the property above never runs the kernel.
-    spec = find(plausible_specs, lambda s: not errors(s) and s.rope.rope_type == "yarn" and not s.model.is_neox_style,
-                settings=settings(max_examples=2000, database=None))
+    spec = find(
+        plausible_specs,
+        lambda s: not errors(s) and s.rope.rope_type == "yarn" and not s.model.is_neox_style,
+        settings=settings(max_examples=2000, database=None),
+    )
     assert spec.inputs.num_tokens

@@ -31,8 +31,11 @@ def test_the_grid_is_the_cartesian_product_and_each_bucket_is_a_point():
     for pt in p.points:
         assert pt.spec.compiler.optlevel == pt.values["compiler.optlevel"]
         assert pt.spec.inputs.num_tokens == (pt.bucket["num_tokens"],)  # a single-bucket spec: one job
-    assert [pt.label(p.short_names) for pt in p.points[:3]] == \
-        ["optlevel=1 num_tokens=1", "optlevel=1 num_tokens=8", "optlevel=1 num_tokens=32"]
+    assert [pt.label(p.short_names) for pt in p.points[:3]] == [
+        "optlevel=1 num_tokens=1",
+        "optlevel=1 num_tokens=8",
+        "optlevel=1 num_tokens=32",
+    ]
 
 
 def test_a_spec_with_several_buckets_gives_a_point_per_bucket_even_when_they_are_not_swept():
@@ -42,9 +45,12 @@ def test_a_spec_with_several_buckets_gives_a_point_per_bucket_even_when_they_are
 
     several = dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, num_tokens=(1, 8)))
     p = plan(several, ["compiler.target=trn1,trn2"], backend="cpu-check")
-    assert [(pt.values["compiler.target"], pt.bucket) for pt in p.points] == \
-        [("trn1", {"num_tokens": 1}), ("trn1", {"num_tokens": 8}), ("trn2", {"num_tokens": 1}),
-         ("trn2", {"num_tokens": 8})]
+    assert [(pt.values["compiler.target"], pt.bucket) for pt in p.points] == [
+        ("trn1", {"num_tokens": 1}),
+        ("trn1", {"num_tokens": 8}),
+        ("trn2", {"num_tokens": 1}),
+        ("trn2", {"num_tokens": 8}),
+    ]
     assert p.points[1].label(p.short_names) == "target=trn1 num_tokens=8"
 
 
@@ -53,32 +59,38 @@ def test_zip_pairs_lists_of_one_length():
     assert [tuple(pt.values.values()) for pt in p.points] == [("trn1", "float32"), ("trn2", "bfloat16")]
     bad = plan(SEED, ["compiler.target=trn1,trn2", "inputs.dtype=float32"], zip=True)
     assert bad.points == [] and _messages(bad) == [
-        "--zip pairs lists of one length: compiler.target has 2, inputs.dtype has 1 value(s)"]
+        "--zip pairs lists of one length: compiler.target has 2, inputs.dtype has 1 value(s)"
+    ]
 
 
 def test_invalid_points_carry_their_problems_and_the_others_stay_valid():
     p = plan(SEED, ["compiler.optlevel=2,4,x"], backend="cpu-check")
     assert [pt.valid for pt in p.points] == [True, False, False]
-    assert [str(e) for e in p.points[1].errors] == ["error: compiler.optlevel: Opt level must be between 1 and 3; got 4."]
+    assert [str(e) for e in p.points[1].errors] == [
+        "error: compiler.optlevel: Opt level must be between 1 and 3; got 4."
+    ]
     assert [str(e) for e in p.points[2].errors] == ["error: compiler.optlevel: must be a whole number, got 'x'."]
     assert p.points[1].spec is None and p.points[1].memory is None
     warned = plan(SEED, ["compiler.target=trn1"], backend="cpu-check").points[0]
     assert warned.valid and any(w.field == "compiler.lnc" and w.severity == "warning" for w in warned.problems)
 
 
-@pytest.mark.parametrize(("over", "message"), [
-    ("compiler.optlvl=1", "[compiler] has no field 'optlvl'. Did you mean 'compiler.optlevel'?"),
-    ("model=1", "'model' is a section: name one of its fields"),
-    ("kernel=rms_norm", "the kernel cannot be swept"),
-    ("workdir=a,b", "the workdir cannot be swept"),
-    ("compiler.optlevel", "--over 'compiler.optlevel' is not FIELD=V1,V2,..."),
-    ("compiler.optlevel=", "compiler.optlevel: give one or more values"),
-    ("compiler.optlevel=1,,2", "compiler.optlevel: give one or more values"),
-    ("inputs.num_tokens=[1,8", "has an unclosed bracket"),
-    ("name.x=1", "'name' is a top-level field, not a table"),
-    ("rope.base.x=1", "'rope.base' is not a table"),
-    ("nosuch=1", "the rope spec has no field 'nosuch'"),
-])
+@pytest.mark.parametrize(
+    ("over", "message"),
+    [
+        ("compiler.optlvl=1", "[compiler] has no field 'optlvl'. Did you mean 'compiler.optlevel'?"),
+        ("model=1", "'model' is a section: name one of its fields"),
+        ("kernel=rms_norm", "the kernel cannot be swept"),
+        ("workdir=a,b", "the workdir cannot be swept"),
+        ("compiler.optlevel", "--over 'compiler.optlevel' is not FIELD=V1,V2,..."),
+        ("compiler.optlevel=", "compiler.optlevel: give one or more values"),
+        ("compiler.optlevel=1,,2", "compiler.optlevel: give one or more values"),
+        ("inputs.num_tokens=[1,8", "has an unclosed bracket"),
+        ("name.x=1", "'name' is a top-level field, not a table"),
+        ("rope.base.x=1", "'rope.base' is not a table"),
+        ("nosuch=1", "the rope spec has no field 'nosuch'"),
+    ],
+)
 def test_a_wrong_over_is_one_sentence_naming_what_is_wrong(over, message):
     p = plan(SEED, [over])
     assert p.points == [] and len(p.problems) == 1 and message in p.problems[0].message
@@ -106,23 +118,31 @@ def test_values_are_read_by_the_field_type():
     assert parse_value("--verbose info", tuple[str, ...]) == ["--verbose", "info"]
     assert parse_value('["-O1"]', tuple[str, ...]) == ["-O1"]
     assert parse_value("[1,8]", tuple[int, ...]) == [1, 8]
-    p = plan(SEED, ["compiler.extra_args=--verbose info,--enable-saturate-infinity", "rope.base=1e4"],
-             backend="cpu-check")
+    p = plan(
+        SEED, ["compiler.extra_args=--verbose info,--enable-saturate-infinity", "rope.base=1e4"], backend="cpu-check"
+    )
     assert [pt.spec.compiler.extra_args for pt in p.points] == [("--verbose", "info"), ("--enable-saturate-infinity",)]
     assert p.points[0].spec.rope.base == 10000.0
 
 
 def test_module_tables_and_kwargs_are_fields_too(tmp_path):
-    spec = ModuleCompileSpec(name="mlp", workdir=str(tmp_path),
-                             module=ModuleSection(entry="torch.nn:Linear", kwargs={"in_features": 4, "out_features": 2}),
-                             inputs={"input": "f32[{batch},4]"}, buckets={"batch": (1,)})
+    spec = ModuleCompileSpec(
+        name="mlp",
+        workdir=str(tmp_path),
+        module=ModuleSection(entry="torch.nn:Linear", kwargs={"in_features": 4, "out_features": 2}),
+        inputs={"input": "f32[{batch},4]"},
+        buckets={"batch": (1,)},
+    )
     names = [f.name for f in sweepable(spec)]
     assert {"module.kwargs.in_features", "inputs.input", "buckets.batch", "compiler.optlevel"} <= set(names)
     assert "workdir" not in names and "kernel" not in names
     p = plan(spec, ["buckets.batch=1,[2,4]", "module.kwargs.out_features=2,3"], backend="cpu-check")
     assert p.problems == [] and p.count == 6
-    assert [(pt.bucket["batch"], pt.spec.module.kwargs["out_features"]) for pt in p.points][:3] == \
-        [(1, 2), (1, 3), (2, 2)]
+    assert [(pt.bucket["batch"], pt.spec.module.kwargs["out_features"]) for pt in p.points][:3] == [
+        (1, 2),
+        (1, 3),
+        (2, 2),
+    ]
     assert p.points[0].label(p.short_names) == "batch=1 out_features=2"
     bad = plan(spec, ["inputs.input=f32[{batch},4],f32[{nope},4]"], backend="cpu-check")
     assert [pt.valid for pt in bad.points] == [True, False]
@@ -152,7 +172,7 @@ def test_the_spec_round_trips_through_plain_dicts_as_points_rely_on():
 
 
 _ATOM = st.one_of(
-    st.integers(min_value=-10**6, max_value=10**6).map(str),
+    st.integers(min_value=-(10**6), max_value=10**6).map(str),
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,8}", fullmatch=True),
     st.lists(st.integers(0, 99), min_size=1, max_size=4).map(lambda xs: "[" + ",".join(map(str, xs)) + "]"),
     st.from_regex(r"[a-z ,]{0,6}", fullmatch=True).map(lambda s: f'"{s}"'),
@@ -166,15 +186,23 @@ def test_split_values_gives_back_each_value_whatever_commas_it_holds(texts):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.sampled_from([1, 2, 3]), min_size=1, max_size=3, unique=True),
-       st.lists(st.integers(1, 64), min_size=1, max_size=3, unique=True), st.booleans())
+@given(
+    st.lists(st.sampled_from([1, 2, 3]), min_size=1, max_size=3, unique=True),
+    st.lists(st.integers(1, 64), min_size=1, max_size=3, unique=True),
+    st.booleans(),
+)
 def test_every_combination_is_a_point_exactly_once(optlevels, tokens, zipped):
     if zipped and len(optlevels) != len(tokens):
         with pytest.raises(PlanError):
             from neffbench.sweeps.grid import combinations, parse_over
 
-            combinations([parse_over(SEED, f"compiler.optlevel={','.join(map(str, optlevels))}"),
-                          parse_over(SEED, f"inputs.num_tokens={','.join(map(str, tokens))}")], zipped=True)
+            combinations(
+                [
+                    parse_over(SEED, f"compiler.optlevel={','.join(map(str, optlevels))}"),
+                    parse_over(SEED, f"inputs.num_tokens={','.join(map(str, tokens))}"),
+                ],
+                zipped=True,
+            )
         return
     p = plan(SEED, {"compiler.optlevel": optlevels, "inputs.num_tokens": tokens}, zip=zipped, backend="cpu-check")
     expected = list(zip(optlevels, tokens)) if zipped else list(itertools.product(optlevels, tokens))
@@ -183,10 +211,12 @@ def test_every_combination_is_a_point_exactly_once(optlevels, tokens, zipped):
 
 
 def test_the_sweep_package_imports_neither_qt_nor_ray():
-    code = ("import sys, neffbench.sweeps, neffbench.sweeps.ray_executor, neffbench.sweeps.ray_task, "
-            "neffbench.cli.sweep_cmd\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'superqt', 'ray', "
-            "'torch'))\nprint(','.join(bad))")
+    code = (
+        "import sys, neffbench.sweeps, neffbench.sweeps.ray_executor, neffbench.sweeps.ray_task, "
+        "neffbench.cli.sweep_cmd\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'superqt', 'ray', "
+        "'torch'))\nprint(','.join(bad))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""

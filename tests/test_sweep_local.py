@@ -28,19 +28,42 @@ GiB = 2**30
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", "sweep", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", "sweep", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_sweep_runs_every_point_show_compares_them_and_a_rerun_serves_the_cache(tmp_path):
     wd = tmp_path / "wd"
-    done = _cli("seed", "--over", "compiler.optlevel=1,2", "--over", "inputs.num_tokens=1,8", "--backend",
-                "cpu-check", "--jobs", "2", "--workdir", str(wd), "--json")
+    done = _cli(
+        "seed",
+        "--over",
+        "compiler.optlevel=1,2",
+        "--over",
+        "inputs.num_tokens=1,8",
+        "--backend",
+        "cpu-check",
+        "--jobs",
+        "2",
+        "--workdir",
+        str(wd),
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     swept = json.loads(done.stdout)
     assert swept["state"] == "succeeded" and swept["counts"] == {"succeeded": 4}
-    assert [(r["values"]["compiler.optlevel"], r["bucket"]["num_tokens"]) for r in swept["rows"]] == \
-        [(1, 1), (1, 8), (2, 1), (2, 8)]
+    assert [(r["values"]["compiler.optlevel"], r["bucket"]["num_tokens"]) for r in swept["rows"]] == [
+        (1, 1),
+        (1, 8),
+        (2, 1),
+        (2, 8),
+    ]
     for row in swept["rows"]:
         assert row["outcome"] == "succeeded" and Path(row["job_dir"]).parent == wd.resolve()
         assert row["numerics"]["match"] and row["duration_s"] > 0 and row["backend"] == "cpu-check"
@@ -61,8 +84,18 @@ def test_sweep_runs_every_point_show_compares_them_and_a_rerun_serves_the_cache(
     listed = _cli("show", "--workdir", str(wd))
     assert swept["sweep_id"] in listed.stdout
 
-    rerun = _cli("seed", "--over", "inputs.num_tokens=1,8,32", "--over", "compiler.optlevel=1", "--backend",
-                 "cpu-check", "--workdir", str(wd), "--json")
+    rerun = _cli(
+        "seed",
+        "--over",
+        "inputs.num_tokens=1,8,32",
+        "--over",
+        "compiler.optlevel=1",
+        "--backend",
+        "cpu-check",
+        "--workdir",
+        str(wd),
+        "--json",
+    )
     assert rerun.returncode == 0, rerun.stderr
     record = load(wd, json.loads(rerun.stdout)["sweep_id"])
     served = [(p["cached"], p["dispatched"]) for p in record["points"]]
@@ -76,8 +109,10 @@ def test_invalid_points_are_listed_the_others_run_and_strict_starts_nothing(tmp_
     wd = tmp_path / "wd"
     mixed = _cli("seed", "--over", "compiler.optlevel=2,4", "--backend", "cpu-check", "--workdir", str(wd))
     assert mixed.returncode == 1, mixed.stderr
-    assert "point 1 (optlevel=4) is invalid: error: compiler.optlevel: Opt level must be between 1 and 3; got 4." \
+    assert (
+        "point 1 (optlevel=4) is invalid: error: compiler.optlevel: Opt level must be between 1 and 3; got 4."
         in mixed.stdout
+    )
     (sweep,) = [load(wd, p.parent.name) for p in (wd / "sweeps").glob("*/sweep.json")]
     assert [p["state"] for p in sweep["points"]] == ["succeeded", "invalid"]
     assert "Opt level must be between 1 and 3" in rows(sweep)[1]["problems"][0]["message"]
@@ -87,16 +122,28 @@ def test_invalid_points_are_listed_the_others_run_and_strict_starts_nothing(tmp_
     assert not (tmp_path / "strict").exists()
     typo = _cli("seed", "--over", "compiler.optlvl=1,2", "--workdir", str(tmp_path / "typo"))
     assert typo.returncode == 2 and "Did you mean 'compiler.optlevel'?" in typo.stderr
-    dry = _cli("seed", "--over", "inputs.num_tokens=[1,8]", "--over", "compiler.target=trn1,trn2", "--dry-run",
-               "--workdir", str(tmp_path / "dry"))
+    dry = _cli(
+        "seed",
+        "--over",
+        "inputs.num_tokens=[1,8]",
+        "--over",
+        "compiler.target=trn1,trn2",
+        "--dry-run",
+        "--workdir",
+        str(tmp_path / "dry"),
+    )
     assert dry.returncode == 0 and "4 valid" in dry.stdout and not (tmp_path / "dry").exists()
 
 
 def test_fake_toolchain_points_make_neffs_side_by_side(tmp_path, monkeypatch):
     for key, value in fake_env("success").items():
         monkeypatch.setenv(key, value)
-    result = run_sweep(plan(SEED, {"compiler.optlevel": [1, 3]}, backend="neuron", memory_per_job=GiB // 2),
-                       backend="neuron", jobs=2, workdir=tmp_path)
+    result = run_sweep(
+        plan(SEED, {"compiler.optlevel": [1, 3]}, backend="neuron", memory_per_job=GiB // 2),
+        backend="neuron",
+        jobs=2,
+        workdir=tmp_path,
+    )
     assert result.state == "succeeded"
     table = rows(load(None, result.path))
     assert [r["values"]["compiler.optlevel"] for r in table] == [1, 3]
@@ -104,8 +151,10 @@ def test_fake_toolchain_points_make_neffs_side_by_side(tmp_path, monkeypatch):
         assert row["backend"] == "neuron" and row["neff_bytes"] > 0 and row["compile_s"] > 0
         assert row["peak_rss_bytes"] is None or row["peak_rss_bytes"] > 0
         command = read_record(row["job_dir"])["compiler_command"]["actual"]
-        assert f"-O{row['values']['compiler.optlevel']}" in command or \
-            f"--optlevel={row['values']['compiler.optlevel']}" in " ".join(command)
+        assert (
+            f"-O{row['values']['compiler.optlevel']}" in command
+            or f"--optlevel={row['values']['compiler.optlevel']}" in " ".join(command)
+        )
 
 
 def test_cancel_stops_running_points_and_never_starts_the_rest(tmp_path, monkeypatch):
@@ -126,9 +175,15 @@ def test_cancel_stops_running_points_and_never_starts_the_rest(tmp_path, monkeyp
         if ev["type"] == "started" and ev.get("pid"):
             workers.append(ev["pid"])
 
-    result = run_sweep(plan(SEED, ["compiler.optlevel=1,2,3"], backend="neuron", memory_per_job=GiB // 2),
-                       backend="neuron", jobs=2, workdir=tmp_path, on_line=on_line, on_event=on_event,
-                       cancel_event=cancel)
+    result = run_sweep(
+        plan(SEED, ["compiler.optlevel=1,2,3"], backend="neuron", memory_per_job=GiB // 2),
+        backend="neuron",
+        jobs=2,
+        workdir=tmp_path,
+        on_line=on_line,
+        on_event=on_event,
+        cancel_event=cancel,
+    )
     assert result.state == "cancelled" and result.exit_code == 130
     points = result.record["points"]
     assert [p["state"] for p in points] == ["cancelled"] * 3
@@ -141,10 +196,29 @@ def test_cancel_stops_running_points_and_never_starts_the_rest(tmp_path, monkeyp
 def test_ctrl_c_cancels_the_sweep_and_records_it(tmp_path):
     pidfile = tmp_path / "pids.txt"
     env = {**fake_env("slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile)), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "neffbench", "sweep", "seed", "--over", "compiler.optlevel=1,2",
-                             "--backend", "neuron", "--memory-per-job", "0.5", "--workdir", str(tmp_path / "wd")],
-                            cwd=REPO, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "sweep",
+            "seed",
+            "--over",
+            "compiler.optlevel=1,2",
+            "--backend",
+            "neuron",
+            "--memory-per-job",
+            "0.5",
+            "--workdir",
+            str(tmp_path / "wd"),
+        ],
+        cwd=REPO,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         until(lambda: len(fake_compiler_pids(pidfile)) == 2, 60, "the first point's compiler")
         proc.send_signal(signal.SIGINT)
@@ -157,16 +231,22 @@ def test_ctrl_c_cancels_the_sweep_and_records_it(tmp_path):
     sweep = load(None, path)
     assert sweep["state"] == "cancelled"
     assert [p["state"] for p in sweep["points"]] == ["cancelled", "cancelled"]
-    until(lambda: not any(process_alive(p) for p in fake_compiler_pids(pidfile)), 10, "the compiler and its child to end")
+    until(
+        lambda: not any(process_alive(p) for p in fake_compiler_pids(pidfile)), 10, "the compiler and its child to end"
+    )
 
 
 def test_the_memory_limiter_holds_a_point_back_until_the_running_one_ends(tmp_path):
     # This machine "has" 1.5 GiB free and each point needs 1: two can never run at once.
     limiter = MemoryLimiter(available=lambda: int(1.5 * GiB), margin_bytes=0)
     events: list[dict] = []
-    result = run_sweep(plan(SEED, ["inputs.num_tokens=1,8"], backend="cpu-check", memory_per_job=GiB),
-                       executor=LocalExecutor(2, limiter=limiter), backend="cpu-check", workdir=tmp_path,
-                       on_event=events.append)
+    result = run_sweep(
+        plan(SEED, ["inputs.num_tokens=1,8"], backend="cpu-check", memory_per_job=GiB),
+        executor=LocalExecutor(2, limiter=limiter),
+        backend="cpu-check",
+        workdir=tmp_path,
+        on_event=events.append,
+    )
     assert result.state == "succeeded"
     changes = [(e["point"], e["state"]) for e in events if e["type"] == "sweep_point"]
     waited = next(p for p, state in changes if state == "waiting")

@@ -37,8 +37,13 @@ def cluster():
     # Ray 2.9 drops the log monitor's file handle unclosed while it starts: Ray's ResourceWarning, not ours.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
-        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, log_to_driver=False,
-                 logging_level=logging.ERROR)
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            object_store_memory=80 * 2**20,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
         gc.collect()
     try:
         yield
@@ -56,9 +61,14 @@ def _ppid(pid: int) -> int:
 def test_every_job_comes_back_with_its_node_and_cached_points_are_not_dispatched(cluster, tmp_path):
     lines: list[tuple[int | None, str]] = []
     events: list[dict] = []
-    result = run_sweep(plan(SEED, ["inputs.num_tokens=1,8"], backend="cpu-check"), executor="ray",
-                       backend="cpu-check", workdir=tmp_path, on_line=lambda p, t: lines.append((p, t)),
-                       on_event=events.append)
+    result = run_sweep(
+        plan(SEED, ["inputs.num_tokens=1,8"], backend="cpu-check"),
+        executor="ray",
+        backend="cpu-check",
+        workdir=tmp_path,
+        on_line=lambda p, t: lines.append((p, t)),
+        on_event=events.append,
+    )
     assert result.state == "succeeded" and result.exit_code == 0
     host = platform.node()
     for point in result.record["points"]:
@@ -77,20 +87,31 @@ def test_every_job_comes_back_with_its_node_and_cached_points_are_not_dispatched
     assert [r["outcome"] for r in rows({**result.record, "path": str(result.path)})] == ["succeeded"] * 2
 
     again: list[dict] = []
-    second = run_sweep(plan(SEED, ["inputs.num_tokens=8,16"], backend="cpu-check"), executor="ray",
-                       backend="cpu-check", workdir=tmp_path, on_event=again.append)
+    second = run_sweep(
+        plan(SEED, ["inputs.num_tokens=8,16"], backend="cpu-check"),
+        executor="ray",
+        backend="cpu-check",
+        workdir=tmp_path,
+        on_event=again.append,
+    )
     cached, fresh = second.record["points"]
     assert cached["cached"] and not cached["dispatched"] and cached["node"] is None
     assert fresh["dispatched"] and not fresh["cached"] and fresh["state"] == "succeeded"
     assert {e["node"] for e in again if e["type"] == "sweep_point" and e.get("node")} == {host}
-    assert {e["point"] for e in again if e["type"] == "sweep_point" and e["state"] == "running" and e.get("node")} \
-        == {1}
+    assert {e["point"] for e in again if e["type"] == "sweep_point" and e["state"] == "running" and e.get("node")} == {
+        1
+    }
 
 
 def test_fake_toolchain_neff_comes_back_with_the_versions_used(cluster, tmp_path):
     env = fake_env("success")
-    result = run_sweep(plan(SEED, ["compiler.optlevel=1"], backend="neuron", memory_per_job=GiB // 2),
-                       executor="ray", backend="neuron", workdir=tmp_path, runtime_env={"env_vars": env})
+    result = run_sweep(
+        plan(SEED, ["compiler.optlevel=1"], backend="neuron", memory_per_job=GiB // 2),
+        executor="ray",
+        backend="neuron",
+        workdir=tmp_path,
+        runtime_env={"env_vars": env},
+    )
     assert result.state == "succeeded", result.record["points"]
     (row,) = rows({**result.record, "path": str(result.path)})
     assert row["backend"] == "neuron" and row["neff_bytes"] > 0 and row["compile_s"] is not None
@@ -100,8 +121,9 @@ def test_fake_toolchain_neff_comes_back_with_the_versions_used(cluster, tmp_path
     node = result.record["nodes"][platform.node()]
     # The node's versions are read as its jobs' are, so they agree, local tags and all; the node has the
     # fake torch_neuronx (its runtime_env puts it on the path) and this process has none.
-    assert {k: node["versions"][k] for k in ("torch", "torch_neuronx")} == \
-        {k: job["versions"][k] for k in ("torch", "torch_neuronx")}
+    assert {k: node["versions"][k] for k in ("torch", "torch_neuronx")} == {
+        k: job["versions"][k] for k in ("torch", "torch_neuronx")
+    }
     assert node["differs"] == {"torch_neuronx": {"client": None, "node": job["versions"]["torch_neuronx"]}}
 
 
@@ -123,9 +145,16 @@ def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):
                 cancel.set()
 
     t0 = time.monotonic()
-    result = run_sweep(plan(SEED, ["compiler.optlevel=1,2"], backend="neuron", memory_per_job=GiB // 2),
-                       executor="ray", backend="neuron", workdir=tmp_path, runtime_env={"env_vars": env},
-                       on_line=on_line, on_event=on_event, cancel_event=cancel)
+    result = run_sweep(
+        plan(SEED, ["compiler.optlevel=1,2"], backend="neuron", memory_per_job=GiB // 2),
+        executor="ray",
+        backend="neuron",
+        workdir=tmp_path,
+        runtime_env={"env_vars": env},
+        on_line=on_line,
+        on_event=on_event,
+        cancel_event=cancel,
+    )
     assert time.monotonic() - t0 < 90
     assert result.state == "cancelled" and result.exit_code == 130
     assert [p["state"] for p in result.record["points"]] == ["cancelled", "cancelled"]
@@ -144,8 +173,13 @@ def test_a_killed_task_is_retried_once(cluster, tmp_path):
             killed.append(ev["pid"])
             os.kill(_ppid(ev["pid"]), signal.SIGKILL)  # the Ray worker running the task, as a lost node would
 
-    result = run_sweep(plan(SEED, ["inputs.num_tokens=1"], backend="cpu-check"), executor="ray",
-                       backend="cpu-check", workdir=tmp_path, on_event=on_event)
+    result = run_sweep(
+        plan(SEED, ["inputs.num_tokens=1"], backend="cpu-check"),
+        executor="ray",
+        backend="cpu-check",
+        workdir=tmp_path,
+        on_event=on_event,
+    )
     (point,) = result.record["points"]
     assert result.state == "succeeded" and point["attempts"] == 2
     assert [a["attempt"] for a in point["lost_attempts"]] == [1]
@@ -162,9 +196,14 @@ def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path)
             killed.append(ev["pid"])
             os.kill(_ppid(ev["pid"]), signal.SIGKILL)
 
-    result = run_sweep(plan(SEED, ["compiler.optlevel=1"], backend="neuron", memory_per_job=GiB // 2),
-                       executor="ray", backend="neuron", workdir=tmp_path, runtime_env={"env_vars": env},
-                       on_event=on_event)
+    result = run_sweep(
+        plan(SEED, ["compiler.optlevel=1"], backend="neuron", memory_per_job=GiB // 2),
+        executor="ray",
+        backend="neuron",
+        workdir=tmp_path,
+        runtime_env={"env_vars": env},
+        on_event=on_event,
+    )
     (point,) = result.record["points"]
     assert result.state == "failed" and result.exit_code == 1
     assert point["state"] == "failed" and "died" in point["reason"] and "attempt 2" in point["reason"]
@@ -174,8 +213,13 @@ def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path)
 
 
 def test_with_a_shared_workdir_the_job_is_written_in_place(cluster, tmp_path):
-    result = run_sweep(plan(SEED, ["inputs.num_tokens=4"], backend="cpu-check"), executor="ray",
-                       backend="cpu-check", workdir=tmp_path, shared_workdir=True)
+    result = run_sweep(
+        plan(SEED, ["inputs.num_tokens=4"], backend="cpu-check"),
+        executor="ray",
+        backend="cpu-check",
+        workdir=tmp_path,
+        shared_workdir=True,
+    )
     (point,) = result.record["points"]
     assert result.state == "succeeded" and result.record["settings"]["shared_workdir"]
     job_dir = tmp_path / point["job_id"]

@@ -31,10 +31,17 @@ def _record(tmp_path: Path, overs=("compiler.optlevel=1,2,5",)) -> SweepRecord:
 def _fake_job(workdir: Path, name: str, **fields) -> str:
     job = workdir / name
     job.mkdir()
-    record = {"job_id": name, "outcome": "succeeded", "backend": "neuron", "duration_s": 12.5,
-              "metrics": {"compile_s": 10.25}, "neffs": [{"path": "compiler/a.neff", "size": 2048}],
-              "numerics": {"checked": True, "match": True, "max_abs_error": 1e-7, "max_rel_error": 1e-6},
-              "bucket": {"num_tokens": 1}, **fields}
+    record = {
+        "job_id": name,
+        "outcome": "succeeded",
+        "backend": "neuron",
+        "duration_s": 12.5,
+        "metrics": {"compile_s": 10.25},
+        "neffs": [{"path": "compiler/a.neff", "size": 2048}],
+        "numerics": {"checked": True, "match": True, "max_abs_error": 1e-7, "max_rel_error": 1e-6},
+        "bucket": {"num_tokens": 1},
+        **fields,
+    }
     (job / "job.json").write_text(json.dumps(record))
     return name
 
@@ -80,14 +87,21 @@ def test_rows_read_each_job_and_the_table_shows_the_swept_values(tmp_path):
     job = _fake_job(tmp_path, "j0")
     runs = tmp_path / "j0" / "runs"
     runs.mkdir()
-    (runs / "20260101T000000Z-cpu.json").write_text(json.dumps(
-        {"outcome": "succeeded", "runtime": "cpu", "started": "x", "stats": {"p50_ms": 0.0451, "mean_ms": 0.05}}))
+    (runs / "20260101T000000Z-cpu.json").write_text(
+        json.dumps(
+            {"outcome": "succeeded", "runtime": "cpu", "started": "x", "stats": {"p50_ms": 0.0451, "mean_ms": 0.05}}
+        )
+    )
     record.update_point(0, state="succeeded", job_id=job, peak_rss_bytes=300 * 2**20, node="node-a")
     record.update_point(1, state="failed", reason="its worker or node died", lost_attempts=[{"attempt": 1}])
     sweep = load(tmp_path, record.sweep_id)
     first, second, *_ = rows(sweep)
-    assert (first["compile_s"], first["neff_bytes"], first["numerics"]["match"], first["latency"]["p50_ms"]) == \
-        (10.25, 2048, True, 0.0451)
+    assert (first["compile_s"], first["neff_bytes"], first["numerics"]["match"], first["latency"]["p50_ms"]) == (
+        10.25,
+        2048,
+        True,
+        0.0451,
+    )
     assert second["outcome"] == "failed" and second["job_dir"] is None
     lines = table_lines(sweep)
     assert lines[0].split()[:3] == ["#", "optlevel", "num_tokens"] and "node" in lines[0]
@@ -147,12 +161,18 @@ def test_memory_is_read_from_proc():
 def test_the_ray_executor_without_ray_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed
     with pytest.raises(SweepError, match=r"install neffbench\[ray\]"):
-        run_sweep(plan(SEED, ["compiler.optlevel=1"], backend="cpu-check"), executor="ray", backend="cpu-check",
-                  workdir=tmp_path)
+        run_sweep(
+            plan(SEED, ["compiler.optlevel=1"], backend="cpu-check"),
+            executor="ray",
+            backend="cpu-check",
+            workdir=tmp_path,
+        )
     assert not (tmp_path / "sweeps").exists()
-    code = ("import sys; sys.modules['ray'] = None\nfrom neffbench.cli.main import main\n"
-            f"sys.exit(main(['sweep', 'seed', '--over', 'compiler.optlevel=1', '--executor', 'ray', '--workdir', "
-            f"{str(tmp_path / 'wd')!r}]))")
+    code = (
+        "import sys; sys.modules['ray'] = None\nfrom neffbench.cli.main import main\n"
+        f"sys.exit(main(['sweep', 'seed', '--over', 'compiler.optlevel=1', '--executor', 'ray', '--workdir', "
+        f"{str(tmp_path / 'wd')!r}]))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "install neffbench[ray]" in proc.stderr and "nothing was started" in proc.stderr
 
@@ -196,7 +216,8 @@ def test_a_node_with_other_versions_is_reported_and_recorded(tmp_path):
     data = json.loads(record.path.read_text())
     client = data["versions"]
     assert data["nodes"]["node-b"]["differs"] == {
-        k: {"client": client[k], "node": node[k]} for k in ("torch_neuronx", "neuronx_cc") if client[k] != node[k]}
+        k: {"client": client[k], "node": node[k]} for k in ("torch_neuronx", "neuronx_cc") if client[k] != node[k]
+    }
     assert "neuronx_cc" in data["nodes"]["node-b"]["differs"]
     assert [e["type"] for e in events] == ["sweep_node"]
     (line,) = lines

@@ -17,6 +17,7 @@ IO = {"inputs": {"x": ("float16", (4, 8))}, "outputs": {"output0": ("float16", (
 
 # ---- the mapping (plain Python) ----
 
+
 def test_every_spec_target_has_a_codename_and_agrees_with_the_fake_compiler():
     assert TARGETS == targets.FAMILIES
     assert {f: targets.codename(f) for f in TARGETS} == FAKE_CODENAMES
@@ -55,6 +56,7 @@ def test_the_target_field_offers_the_labels_and_keeps_the_values():
 
 # ---- the CLI ----
 
+
 def test_inspect_names_the_family_with_the_codename(sample_neff: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["inspect", str(sample_neff)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("target"))
@@ -83,13 +85,19 @@ def test_the_artifacts_model_names_the_target(tmp_path: Path):
 
 # ---- the window ----
 
+
 @pytest.mark.gui
 def test_the_form_shows_target_labels_while_the_spec_keeps_the_value(window, qtbot):
     window.apply_preset("seed")
     combo = window.form.editor("compiler.target").widget
     assert combo.currentText() == "trn2 (cayman)" and window.form.spec().compiler.target == "trn2"
     assert [combo.itemText(i) for i in range(combo.count())] == [
-        "inf2 (sunda)", "trn1 (sunda)", "trn1n (sunda)", "trn2 (cayman)", "trn3 (mariana)"]
+        "inf2 (sunda)",
+        "trn1 (sunda)",
+        "trn1n (sunda)",
+        "trn2 (cayman)",
+        "trn3 (mariana)",
+    ]
     combo.setCurrentIndex(combo.findData("trn1"))
     assert window.form.spec().compiler.target == "trn1"
     assert 'target = "trn1"' in dumps_toml(window.form.spec())

@@ -37,20 +37,34 @@ def _spec(**compiler):
 
 def _facts(version: str, flavour: str | None, devices: tuple[str, ...] = ()) -> Facts:
     c = Component
-    return Facts(python=c("python", True, "3.11"), torch=c("torch", True, "2.13.0"),
-                        pyside6=c("PySide6", True, "6.8"), pyqtgraph=c("pyqtgraph", True, "0.13"),
-                        torch_neuronx=c("torch_neuronx", True, version, "imports"),
-                        neuronx_cc=c("neuronx-cc", True, "2.23.0", "/usr/bin/neuronx-cc"), devices=list(devices),
-                        torch_neuronx_flavour=flavour)
+    return Facts(
+        python=c("python", True, "3.11"),
+        torch=c("torch", True, "2.13.0"),
+        pyside6=c("PySide6", True, "6.8"),
+        pyqtgraph=c("pyqtgraph", True, "0.13"),
+        torch_neuronx=c("torch_neuronx", True, version, "imports"),
+        neuronx_cc=c("neuronx-cc", True, "2.23.0", "/usr/bin/neuronx-cc"),
+        devices=list(devices),
+        torch_neuronx_flavour=flavour,
+    )
 
 
 # ---- flavours and the backend choice ----
 
-@pytest.mark.parametrize("version, has_trace, flavour", [
-    ("2.13.3.0+abc", None, "native"), ("2.14.3.0", True, "native"), ("2.9.0.2.15.32035", True, "legacy"),
-    ("2.9.0.2.15", None, "legacy"), ("unknown", False, "native"), (None, True, "legacy"), (None, None, None),
-    ("2.13.2.9", True, "legacy"),
-])
+
+@pytest.mark.parametrize(
+    "version, has_trace, flavour",
+    [
+        ("2.13.3.0+abc", None, "native"),
+        ("2.14.3.0", True, "native"),
+        ("2.9.0.2.15.32035", True, "legacy"),
+        ("2.9.0.2.15", None, "legacy"),
+        ("unknown", False, "native"),
+        (None, True, "legacy"),
+        (None, None, None),
+        ("2.13.2.9", True, "legacy"),
+    ],
+)
 def test_the_flavour_is_told_by_version_or_by_trace(version, has_trace, flavour):
     assert neuronx_flavour(version, has_trace) == flavour
 
@@ -81,8 +95,13 @@ def test_the_cli_offers_every_backend_of_the_protocol():
     for module in (compile_cmd, check_cmd):
         parser = argparse.ArgumentParser()
         module.register(parser.add_subparsers())
-        action = next(a for sub in parser._subparsers._group_actions for p in sub.choices.values()
-                      for a in p._actions if a.dest == "backend")
+        action = next(
+            a
+            for sub in parser._subparsers._group_actions
+            for p in sub.choices.values()
+            for a in p._actions
+            if a.dest == "backend"
+        )
         assert tuple(action.choices) == BACKENDS
 
 
@@ -97,13 +116,17 @@ def test_auto_is_predicted_from_the_installed_distribution(monkeypatch):
 
 # ---- what a job sets and runs ----
 
+
 def test_every_place_torchneuron_writes_is_in_the_job(tmp_path):
     env = tn.job_env(tmp_path, SEED)
     assert env["TORCH_NEURONX_NEFF_CACHE_DIR"] == str(tmp_path / "neff_cache")
     assert env["TORCH_NEURONX_DEBUG_DIR"] == str(tmp_path / "debug")
     assert env["TORCH_NEURONX_LOG_FILE"] == str(tmp_path / "torchneuron.log")
-    assert (env["TORCH_NEURONX_PRESERVE_COMPILATION_ARTIFACTS"], env["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION"],
-            env["TORCH_NEURONX_LOG_LEVEL"]) == ("1", "1", "2")
+    assert (
+        env["TORCH_NEURONX_PRESERVE_COMPILATION_ARTIFACTS"],
+        env["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION"],
+        env["TORCH_NEURONX_LOG_LEVEL"],
+    ) == ("1", "1", "2")
     assert env["NEURON_COMPILER_OPT_LEVEL"] == "-O2"
     flags = env["NEURON_CC_FLAGS"].split()
     assert flags[-2:] == ["--logfile", str(tmp_path / "compiler" / "log-neuron-cc.txt")]
@@ -118,16 +141,29 @@ def test_a_logfile_path_with_a_blank_is_left_out(tmp_path):
 def test_the_command_shows_what_torchneuron_adds_before_the_flags():
     spec = _spec(optlevel=3, auto_cast="matmult", extra_args=("--enable-saturate-infinity",))
     cmd = tn.expected_command(spec, tn.Host("trn2", "the instance type", 2, tn.LNC_ENV), tn.cc_flags(spec))
-    assert cmd[:12] == ["neuronx-cc", "compile", "<tmp>/module.mlir", "--framework", "XLA", "--target", "trn2",
-                        "--lnc", "2", "-O3", "--model-type", "transformer"]
+    assert cmd[:12] == [
+        "neuronx-cc",
+        "compile",
+        "<tmp>/module.mlir",
+        "--framework",
+        "XLA",
+        "--target",
+        "trn2",
+        "--lnc",
+        "2",
+        "-O3",
+        "--model-type",
+        "transformer",
+    ]
     assert cmd.index("--auto-cast=none") < cmd.index("--auto-cast") < cmd.index("--enable-saturate-infinity")
 
 
 def test_target_and_lnc_come_from_the_host_and_the_warning_says_which():
     host = tn.Host("trn2", "the instance type", 1, tn.LNC_ENV)
     by_field = {p.field: p for p in tn.problems(_spec(target="trn1", lnc=2), host)}
-    assert by_field["compiler.target"].message == ("the spec's target is trn1, but TorchNeuron compiles for trn2 "
-                                                   "(the instance type): trn2 will be used.")
+    assert by_field["compiler.target"].message == (
+        "the spec's target is trn1, but TorchNeuron compiles for trn2 (the instance type): trn2 will be used."
+    )
     assert "LNC 1 will be used" in by_field["compiler.lnc"].message
     assert all(p.severity == "warning" for p in by_field.values())
     assert {p.field for p in tn.problems(_spec(model_type="transformer"), tn.Host("trn2", "", 2, ""))} == set()
@@ -136,14 +172,20 @@ def test_target_and_lnc_come_from_the_host_and_the_warning_says_which():
 
 
 def test_a_spec_field_torchneuron_overrides_is_flagged_and_split_flags_are_errors():
-    problems = tn.problems(_spec(model_type="generic", extra_args=("--internal-hlo2tensorizer-options=--a --b",)),
-                           tn.Host("trn2", "", 2, ""))
+    problems = tn.problems(
+        _spec(model_type="generic", extra_args=("--internal-hlo2tensorizer-options=--a --b",)),
+        tn.Host("trn2", "", 2, ""),
+    )
     model = next(p for p in problems if p.field == "compiler.model_type")
-    assert "always passes --model-type transformer" in model.message and "this compile uses transformer" in model.message
+    assert (
+        "always passes --model-type transformer" in model.message and "this compile uses transformer" in model.message
+    )
     split = next(p for p in problems if p.field == "compiler.extra_args")
     assert split.severity == "error" and "splits NEURON_CC_FLAGS at whitespace" in split.message
     # The spec's own --auto-cast comes after TorchNeuron's, and neuronx-cc takes the right-most: nothing to flag.
-    assert not any(p.field == "compiler.auto_cast" for p in tn.problems(_spec(auto_cast="all"), tn.Host("trn2", "", 2, "")))
+    assert not any(
+        p.field == "compiler.auto_cast" for p in tn.problems(_spec(auto_cast="all"), tn.Host("trn2", "", 2, ""))
+    )
 
 
 def test_the_host_is_read_from_the_environment():
@@ -153,14 +195,21 @@ def test_the_host_is_read_from_the_environment():
 
 def test_check_says_what_torchneuron_will_use(tmp_path):
     env = {**os.environ, **torchneuron_env()}
-    proc = subprocess.run([sys.executable, "-m", "neffbench", "check", "seed", "--target", "trn1",
-                           "--backend", "torchneuron"], cwd=REPO, env={**env, tn.TARGET_ENV: "trn2"},
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "neffbench", "check", "seed", "--target", "trn1", "--backend", "torchneuron"],
+        cwd=REPO,
+        env={**env, tn.TARGET_ENV: "trn2"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "warning: compiler.target: the spec's target is trn1, but TorchNeuron compiles for trn2" in proc.stderr
 
 
 # ---- what a job finds ----
+
 
 def test_neffs_are_found_in_the_cache_and_the_debug_copies_are_not_counted(tmp_path):
     neff = tmp_path / "neff_cache" / "ab" / "cd" / ("abcd" + "0" * 60 + ".neff")
@@ -176,15 +225,21 @@ def test_neffs_are_found_in_the_cache_and_the_debug_copies_are_not_counted(tmp_p
     assert [e["path"] for e in records.neff_entries(tmp_path, "torchneuron")] == [neff.relative_to(tmp_path).as_posix()]
     assert len(records.neff_entries(tmp_path)) == 2  # another backend's job keeps every NEFF it has
     art = tn.debug_artifacts(tmp_path)
-    assert art == {"fx_graphs": ["debug/fx_graphs/proc_0/seed_1.fx.txt"],
-                   "stablehlo": ["debug/stablehlo/proc_0/seed_1.stablehlo.mlir"],
-                   "other": ["debug/neff/proc_0/seed_1.neff"]}
+    assert art == {
+        "fx_graphs": ["debug/fx_graphs/proc_0/seed_1.fx.txt"],
+        "stablehlo": ["debug/stablehlo/proc_0/seed_1.stablehlo.mlir"],
+        "other": ["debug/neff/proc_0/seed_1.neff"],
+    }
 
 
 def test_the_job_tensors_are_matched_to_the_neff_inputs_by_dtype_and_shape():
     given = [("int64", (1,)), ("float32", (1, 2048)), ("float32", (1, 512)), ("float32", (128, 64))]
-    neff = [("input0", "int32", (1,)), ("input1", "float32", (128, 64)), ("input2", "float32", (1, 2048)),
-            ("input3", "float32", (1, 512))]  # dynamo's order: first use
+    neff = [
+        ("input0", "int32", (1,)),
+        ("input1", "float32", (128, 64)),
+        ("input2", "float32", (1, 2048)),
+        ("input3", "float32", (1, 512)),
+    ]  # dynamo's order: first use
     assert tn.match_inputs(neff, given) == {0: "input0", 3: "input1", 1: "input2", 2: "input3"}
     assert tn.match_inputs(neff[:3], [given[0], None, given[2], given[3]]) is None  # input2 has no tensor
     same = [("float32", (4, 8)), ("float32", (4, 8))]
@@ -193,52 +248,67 @@ def test_the_job_tensors_are_matched_to_the_neff_inputs_by_dtype_and_shape():
 
 # ---- why it failed ----
 
-STABLEHLO = ("BackendCompilerFailed: backend='neuron' raised:\nRuntimeError: Neuron backend NEFF execution setup "
-             "failed with unexpected error: StableHLO to NEFF compilation failed for torch.compile: Command failed "
-             "(neuronx-cc compilation) with exit code 70: [ERROR] [NCC_EVRF001] Operator sort is not supported\n")
+STABLEHLO = (
+    "BackendCompilerFailed: backend='neuron' raised:\nRuntimeError: Neuron backend NEFF execution setup "
+    "failed with unexpected error: StableHLO to NEFF compilation failed for torch.compile: Command failed "
+    "(neuronx-cc compilation) with exit code 70: [ERROR] [NCC_EVRF001] Operator sort is not supported\n"
+)
 
 
 def test_a_compiler_failure_gives_its_exit_code_and_first_error():
     assert compile_failure(STABLEHLO) == (
         "neuronx-cc exited with code 70 under TorchNeuron (an internal compiler step failed (EX_SOFTWARE; the Neuron "
         "SDK reports it from the HLO verifier): look for unsupported operations in the model): [NCC_EVRF001] "
-        "Operator sort is not supported")
+        "Operator sort is not supported"
+    )
     log = ["2026-01-01T00:00:00Z USER 7 [root/WalrusDriver]: [NLA001] Unhandled exception with message: boom"]
     text = STABLEHLO.replace("70: [ERROR] [NCC_EVRF001] Operator sort is not supported", "1")
-    assert compile_failure(text, log).endswith("(the compiler reported an error): [NLA001] Unhandled exception with "
-                                               "message: boom")
+    assert compile_failure(text, log).endswith(
+        "(the compiler reported an error): [NLA001] Unhandled exception with message: boom"
+    )
     assert exit_status_in("Command failed (neuronx-cc compilation) with exit code 70: x") == 70
 
 
 def test_a_killed_compiler_and_a_missing_device_are_one_sentence_each():
     assert "a compiler killed by a signal, most often the out-of-memory killer" in compile_failure(
         "RuntimeError: StableHLO to NEFF compilation failed for torch.compile: Failed to read compiled NEFF file: "
-        "/tmp/neuron_compile_x/module.neff")
+        "/tmp/neuron_compile_x/module.neff"
+    )
     assert compile_failure("RuntimeError: No Neuron devices available", version="2.13.3.0") == (
         "TorchNeuron (torch-neuronx 2.13.3.0) compiles only on a Trn2 or Trn3 instance, and this host has no Neuron "
         "device: run the compile there (for Inf2/Trn1, the legacy neuron backend of torch-neuronx 2.9 and earlier "
-        "compiles without a device)")
+        "compiles without a device)"
+    )
     assert compile_failure("RuntimeError: something else") is None
 
 
 def test_a_graph_break_names_the_users_line_not_the_wrapper(tmp_path):
-    text = ("Data-dependent branching\n  Explanation: Detected data-dependent branching\n\nfrom user code:\n"
-            '   File "<NeffbenchWrapper>", line 9, in forward\n'
-            f'  File "{tmp_path}/model.py", line 11, in forward\n'
-            "    if y.sum() > 0:  # why\n       ^^^^^^\n\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace\n")
-    assert graph_break(text) == (f"graph break under fullgraph=True at {tmp_path}/model.py:11 in forward "
-                                 "(`if y.sum() > 0:`): Data-dependent branching; TorchNeuron compiles the module as "
-                                 "one graph, so that line must change (torch's explanation and hints are in job.log)")
+    text = (
+        "Data-dependent branching\n  Explanation: Detected data-dependent branching\n\nfrom user code:\n"
+        '   File "<NeffbenchWrapper>", line 9, in forward\n'
+        f'  File "{tmp_path}/model.py", line 11, in forward\n'
+        "    if y.sum() > 0:  # why\n       ^^^^^^\n\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace\n"
+    )
+    assert graph_break(text) == (
+        f"graph break under fullgraph=True at {tmp_path}/model.py:11 in forward "
+        "(`if y.sum() > 0:`): Data-dependent branching; TorchNeuron compiles the module as "
+        "one graph, so that line must change (torch's explanation and hints are in job.log)"
+    )
 
 
 def test_torchneuron_log_lines_are_records():
     rec = parse_line("[Neuron] [ERROR] [torch_neuronx/csrc/core/KernelExecution.cpp:88] Execution failed: x")
     assert (rec.kind, rec.level, rec.logger, rec.message) == (
-        "torchneuron", "ERROR", "torch_neuronx/csrc/core/KernelExecution.cpp:88", "Execution failed: x")
+        "torchneuron",
+        "ERROR",
+        "torch_neuronx/csrc/core/KernelExecution.cpp:88",
+        "Execution failed: x",
+    )
     assert parse_line("[Neuron] [INFO] [NEFF_CACHE] Cache MISS for key: ab ").level == "INFO"
 
 
 # ---- reproduce.py ----
+
 
 def test_reproduce_script_sets_the_same_variables_and_compiles_with_torch_compile():
     import ast
@@ -249,8 +319,13 @@ def test_reproduce_script_sets_the_same_variables_and_compiles_with_torch_compil
     tree = ast.parse(text)
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "neffbench" not in imported and "torch" in imported
-    for name in ("TORCH_NEURONX_NEFF_CACHE_DIR", "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION", "NEURON_CC_FLAGS",
-                 "NEURON_COMPILER_OPT_LEVEL", "TORCH_NEURONX_LOG_FILE"):
+    for name in (
+        "TORCH_NEURONX_NEFF_CACHE_DIR",
+        "TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION",
+        "NEURON_CC_FLAGS",
+        "NEURON_COMPILER_OPT_LEVEL",
+        "TORCH_NEURONX_LOG_FILE",
+    ):
         assert f"'{name}'" in text, name
     assert 'torch.compile(module.to(DEVICE), backend="neuron", fullgraph=True, dynamic=False' in text
     assert text.index("os.environ.update") < text.index("\nimport torch")
@@ -259,10 +334,17 @@ def test_reproduce_script_sets_the_same_variables_and_compiles_with_torch_compil
 
 # ---- doctor and the window ----
 
+
 def test_doctor_reports_the_fake_torchneuron(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "neffbench", "doctor", "--json"], cwd=REPO,
-                          env={**os.environ, **torchneuron_env()}, capture_output=True, text=True, timeout=180,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "neffbench", "doctor", "--json"],
+        cwd=REPO,
+        env={**os.environ, **torchneuron_env()},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["torch_neuronx_flavour"] == "native" and data["backend"] == "torchneuron"
@@ -281,7 +363,8 @@ def test_the_status_bar_names_the_flavour_and_the_backend(qtbot):
     assert status.backend_label.text() == "● Compiles: torchneuron (torch.compile)"
     assert status.backend_label.toolTip().startswith(
         'Compiles with torchneuron, torch.compile(backend="neuron") (TorchNeuron, SDK 2.33+), because torch_neuronx '
-        "2.13.3.0 imports and neuronx-cc is on PATH; it is TorchNeuron (version 2.13.3 or later).")
+        "2.13.3.0 imports and neuronx-cc is on PATH; it is TorchNeuron (version 2.13.3 or later)."
+    )
     status.show_facts(_facts("2.13.3.0", "native"))
     assert status.backend_label.text() == "● Compiles: torchneuron, needs a Trn2/Trn3 device"
     status.show_facts(_facts("2.9.0.2.15", "legacy", ("/dev/neuron0",)))

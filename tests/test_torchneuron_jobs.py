@@ -31,8 +31,11 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data" / "modules"
 SEED = load_preset("seed")
 _NORM = load_preset("llama3-8b-rms-norm-residual")
-RMS_NORM = dataclasses.replace(_NORM, norm=dataclasses.replace(_NORM.norm, hidden_size=256),
-                               inputs=dataclasses.replace(_NORM.inputs, num_tokens=(4,)))
+RMS_NORM = dataclasses.replace(
+    _NORM,
+    norm=dataclasses.replace(_NORM.norm, hidden_size=256),
+    inputs=dataclasses.replace(_NORM.inputs, num_tokens=(4,)),
+)
 MODULE_TOML = """
 name = "{name}"
 kernel = "module"
@@ -58,15 +61,23 @@ CASES = {
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=REPO, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=REPO,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def _module_spec(root: Path, entry: str):
     path = root / f"{entry.split(':')[1]}.toml"
     width = 64 if "mlp" in entry else 8
-    path.write_text(MODULE_TOML.format(name=entry.split(":")[1].lower().replace("_", "-"), entry=DATA / entry,
-                                       width=width))
+    path.write_text(
+        MODULE_TOML.format(name=entry.split(":")[1].lower().replace("_", "-"), entry=DATA / entry, width=width)
+    )
     return load(path)
 
 
@@ -74,9 +85,25 @@ def _module_spec(root: Path, entry: str):
 def jobs(tmp_path_factory) -> dict[str, dict]:
     """Every case's final job.json (with ``_dir`` and ``_log`` added); the seed's CLI run under ``seed``."""
     root = tmp_path_factory.mktemp("torchneuron")
-    seed = subprocess.Popen([sys.executable, "-m", "neffbench", "compile", "seed", "--workdir", str(root / "seed"),
-                             "--backend", "torchneuron", "--json"], cwd=REPO, env={**os.environ, **torchneuron_env()},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seed = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "compile",
+            "seed",
+            "--workdir",
+            str(root / "seed"),
+            "--backend",
+            "torchneuron",
+            "--json",
+        ],
+        cwd=REPO,
+        env={**os.environ, **torchneuron_env()},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     runners = {}
     for name, (spec, backend, env) in CASES.items():
         if isinstance(spec, str):
@@ -128,13 +155,20 @@ def test_the_job_is_isolated_and_its_logs_stream_into_job_log(jobs):
     assert env["TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION"] == "1"
     # The fake reads its log file when it is imported: a standby worker must not have imported it earlier.
     tn_log = (job / "torchneuron.log").read_text(encoding="utf-8")
-    assert "[Neuron] [INFO] [torch_neuronx/csrc/core/compilation/PersistentCacheBackend.cpp:142] [NEFF_CACHE] " \
-           "Cache MISS for key:" in tn_log
+    assert (
+        "[Neuron] [INFO] [torch_neuronx/csrc/core/compilation/PersistentCacheBackend.cpp:142] [NEFF_CACHE] "
+        "Cache MISS for key:" in tn_log
+    )
     for line in tn_log.splitlines():
         assert line in rec["_log"].splitlines()
     assert "Running Frontend" in rec["_log"]  # the compiler's own log, through NEURON_CC_FLAGS' --logfile
-    assert [p["name"] for p in rec["compiler"]["passes"]] == ["Frontend", "WalrusDriver", "BIRLinker", "Kelper",
-                                                              "SaveTemps"]
+    assert [p["name"] for p in rec["compiler"]["passes"]] == [
+        "Frontend",
+        "WalrusDriver",
+        "BIRLinker",
+        "Kelper",
+        "SaveTemps",
+    ]
     assert list(rec["stages"]) == ["inputs", "reference", "tracing", "compiling", "saving", "verifying", "done"]
 
 
@@ -142,13 +176,15 @@ def test_the_command_shows_torchneuron_flags_and_the_warnings_say_what_it_uses(j
     rec = jobs["seed"]
     cmd = rec["compiler_command"]
     assert cmd["added"] == ["--model-type", "transformer", "--auto-cast=none"]
-    assert cmd["requested"][cmd["requested"].index("-O2") + 1:][:3] == cmd["added"]
+    assert cmd["requested"][cmd["requested"].index("-O2") + 1 :][:3] == cmd["added"]
     actual = cmd["actual"]  # the compiler logs the command TorchNeuron ran
-    assert actual[actual.index("--model-type"):actual.index("--model-type") + 3] == cmd["added"]
+    assert actual[actual.index("--model-type") : actual.index("--model-type") + 3] == cmd["added"]
     assert cmd["dropped"] == []
     warnings = " ".join(rec["warnings"])
-    assert "compiler.model_type: the spec's model_type is generic, but TorchNeuron always passes --model-type " \
-           "transformer" in warnings
+    assert (
+        "compiler.model_type: the spec's model_type is generic, but TorchNeuron always passes --model-type "
+        "transformer" in warnings
+    )
     assert "compiler.target: TorchNeuron compiles for this instance's target" in warnings
 
 
@@ -167,15 +203,18 @@ def test_inputs_are_keyed_by_the_neffs_own_names(jobs):
 def test_a_compiler_failure_gives_the_exit_code_and_the_compilers_first_error(jobs):
     rec = jobs["compile-error"]
     assert rec["outcome"] == "failed" and rec["backend"] == "torchneuron"
-    assert rec["reason"] == ("neuronx-cc exited with code 1 under TorchNeuron (the compiler reported an error): "
-                             "[NLA001] Unhandled exception with message: tensor size must be more than 0, input1_set "
-                             "(during compiling)")
+    assert rec["reason"] == (
+        "neuronx-cc exited with code 1 under TorchNeuron (the compiler reported an error): "
+        "[NLA001] Unhandled exception with message: tensor size must be more than 0, input1_set "
+        "(during compiling)"
+    )
     assert rec["compiler"]["exit_code"] == 1 and rec["error"]["code"] == "NLA001"
     assert rec["neffs"] == [] and rec["neff_note"] == "no NEFF was produced"
     rec = jobs["unsupported-op"]
     assert rec["reason"].startswith("neuronx-cc exited with code 70 under TorchNeuron (an internal compiler step")
-    assert rec["reason"].endswith(": [NCC_EVRF001] Operator sort is not supported by neuronx-cc on trn2 "
-                                  "(during compiling)")
+    assert rec["reason"].endswith(
+        ": [NCC_EVRF001] Operator sort is not supported by neuronx-cc on trn2 (during compiling)"
+    )
     assert rec["compiler"]["exit_code"] == 70
     assert rec["error"]["code"] == "NCC_EVRF001" and rec["error"]["message"].startswith("[ERROR] [NCC_EVRF001]")
 
@@ -183,32 +222,42 @@ def test_a_compiler_failure_gives_the_exit_code_and_the_compilers_first_error(jo
 def test_a_compiler_killed_by_a_signal_is_explained(jobs):
     rec = jobs["killed-compiler"]
     assert rec["outcome"] == "failed"
-    assert rec["reason"].startswith("neuronx-cc ended without writing a NEFF under TorchNeuron (Failed to read "
-                                    "compiled NEFF file)") and "out-of-memory killer" in rec["reason"]
+    assert (
+        rec["reason"].startswith(
+            "neuronx-cc ended without writing a NEFF under TorchNeuron (Failed to read compiled NEFF file)"
+        )
+        and "out-of-memory killer" in rec["reason"]
+    )
 
 
 def test_a_host_without_a_trainium_device_gets_one_sentence(jobs):
     rec = jobs["no-device"]
     assert rec["outcome"] == "failed"
-    assert rec["reason"] == ("TorchNeuron (torch-neuronx 2.13.3.0+fake) compiles only on a Trn2 or Trn3 instance, and "
-                             "this host has no Neuron device: run the compile there (for Inf2/Trn1, the legacy neuron "
-                             "backend of torch-neuronx 2.9 and earlier compiles without a device) (during tracing)")
+    assert rec["reason"] == (
+        "TorchNeuron (torch-neuronx 2.13.3.0+fake) compiles only on a Trn2 or Trn3 instance, and "
+        "this host has no Neuron device: run the compile there (for Inf2/Trn1, the legacy neuron "
+        "backend of torch-neuronx 2.9 and earlier compiles without a device) (during tracing)"
+    )
     assert "Cache MISS" not in rec["_log"]  # nothing was compiled
 
 
 def test_a_graph_break_names_the_users_file_and_line(jobs):
     rec = jobs["graph-break"]
     assert rec["outcome"] == "failed"
-    assert rec["reason"].startswith(f"graph break under fullgraph=True at {DATA / 'graph_break.py'}:11 in forward "
-                                    "(`if y.sum() > 0:`): Data-dependent branching; TorchNeuron compiles the module")
+    assert rec["reason"].startswith(
+        f"graph break under fullgraph=True at {DATA / 'graph_break.py'}:11 in forward "
+        "(`if y.sum() > 0:`): Data-dependent branching; TorchNeuron compiles the module"
+    )
 
 
 def test_a_backend_asked_for_by_name_needs_its_flavour(jobs):
     assert jobs["trace-on-torchneuron"]["reason"].startswith(
         "the neuron backend (torch_neuronx.trace, legacy, SDK ≤ 2.31) was requested but torch_neuronx 2.13.3.0+fake "
-        "is TorchNeuron")
+        "is TorchNeuron"
+    )
     assert jobs["torchneuron-on-trace"]["reason"].startswith(
-        "the torchneuron backend was requested but torch_neuronx 2.9.0.2.15.32035+fake is the legacy XLA flavour")
+        "the torchneuron backend was requested but torch_neuronx 2.9.0.2.15.32035+fake is the legacy XLA flavour"
+    )
 
 
 def test_explain_agrees_with_every_job(jobs):
@@ -226,8 +275,16 @@ def test_run_loads_the_neff_from_the_cache_layout(jobs, tmp_path):
     job = jobs["seed"]["_dir"]
     outputs = tmp_path / "outputs.npz"
     np.savez(outputs, **arrays.load(job / "reference.npz").arrays)
-    proc = _cli("run", str(job), "--runtime", "nrtpy", "--iterations", "3", "--json",
-                env=torchneuron_env(runtime=True, **runtime_controls(outputs=str(outputs))))
+    proc = _cli(
+        "run",
+        str(job),
+        "--runtime",
+        "nrtpy",
+        "--iterations",
+        "3",
+        "--json",
+        env=torchneuron_env(runtime=True, **runtime_controls(outputs=str(outputs))),
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["neff"].endswith(jobs["seed"]["neffs"][0]["path"]) and rec["numerics"]["match"] is True
@@ -239,9 +296,15 @@ def test_run_loads_the_neff_from_the_cache_layout(jobs, tmp_path):
 
 def test_reproduce_script_rebuilds_the_neff_with_torch_compile(jobs, tmp_path):
     job = jobs["seed"]["_dir"]
-    proc = subprocess.run([sys.executable, str(job / "reproduce.py"), str(tmp_path / "out")], cwd=tmp_path,
-                          env={**os.environ, **torchneuron_env()}, capture_output=True, text=True, timeout=300,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, str(job / "reproduce.py"), str(tmp_path / "out")],
+        cwd=tmp_path,
+        env={**os.environ, **torchneuron_env()},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     from neffbench.neff import read_neff
 

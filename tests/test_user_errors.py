@@ -19,7 +19,8 @@ from tests.fakes import fake_env
 
 def _project(root: Path) -> None:
     """The factory in one file, the layer that fails in another, both the user's."""
-    (root / "layers.py").write_text(textwrap.dedent("""
+    (root / "layers.py").write_text(
+        textwrap.dedent("""
         import torch
         from torch import nn
 
@@ -33,19 +34,29 @@ def _project(root: Path) -> None:
             def forward(self, x):
                 assert x.shape[-1] == self.dim
                 return self.fc(x)
-        """))
-    (root / "factory.py").write_text(textwrap.dedent("""
+        """)
+    )
+    (root / "factory.py").write_text(
+        textwrap.dedent("""
         from layers import Checked
 
 
         def make(dim: int = 8):
             return Checked(dim)
-        """))
+        """)
+    )
 
 
 def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "neffbench", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -53,8 +64,9 @@ def test_a_failed_assertion_names_its_line_in_the_file_that_raised_it(tmp_path):
     _project(tmp_path)
     proc = _cli("check", "factory.py:make", "--input", "x:f32[2,4]", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "raised AssertionError at layers.py:13: the assertion failed: assert x.shape[-1] == self.dim" in \
-        proc.stderr, proc.stderr
+    assert (
+        "raised AssertionError at layers.py:13: the assertion failed: assert x.shape[-1] == self.dim" in proc.stderr
+    ), proc.stderr
     assert 'File "' + str(tmp_path / "layers.py") in proc.stderr  # the user's frame, shown with its source
     assert "neffbench/kernels" not in proc.stderr and "site-packages" not in proc.stderr
 
@@ -63,22 +75,47 @@ def test_a_failed_assertion_names_its_line_in_the_file_that_raised_it(tmp_path):
 def test_a_job_keeps_the_whole_traceback_and_the_terminal_gets_the_sentence(tmp_path):
     """The forward fails only in the worker (the bucket's shape), so a job starts and fails."""
     _project(tmp_path)
-    proc = _cli("compile", "factory.py:make", "--input", "x:f32[2,{d}]", "--bucket", "d=8,4", "--workdir", "wd",
-                "--backend", "cpu-check", cwd=tmp_path)
+    proc = _cli(
+        "compile",
+        "factory.py:make",
+        "--input",
+        "x:f32[2,{d}]",
+        "--bucket",
+        "d=8,4",
+        "--workdir",
+        "wd",
+        "--backend",
+        "cpu-check",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "AssertionError at layers.py:13: the assertion failed" in proc.stdout
     assert 'compile.py", line' not in proc.stdout and "Traceback (most recent call last)" not in proc.stdout
     assert "a Python traceback of" in proc.stdout and "is in the job's job.log" in proc.stdout
     (failed,) = [p.parent for p in (tmp_path / "wd").glob("*/job.log") if "Traceback" in p.read_text()]
     log = (failed / "job.log").read_text()
-    assert "Traceback (most recent call last)" in log and "layers.py\", line 13" in log and "workers/compile_job.py" in log
+    assert (
+        "Traceback (most recent call last)" in log and 'layers.py", line 13' in log and "workers/compile_job.py" in log
+    )
 
 
 @pytest.mark.slow
 def test_a_compiler_failure_prints_no_traceback_of_the_workbench(tmp_path):
     _project(tmp_path)
-    proc = _cli("compile", "factory.py:make", "--input", "x:f32[2,8]", "--workdir", "wd", "--backend", "neuron",
-                "--target", "trn2", cwd=tmp_path, env=fake_env("compile-error"))
+    proc = _cli(
+        "compile",
+        "factory.py:make",
+        "--input",
+        "x:f32[2,8]",
+        "--workdir",
+        "wd",
+        "--backend",
+        "neuron",
+        "--target",
+        "trn2",
+        cwd=tmp_path,
+        env=fake_env("compile-error"),
+    )
     assert proc.returncode == 1
     assert "Traceback (most recent call last)" not in proc.stdout
     assert 'File "' not in proc.stdout, proc.stdout
@@ -106,21 +143,38 @@ def test_the_innermost_user_frame_is_named_not_the_entry_file(tmp_path):
 def test_a_traceback_folds_to_one_line_per_job():
     lines: list[str] = []
     fold = TracebackFolder(lines.append)
-    for line in ["neffbench: tracing", "Traceback (most recent call last):", '  File "/x/worker.py", line 3, in run',
-                 "    job.run()", "FileNotFoundError: no such file", "",
-                 "The above exception was the direct cause of the following exception:", "",
-                 "Traceback (most recent call last):", '  File "/x/a.py", line 1, in f', "KernelError: it failed",
-                 "[n=1] Traceback (most recent call last):", '[n=1]   File "/x/b.py", line 2', "neffbench: failed: it"]:
+    for line in [
+        "neffbench: tracing",
+        "Traceback (most recent call last):",
+        '  File "/x/worker.py", line 3, in run',
+        "    job.run()",
+        "FileNotFoundError: no such file",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "/x/a.py", line 1, in f',
+        "KernelError: it failed",
+        "[n=1] Traceback (most recent call last):",
+        '[n=1]   File "/x/b.py", line 2',
+        "neffbench: failed: it",
+    ]:
         fold(line)
     fold.close()
-    assert lines == ["neffbench: tracing",
-                     "neffbench: (a Python traceback of 10 lines, ending in KernelError, is in the job's job.log)",
-                     "neffbench: failed: it",
-                     "[n=1] neffbench: (a Python traceback of 2 lines is in the job's job.log)"]
+    assert lines == [
+        "neffbench: tracing",
+        "neffbench: (a Python traceback of 10 lines, ending in KernelError, is in the job's job.log)",
+        "neffbench: failed: it",
+        "[n=1] neffbench: (a Python traceback of 2 lines is in the job's job.log)",
+    ]
 
 
 def test_frames_of_the_workbench_and_libraries_are_left_out_of_what_a_terminal_shows(tmp_path):
     user = tmp_path / "model.py"
-    text = (f'Traceback (most recent call last):\n  File "{errors.__file__}", line 5, in x\n    y()\n'
-            f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes\n')
-    assert errors.user_frames(text) == f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes'
+    text = (
+        f'Traceback (most recent call last):\n  File "{errors.__file__}", line 5, in x\n    y()\n'
+        f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes\n'
+    )
+    assert (
+        errors.user_frames(text) == f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes'
+    )

@@ -9,8 +9,10 @@ from neffbench.versions import package_version, torch_version
 
 
 def test_torch_is_read_as_torch_itself_says_without_importing_it():
-    code = ("import sys; from neffbench.versions import torch_version; v = torch_version(); "
-            "assert 'torch' not in sys.modules; import torch; print(v == torch.__version__, v)")
+    code = (
+        "import sys; from neffbench.versions import torch_version; v = torch_version(); "
+        "assert 'torch' not in sys.modules; import torch; print(v == torch.__version__, v)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     same, version = proc.stdout.split()
@@ -43,5 +45,7 @@ def test_job_sweep_and_run_records_and_the_cache_key_agree_on_torch():
     assert cache.key(load_preset("seed"), "cpu-check")["versions"]["torch"] == torch_version()
     # A node with the same installs differs in nothing, and another build of the same release is told apart.
     assert differences(sweep, dict(sweep)) == {}
-    assert differences(sweep, {**sweep, "torch": sweep["torch"].split("+")[0] + "+another-build"})["torch"]["client"] == \
-        sweep["torch"]
+    assert (
+        differences(sweep, {**sweep, "torch": sweep["torch"].split("+")[0] + "+another-build"})["torch"]["client"]
+        == sweep["torch"]
+    )

@@ -69,7 +69,7 @@ def _info(name: str, path: Path) -> PresetInfo:
     description = str(data.get("description", ""))
     model, _, rest = description.partition(": ")
     cited = re.search(r"\(([^()]*)\)\.?$", rest)
-    figures = rest[:cited.start()].strip() if cited else rest.rstrip(".")
+    figures = rest[: cited.start()].strip() if cited else rest.rstrip(".")
     kernel = data.get("kernel", registry.DEFAULT)
     try:
         figures = registry.get(kernel).preset_figures(data) or figures

@@ -19,7 +19,7 @@ def main(argv: list[str]) -> int:
         names = [n for n in names if any(w in n for w in wanted)]
     for name in names:
         module = importlib.import_module(f"tests.bench.{name}")
-        print(f"\n## {name[len('bench_'):]}\n", flush=True)
+        print(f"\n## {name[len('bench_') :]}\n", flush=True)
         for line in module.run():
             print(line, flush=True)
     return 0

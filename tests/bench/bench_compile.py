@@ -50,8 +50,17 @@ def run() -> list[str]:
     job: list[float] = []
     with tempfile.TemporaryDirectory(prefix="neffbench-bench-") as tmp:
         # --no-cache: every round compiles (a hit would skip the worker this measures).
-        compile_cmd = [sys.executable, "-m", "neffbench", "compile", "seed", "--backend", "cpu-check", "--no-cache",
-                       "--workdir"]
+        compile_cmd = [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "compile",
+            "seed",
+            "--backend",
+            "cpu-check",
+            "--no-cache",
+            "--workdir",
+        ]
         # One warm-up of each so that neither side pays for a cold file cache.
         _timed([sys.executable, "-c", BARE, f"{tmp}/warm.pt"])
         _timed([*compile_cmd, f"{tmp}/warm"])

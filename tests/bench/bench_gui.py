@@ -32,7 +32,8 @@ window.show()
 app.exec()
 """
 
-_WORKBENCH = """
+_WORKBENCH = (
+    """
 import sys, time
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
@@ -42,9 +43,12 @@ from neffbench.gui.shell.main_window import MainWindow, app_icon
 from neffbench.gui.shell.settings import Settings
 app.setWindowIcon(app_icon())
 window = MainWindow(Settings.at(sys.argv[1]), defer_panels=True)  # as launch() opens it
-""" + _FIRST_PAINT
+"""
+    + _FIRST_PAINT
+)
 
-_BARE = """
+_BARE = (
+    """
 import sys, time
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
@@ -53,15 +57,18 @@ app = QApplication(["bare"])
 window = QMainWindow()
 window.setCentralWidget(pg.PlotWidget())
 window.resize(1500, 940)
-""" + _FIRST_PAINT
+"""
+    + _FIRST_PAINT
+)
 
 
 def _first_paint_s(script: str, tmp: Path) -> float:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     settings = tmp / f"settings-{time.monotonic_ns()}.ini"
     start = time.time()
-    out = subprocess.run([sys.executable, "-c", script, str(settings)], capture_output=True, text=True, env=env,
-                         timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(settings)], capture_output=True, text=True, env=env, timeout=120, check=True
+    ).stdout
     return float(out.strip().splitlines()[-1]) - start
 
 
@@ -158,12 +165,18 @@ def preview() -> list[str]:
 
     kernel = timed(lambda: build_cos_sin_cache(128, 131072, 500000.0, rope_scaling(llama)))
     rows = []
-    for label, spec in (("seed", seed), ("Llama-3.1-8B, 131072 positions", llama),
-                        ("Llama-3.1-8B, bfloat16 cache", llama_bf16)):
+    for label, spec in (
+        ("seed", seed),
+        ("Llama-3.1-8B, 131072 positions", llama),
+        ("Llama-3.1-8B, bfloat16 cache", llama_bf16),
+    ):
         cold = timed(lambda spec=spec: (core.clear_cache(), core.compute(spec)))
         core.compute(spec)
-        warm = timed(lambda spec=spec: core.compute(dataclasses.replace(
-            spec, model=dataclasses.replace(spec.model, num_heads_q=spec.model.num_heads_q))))
+        warm = timed(
+            lambda spec=spec: core.compute(
+                dataclasses.replace(spec, model=dataclasses.replace(spec.model, num_heads_q=spec.model.num_heads_q))
+            )
+        )
         rows.append((label, cold, warm))
 
     # End to end in the GUI: request -> worker -> plots updated, with the event loop measured meanwhile.
@@ -198,8 +211,11 @@ def preview() -> list[str]:
         "|---|---|---|",
     ]
     lines += [f"| {label} | {total:.1f} | {stall:.1f} |" for label, total, stall in gui_rows]
-    lines += ["", "Targets: Llama-3.1-8B under 100 ms; the GUI thread never blocked longer than 50 ms. "
-              f"Machine: {os.cpu_count()} CPUs."]
+    lines += [
+        "",
+        "Targets: Llama-3.1-8B under 100 ms; the GUI thread never blocked longer than 50 ms. "
+        f"Machine: {os.cpu_count()} CPUs.",
+    ]
     return lines
 
 
@@ -211,8 +227,10 @@ def _compiler_lines(n: int) -> list[str]:
         if i % 50_000 == 49_999:
             out.append(f"2024-12-04T01:01:23Z ERROR 10200 [root/Tensorizer]: [TEN404] tensor {i} has no layout")
         else:
-            out.append(f"2024-12-04T01:01:23Z {level} 10200 [sg0000/Tensorizer/Pass{i % 97}]: step {i} of the pass "
-                       f"finished in {i % 1000 / 10:.1f} ms")
+            out.append(
+                f"2024-12-04T01:01:23Z {level} 10200 [sg0000/Tensorizer/Pass{i % 97}]: step {i} of the pass "
+                f"finished in {i % 1000 / 10:.1f} ms"
+            )
     return out
 
 
@@ -230,7 +248,7 @@ def _ingest(app, view_append, view_done, lines: list[str], limit_s: float) -> tu
         # As the runner's thread does: lines one by one to on_line, with a GIL-releasing pipe read
         # (os.read of up to 64 KiB, about 700 of these lines) between chunks.
         for start in range(0, len(lines), 700):
-            for line in lines[start:start + 700]:
+            for line in lines[start : start + 700]:
                 buffer.append(line)
             time.sleep(0)
 

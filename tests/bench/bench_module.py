@@ -54,8 +54,22 @@ def _timed(cmd: list[str]) -> float:
 def _compile_overhead() -> list[str]:
     bare, job = [], []
     with tempfile.TemporaryDirectory(prefix="neffbench-bench-") as tmp:
-        cmd = [sys.executable, "-m", "neffbench", "compile", f"{MLP}:make_mlp", "--input", "x:f32[8,64]",
-               "--kwarg", "hidden_size=64", "--backend", "cpu-check", "--no-cache", "--workdir", f"{tmp}/jobs"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "neffbench",
+            "compile",
+            f"{MLP}:make_mlp",
+            "--input",
+            "x:f32[8,64]",
+            "--kwarg",
+            "hidden_size=64",
+            "--backend",
+            "cpu-check",
+            "--no-cache",
+            "--workdir",
+            f"{tmp}/jobs",
+        ]
         _timed([sys.executable, "-c", BARE, f"{tmp}/warm.pt"])
         _timed(cmd)
         for i in range(ROUNDS):

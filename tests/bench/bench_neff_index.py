@@ -18,9 +18,15 @@ COUNT = 1000
 def _source(tmp: Path) -> tuple[bytes, str]:
     if SAMPLE_NEFF.is_file():
         return SAMPLE_NEFF.read_bytes(), f"copies of the shared sample ({SAMPLE_NEFF.name})"
-    path = build_neff(tmp / "synthetic.neff", inputs={"x": ("float16", (128, 256)), "y": ("float16", (256, 128))},
-                      outputs={"output0": ("float16", (128, 128))}, subgraphs=2, lnc_size=2,
-                      constants={"w": ("float16", (128, 128))}, filler_bytes=240_000)
+    path = build_neff(
+        tmp / "synthetic.neff",
+        inputs={"x": ("float16", (128, 256)), "y": ("float16", (256, 128))},
+        outputs={"output0": ("float16", (128, 128))},
+        subgraphs=2,
+        lnc_size=2,
+        constants={"w": ("float16", (128, 128))},
+        filler_bytes=240_000,
+    )
     return path.read_bytes(), "synthetic NEFFs (shared sample not found)"
 
 

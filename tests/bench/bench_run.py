@@ -43,8 +43,13 @@ print(json.dumps({"p50": out[len(out) // 2]}))
 
 
 def _seed_job(tmp: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "neffbench", "compile", "seed", "--backend", "cpu-check", "--workdir",
-                    str(tmp / "wd")], cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "neffbench", "compile", "seed", "--backend", "cpu-check", "--workdir", str(tmp / "wd")],
+        cwd=REPO,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return next((tmp / "wd").glob("*/job.json")).parent
 
 
@@ -55,19 +60,60 @@ def run() -> list[str]:
         job = _seed_job(tmp)
         bare, ours, first = [], [], []
         for _ in range(ROUNDS):  # alternated, so drift in machine load hits both alike
-            proc = subprocess.run([sys.executable, "-c", BARE, str(job), str(ITERATIONS)], cwd=REPO, env=env,
-                                  capture_output=True, text=True, check=True)
+            proc = subprocess.run(
+                [sys.executable, "-c", BARE, str(job), str(ITERATIONS)],
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             bare.append(json.loads(proc.stdout.strip().splitlines()[-1])["p50"])
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "neffbench", "run", str(job), "--runtime", "cpu",
-                                   "--iterations", str(ITERATIONS), "--warmup", "5", "--json"], cwd=REPO, env=env,
-                                  capture_output=True, text=True, check=True)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "neffbench",
+                    "run",
+                    str(job),
+                    "--runtime",
+                    "cpu",
+                    "--iterations",
+                    str(ITERATIONS),
+                    "--warmup",
+                    "5",
+                    "--json",
+                ],
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             record = json.loads(proc.stdout)
             ours.append(record["stats"]["p50_ms"])
             # Run to first result: the run command with one iteration, from its start to its exit.
             t1 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "neffbench", "run", str(job), "--runtime", "cpu", "--iterations",
-                            "1", "--warmup", "0"], cwd=REPO, env=env, capture_output=True, check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "neffbench",
+                    "run",
+                    str(job),
+                    "--runtime",
+                    "cpu",
+                    "--iterations",
+                    "1",
+                    "--warmup",
+                    "0",
+                ],
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+                check=True,
+            )
             first.append(time.perf_counter() - t1)
             del t0
     b, o = statistics.median(bare), statistics.median(ours)

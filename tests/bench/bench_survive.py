@@ -53,8 +53,9 @@ def _kill_runs(root: Path) -> tuple[list[float | None], list[str]]:
             run_dir = root / f"run-{i:03d}"
             try:
                 run_dir.mkdir(parents=True)
-                report = kill_mid_compile(run_dir / "work", tag, run_dir / "pids.txt", run_dir / "cli.log",
-                                          limit=GONE_WITHIN_S, poll=POLL_S)
+                report = kill_mid_compile(
+                    run_dir / "work", tag, run_dir / "pids.txt", run_dir / "cli.log", limit=GONE_WITHIN_S, poll=POLL_S
+                )
                 gone, left = report.gone_s, report.left
             except Exception as exc:  # noqa: BLE001 - reported as a failed run
                 gone, left = None, {}

@@ -22,11 +22,31 @@ OVERHEAD_TARGET_S = 1.0
 
 def _sweep_cli(workdir: Path, jobs: int) -> float:
     tokens = ",".join(str(n) for n in range(1, POINTS + 1))
-    args = [sys.executable, "-m", "neffbench", "sweep", "seed", "--over", f"inputs.num_tokens={tokens}", "--backend",
-            "cpu-check", "--no-cache", "--jobs", str(jobs), "--workdir", str(workdir)]
+    args = [
+        sys.executable,
+        "-m",
+        "neffbench",
+        "sweep",
+        "seed",
+        "--over",
+        f"inputs.num_tokens={tokens}",
+        "--backend",
+        "cpu-check",
+        "--no-cache",
+        "--jobs",
+        str(jobs),
+        "--workdir",
+        str(workdir),
+    ]
     t0 = time.perf_counter()
-    subprocess.run(args, cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    subprocess.run(
+        args,
+        cwd=REPO,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     return time.perf_counter() - t0
 
 
@@ -56,8 +76,13 @@ def _ray_overhead(tmp: Path) -> tuple[float, float, float, float] | None:
         assert result.state == "succeeded", result.record["points"]
         return time.perf_counter() - t0
 
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, log_to_driver=False,
-             logging_level=logging.ERROR)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=80 * 2**20,
+        log_to_driver=False,
+        logging_level=logging.ERROR,
+    )
     try:
         cold = timed("ray", tmp / "cold", [1])  # the cluster's first task: worker processes and imports
         local, remote = [], []
@@ -94,7 +119,8 @@ def run() -> list[str]:
         return [*lines, "", "Ray is not installed: the Ray executor's overhead was not measured."]
     lo, rm, per_task, cold = overhead
     return [
-        *lines, "",
+        *lines,
+        "",
         f"The Ray executor against the local one, {RAY_POINTS} points one at a time (`--jobs 1`) on a one-node "
         f"cluster started in-process (`ray.init(num_cpus=2)`), median of {RAY_ROUNDS} alternated rounds.",
         "",

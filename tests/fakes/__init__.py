@@ -59,13 +59,22 @@ PIDFILE_ENV = "FAKE_NEURONX_CC_PIDFILE"
 RUNTIME_DIR = FAKES / "runtime"
 RUNTIME_PYTHON_DIR = RUNTIME_DIR / "python"
 RUNTIME_BIN_DIR = RUNTIME_DIR / "bin"
-RUNTIME_CONTROLS = ("FAKE_NRT_OUTPUTS", "FAKE_NRT_VOID", "FAKE_NRT_DURATIONS_MS", "FAKE_NRT_EXTRA_ITERATIONS",
-                    "FAKE_NRT_ERROR", "FAKE_NRT_CRASH", "FAKE_NRT_IMPORT_ERROR", "FAKE_NEURON_LS",
-                    "FAKE_PROFILE_SUMMARY")
+RUNTIME_CONTROLS = (
+    "FAKE_NRT_OUTPUTS",
+    "FAKE_NRT_VOID",
+    "FAKE_NRT_DURATIONS_MS",
+    "FAKE_NRT_EXTRA_ITERATIONS",
+    "FAKE_NRT_ERROR",
+    "FAKE_NRT_CRASH",
+    "FAKE_NRT_IMPORT_ERROR",
+    "FAKE_NEURON_LS",
+    "FAKE_PROFILE_SUMMARY",
+)
 
 
-def fake_env(scenario: str = "success", *, path: bool = True, python: bool = True, runtime: bool = False,
-             **extra: str) -> dict[str, str]:
+def fake_env(
+    scenario: str = "success", *, path: bool = True, python: bool = True, runtime: bool = False, **extra: str
+) -> dict[str, str]:
     """Environment variables that put the fakes in place (set them with monkeypatch).
 
     ``runtime=True`` adds the runtime fakes (nrtpy, spike, neuron-ls, neuron-explorer, neuron-profile)
@@ -81,8 +90,9 @@ def fake_env(scenario: str = "success", *, path: bool = True, python: bool = Tru
     return env
 
 
-def torchneuron_env(scenario: str = "success", *, compiler: str = "success", runtime: bool = False,
-                    **extra: str) -> dict[str, str]:
+def torchneuron_env(
+    scenario: str = "success", *, compiler: str = "success", runtime: bool = False, **extra: str
+) -> dict[str, str]:
     """Environment variables for the fake TorchNeuron (``scenario``) over the fake neuronx-cc (``compiler``)."""
     env = fake_env(compiler, python=False, runtime=runtime, **extra)
     dirs = (str(TORCHNEURON_DIR), str(RUNTIME_PYTHON_DIR)) if runtime else (str(TORCHNEURON_DIR),)
@@ -92,11 +102,18 @@ def torchneuron_env(scenario: str = "success", *, compiler: str = "success", run
     return env
 
 
-def runtime_controls(*, outputs: str | os.PathLike[str] | None = None, void: bool = False,
-                     durations_ms: str | Sequence[float] | None = None, extra_iterations: int = 0,
-                     error: str | None = None, crash: bool = False, import_error: bool = False,
-                     neuron_ls: str | os.PathLike[str] = "trn2",
-                     profile_summary: str | os.PathLike[str] | Mapping[str, object] | None = None) -> dict[str, str]:
+def runtime_controls(
+    *,
+    outputs: str | os.PathLike[str] | None = None,
+    void: bool = False,
+    durations_ms: str | Sequence[float] | None = None,
+    extra_iterations: int = 0,
+    error: str | None = None,
+    crash: bool = False,
+    import_error: bool = False,
+    neuron_ls: str | os.PathLike[str] = "trn2",
+    profile_summary: str | os.PathLike[str] | Mapping[str, object] | None = None,
+) -> dict[str, str]:
     """Every FAKE_NRT_* / FAKE_NEURON_LS / FAKE_PROFILE_SUMMARY variable, set or blank (so none leaks in).
 
     durations_ms: a list of milliseconds or the variable's own text (``"none"`` for no device events);
@@ -108,20 +125,31 @@ def runtime_controls(*, outputs: str | os.PathLike[str] | None = None, void: boo
     if isinstance(profile_summary, Mapping):
         profile_summary = json.dumps(dict(profile_summary))
     return {
-        "FAKE_NRT_OUTPUTS": str(outputs or ""), "FAKE_NRT_VOID": "1" if void else "",
-        "FAKE_NRT_DURATIONS_MS": durations_ms or "", "FAKE_NRT_EXTRA_ITERATIONS": str(extra_iterations or ""),
-        "FAKE_NRT_ERROR": error or "", "FAKE_NRT_CRASH": "1" if crash else "",
-        "FAKE_NRT_IMPORT_ERROR": "1" if import_error else "", "FAKE_NEURON_LS": str(neuron_ls or ""),
+        "FAKE_NRT_OUTPUTS": str(outputs or ""),
+        "FAKE_NRT_VOID": "1" if void else "",
+        "FAKE_NRT_DURATIONS_MS": durations_ms or "",
+        "FAKE_NRT_EXTRA_ITERATIONS": str(extra_iterations or ""),
+        "FAKE_NRT_ERROR": error or "",
+        "FAKE_NRT_CRASH": "1" if crash else "",
+        "FAKE_NRT_IMPORT_ERROR": "1" if import_error else "",
+        "FAKE_NEURON_LS": str(neuron_ls or ""),
         "FAKE_PROFILE_SUMMARY": str(profile_summary or ""),
     }
 
 
-def runtime_env(scenario: str = "success", *, path: bool = True, python: bool = True,
-                extra: Mapping[str, str] | None = None, **controls: object) -> dict[str, str]:
+def runtime_env(
+    scenario: str = "success",
+    *,
+    path: bool = True,
+    python: bool = True,
+    extra: Mapping[str, str] | None = None,
+    **controls: object,
+) -> dict[str, str]:
     """``fake_env(scenario, runtime=True)`` plus ``runtime_controls(**controls)``: a process with this
     environment finds the fake runtime and tools, configured as asked."""
-    return fake_env(scenario, path=path, python=python, runtime=True,
-                    **runtime_controls(**controls), **dict(extra or {}))  # type: ignore[arg-type]
+    return fake_env(
+        scenario, path=path, python=python, runtime=True, **runtime_controls(**controls), **dict(extra or {})
+    )  # type: ignore[arg-type]
 
 
 def read_pidfile(path: Path) -> dict[str, int]:

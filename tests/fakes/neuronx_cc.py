@@ -95,10 +95,16 @@ def write_neff(model_dir: Path, output: Path, opts: dict[str, str], *, hashed: b
     if hashed:
         digest = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
         output = output.with_name(f"{output.stem}.{digest}{output.suffix}")
-    return build_neff(output, inputs=specs(meta["inputs"]), outputs=specs(meta["outputs"]), name=output.name,
-                      compiler_version=VERSION, target=CODENAMES.get(target, "sunda"),
-                      lnc_size=int(opts.get("--lnc", opts.get("--logical-nc-config", "1")) or 1),
-                      gzip="--enable-fast-loading-neuron-binaries" not in opts)
+    return build_neff(
+        output,
+        inputs=specs(meta["inputs"]),
+        outputs=specs(meta["outputs"]),
+        name=output.name,
+        compiler_version=VERSION,
+        target=CODENAMES.get(target, "sunda"),
+        lnc_size=int(opts.get("--lnc", opts.get("--logical-nc-config", "1")) or 1),
+        gzip="--enable-fast-loading-neuron-binaries" not in opts,
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -122,8 +128,16 @@ def main(argv: list[str]) -> int:
     if scenario == "compile-error":
         run_passes(log, PIPELINE[:1])
         log("INFO", "root/WalrusDriver", "Running WalrusDriver")
-        log("USER", "root/WalrusDriver", "[NLA001] Unhandled exception with message: tensor size must be more than 0, input1_set")
-        log("USER", "root/WalrusDriver", "[NLA001] Please open a support ticket at https://github.com/aws-neuron/aws-neuron-sdk/issues/new")
+        log(
+            "USER",
+            "root/WalrusDriver",
+            "[NLA001] Unhandled exception with message: tensor size must be more than 0, input1_set",
+        )
+        log(
+            "USER",
+            "root/WalrusDriver",
+            "[NLA001] Please open a support ticket at https://github.com/aws-neuron/aws-neuron-sdk/issues/new",
+        )
         log("ERROR", "neuronx-cc", "***************************************************************")
         log("ERROR", "neuronx-cc", " An Internal Compiler Error has occurred")
         # Some root causes reach stdout only, never the log file.

@@ -31,8 +31,9 @@ class JobContext(Protocol):
 
     def probe(self, report: Any, built: Any, *, blocking: bool) -> Any: ...
 
-    def log_tail(self, folder: Path, logfile: Path,
-                 started: Callable[[], None] | None = None) -> ContextManager[Any]: ...
+    def log_tail(
+        self, folder: Path, logfile: Path, started: Callable[[], None] | None = None
+    ) -> ContextManager[Any]: ...
 
 
 @dataclass
@@ -73,9 +74,16 @@ class Backend:
     # Whether pre-flight's advice on complex numbers depends on the compiler's version (worth its seconds).
     asks_compiler_version: ClassVar[bool] = False
 
-    def __init__(self, reason: str, *, cpu_backend: bool | None = None, cpu_backend_reason: str | None = None,
-                 torch_neuronx: ModuleType | None = None, neuronx_cc: str | None = None,
-                 flavour: str | None = None):
+    def __init__(
+        self,
+        reason: str,
+        *,
+        cpu_backend: bool | None = None,
+        cpu_backend_reason: str | None = None,
+        torch_neuronx: ModuleType | None = None,
+        neuronx_cc: str | None = None,
+        flavour: str | None = None,
+    ):
         self.reason = reason
         self.cpu_backend = cpu_backend
         self.cpu_backend_reason = cpu_backend_reason
@@ -90,9 +98,15 @@ class Backend:
 
     def event(self) -> dict[str, Any]:
         """The protocol's ``backend`` event: what the record keeps of the resolution."""
-        return {"type": "backend", "backend": self.name, "reason": self.reason, "makes_neff": self.makes_neff,
-                "cpu_backend": self.cpu_backend, "cpu_backend_reason": self.cpu_backend_reason,
-                "flavour": self.flavour}
+        return {
+            "type": "backend",
+            "backend": self.name,
+            "reason": self.reason,
+            "makes_neff": self.makes_neff,
+            "cpu_backend": self.cpu_backend,
+            "cpu_backend_reason": self.cpu_backend_reason,
+            "flavour": self.flavour,
+        }
 
     @classmethod
     def cache_part(cls, spec: Any) -> Any:
@@ -125,8 +139,9 @@ class Backend:
         return []
 
     @classmethod
-    def complex_advice(cls, ops: str, outside: list[Any], neuronx_cc: str | None,
-                       torch_version: str) -> list[tuple[str, str]] | None:
+    def complex_advice(
+        cls, ops: str, outside: list[Any], neuronx_cc: str | None, torch_version: str
+    ) -> list[tuple[str, str]] | None:
         """(severity, sentence) about complex operations in the graph; None for what every Neuron compile does."""
         return None
 
@@ -139,7 +154,8 @@ class Backend:
         raise NotImplementedError
 
     @classmethod
-    def reproduce_script(cls, spec: Any, *, job_id: str, built: Any = None,
-                         weights: dict[str, Any] | None = None) -> str:
+    def reproduce_script(
+        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
+    ) -> str:
         """reproduce.py's text: a standalone script that rebuilds the job's NEFF."""
         raise NotImplementedError

@@ -28,9 +28,16 @@ def _not_probed(name: str) -> Component:
 
 def _facts(torch_neuronx: Component, neuronx_cc: Component, devices: list[str], flavour: str | None = None) -> Facts:
     """Just enough of the toolchain's facts for choose_backend and use_cpu_backend."""
-    return Facts(python=Component("python", True, platform.python_version()), torch=_not_probed("torch"),
-                 pyside6=_not_probed("PySide6"), pyqtgraph=_not_probed("pyqtgraph"), torch_neuronx=torch_neuronx,
-                 neuronx_cc=neuronx_cc, devices=devices, torch_neuronx_flavour=flavour)
+    return Facts(
+        python=Component("python", True, platform.python_version()),
+        torch=_not_probed("torch"),
+        pyside6=_not_probed("PySide6"),
+        pyqtgraph=_not_probed("pyqtgraph"),
+        torch_neuronx=torch_neuronx,
+        neuronx_cc=neuronx_cc,
+        devices=devices,
+        torch_neuronx_flavour=flavour,
+    )
 
 
 def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
@@ -38,8 +45,11 @@ def _import_torch_neuronx() -> tuple[ModuleType | None, Component]:
         module = importlib.import_module("torch_neuronx")
     except Exception as exc:  # noqa: BLE001 - the PyPI placeholder raises ImportError, broken installs anything
         first = neuronx_import_failure(str(exc).splitlines()[0] if str(exc) else "")
-        detail = "not installed" if isinstance(exc, ModuleNotFoundError) and exc.name == "torch_neuronx" else (
-            f"does not import: {type(exc).__name__}: {first}")
+        detail = (
+            "not installed"
+            if isinstance(exc, ModuleNotFoundError) and exc.name == "torch_neuronx"
+            else (f"does not import: {type(exc).__name__}: {first}")
+        )
         return None, Component("torch_neuronx", False, detail=detail)
     return module, Component("torch_neuronx", True, getattr(module, "__version__", "unknown"), "imports")
 
@@ -65,12 +75,14 @@ def resolve(requested: str, spec: Any) -> Backend:
         name, reason = choose_backend(requested, _facts(_not_probed("torch_neuronx"), _not_probed("neuronx-cc"), []))
         return registry.get(name)(reason)
     devices = neuron_devices()
-    cpu, cpu_reason = use_cpu_backend(spec.compiler.cpu_backend, _facts(_not_probed("torch_neuronx"),
-                                                                        _not_probed("neuronx-cc"), devices))
+    cpu, cpu_reason = use_cpu_backend(
+        spec.compiler.cpu_backend, _facts(_not_probed("torch_neuronx"), _not_probed("neuronx-cc"), devices)
+    )
     # TorchNeuron has no cpu_backend, and its target comes from the instance: when the installed
     # distribution says it is TorchNeuron, the override must not be set for it.
     if (wanted is not None and wanted.flavour_needed == "native") or (
-            neuronx_flavour(dist_version("torch-neuronx")) == "native"):
+        neuronx_flavour(dist_version("torch-neuronx")) == "native"
+    ):
         cpu = False
     previous = os.environ.get(PLATFORM_ENV)
     if cpu:
@@ -97,8 +109,14 @@ def resolve(requested: str, spec: Any) -> Backend:
         return chosen(reason, torch_neuronx=module, neuronx_cc=cc_path, flavour=flavour)
     if cpu and previous and previous != spec.compiler.target:
         reason += f"; {PLATFORM_ENV} was {previous}, set to the spec's target {spec.compiler.target}"
-    return chosen(reason, cpu_backend=cpu, cpu_backend_reason=cpu_reason, torch_neuronx=module, neuronx_cc=cc_path,
-                  flavour=flavour)
+    return chosen(
+        reason,
+        cpu_backend=cpu,
+        cpu_backend_reason=cpu_reason,
+        torch_neuronx=module,
+        neuronx_cc=cc_path,
+        flavour=flavour,
+    )
 
 
 def _check_flavour(wanted: type[Backend], version: str | None, flavour: str | None) -> None:

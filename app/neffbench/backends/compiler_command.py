@@ -28,8 +28,7 @@ def job_compiler_args(spec: Any, compiler_dir: str | Path) -> list[str]:
 def equivalent_command(compiler_dir: str | Path, args: list[str]) -> list[str]:
     """The neuronx-cc argv torch_neuronx.trace builds around ``args``."""
     d = Path(compiler_dir)
-    return ["neuronx-cc", "compile", str(d / "model"), *TRACE_DEFAULTS,
-            "--output", str(d / "graph.neff"), *args]
+    return ["neuronx-cc", "compile", str(d / "model"), *TRACE_DEFAULTS, "--output", str(d / "graph.neff"), *args]
 
 
 def shell_line(argv: list[str]) -> str:

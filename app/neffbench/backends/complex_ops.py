@@ -24,26 +24,104 @@ from neffbench.usercode.origin import is_user_file
 # The compiler's own operation names for what it supports in complex64 (release notes of SDK 2.32), and the
 # torch calls that lower to them.
 _SUPPORTED = {
-    "add": "add", "__add__": "add", "__radd__": "add", "__iadd__": "add",
-    "sub": "subtract", "subtract": "subtract", "__sub__": "subtract", "__rsub__": "subtract", "rsub": "subtract",
-    "mul": "multiply", "multiply": "multiply", "__mul__": "multiply", "__rmul__": "multiply", "__imul__": "multiply",
-    "div": "divide", "divide": "divide", "true_divide": "divide", "__truediv__": "divide", "__rtruediv__": "divide",
-    "eq": "compare", "ne": "compare", "__eq__": "compare", "__ne__": "compare",
-    "abs": "abs", "exp": "exp", "sin": "sin", "cos": "cos", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt",
-    "tanh": "tanh", "neg": "negate", "negative": "negate", "__neg__": "negate", "pow": "power", "__pow__": "power",
-    "reshape": "reshape", "view": "reshape", "flatten": "reshape", "unsqueeze": "reshape", "squeeze": "reshape",
-    "view_as_complex": "complex", "complex": "complex", "polar": "complex", "real": "real", "imag": "imag",
-    "view_as_real": "real/imag", "matmul": "dot_general", "__matmul__": "dot_general", "mm": "dot", "bmm": "dot_general",
-    "einsum": "dot_general", "expand": "broadcast_in_dim", "expand_as": "broadcast_in_dim",
-    "broadcast_to": "broadcast_in_dim", "where": "select", "transpose": "transpose", "permute": "transpose",
-    "t": "transpose", "__getitem__": "slice", "narrow": "slice", "chunk": "slice", "split": "slice",
-    "cat": "concatenate", "concat": "concatenate", "concatenate": "concatenate", "stack": "concatenate",
-    "pad": "pad", "arange": "iota",
+    "add": "add",
+    "__add__": "add",
+    "__radd__": "add",
+    "__iadd__": "add",
+    "sub": "subtract",
+    "subtract": "subtract",
+    "__sub__": "subtract",
+    "__rsub__": "subtract",
+    "rsub": "subtract",
+    "mul": "multiply",
+    "multiply": "multiply",
+    "__mul__": "multiply",
+    "__rmul__": "multiply",
+    "__imul__": "multiply",
+    "div": "divide",
+    "divide": "divide",
+    "true_divide": "divide",
+    "__truediv__": "divide",
+    "__rtruediv__": "divide",
+    "eq": "compare",
+    "ne": "compare",
+    "__eq__": "compare",
+    "__ne__": "compare",
+    "abs": "abs",
+    "exp": "exp",
+    "sin": "sin",
+    "cos": "cos",
+    "log": "log",
+    "sqrt": "sqrt",
+    "rsqrt": "rsqrt",
+    "tanh": "tanh",
+    "neg": "negate",
+    "negative": "negate",
+    "__neg__": "negate",
+    "pow": "power",
+    "__pow__": "power",
+    "reshape": "reshape",
+    "view": "reshape",
+    "flatten": "reshape",
+    "unsqueeze": "reshape",
+    "squeeze": "reshape",
+    "view_as_complex": "complex",
+    "complex": "complex",
+    "polar": "complex",
+    "real": "real",
+    "imag": "imag",
+    "view_as_real": "real/imag",
+    "matmul": "dot_general",
+    "__matmul__": "dot_general",
+    "mm": "dot",
+    "bmm": "dot_general",
+    "einsum": "dot_general",
+    "expand": "broadcast_in_dim",
+    "expand_as": "broadcast_in_dim",
+    "broadcast_to": "broadcast_in_dim",
+    "where": "select",
+    "transpose": "transpose",
+    "permute": "transpose",
+    "t": "transpose",
+    "__getitem__": "slice",
+    "narrow": "slice",
+    "chunk": "slice",
+    "split": "slice",
+    "cat": "concatenate",
+    "concat": "concatenate",
+    "concatenate": "concatenate",
+    "stack": "concatenate",
+    "pad": "pad",
+    "arange": "iota",
 }
 # Calls that move no value: never worth a sentence.
-_BOOKKEEPING = {"size", "dim", "shape", "numel", "dtype", "device", "is_complex", "contiguous", "clone", "detach",
-                "to", "type_as", "__len__", "__repr__", "__format__", "__bool__", "is_floating_point", "element_size",
-                "requires_grad", "data", "__get__", "__setitem__", "storage_offset", "stride", "is_contiguous"}
+_BOOKKEEPING = {
+    "size",
+    "dim",
+    "shape",
+    "numel",
+    "dtype",
+    "device",
+    "is_complex",
+    "contiguous",
+    "clone",
+    "detach",
+    "to",
+    "type_as",
+    "__len__",
+    "__repr__",
+    "__format__",
+    "__bool__",
+    "is_floating_point",
+    "element_size",
+    "requires_grad",
+    "data",
+    "__get__",
+    "__setitem__",
+    "storage_offset",
+    "stride",
+    "is_contiguous",
+}
 _COMPUTED_ATTRIBUTES = {"real", "imag", "T", "mT", "H", "mH"}
 FIRST_SUPPORTING = (2, 27)  # neuronx-cc of the SDK 2.32 release
 
@@ -119,11 +197,14 @@ def _version(text: str | None) -> tuple[int, ...] | None:
 
 def _listed(findings: list[Finding]) -> str:
     return "; ".join(f"{f.op}{f' at {f.where}' if f.where else ''}" for f in findings[:8]) + (
-        f"; and {len(findings) - 8} more" if len(findings) > 8 else "")
+        f"; and {len(findings) - 8} more" if len(findings) > 8 else ""
+    )
 
 
-_REMEDY = ("keep the real and imaginary parts as separate float tensors (for a rotary embedding, cos and sin tables: "
-           "x*cos - y*sin and x*sin + y*cos), so the graph has no complex value")
+_REMEDY = (
+    "keep the real and imaginary parts as separate float tensors (for a rotary embedding, cos and sin tables: "
+    "x*cos - y*sin and x*sin + y*cos), so the graph has no complex value"
+)
 
 
 def advice(findings: list[Finding], backend: str, neuronx_cc: str | None, torch_version: str) -> list[tuple[str, str]]:
@@ -140,21 +221,36 @@ def advice(findings: list[Finding], backend: str, neuronx_cc: str | None, torch_
         return own
     # cpu-check, or the toolchain's version unknown: what each Neuron compile would do.
     beyond = f" ({_listed(outside)} are outside that list)" if outside else ""
-    return [("warning", f"the graph computes with complex numbers ({ops}): a Neuron compile with neuronx-cc before "
-                        "2.27 (SDK 2.32) rejects complex types (NCC_EVRF004), later ones support complex64 for about "
-                        f"30 operations{beyond}, and TorchNeuron decomposes them itself; to compile anywhere, "
-                        f"{_REMEDY}")]
+    return [
+        (
+            "warning",
+            f"the graph computes with complex numbers ({ops}): a Neuron compile with neuronx-cc before "
+            "2.27 (SDK 2.32) rejects complex types (NCC_EVRF004), later ones support complex64 for about "
+            f"30 operations{beyond}, and TorchNeuron decomposes them itself; to compile anywhere, "
+            f"{_REMEDY}",
+        )
+    ]
 
 
 def torchneuron_advice(ops: str, torch_version: str) -> list[tuple[str, str]]:
     """TorchNeuron decomposes complex operations itself (on torch 2.13+, unless told not to)."""
     decompose = os.environ.get("TORCH_NEURONX_COMPLEX_DECOMPOSE", "1").lower() not in ("0", "false", "off")
     if decompose and (_version(torch_version) or (0,)) >= (2, 13):
-        return [("warning", f"the graph computes with complex numbers ({ops}); TorchNeuron decomposes complex "
-                            "operations into real ones itself (TORCH_NEURONX_COMPLEX_DECOMPOSE is on), so they "
-                            "compile, as real arithmetic")]
-    return [("error", f"the graph computes with complex numbers ({ops}) and TorchNeuron's complex decomposition "
-                      f"is off (TORCH_NEURONX_COMPLEX_DECOMPOSE), so neuronx-cc gets complex types: {_REMEDY}")]
+        return [
+            (
+                "warning",
+                f"the graph computes with complex numbers ({ops}); TorchNeuron decomposes complex "
+                "operations into real ones itself (TORCH_NEURONX_COMPLEX_DECOMPOSE is on), so they "
+                "compile, as real arithmetic",
+            )
+        ]
+    return [
+        (
+            "error",
+            f"the graph computes with complex numbers ({ops}) and TorchNeuron's complex decomposition "
+            f"is off (TORCH_NEURONX_COMPLEX_DECOMPOSE), so neuronx-cc gets complex types: {_REMEDY}",
+        )
+    ]
 
 
 def legacy_advice(ops: str, outside: list[Finding], neuronx_cc: str | None) -> list[tuple[str, str]] | None:
@@ -163,11 +259,26 @@ def legacy_advice(ops: str, outside: list[Finding], neuronx_cc: str | None) -> l
     if version is None:
         return None
     if version < FIRST_SUPPORTING:
-        return [("error", f"the graph computes with complex numbers ({ops}), and neuronx-cc {neuronx_cc} (before the "
-                          f"SDK 2.32 release) rejects complex types with NCC_EVRF004: {_REMEDY}")]
+        return [
+            (
+                "error",
+                f"the graph computes with complex numbers ({ops}), and neuronx-cc {neuronx_cc} (before the "
+                f"SDK 2.32 release) rejects complex types with NCC_EVRF004: {_REMEDY}",
+            )
+        ]
     if not outside:
-        return [("warning", f"the graph computes with complex64 ({ops}); neuronx-cc {neuronx_cc} supports these "
-                            "operations in complex64 (SDK 2.32 and later)")]
-    return [("warning", f"the graph computes with complex numbers; neuronx-cc {neuronx_cc} supports complex64 "
-                        f"for about 30 operations, and these are not among them: {_listed(outside)}; where it "
-                        f"fails, {_REMEDY}")]
+        return [
+            (
+                "warning",
+                f"the graph computes with complex64 ({ops}); neuronx-cc {neuronx_cc} supports these "
+                "operations in complex64 (SDK 2.32 and later)",
+            )
+        ]
+    return [
+        (
+            "warning",
+            f"the graph computes with complex numbers; neuronx-cc {neuronx_cc} supports complex64 "
+            f"for about 30 operations, and these are not among them: {_listed(outside)}; where it "
+            f"fails, {_REMEDY}",
+        )
+    ]

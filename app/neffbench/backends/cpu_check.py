@@ -25,8 +25,10 @@ class CpuCheck(Backend):
 
     @classmethod
     def advice(cls, facts: Any) -> list[str]:
-        return ["To make NEFFs, install torch-neuronx and neuronx-cc from AWS's package index "
-                "(see the README's Neuron section)."]
+        return [
+            "To make NEFFs, install torch-neuronx and neuronx-cc from AWS's package index "
+            "(see the README's Neuron section)."
+        ]
 
     def trace(self, job: JobContext, spec: Any, built: Any, report: Any, kernel: Any) -> Traced:
         return Traced(traced=job.probe(report, built, blocking=True))
@@ -34,14 +36,18 @@ class CpuCheck(Backend):
     def verify(self, step: Traced, built: Any, spec: Any, reference: Any) -> dict[str, Any]:
         from neffbench.backends import verify as verifying  # torch: the worker's only
 
-        return verifying.verify(step.traced, built, spec, reference,
-                                where="CPU (torch.jit trace; no NEFF, cpu-check)", on_device=False)
+        return verifying.verify(
+            step.traced, built, spec, reference, where="CPU (torch.jit trace; no NEFF, cpu-check)", on_device=False
+        )
 
     @classmethod
-    def reproduce_script(cls, spec: Any, *, job_id: str, built: Any = None,
-                         weights: dict[str, Any] | None = None) -> str:
+    def reproduce_script(
+        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
+    ) -> str:
         from neffbench.backends import legacy_reproduce
 
-        note = ("# The job that wrote this script used the cpu-check backend: it made no NEFF. This script\n"
-                "# makes one, on a host with the Neuron toolchain.\n")
+        note = (
+            "# The job that wrote this script used the cpu-check backend: it made no NEFF. This script\n"
+            "# makes one, on a host with the Neuron toolchain.\n"
+        )
         return legacy_reproduce.render(spec, job_id=job_id, built=built, weights=weights, note=note)

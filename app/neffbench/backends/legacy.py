@@ -20,8 +20,10 @@ class LegacyTrace(Backend):
 
     @classmethod
     def wrong_flavour(cls, version: str | None, is_what: str) -> str:
-        return (f"the neuron backend (torch_neuronx.trace, legacy, SDK ≤ 2.31) was requested but torch_neuronx "
-                f"{version} is {is_what}, which has no torch_neuronx.trace: use --backend torchneuron")
+        return (
+            f"the neuron backend (torch_neuronx.trace, legacy, SDK ≤ 2.31) was requested but torch_neuronx "
+            f"{version} is {is_what}, which has no torch_neuronx.trace: use --backend torchneuron"
+        )
 
     @classmethod
     def cache_part(cls, spec: Any) -> Any:
@@ -32,12 +34,15 @@ class LegacyTrace(Backend):
         from neffbench.toolchain.choose import use_cpu_backend
 
         cpu, why_cpu = use_cpu_backend("auto", facts)
-        return [f"{'Tracing with cpu_backend=True' if cpu else 'Tracing on the device'}: {why_cpu}; "
-                f"{'device verification is skipped' if cpu else 'outputs are verified on the device'}."]
+        return [
+            f"{'Tracing with cpu_backend=True' if cpu else 'Tracing on the device'}: {why_cpu}; "
+            f"{'device verification is skipped' if cpu else 'outputs are verified on the device'}."
+        ]
 
     @classmethod
-    def complex_advice(cls, ops: str, outside: list[Any], neuronx_cc: str | None,
-                       torch_version: str) -> list[tuple[str, str]] | None:
+    def complex_advice(
+        cls, ops: str, outside: list[Any], neuronx_cc: str | None, torch_version: str
+    ) -> list[tuple[str, str]] | None:
         from neffbench.backends.complex_ops import legacy_advice  # torch: only in the worker and the probe
 
         return legacy_advice(ops, outside, neuronx_cc)
@@ -52,14 +57,19 @@ class LegacyTrace(Backend):
         from neffbench.backends import verify as verifying  # torch: the worker's only
 
         if self.cpu_backend:
-            return verifying.skipped(spec, f"device verification skipped: traced with cpu_backend=True "
-                                           f"({self.cpu_backend_reason}), so the NEFF cannot run on this host",
-                                     built, reference)
+            return verifying.skipped(
+                spec,
+                f"device verification skipped: traced with cpu_backend=True "
+                f"({self.cpu_backend_reason}), so the NEFF cannot run on this host",
+                built,
+                reference,
+            )
         return verifying.verify(step.traced, built, spec, reference, where="Neuron device", on_device=True)
 
     @classmethod
-    def reproduce_script(cls, spec: Any, *, job_id: str, built: Any = None,
-                         weights: dict[str, Any] | None = None) -> str:
+    def reproduce_script(
+        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
+    ) -> str:
         from neffbench.backends import legacy_reproduce
 
         return legacy_reproduce.render(spec, job_id=job_id, built=built, weights=weights)
@@ -68,8 +78,9 @@ class LegacyTrace(Backend):
         compiler_dir = job.job_dir / "compiler"
         compiler_dir.mkdir(exist_ok=True)
         args = job_compiler_args(spec, compiler_dir)
-        job.out.event({"type": "compiler_command", "requested": equivalent_command(compiler_dir, args),
-                       "requested_args": args})
+        job.out.event(
+            {"type": "compiler_command", "requested": equivalent_command(compiler_dir, args), "requested_args": args}
+        )
         started: list[float] = []
 
         def compiler_started() -> None:
@@ -106,11 +117,17 @@ class LegacyTrace(Backend):
             return
         job.metric("analyze_s", round(time.perf_counter() - t0, 4), "s")
         unsupported = result.get("unsupported_operators") or []
-        job.out.event({"type": "analyze", "support_percentage": result.get("support_percentage"),
-                       "supported_operators": result.get("supported_operators"), "unsupported_operators": [
-                           {k: op.get(k) for k in ("kind", "failureAt", "call")} for op in unsupported]})
-        job.out.line(f"neffbench: torch_neuronx.analyze: {result.get('support_percentage')} of the operators "
-                     "are supported")
+        job.out.event(
+            {
+                "type": "analyze",
+                "support_percentage": result.get("support_percentage"),
+                "supported_operators": result.get("supported_operators"),
+                "unsupported_operators": [{k: op.get(k) for k in ("kind", "failureAt", "call")} for op in unsupported],
+            }
+        )
+        job.out.line(
+            f"neffbench: torch_neuronx.analyze: {result.get('support_percentage')} of the operators are supported"
+        )
         for op in unsupported:
             call = str(op.get("call") or "").strip().splitlines()
             where = f", called at {call[0]}" if call else ""

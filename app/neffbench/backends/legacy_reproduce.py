@@ -33,8 +33,9 @@ def _wrap_command(argv: list[str], width: int = 92) -> list[str]:
     return lines
 
 
-def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[str, Any] | None = None,
-           note: str = "") -> str:
+def render(
+    spec: Any, *, job_id: str, built: Built | None = None, weights: dict[str, Any] | None = None, note: str = ""
+) -> str:
     """The script's text for a single-bucket spec (``built``: what the job traced; the module kernel's wrapper
     needs it); ``note``: comment lines that follow the docstring."""
     kernel = registry.for_spec(spec)
@@ -43,11 +44,21 @@ def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[
     ends = [" \\"] * (len(wrapped) - 1) + [""]
     needs = kernel.reproduce_needs(spec)
     return _TEMPLATE.format(
-        job_id=job_id, name=spec.name, bucket=bucket_label(kernel.buckets(spec)[0]), hash8=spec_hash(spec)[:8],
-        needs=needs, note=note, command_comment="\n".join(f"#     {line}{end}" for line, end in zip(wrapped, ends)),
-        target=spec.compiler.target, cpu_backend=spec.compiler.cpu_backend, title=kernel.title,
-        version=neffbench.__version__, kernel_source=kernel.reproduce_source(spec, built).strip(),
-        module_source=script_source(weights).strip(), compiler_args=base_args(spec))
+        job_id=job_id,
+        name=spec.name,
+        bucket=bucket_label(kernel.buckets(spec)[0]),
+        hash8=spec_hash(spec)[:8],
+        needs=needs,
+        note=note,
+        command_comment="\n".join(f"#     {line}{end}" for line, end in zip(wrapped, ends)),
+        target=spec.compiler.target,
+        cpu_backend=spec.compiler.cpu_backend,
+        title=kernel.title,
+        version=neffbench.__version__,
+        kernel_source=kernel.reproduce_source(spec, built).strip(),
+        module_source=script_source(weights).strip(),
+        compiler_args=base_args(spec),
+    )
 
 
 # The script, as str.format fills it in: doubled braces are the script's own.

@@ -24,16 +24,22 @@ class TorchNeuron(Backend):
 
     @classmethod
     def wrong_flavour(cls, version: str | None, is_what: str) -> str:
-        return (f"the torchneuron backend was requested but torch_neuronx {version} is {is_what}: use --backend "
-                "neuron, or install torch-neuronx 2.13.3 or later (Neuron SDK 2.33+) on a Trn2/Trn3 instance")
+        return (
+            f"the torchneuron backend was requested but torch_neuronx {version} is {is_what}: use --backend "
+            "neuron, or install torch-neuronx 2.13.3 or later (Neuron SDK 2.33+) on a Trn2/Trn3 instance"
+        )
 
     @classmethod
     def cache_part(cls, spec: Any) -> Any:
         from neffbench.backends import torchneuron_options as tn
 
         # What it compiles for comes from the environment: the target override and the LNC count too.
-        return {"flags": tn.cc_flags(spec), "opt_level": tn.opt_level(spec),
-                "target_override": os.environ.get(tn.TARGET_ENV), "lnc": os.environ.get(tn.LNC_ENV)}
+        return {
+            "flags": tn.cc_flags(spec),
+            "opt_level": tn.opt_level(spec),
+            "target_override": os.environ.get(tn.TARGET_ENV),
+            "lnc": os.environ.get(tn.LNC_ENV),
+        }
 
     @classmethod
     def spec_problems(cls, spec: Any) -> list[Any]:
@@ -44,11 +50,15 @@ class TorchNeuron(Backend):
     @classmethod
     def advice(cls, facts: Any) -> list[str]:
         if facts.devices:
-            return [f"TorchNeuron compiles on a Trn2/Trn3 instance only: a Neuron device is present "
-                    f"({facts.devices[0]}), and outputs are verified on it."]
-        return ["TorchNeuron compiles on a Trn2/Trn3 instance only and this host has no Neuron device under "
-                "/dev/neuron*, so its compiles fail here; the legacy neuron backend (torch-neuronx 2.9 and "
-                "earlier, SDK ≤ 2.31) compiles without one."]
+            return [
+                f"TorchNeuron compiles on a Trn2/Trn3 instance only: a Neuron device is present "
+                f"({facts.devices[0]}), and outputs are verified on it."
+            ]
+        return [
+            "TorchNeuron compiles on a Trn2/Trn3 instance only and this host has no Neuron device under "
+            "/dev/neuron*, so its compiles fail here; the legacy neuron backend (torch-neuronx 2.9 and "
+            "earlier, SDK ≤ 2.31) compiles without one."
+        ]
 
     @classmethod
     def status_warning(cls, facts: Any) -> str | None:
@@ -56,8 +66,9 @@ class TorchNeuron(Backend):
         return None if facts.devices else "torchneuron, needs a Trn2/Trn3 device"
 
     @classmethod
-    def complex_advice(cls, ops: str, outside: list[Any], neuronx_cc: str | None,
-                       torch_version: str) -> list[tuple[str, str]] | None:
+    def complex_advice(
+        cls, ops: str, outside: list[Any], neuronx_cc: str | None, torch_version: str
+    ) -> list[tuple[str, str]] | None:
         from neffbench.backends.complex_ops import torchneuron_advice  # torch: only in the worker and the probe
 
         return torchneuron_advice(ops, torch_version)
@@ -74,14 +85,16 @@ class TorchNeuron(Backend):
 
         compiled = step.compiled
         try:
-            return verifying.verify(compiled.call, built, spec, reference, where=compiled.where,
-                                    on_device=compiled.on_device)
+            return verifying.verify(
+                compiled.call, built, spec, reference, where=compiled.where, on_device=compiled.on_device
+            )
         finally:
             compiled.close()
 
     @classmethod
-    def reproduce_script(cls, spec: Any, *, job_id: str, built: Any = None,
-                         weights: dict[str, Any] | None = None) -> str:
+    def reproduce_script(
+        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
+    ) -> str:
         from neffbench.backends import torchneuron_reproduce
 
         return torchneuron_reproduce.render(spec, job_id=job_id, built=built, weights=weights)

@@ -121,7 +121,7 @@ def _explain(exc: BaseException, job_dir: Path, backend: Backend, torch: Any) ->
     sentence = compile_failure(exception_text(exc), log, getattr(backend.torch_neuronx, "__version__", None))
     if sentence is None:
         first = str(exc).strip().splitlines()
-        sentence = f"{type(exc).__name__} in torch.compile(backend=\"neuron\"): {first[0] if first else 'no message'}"
+        sentence = f'{type(exc).__name__} in torch.compile(backend="neuron"): {first[0] if first else "no message"}'
     return JobFailure(sentence)
 
 
@@ -135,13 +135,16 @@ def _input_keys(job: Any, neffs: list[Path], built: Any, report: Any) -> dict[in
         info = read_neff(neffs[0])
     except NeffError:
         return None
-    given = [None if name in report.unused_inputs else (str(t.dtype).replace("torch.", ""), tuple(t.shape))
-             for name, t in zip(built.input_names, built.inputs)]
-    keys = tn.match_inputs([(t.name, t.dtype, None if t.shape is None else tuple(t.shape)) for t in info.inputs],
-                           given)
+    given = [
+        None if name in report.unused_inputs else (str(t.dtype).replace("torch.", ""), tuple(t.shape))
+        for name, t in zip(built.input_names, built.inputs)
+    ]
+    keys = tn.match_inputs([(t.name, t.dtype, None if t.shape is None else tuple(t.shape)) for t in info.inputs], given)
     if keys is None:
-        message = (f"the NEFF's inputs ({', '.join(t.name for t in info.inputs)}) do not all match the job's tensors "
-                   "by dtype and shape: inputs.npz keeps the order of the call's arguments, and a run may refuse it")
+        message = (
+            f"the NEFF's inputs ({', '.join(t.name for t in info.inputs)}) do not all match the job's tensors "
+            "by dtype and shape: inputs.npz keeps the order of the call's arguments, and a run may refuse it"
+        )
         job.out.line(f"neffbench: warning: {message}")
         job.out.event({"type": "warning", "message": message})
     return keys
@@ -160,19 +163,28 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
     os.environ.update(tn.compiler_env(spec, compiler_dir))
     where = tn.host()
     flags = tn.cc_flags(spec, compiler_dir)
-    job.out.event({"type": "compiler_command", "requested": tn.expected_command(spec, where, flags),
-                   "requested_args": [tn.opt_level(spec), *flags], "env": tn.job_env(job_dir, spec),
-                   "added": list(tn.ALWAYS_ADDED)})
-    job.out.line(f"neffbench: torch.compile(backend=\"neuron\") on device {device!r}; NEURON_CC_FLAGS="
-                 f"{os.environ['NEURON_CC_FLAGS']!r}, NEURON_COMPILER_OPT_LEVEL={tn.opt_level(spec)}")
+    job.out.event(
+        {
+            "type": "compiler_command",
+            "requested": tn.expected_command(spec, where, flags),
+            "requested_args": [tn.opt_level(spec), *flags],
+            "env": tn.job_env(job_dir, spec),
+            "added": list(tn.ALWAYS_ADDED),
+        }
+    )
+    job.out.line(
+        f'neffbench: torch.compile(backend="neuron") on device {device!r}; NEURON_CC_FLAGS='
+        f"{os.environ['NEURON_CC_FLAGS']!r}, NEURON_COMPILER_OPT_LEVEL={tn.opt_level(spec)}"
+    )
     try:
         # A copy moves to the device: the eager module stays on the CPU for the reference and verification.
         module = copy.deepcopy(built.module).to(device)
     except Exception as exc:  # noqa: BLE001 - any module may refuse a copy or a device
-        raise JobFailure(f"the module cannot be moved to {device!r}: {type(exc).__name__}: "
-                         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no message'}") from exc
-    compiled = torch.compile(module, backend="neuron", fullgraph=True, dynamic=False,
-                             options={"model_name": spec.name})
+        raise JobFailure(
+            f"the module cannot be moved to {device!r}: {type(exc).__name__}: "
+            f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no message'}"
+        ) from exc
+    compiled = torch.compile(module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": spec.name})
     started: list[float] = []
 
     def compiler_started() -> None:
@@ -198,12 +210,21 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
         job.metric("compile_s", round(time.perf_counter() - started[0], 4), "s")
     neffs = tn.neff_files(job_dir)
     artifacts = tn.debug_artifacts(job_dir)
-    job.out.event({"type": "torchneuron", "neff_cache": tn.NEFF_CACHE_DIR, "debug": artifacts, "log": tn.LOG_NAME,
-                   "device": device})
+    job.out.event(
+        {
+            "type": "torchneuron",
+            "neff_cache": tn.NEFF_CACHE_DIR,
+            "debug": artifacts,
+            "log": tn.LOG_NAME,
+            "device": device,
+        }
+    )
     if not neffs:
         log_tail.stop()
-        raise JobFailure(f"torch.compile(backend=\"neuron\") returned but no NEFF was found under "
-                         f"{tn.NEFF_CACHE_DIR}/ (TORCH_NEURONX_NEFF_CACHE_DIR): nothing was compiled for this job")
+        raise JobFailure(
+            f'torch.compile(backend="neuron") returned but no NEFF was found under '
+            f"{tn.NEFF_CACHE_DIR}/ (TORCH_NEURONX_NEFF_CACHE_DIR): nothing was compiled for this job"
+        )
     for neff in neffs:
         job.out.line(f"neffbench: NEFF {neff.relative_to(job_dir)} ({neff.stat().st_size} bytes)")
     for kind in ("fx_graphs", "stablehlo"):
@@ -216,6 +237,9 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
         return _to(out, "cpu")
 
     real = device == tn.DEVICE
-    where_text = "Neuron device (TorchNeuron)" if real else (f"{device!r} (TorchNeuron's device replaced through "
-                                                             f"{tn.DEVICE_ENV}; not a Neuron device)")
+    where_text = (
+        "Neuron device (TorchNeuron)"
+        if real
+        else (f"{device!r} (TorchNeuron's device replaced through {tn.DEVICE_ENV}; not a Neuron device)")
+    )
     return Compiled(call, where_text, real, _input_keys(job, neffs, built, report), log_tail)

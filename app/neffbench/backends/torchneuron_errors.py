@@ -17,18 +17,26 @@ from pathlib import Path
 from neffbench.compilerlog.exits import meaning
 from neffbench.compilerlog.reader import CompilerLog
 
-_STABLEHLO_RE = re.compile(r"StableHLO to NEFF compilation failed[^\n]*? with exit code (?P<code>-?\d+)"
-                           r"(?::[ \t]*(?P<stderr>.*))?", re.S)
+_STABLEHLO_RE = re.compile(
+    r"StableHLO to NEFF compilation failed[^\n]*? with exit code (?P<code>-?\d+)"
+    r"(?::[ \t]*(?P<stderr>.*))?",
+    re.S,
+)
 _NO_NEFF_RE = re.compile(r"Failed to read compiled NEFF file")
 _NO_DEVICE_RE = re.compile(r"No Neuron devices? (?:are )?(?:available|found)", re.I)
-_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\n]+)'
-                       r'(?:\n(?P<src>(?!\s*File ")[^\n]*))?', re.M)
+_FRAME_RE = re.compile(
+    r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\n]+)'
+    r'(?:\n(?P<src>(?!\s*File ")[^\n]*))?',
+    re.M,
+)
 
 
 def no_device(version: str | None) -> str:
-    return (f"TorchNeuron (torch-neuronx {version or '?'}) compiles only on a Trn2 or Trn3 instance, and this host "
-            "has no Neuron device: run the compile there (for Inf2/Trn1, the legacy neuron backend of torch-neuronx "
-            "2.9 and earlier compiles without a device)")
+    return (
+        f"TorchNeuron (torch-neuronx {version or '?'}) compiles only on a Trn2 or Trn3 instance, and this host "
+        "has no Neuron device: run the compile there (for Inf2/Trn1, the legacy neuron backend of torch-neuronx "
+        "2.9 and earlier compiles without a device)"
+    )
 
 
 def exception_text(exc: BaseException) -> str:
@@ -69,9 +77,11 @@ def compile_failure(text: str, compiler_log: Iterable[str] = (), version: str | 
         cause = f": {_first_line(first.message)}" if first is not None and first.message.strip() else ""
         return f"neuronx-cc exited with code {code} under TorchNeuron ({meaning(code)}){cause}"
     if _NO_NEFF_RE.search(text):
-        return ("neuronx-cc ended without writing a NEFF under TorchNeuron (Failed to read compiled NEFF file): "
-                "TorchNeuron reads only the compiler's exit code, so a compiler killed by a signal, most often the "
-                "out-of-memory killer, ends like this")
+        return (
+            "neuronx-cc ended without writing a NEFF under TorchNeuron (Failed to read compiled NEFF file): "
+            "TorchNeuron reads only the compiler's exit code, so a compiler killed by a signal, most often the "
+            "out-of-memory killer, ends like this"
+        )
     if _NO_DEVICE_RE.search(text):
         return no_device(version)
     return None
@@ -100,6 +110,8 @@ def graph_break(text: str, library_roots: tuple[Path, ...] = ()) -> str:
     frame = (mine or frames)[-1]
     source = (frame["src"] or "").split("  #")[0].strip()
     code = f" (`{source}`)" if source else ""
-    return (f"graph break under fullgraph=True at {source_location(frame['file'], int(frame['line']))} in "
-            f"{frame['fn'].strip()}{code}: {reason}; TorchNeuron compiles the module as one graph, so that line "
-            "must change (torch's explanation and hints are in job.log)")
+    return (
+        f"graph break under fullgraph=True at {source_location(frame['file'], int(frame['line']))} in "
+        f"{frame['fn'].strip()}{code}: {reason}; TorchNeuron compiles the module as one graph, so that line "
+        "must change (torch's explanation and hints are in job.log)"
+    )

@@ -120,9 +120,22 @@ def host(environ: Mapping[str, str] | None = None) -> Host:
 def expected_command(spec: Any, where: Host, flags: list[str]) -> list[str]:
     """The neuronx-cc argv TorchNeuron builds (its NeuronCompiler): target, LNC and opt level first, then
     the flags it always adds, then NEURON_CC_FLAGS; a value it reads from the instance is shown in <>."""
-    return ["neuronx-cc", "compile", f"{TMP}/module.mlir", "--framework", "XLA",
-            "--target", where.target or "<instance>", "--lnc", str(where.lnc) if where.lnc else "<instance>",
-            opt_level(spec), *ALWAYS_ADDED, *flags, "--output", f"{TMP}/module.neff"]
+    return [
+        "neuronx-cc",
+        "compile",
+        f"{TMP}/module.mlir",
+        "--framework",
+        "XLA",
+        "--target",
+        where.target or "<instance>",
+        "--lnc",
+        str(where.lnc) if where.lnc else "<instance>",
+        opt_level(spec),
+        *ALWAYS_ADDED,
+        *flags,
+        "--output",
+        f"{TMP}/module.neff",
+    ]
 
 
 def problems(spec: Any, where: Host) -> list[Problem]:
@@ -130,22 +143,46 @@ def problems(spec: Any, where: Host) -> list[Problem]:
     c = spec.compiler
     out: list[Problem] = []
     if where.target is None:
-        out.append(Problem("compiler.target", f"TorchNeuron compiles for this instance's target, which cannot be told "
-                                              f"here ({where.target_source}); the spec's {c.target} is not passed "
-                                              "to neuronx-cc.", "warning"))
+        out.append(
+            Problem(
+                "compiler.target",
+                f"TorchNeuron compiles for this instance's target, which cannot be told "
+                f"here ({where.target_source}); the spec's {c.target} is not passed "
+                "to neuronx-cc.",
+                "warning",
+            )
+        )
     elif where.target != c.target:
-        out.append(Problem("compiler.target", f"the spec's target is {c.target}, but TorchNeuron compiles for "
-                                              f"{where.target} ({where.target_source}): {where.target} will be "
-                                              "used.", "warning"))
+        out.append(
+            Problem(
+                "compiler.target",
+                f"the spec's target is {c.target}, but TorchNeuron compiles for "
+                f"{where.target} ({where.target_source}): {where.target} will be "
+                "used.",
+                "warning",
+            )
+        )
     if where.lnc is not None and c.lnc is not None and c.lnc != where.lnc:
-        out.append(Problem("compiler.lnc", f"the spec's LNC is {c.lnc}, but TorchNeuron compiles with {LNC_ENV}="
-                                           f"{where.lnc}: LNC {where.lnc} will be used (set {LNC_ENV}={c.lnc} "
-                                           "before starting neffbench to compile for it).", "warning"))
+        out.append(
+            Problem(
+                "compiler.lnc",
+                f"the spec's LNC is {c.lnc}, but TorchNeuron compiles with {LNC_ENV}="
+                f"{where.lnc}: LNC {where.lnc} will be used (set {LNC_ENV}={c.lnc} "
+                "before starting neffbench to compile for it).",
+                "warning",
+            )
+        )
     elif where.lnc is None and c.lnc is not None and not (c.lnc == 2 and where.target == "trn2"):
-        out.append(Problem("compiler.lnc", f"the spec's LNC is {c.lnc}, but TorchNeuron takes the LNC from "
-                                           f"{LNC_ENV}, which is unset: the instance's default will be used (2 on "
-                                           f"Trn2; set {LNC_ENV}={c.lnc} before starting neffbench to compile for "
-                                           f"LNC {c.lnc}).", "warning"))
+        out.append(
+            Problem(
+                "compiler.lnc",
+                f"the spec's LNC is {c.lnc}, but TorchNeuron takes the LNC from "
+                f"{LNC_ENV}, which is unset: the instance's default will be used (2 on "
+                f"Trn2; set {LNC_ENV}={c.lnc} before starting neffbench to compile for "
+                f"LNC {c.lnc}).",
+                "warning",
+            )
+        )
     flags = cc_flags(spec)
     effective = effective_options(expected_command(spec, where, flags))
     spec_values = {"--model-type": ("model_type", c.model_type), "--auto-cast": ("auto_cast", c.auto_cast)}
@@ -153,18 +190,35 @@ def problems(spec: Any, where: Host) -> list[Problem]:
     for opt, value in added.items():
         name, wanted = spec_values[opt]
         if effective.get(opt) != wanted:
-            out.append(Problem(f"compiler.{name}", f"the spec's {name} is {wanted}, but TorchNeuron always passes "
-                                                   f"{opt} {value} and the spec adds no {opt} of its own to undo "
-                                                   f"it: this compile uses {effective.get(opt)}.", "warning"))
+            out.append(
+                Problem(
+                    f"compiler.{name}",
+                    f"the spec's {name} is {wanted}, but TorchNeuron always passes "
+                    f"{opt} {value} and the spec adds no {opt} of its own to undo "
+                    f"it: this compile uses {effective.get(opt)}.",
+                    "warning",
+                )
+            )
     if c.cpu_backend == "on":
-        out.append(Problem("compiler.cpu_backend", "cpu_backend is torch_neuronx.trace's (the legacy backend); "
-                                                   "TorchNeuron has none and compiles on the instance's device.",
-                           "warning"))
+        out.append(
+            Problem(
+                "compiler.cpu_backend",
+                "cpu_backend is torch_neuronx.trace's (the legacy backend); "
+                "TorchNeuron has none and compiles on the instance's device.",
+                "warning",
+            )
+        )
     for arg in c.extra_args:
         if any(ch.isspace() for ch in arg):
-            out.append(Problem("compiler.extra_args", f"extra arg {arg!r} holds a blank: TorchNeuron splits "
-                                                      "NEURON_CC_FLAGS at whitespace, so neuronx-cc would get it as "
-                                                      "several arguments.", "error"))
+            out.append(
+                Problem(
+                    "compiler.extra_args",
+                    f"extra arg {arg!r} holds a blank: TorchNeuron splits "
+                    "NEURON_CC_FLAGS at whitespace, so neuronx-cc would get it as "
+                    "several arguments.",
+                    "error",
+                )
+            )
     return out
 
 
@@ -190,8 +244,9 @@ def debug_artifacts(job_dir: str | Path) -> dict[str, list[str]]:
     return out
 
 
-def match_inputs(neff_inputs: list[tuple[str, str | None, tuple[int, ...] | None]],
-                 given: list[tuple[str, tuple[int, ...]] | None]) -> dict[int, str] | None:
+def match_inputs(
+    neff_inputs: list[tuple[str, str | None, tuple[int, ...] | None]], given: list[tuple[str, tuple[int, ...]] | None]
+) -> dict[int, str] | None:
     """Which NEFF input each of the job's tensors feeds, by dtype and shape: ``{index in given: NEFF name}``.
 
     Dynamo orders a graph's inputs by first use, not by argument, so the NEFF's order is its own. Each
@@ -205,8 +260,9 @@ def match_inputs(neff_inputs: list[tuple[str, str | None, tuple[int, ...] | None
             if sig is None or i in taken:
                 continue
             g_dtype, g_shape = sig
-            if (dtype is None or dtype == g_dtype or (g_dtype == "int64" and dtype == "int32")) and \
-                    (shape is None or tuple(shape) == tuple(g_shape)):
+            if (dtype is None or dtype == g_dtype or (g_dtype == "int64" and dtype == "int32")) and (
+                shape is None or tuple(shape) == tuple(g_shape)
+            ):
                 taken[i] = name
                 break
         else:

@@ -23,7 +23,9 @@ def _env_source(spec: Any) -> str:
             lines.append(f"    {key!r}: str(OUT / {value[4:]!r}),")
         else:
             lines.append(f"    {key!r}: {value!r},")
-    lines.append(f"    'NEURON_CC_FLAGS': ' '.join(CC_FLAGS + ['--logfile', str(OUT / 'compiler' / {LOGFILE_NAME!r})]),")
+    lines.append(
+        f"    'NEURON_CC_FLAGS': ' '.join(CC_FLAGS + ['--logfile', str(OUT / 'compiler' / {LOGFILE_NAME!r})]),"
+    )
     lines.append(f"    'NEURON_COMPILER_OPT_LEVEL': {tn.opt_level(spec)!r},")
     return "\n".join(lines)
 
@@ -33,11 +35,23 @@ def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[
     command = " ".join(tn.expected_command(spec, tn.Host("<instance>", "", None, ""), tn.cc_flags(spec)))
     needs = kernel.reproduce_needs(spec)
     return _TEMPLATE.format(
-        job_id=job_id, name=spec.name, bucket=bucket_label(kernel.buckets(spec)[0]), hash8=spec_hash(spec)[:8],
-        needs=needs, command=command, cc_flags=tn.cc_flags(spec), lnc_env=tn.LNC_ENV, device_env=tn.DEVICE_ENV,
-        device=tn.DEVICE, title=kernel.title, version=neffbench.__version__,
-        kernel_source=kernel.reproduce_source(spec, built).strip(), module_source=script_source(weights).strip(),
-        env_source=_env_source(spec), logfile=LOGFILE_NAME)
+        job_id=job_id,
+        name=spec.name,
+        bucket=bucket_label(kernel.buckets(spec)[0]),
+        hash8=spec_hash(spec)[:8],
+        needs=needs,
+        command=command,
+        cc_flags=tn.cc_flags(spec),
+        lnc_env=tn.LNC_ENV,
+        device_env=tn.DEVICE_ENV,
+        device=tn.DEVICE,
+        title=kernel.title,
+        version=neffbench.__version__,
+        kernel_source=kernel.reproduce_source(spec, built).strip(),
+        module_source=script_source(weights).strip(),
+        env_source=_env_source(spec),
+        logfile=LOGFILE_NAME,
+    )
 
 
 # The script, as str.format fills it in: doubled braces are the script's own.

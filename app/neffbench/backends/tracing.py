@@ -24,7 +24,7 @@ def source_location(filename: str, lineno: int) -> str:
     """``problems.py:113`` for a user's file; ``transformers/masking_utils.py:229`` inside a package."""
     parts = Path(filename).parts
     if "site-packages" in parts:
-        return f"{'/'.join(parts[parts.index('site-packages') + 1:])}:{lineno}"
+        return f"{'/'.join(parts[parts.index('site-packages') + 1 :])}:{lineno}"
     return f"{filename}:{lineno}"
 
 
@@ -74,8 +74,7 @@ def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str
     return traced, messages
 
 
-def neuron_trace(backend: Any, module: Any, inputs: tuple[Any, ...], compiler_dir: Path,
-                 args: list[str]) -> Any:
+def neuron_trace(backend: Any, module: Any, inputs: tuple[Any, ...], compiler_dir: Path, args: list[str]) -> Any:
     """torch_neuronx.trace into the job's compiler workdir; a compiler failure becomes a JobFailure with its exit code."""
     _quiet_jit_deprecation()
     if not shutil.which("neuronx-cc"):

@@ -47,8 +47,7 @@ def _errors(a: torch.Tensor, b: torch.Tensor, atol: float) -> tuple[float, float
     return max_abs, max_rel
 
 
-def compare(actual: Any, expected: Any, atol: float, rtol: float,
-            names: tuple[str, ...] = ()) -> dict[str, Any]:
+def compare(actual: Any, expected: Any, atol: float, rtol: float, names: tuple[str, ...] = ()) -> dict[str, Any]:
     """Element-wise comparison; ``match`` is torch.allclose's |a-b| <= atol + rtol*|b|.
 
     The relative error is taken over elements with |b| > atol only: near zero it says nothing.
@@ -72,8 +71,9 @@ def compare(actual: Any, expected: Any, atol: float, rtol: float,
             continue
         entry["max_abs_error"], entry["max_rel_error"] = _errors(a, b, atol)
         if a.dtype.is_floating_point or b.dtype.is_floating_point:
-            entry["match"] = bool(torch.allclose(a.detach().double(), b.detach().double(), atol=atol, rtol=rtol,
-                                                 equal_nan=True))
+            entry["match"] = bool(
+                torch.allclose(a.detach().double(), b.detach().double(), atol=atol, rtol=rtol, equal_nan=True)
+            )
         else:
             # An int32 output of a NEFF stands for the module's int64 one (neuronx-cc downcasts int64).
             entry["match"] = bool(torch.equal(a.to(b.dtype), b))
@@ -104,8 +104,11 @@ def dtype_cost(built: Built, reference: Any) -> dict[str, Any]:
         with torch.no_grad():
             out64 = module64(*inputs64)
     except Exception as exc:  # noqa: BLE001 - any refusal of the module means "not possible here"
-        return {"checked": False, "reason": f"the module does not run in float64: {type(exc).__name__}: "
-                                            f"{str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")}
+        return {
+            "checked": False,
+            "reason": f"the module does not run in float64: {type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": "),
+        }
     got, want = as_tuple(reference), as_tuple(out64)
     outputs = []
     for i, (a, b) in enumerate(zip(got, want)):
@@ -115,8 +118,11 @@ def dtype_cost(built: Built, reference: Any) -> dict[str, Any]:
         if a.shape == b.shape:
             entry["max_abs_error"], entry["max_rel_error"] = _errors(a, b, 0.0)
         outputs.append(entry)
-    return {"checked": True, "outputs": outputs,
-            "max_abs_error": max((o.get("max_abs_error", 0.0) for o in outputs), default=0.0)}
+    return {
+        "checked": True,
+        "outputs": outputs,
+        "max_abs_error": max((o.get("max_abs_error", 0.0) for o in outputs), default=0.0),
+    }
 
 
 def verify(traced: Any, built: Built, spec: Any, reference: Any, *, where: str, on_device: bool) -> dict[str, Any]:
@@ -149,9 +155,19 @@ def verify(traced: Any, built: Built, spec: Any, reference: Any, *, where: str, 
 
 def skipped(spec: Any, reason: str, built: Built | None = None, reference: Any = None) -> dict[str, Any]:
     atol, rtol, basis = tolerance_for(spec)
-    out = {"checked": False, "where": None, "device_verified": False, "skipped_reason": reason,
-           "dtype": registry.for_spec(spec).dtype(spec), "atol": atol, "rtol": rtol, "tolerance_basis": basis,
-           "max_abs_error": None, "max_rel_error": None, "match": None}
+    out = {
+        "checked": False,
+        "where": None,
+        "device_verified": False,
+        "skipped_reason": reason,
+        "dtype": registry.for_spec(spec).dtype(spec),
+        "atol": atol,
+        "rtol": rtol,
+        "tolerance_basis": basis,
+        "max_abs_error": None,
+        "max_rel_error": None,
+        "match": None,
+    }
     if built is not None and reference is not None:
         out["dtype_cost"] = dtype_cost(built, reference)
     return out

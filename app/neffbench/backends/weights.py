@@ -40,10 +40,17 @@ def weights_digest(module) -> dict:
             flat = flat[:: -(-flat.numel() // SAMPLE_ELEMENTS)]
         data = flat.cpu().contiguous()
         if data.numel():
-            digest.update(data.view(torch.uint8).numpy().tobytes() if data.dtype != torch.bool
-                          else data.to(torch.uint8).numpy().tobytes())
-    method = (f"an evenly strided sample of at most {SAMPLE_ELEMENTS} elements of each tensor (the module has "
-              f"{total / 2**30:.1f} GiB)" if sampled else "every byte")
+            digest.update(
+                data.view(torch.uint8).numpy().tobytes()
+                if data.dtype != torch.bool
+                else data.to(torch.uint8).numpy().tobytes()
+            )
+    method = (
+        f"an evenly strided sample of at most {SAMPLE_ELEMENTS} elements of each tensor (the module has "
+        f"{total / 2**30:.1f} GiB)"
+        if sampled
+        else "every byte"
+    )
     return {"sha256": digest.hexdigest(), "tensors": len(tensors), "bytes": total, "method": method}
 
 
@@ -51,7 +58,8 @@ def weights_difference(now: dict, then: dict) -> str:
     """The sentence for a rebuild whose module differs from the one compiled (empty when it does not)."""
     if not then or not then.get("sha256") or now.get("sha256") == then.get("sha256"):
         return ""
-    return (f"the module built now differs from the one compiled: its weights digest is {now['sha256'][:12]} "
-            f"({now['tensors']} tensors, {now['bytes']} bytes), the compiled module's was {then['sha256'][:12]} "
-            f"({then.get('tensors')} tensors, {then.get('bytes')} bytes)")
-
+    return (
+        f"the module built now differs from the one compiled: its weights digest is {now['sha256'][:12]} "
+        f"({now['tensors']} tensors, {now['bytes']} bytes), the compiled module's was {then['sha256'][:12]} "
+        f"({then.get('tensors')} tensors, {then.get('bytes')} bytes)"
+    )

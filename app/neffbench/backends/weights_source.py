@@ -33,6 +33,8 @@ def same_weights(module) -> bool:
 
 def difference_sentence(now: dict[str, Any], then: dict[str, Any]) -> str:
     """``its weights digest is ...`` for two recorded digests (torch-free: the records' words)."""
-    return (f"its weights digest is {str(now.get('sha256'))[:12]} ({now.get('tensors')} tensors, {now.get('bytes')} "
-            f"bytes), the other's {str(then.get('sha256'))[:12]} ({then.get('tensors')} tensors, {then.get('bytes')} "
-            "bytes)")
+    return (
+        f"its weights digest is {str(now.get('sha256'))[:12]} ({now.get('tensors')} tensors, {now.get('bytes')} "
+        f"bytes), the other's {str(then.get('sha256'))[:12]} ({then.get('tensors')} tensors, {then.get('bytes')} "
+        "bytes)"
+    )

@@ -7,8 +7,9 @@ import threading
 from collections.abc import Callable
 
 
-def run_cancellable(work: Callable[[], None], cancel: threading.Event, *, name: str,
-                    announce: Callable[[], None]) -> None:
+def run_cancellable(
+    work: Callable[[], None], cancel: threading.Event, *, name: str, announce: Callable[[], None]
+) -> None:
     """Run ``work`` on a thread until it returns. Ctrl-C only sets ``cancel`` (``announce`` says so, once):
     the work notices and ends its jobs cleanly, and a KeyboardInterrupt inside Thread.join, which can
     corrupt the thread's state, never happens."""

@@ -12,21 +12,33 @@ from neffbench.spec import spec_hash
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="validate a spec; exit 0 when it can be compiled, 2 with every problem",
-                       description="Validate a spec (file or preset) with any overrides. Exit 0 when it can be "
-                       "compiled (warnings are printed), 2 with every problem listed by field.")
+    p = sub.add_parser(
+        "check",
+        help="validate a spec; exit 0 when it can be compiled, 2 with every problem",
+        description="Validate a spec (file or preset) with any overrides. Exit 0 when it can be "
+        "compiled (warnings are printed), 2 with every problem listed by field.",
+    )
     add_spec_arguments(p)
     from neffbench.backends.registry import CHOICES as BACKENDS
 
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="also check what this backend does with the spec (auto: the one a compile would use); "
-                   "torchneuron takes target and LNC from the instance, and says so")
-    p.add_argument("--no-probe", action="store_true",
-                   help="for kernels that run your code (module): check the spec only, without the pre-flight run "
-                   "in a child process (resolve, bind, eager run, CPU trace)")
-    p.epilog = ("Exit codes: 0 the spec can be compiled (every bucket pre-flighted for kernels that run your code), "
-                "1 pre-flight did not finish (it timed out, after compiler.timeout seconds or 300, or the probe "
-                "crashed), 2 problems, each listed by field.")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="auto",
+        help="also check what this backend does with the spec (auto: the one a compile would use); "
+        "torchneuron takes target and LNC from the instance, and says so",
+    )
+    p.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="for kernels that run your code (module): check the spec only, without the pre-flight run "
+        "in a child process (resolve, bind, eager run, CPU trace)",
+    )
+    p.epilog = (
+        "Exit codes: 0 the spec can be compiled (every bucket pre-flighted for kernels that run your code), "
+        "1 pre-flight did not finish (it timed out, after compiler.timeout seconds or 300, or the probe "
+        "crashed), 2 problems, each listed by field."
+    )
     p.set_defaults(func=run)
 
 
@@ -47,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if len(buckets) > 1:  # each bucket is a job of its own, named by its own hash
         from neffbench.kernels.api import bucket_label
 
-        print("  each bucket's job: " + ", ".join(
-            f"{bucket_label(b)} {spec_hash(kernel.for_bucket(spec, b), digest)[:8]}" for b in buckets))
+        print(
+            "  each bucket's job: "
+            + ", ".join(f"{bucket_label(b)} {spec_hash(kernel.for_bucket(spec, b), digest)[:8]}" for b in buckets)
+        )
     return 0
 
 
@@ -66,8 +80,11 @@ def _backend_problems(args: argparse.Namespace, spec) -> int:
     print_problems(problems, file=sys.stderr)
     errors = sum(p.severity == "error" for p in problems)
     if errors:
-        print(f"{args.spec}: {errors} error(s) for the {backend.name} backend; nothing can be compiled with it until "
-              "they are fixed.", file=sys.stderr)
+        print(
+            f"{args.spec}: {errors} error(s) for the {backend.name} backend; nothing can be compiled with it until "
+            "they are fixed.",
+            file=sys.stderr,
+        )
     return errors
 
 
@@ -98,12 +115,16 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
         for i, bucket in enumerate(buckets):
             label = bucket_label(bucket)
             try:
-                report = probe.ask("check", {"spec": to_dict(spec), "bucket": bucket, "brief": i > 0, **facts},
-                                   timeout=timeout)
+                report = probe.ask(
+                    "check", {"spec": to_dict(spec), "bucket": bucket, "brief": i > 0, **facts}, timeout=timeout
+                )
             except ProbeError as exc:
                 unchecked = ", ".join(bucket_label(b) for b in buckets[i:])
-                print(f"{args.spec}: pre-flight of bucket {label} did not finish: {exc} Checked: "
-                      f"{', '.join(checked) or 'none'}; not checked: {unchecked}.", file=sys.stderr)
+                print(
+                    f"{args.spec}: pre-flight of bucket {label} did not finish: {exc} Checked: "
+                    f"{', '.join(checked) or 'none'}; not checked: {unchecked}.",
+                    file=sys.stderr,
+                )
                 return EXIT_PREFLIGHT_UNFINISHED, None
             errors += _print_report(report, label if len(buckets) > 1 else "", seen)
             checked.append(label)
@@ -112,8 +133,9 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
     finally:
         probe.close()
     if errors:
-        print(f"{args.spec}: {errors} pre-flight error(s); nothing can be compiled until they are fixed.",
-              file=sys.stderr)
+        print(
+            f"{args.spec}: {errors} pre-flight error(s); nothing can be compiled until they are fixed.", file=sys.stderr
+        )
         return EXIT_INVALID, None
     print(f"  pre-flight checked {len(checked)} of {len(buckets)} bucket(s): {', '.join(checked)}")
     print(f"  NEFF inputs:  {', '.join(interface.get('inputs', [])) or '-'}")

@@ -41,24 +41,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.cli.spec_args import add_spec_arguments
 
     p = sub.add_parser(
-        "compile", help="compile a spec into NEFFs (one job per bucket) and record each job",
+        "compile",
+        help="compile a spec into NEFFs (one job per bucket) and record each job",
         description="Compile SPEC (a file, a preset or a module entry such as FILE.py:NAME) into one NEFF per bucket. Each job gets its own "
         "directory under the workdir with spec.toml, job.log, job.json, model.pt, reproduce.py and the NEFFs. "
-        "Exit 0 when every job succeeds, 1 when one fails, 130 when cancelled (Ctrl-C), 2 for an invalid spec.")
+        "Exit 0 when every job succeeds, 1 when one fails, 130 when cancelled (Ctrl-C), 2 for an invalid spec.",
+    )
     add_spec_arguments(p)
     from neffbench.backends.registry import CHOICES as BACKENDS
 
-    p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help='torchneuron: torch.compile(backend="neuron"), TorchNeuron (torch-neuronx 2.13.3+, SDK 2.33+, '
-                   "Trn2/Trn3); neuron: torch_neuronx.trace (legacy, SDK ≤ 2.31, Inf2/Trn1); cpu-check: "
-                   "torch.jit.trace on CPU, makes no NEFF; auto (default): torchneuron or neuron, whichever "
-                   "torch_neuronx is installed (with neuronx-cc), else cpu-check")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="auto",
+        help='torchneuron: torch.compile(backend="neuron"), TorchNeuron (torch-neuronx 2.13.3+, SDK 2.33+, '
+        "Trn2/Trn3); neuron: torch_neuronx.trace (legacy, SDK ≤ 2.31, Inf2/Trn1); cpu-check: "
+        "torch.jit.trace on CPU, makes no NEFF; auto (default): torchneuron or neuron, whichever "
+        "torch_neuronx is installed (with neuronx-cc), else cpu-check",
+    )
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="buckets compiled at once (default 1)")
-    p.add_argument("--no-cache", action="store_true",
-                   help="compile even when an identical compile already succeeded in the workdir (by default its "
-                   "NEFF is reused in a new job, which says where it came from)")
-    p.add_argument("--json", action="store_true", help="print the final job.json records (a JSON list) instead of "
-                   "a summary; the log goes to stderr")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile even when an identical compile already succeeded in the workdir (by default its "
+        "NEFF is reused in a new job, which says where it came from)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the final job.json records (a JSON list) instead of a summary; the log goes to stderr",
+    )
     p.set_defaults(func=run)
 
 
@@ -181,14 +193,30 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
 
     def work() -> None:
         try:
-            results.extend(run_buckets(spec, backend=args.backend, jobs=args.jobs, on_line=on_line,
-                                       on_event=on_event, cancel_event=cancel, standby=standby,
-                                       use_cache=not args.no_cache, prepared=prepared))
+            results.extend(
+                run_buckets(
+                    spec,
+                    backend=args.backend,
+                    jobs=args.jobs,
+                    on_line=on_line,
+                    on_event=on_event,
+                    cancel_event=cancel,
+                    standby=standby,
+                    use_cache=not args.no_cache,
+                    prepared=prepared,
+                )
+            )
         except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             failure.append(exc)
 
-    run_cancellable(work, cancel, name="neffbench-compile", announce=lambda: on_line(
-        "neffbench: cancelling: SIGTERM to each job's processes, SIGKILL after a grace period"))
+    run_cancellable(
+        work,
+        cancel,
+        name="neffbench-compile",
+        announce=lambda: on_line(
+            "neffbench: cancelling: SIGTERM to each job's processes, SIGKILL after a grace period"
+        ),
+    )
     on_line.close()
     if progress:
         progress.close()

@@ -7,8 +7,11 @@ import json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="report Python, torch, Qt, Neuron toolchain, devices and display",
-                       description="Report what this host has and which compile backend the workbench will use.")
+    p = sub.add_parser(
+        "doctor",
+        help="report Python, torch, Qt, Neuron toolchain, devices and display",
+        description="Report what this host has and which compile backend the workbench will use.",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -9,16 +9,21 @@ import sys
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "explain", help="explain compiler output: outcome, the first error and its code, exit status, passes",
+        "explain",
+        help="explain compiler output: outcome, the first error and its code, exit status, passes",
         description="Read compiler output (a log-neuron-cc.txt, a pasted stdout, a job's job.log or the job "
         "directory itself, a file holding several compiles, or - for standard input) and explain it: the "
         "outcome, the first error with its code and the code's documented meaning, the exit status and what "
         "it means, the passes as a timeline, the compiler version, the command line and the lines around the "
-        "first error. Exit 0 when the output was read (whatever it says), 1 when it cannot be read.")
+        "first error. Exit 0 when the output was read (whatever it says), 1 when it cannot be read.",
+    )
     p.add_argument("log", metavar="LOG", help="a log file, a job directory, or - for standard input")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object (status, exit_code, first_error, errors, codes, passes, "
-                   "compiler_version, command, and more)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (status, exit_code, first_error, errors, codes, passes, "
+        "compiler_version, command, and more)",
+    )
     p.set_defaults(func=run_explain)
 
 

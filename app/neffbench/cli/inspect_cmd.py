@@ -9,30 +9,42 @@ from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("inspect", help="show what a NEFF file says about itself (no Neuron tools needed)",
-                       description="Read a NEFF's header and payload: name, compiler version, target, LNC, inputs "
-                       "and outputs, size and sha256. Exit 0, or 1 with the reason when the file is not a good NEFF.")
+    p = sub.add_parser(
+        "inspect",
+        help="show what a NEFF file says about itself (no Neuron tools needed)",
+        description="Read a NEFF's header and payload: name, compiler version, target, LNC, inputs "
+        "and outputs, size and sha256. Exit 0, or 1 with the reason when the file is not a good NEFF.",
+    )
     p.add_argument("file", metavar="FILE.neff")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
     p.add_argument("--members", action="store_true", help="also list the payload members and their sizes")
     p.set_defaults(func=run_inspect)
 
-    p = sub.add_parser("list", help="list every NEFF below a directory, newest first, with the job that built it",
-                       description="Find every *.neff below DIR and show one row each: path, size, modified time, "
-                       "name, inputs -> outputs, the job outcome when a job.json is above it, and why a file "
-                       "could not be read.")
+    p = sub.add_parser(
+        "list",
+        help="list every NEFF below a directory, newest first, with the job that built it",
+        description="Find every *.neff below DIR and show one row each: path, size, modified time, "
+        "name, inputs -> outputs, the job outcome when a job.json is above it, and why a file "
+        "could not be read.",
+    )
     p.add_argument("dir", metavar="DIR")
     p.add_argument("--json", action="store_true", help="print a JSON array of records instead of the table")
-    p.add_argument("--header-only", action="store_true",
-                   help="read only each file's 1024-byte header (fast; no inputs/outputs or sha256)")
+    p.add_argument(
+        "--header-only",
+        action="store_true",
+        help="read only each file's 1024-byte header (fast; no inputs/outputs or sha256)",
+    )
     p.set_defaults(func=run_list)
 
-    p = sub.add_parser("diff", help="show what differs between two NEFFs (or jobs) and the jobs that built them",
-                       description="Compare two NEFFs: header fields, compiler version, input/output signatures, "
-                       "member sizes and, when both have a job.json above them, the specs, the source files and "
-                       "library versions the module was built from, its weights and the compiler commands. A job "
-                       "directory may stand for its NEFF (or, for a job without one, for itself: its record alone "
-                       "is compared). Exit 0 (whether or not they differ), or 1 when a file cannot be read.")
+    p = sub.add_parser(
+        "diff",
+        help="show what differs between two NEFFs (or jobs) and the jobs that built them",
+        description="Compare two NEFFs: header fields, compiler version, input/output signatures, "
+        "member sizes and, when both have a job.json above them, the specs, the source files and "
+        "library versions the module was built from, its weights and the compiler commands. A job "
+        "directory may stand for its NEFF (or, for a job without one, for itself: its record alone "
+        "is compared). Exit 0 (whether or not they differ), or 1 when a file cannot be read.",
+    )
     p.add_argument("a", metavar="A", help="a .neff file or a job directory")
     p.add_argument("b", metavar="B", help="a .neff file or a job directory")
     p.add_argument("--json", action="store_true", help="print a JSON object with a list of differences")
@@ -82,26 +94,37 @@ def inspect_lines(info: Any, *, members: bool = False) -> list[str]:
         compiler += f" (tool_version {info.tool_version})"
     lines = [
         info.path,
-        *_table(["name", h.name or "(empty)"], [
-            ["compiler", compiler],
-            ["target", f"{codename_label(info.target)}, kelf {info.kelf_version or '?'}, subgraphs: {subgraphs}"],
-            ["LNC", str(h.lnc_size)],
-            ["NEFF", f"version {h.neff_version[0]}.{h.neff_version[1]}, pkg_version {h.pkg_version}, "
-                     f"num_tpb {h.num_tpb}, build {h.build_version or '-'}"],
-            ["uuid", h.uuid],
-            ["features", f"{h.feature_bits:#x} (bits {', '.join(map(str, h.feature_bits_set)) or 'none'})"],
-            ["size", f"{info.size:,} bytes ({'gzip' if info.compressed else 'uncompressed'} payload, "
-                     f"{info.payload_size:,} bytes of tar, {info.member_count} members)"],
-            ["constants", f"{info.constants_count} inlined, {info.constants_bytes:,} bytes"],
-            ["sha256", info.sha256],
-        ]),
+        *_table(
+            ["name", h.name or "(empty)"],
+            [
+                ["compiler", compiler],
+                ["target", f"{codename_label(info.target)}, kelf {info.kelf_version or '?'}, subgraphs: {subgraphs}"],
+                ["LNC", str(h.lnc_size)],
+                [
+                    "NEFF",
+                    f"version {h.neff_version[0]}.{h.neff_version[1]}, pkg_version {h.pkg_version}, "
+                    f"num_tpb {h.num_tpb}, build {h.build_version or '-'}",
+                ],
+                ["uuid", h.uuid],
+                ["features", f"{h.feature_bits:#x} (bits {', '.join(map(str, h.feature_bits_set)) or 'none'})"],
+                [
+                    "size",
+                    f"{info.size:,} bytes ({'gzip' if info.compressed else 'uncompressed'} payload, "
+                    f"{info.payload_size:,} bytes of tar, {info.member_count} members)",
+                ],
+                ["constants", f"{info.constants_count} inlined, {info.constants_bytes:,} bytes"],
+                ["sha256", info.sha256],
+            ],
+        ),
     ]
     for side, tensors in (("inputs", info.inputs), ("outputs", info.outputs)):
         source = info.io_source.get(side)
         lines.append(f"{side} (from {source})" if source else f"{side}: none found")
         if tensors:
-            lines += _table(["name", "dtype", "shape", "bytes"],
-                            [[t.name, t.dtype or "?", _shape(t.shape), _num(t.nbytes)] for t in tensors])
+            lines += _table(
+                ["name", "dtype", "shape", "bytes"],
+                [[t.name, t.dtype or "?", _shape(t.shape), _num(t.nbytes)] for t in tensors],
+            )
     lines += [f"warning: {w}" for w in info.warnings]
     if members:
         lines.append(f"members ({info.member_count})")
@@ -135,8 +158,10 @@ def run_list(args: argparse.Namespace) -> int:
 
     try:
         for job_dir in mark_interrupted(args.dir):
-            print(f"neffbench: {job_dir.name} was left running by a process that is gone: marked interrupted",
-                  file=sys.stderr)
+            print(
+                f"neffbench: {job_dir.name} was left running by a process that is gone: marked interrupted",
+                file=sys.stderr,
+            )
         records = scan_workdir(args.dir, header_only=args.header_only)
     except OSError as exc:
         print(f"neffbench list: {exc}", file=sys.stderr)
@@ -154,10 +179,25 @@ def run_list(args: argparse.Namespace) -> int:
         info = r.info
         # The header alone does not name the target (kelf-0.json in the payload does): "-" then.
         target = codename_label(info.target) if info and info.target else "-"
-        rows.append([r.rel_path, f"{r.size:,}", r.modified, info.header.name if info else "?", target,
-                     (info.io_summary() or "-") if info else "-", job, problem])
-    print("\n".join(_table(["path", "size", "modified", "name", "target", "inputs -> outputs", "job", "problem"],
-                           rows, indent="")))
+        rows.append(
+            [
+                r.rel_path,
+                f"{r.size:,}",
+                r.modified,
+                info.header.name if info else "?",
+                target,
+                (info.io_summary() or "-") if info else "-",
+                job,
+                problem,
+            ]
+        )
+    print(
+        "\n".join(
+            _table(
+                ["path", "size", "modified", "name", "target", "inputs -> outputs", "job", "problem"], rows, indent=""
+            )
+        )
+    )
     unreadable = sum(1 for r in records if r.error)
     print(f"{len(records)} NEFF file(s)" + (f", {unreadable} unreadable" if unreadable else ""))
     return 0
@@ -210,12 +250,22 @@ def run_diff(args: argparse.Namespace) -> int:
     elif job_a is not None and job_b is not None:
         diffs = diff_jobs(job_a, job_b)  # a job without a NEFF (cpu-check): its record is what there is
     else:
-        print(f"{args.a if neff_a is None else args.b} is neither a NEFF nor a job directory with one, and the other "
-              "side has no job record to compare with.", file=sys.stderr)
+        print(
+            f"{args.a if neff_a is None else args.b} is neither a NEFF nor a job directory with one, and the other "
+            "side has no job record to compare with.",
+            file=sys.stderr,
+        )
         return 1
     if args.json:
-        _print_json({"a": args.a, "b": args.b, "job_a": jobs[0].path if jobs[0] else None,
-                     "job_b": jobs[1].path if jobs[1] else None, "differences": [d.to_dict() for d in diffs]})
+        _print_json(
+            {
+                "a": args.a,
+                "b": args.b,
+                "job_a": jobs[0].path if jobs[0] else None,
+                "job_b": jobs[1].path if jobs[1] else None,
+                "differences": [d.to_dict() for d in diffs],
+            }
+        )
         return 0
     print(f"A: {args.a}" + (f"  (job {jobs[0].path})" if jobs[0] else ""))
     print(f"B: {args.b}" + (f"  (job {jobs[1].path})" if jobs[1] else ""))

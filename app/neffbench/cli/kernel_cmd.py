@@ -9,9 +9,12 @@ import typing
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("kernel", help="list the kernels (built-in and plugins) or show one's fields and presets",
-                       description="Kernels are what the workbench compiles: built-in ones, the generic module "
-                       "kernel, and those plugins register through the neffbench.kernels entry points.")
+    p = sub.add_parser(
+        "kernel",
+        help="list the kernels (built-in and plugins) or show one's fields and presets",
+        description="Kernels are what the workbench compiles: built-in ones, the generic module "
+        "kernel, and those plugins register through the neffbench.kernels entry points.",
+    )
     ksub = p.add_subparsers(dest="kernel_command", metavar="ACTION")
     lp = ksub.add_parser("list", help="every kernel, where it comes from and its presets")
     lp.add_argument("--json", action="store_true")
@@ -21,9 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=run_show)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
-    rp = sub.add_parser("resolve", help="what a module entry is: its kind and its factory and forward signatures",
-                        description="Resolve ENTRY ('package.module:attr' or 'path/to/file.py:attr') in a child "
-                        "process and show what it found, as the window's Resolve does.")
+    rp = sub.add_parser(
+        "resolve",
+        help="what a module entry is: its kind and its factory and forward signatures",
+        description="Resolve ENTRY ('package.module:attr' or 'path/to/file.py:attr') in a child "
+        "process and show what it found, as the window's Resolve does.",
+    )
     rp.add_argument("entry", metavar="ENTRY")
     rp.add_argument("--kwarg", action="append", metavar="NAME=VALUE", help="factory argument (to see what it builds)")
     rp.add_argument("--call", choices=("auto", "factory", "object"), default="auto")
@@ -49,11 +55,29 @@ def run_list(args: argparse.Namespace) -> int:
     for name, entry in registry.entries().items():
         try:
             kernel = registry.get(name)
-            rows.append({"name": name, "origin": entry.origin, "value": entry.value, "title": kernel.title,
-                         "summary": kernel.summary, "presets": presets.get(name, []), "error": None})
+            rows.append(
+                {
+                    "name": name,
+                    "origin": entry.origin,
+                    "value": entry.value,
+                    "title": kernel.title,
+                    "summary": kernel.summary,
+                    "presets": presets.get(name, []),
+                    "error": None,
+                }
+            )
         except KeyError as exc:
-            rows.append({"name": name, "origin": entry.origin, "value": entry.value, "title": None,
-                         "summary": None, "presets": [], "error": exc.args[0]})
+            rows.append(
+                {
+                    "name": name,
+                    "origin": entry.origin,
+                    "value": entry.value,
+                    "title": None,
+                    "summary": None,
+                    "presets": [],
+                    "error": exc.args[0],
+                }
+            )
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -86,14 +110,32 @@ def _field_rows(cls: type) -> list[dict[str, typing.Any]]:
                 default = f.default_factory()
             except TypeError:
                 default = None
-        out.append({"key": f"{section}.{f.name}" if section else f.name, "label": m.get("label"),
-                    "help": m.get("help"), "default": default if not hasattr(default, "__dataclass_fields__")
-                    else None, "choices": list(m["choices"]) if m.get("choices") else None,
-                    "min": m.get("min"), "max": m.get("max"), "neff": m.get("neff", True)})
+        out.append(
+            {
+                "key": f"{section}.{f.name}" if section else f.name,
+                "label": m.get("label"),
+                "help": m.get("help"),
+                "default": default if not hasattr(default, "__dataclass_fields__") else None,
+                "choices": list(m["choices"]) if m.get("choices") else None,
+                "min": m.get("min"),
+                "max": m.get("max"),
+                "neff": m.get("neff", True),
+            }
+        )
     for table in tables_of(cls):
         meta = next(f.metadata for f in __import__("dataclasses").fields(cls) if f.name == table)
-        out.append({"key": f"[{table}]", "label": meta.get("label"), "help": meta.get("help"), "default": {},
-                    "choices": None, "min": None, "max": None, "neff": True})
+        out.append(
+            {
+                "key": f"[{table}]",
+                "label": meta.get("label"),
+                "help": meta.get("help"),
+                "default": {},
+                "choices": None,
+                "min": None,
+                "max": None,
+                "neff": True,
+            }
+        )
     return out
 
 
@@ -108,8 +150,19 @@ def run_show(args: argparse.Namespace) -> int:
     fields = _field_rows(kernel.spec_class)
     presets = _presets_by_kernel().get(kernel.name, [])
     if args.json:
-        print(json.dumps({"name": kernel.name, "title": kernel.title, "summary": kernel.summary,
-                          "fields": fields, "presets": presets}, indent=2, default=str))
+        print(
+            json.dumps(
+                {
+                    "name": kernel.name,
+                    "title": kernel.title,
+                    "summary": kernel.summary,
+                    "fields": fields,
+                    "presets": presets,
+                },
+                indent=2,
+                default=str,
+            )
+        )
         return 0
     print(f"{kernel.name}: {kernel.title}\n  {kernel.summary}\n")
     for row in fields:
@@ -138,8 +191,12 @@ def run_resolve(args: argparse.Namespace) -> int:
 
     from neffbench.kernels.module import entry as entries
 
-    request = {"entry": entries.anchored(args.entry, Path.cwd()), "kwargs": kwargs, "call": args.call,
-               "path": [str(Path(p).resolve()) for p in args.path]}
+    request = {
+        "entry": entries.anchored(args.entry, Path.cwd()),
+        "kwargs": kwargs,
+        "call": args.call,
+        "path": [str(Path(p).resolve()) for p in args.path],
+    }
     try:
         report = ask("resolve", request)
     except ProbeError as exc:
@@ -151,7 +208,7 @@ def run_resolve(args: argparse.Namespace) -> int:
     if not report.get("ok"):
         print(f"{args.entry}: {report.get('error')}", file=sys.stderr)
         return 1
-    sep = ":" if str(report['module']).endswith(".py") else "."
+    sep = ":" if str(report["module"]).endswith(".py") else "."
     print(f"{args.entry}: {report['kind']} {report['module']}{sep}{report['qualname']}")
     if report.get("doc"):
         print(f"  {report['doc'].splitlines()[0]}")

@@ -76,10 +76,13 @@ def gui_main() -> int:
 
     # Without a display Qt aborts the process with a core dump; say what to do instead.
     if sys.platform.startswith("linux") and not display() and not os.environ.get("QT_QPA_PLATFORM"):
-        print("neffbench: no display to open the workbench window on (neither DISPLAY nor WAYLAND_DISPLAY "
-              "is set).\n  Run it in a desktop session, over `ssh -X`, or under `xvfb-run -a neffbench`;\n"
-              "  without a window, `neffbench preview SPEC --out DIR` renders the preview plots to PNG and "
-              "every other action is a `neffbench` command (see `neffbench --help`).", file=sys.stderr)
+        print(
+            "neffbench: no display to open the workbench window on (neither DISPLAY nor WAYLAND_DISPLAY "
+            "is set).\n  Run it in a desktop session, over `ssh -X`, or under `xvfb-run -a neffbench`;\n"
+            "  without a window, `neffbench preview SPEC --out DIR` renders the preview plots to PNG and "
+            "every other action is a `neffbench` command (see `neffbench --help`).",
+            file=sys.stderr,
+        )
         return 1
     from neffbench.gui.shell.launch import launch
 

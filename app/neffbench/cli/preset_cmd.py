@@ -9,8 +9,11 @@ from neffbench.presets import load_preset, preset_kernels, preset_names, preset_
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("preset", help="list bundled presets or print one as TOML",
-                       description="Bundled presets. `neffbench preset show llama3-8b > my.toml` starts a spec.")
+    p = sub.add_parser(
+        "preset",
+        help="list bundled presets or print one as TOML",
+        description="Bundled presets. `neffbench preset show llama3-8b > my.toml` starts a spec.",
+    )
     psub = p.add_subparsers(dest="preset_command", metavar="ACTION", required=True)
     psub.add_parser("list", help="list presets with a one-line description").set_defaults(func=run_list)
     show = psub.add_parser("show", help="print a preset's TOML (its source is named in the comments)")

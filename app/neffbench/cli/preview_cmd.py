@@ -13,19 +13,30 @@ from neffbench.kernels.api import buckets_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("preview", help="render a kernel's preview plots (and its CPU check) to PNG",
-                       description="Compute the workbench's preview for a spec (the same kernel that gets "
-                       "compiled) and save its plots as PNG files, plus preview.json with the figures. Kernels "
-                       "without a preview of their own (the module kernel) get the CPU check instead: outputs, "
-                       "statistics, histograms, the NEFF interface and operator counts, in check.png and check.json. "
-                       "Needs no display: Qt renders offscreen.")
+    p = sub.add_parser(
+        "preview",
+        help="render a kernel's preview plots (and its CPU check) to PNG",
+        description="Compute the workbench's preview for a spec (the same kernel that gets "
+        "compiled) and save its plots as PNG files, plus preview.json with the figures. Kernels "
+        "without a preview of their own (the module kernel) get the CPU check instead: outputs, "
+        "statistics, histograms, the NEFF interface and operator counts, in check.png and check.json. "
+        "Needs no display: Qt renders offscreen.",
+    )
     add_spec_arguments(p)
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the PNG files")
     p.add_argument("--token", type=int, default=0, help="example token whose lanes are plotted (default 0)")
     p.add_argument("--head", type=int, default=0, help="query head whose lanes are plotted (default 0)")
-    p.add_argument("--at", dest="bucket", type=int, default=None, metavar="N",
-                   help="the bucket whose example inputs are used, by its value (default: the first)")
-    p.add_argument("--size", default="1400x900", metavar="WxH", help="size of the full preview image (default 1400x900)")
+    p.add_argument(
+        "--at",
+        dest="bucket",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the bucket whose example inputs are used, by its value (default: the first)",
+    )
+    p.add_argument(
+        "--size", default="1400x900", metavar="WxH", help="size of the full preview image (default 1400x900)"
+    )
     p.add_argument("--check", action="store_true", help="also run the CPU check (in a child process) and save it")
     p.set_defaults(func=run)
 
@@ -44,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
     if args.bucket is not None:
         bucket = kernel.pick_bucket(spec, args.bucket)
         if bucket is None:
-            print(f"--at {args.bucket} is not one of the spec's buckets ({buckets_text(kernel.buckets(spec))}).",
-                  file=sys.stderr)
+            print(
+                f"--at {args.bucket} is not one of the spec's buckets ({buckets_text(kernel.buckets(spec))}).",
+                file=sys.stderr,
+            )
             return 2
     try:
         width, height = _size(args.size)
@@ -82,9 +95,12 @@ def run(args: argparse.Namespace) -> int:
     if report is not None:
         problems = report.get("problems") or []
         errors = [p["message"] for p in problems if p["severity"] == "error"] or (
-            [report["error"]] if report.get("error") else [])
-        print(f"CPU check: {'passed' if report.get('ok') else 'FAILED'}"
-              f" ({len(errors)} error(s), {len(problems) - len(errors) if problems else 0} warning(s))")
+            [report["error"]] if report.get("error") else []
+        )
+        print(
+            f"CPU check: {'passed' if report.get('ok') else 'FAILED'}"
+            f" ({len(errors)} error(s), {len(problems) - len(errors) if problems else 0} warning(s))"
+        )
         for message in errors:
             print(f"  error: {message}")
         if not report.get("ok"):
@@ -97,8 +113,9 @@ def _write_json(path: Path, data) -> Path:
     return path
 
 
-def render(kernel, preview, report, out: Path, *, token: int = 0, head: int = 0,
-           size: tuple[int, int] = (1400, 900)) -> list[Path]:
+def render(
+    kernel, preview, report, out: Path, *, token: int = 0, head: int = 0, size: tuple[int, int] = (1400, 900)
+) -> list[Path]:
     """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG."""
     import pkgutil
 

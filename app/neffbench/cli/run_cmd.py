@@ -14,29 +14,49 @@ EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.runs.runtimes import RUNTIMES
 
-    p = sub.add_parser("run", help="run and benchmark a compiled NEFF (a job directory or a .neff file)",
-                       description="Load the NEFF of JOB_DIR (or FILE.neff) on a runtime, feed it the job's inputs.npz "
-                       "(or --inputs / --random), compare its outputs with reference.npz, then time warm-up plus "
-                       "--iterations calls. The record goes to <job>/runs/<UTC time>-<runtime>.json. Exit 0 when it "
-                       "ran and matched, 1 when it failed or mismatched, 2 for bad arguments, 130 on Ctrl-C.")
+    p = sub.add_parser(
+        "run",
+        help="run and benchmark a compiled NEFF (a job directory or a .neff file)",
+        description="Load the NEFF of JOB_DIR (or FILE.neff) on a runtime, feed it the job's inputs.npz "
+        "(or --inputs / --random), compare its outputs with reference.npz, then time warm-up plus "
+        "--iterations calls. The record goes to <job>/runs/<UTC time>-<runtime>.json. Exit 0 when it "
+        "ran and matched, 1 when it failed or mismatched, 2 for bad arguments, 130 on Ctrl-C.",
+    )
     p.add_argument("target", metavar="JOB_DIR|FILE.neff")
-    p.add_argument("--runtime", choices=RUNTIMES, default="auto",
-                   help="nrtpy or spike: the NEFF on a NeuronCore; torchscript: the job's model.pt after "
-                   "import torch_neuronx; cpu: the job's module on the CPU (labelled CPU, never a device figure); "
-                   "auto (default): a device runtime when a Neuron device is present, else cpu")
+    p.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        default="auto",
+        help="nrtpy or spike: the NEFF on a NeuronCore; torchscript: the job's model.pt after "
+        "import torch_neuronx; cpu: the job's module on the CPU (labelled CPU, never a device figure); "
+        "auto (default): a device runtime when a Neuron device is present, else cpu",
+    )
     p.add_argument("--iterations", type=int, default=50, metavar="N", help="timed calls (default 50)")
     p.add_argument("--warmup", type=int, default=5, metavar="W", help="untimed calls first (default 5)")
-    p.add_argument("--mode", choices=("device", "host"), default=None,
-                   help="device: NeuronCore time (nrtpy/spike); host: wall clock with transfers (default: the "
-                   "runtime's first)")
+    p.add_argument(
+        "--mode",
+        choices=("device", "host"),
+        default=None,
+        help="device: NeuronCore time (nrtpy/spike); host: wall clock with transfers (default: the runtime's first)",
+    )
     p.add_argument("--core", type=int, default=0, metavar="N", help="NeuronCore to run on (default 0)")
-    p.add_argument("--neff", default=None, metavar="PATH", help="which NEFF of a job with several (its path in the job)")
-    p.add_argument("--inputs", nargs="+", default=None, metavar="FILE.npz|NAME=FILE.npy",
-                   help="inputs to feed instead of the job's inputs.npz")
+    p.add_argument(
+        "--neff", default=None, metavar="PATH", help="which NEFF of a job with several (its path in the job)"
+    )
+    p.add_argument(
+        "--inputs",
+        nargs="+",
+        default=None,
+        metavar="FILE.npz|NAME=FILE.npy",
+        help="inputs to feed instead of the job's inputs.npz",
+    )
     p.add_argument("--random", action="store_true", help="random values of the recorded shapes and dtypes")
     p.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
-    p.add_argument("--profile", action="store_true",
-                   help="also capture a profile with neuron-explorer (or neuron-profile) and show its summary")
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also capture a profile with neuron-explorer (or neuron-profile) and show its summary",
+    )
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="stop the run after S seconds")
     p.add_argument("--json", action="store_true", help="print the run record as JSON; the log goes to stderr")
     p.set_defaults(func=run)
@@ -68,10 +88,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = resolve(args.target, neff=args.neff)
         out = sys.stderr if args.json else sys.stdout
-        runner = RunRunner(target, runtime=args.runtime, iterations=args.iterations, warmup=args.warmup,
-                           mode=args.mode, core=args.core, inputs_npz=npz, inputs_npy=npy, random=args.random,
-                           seed=args.seed, profile=args.profile, timeout=args.timeout,
-                           on_line=lambda line: print(line, file=out, flush=True))
+        runner = RunRunner(
+            target,
+            runtime=args.runtime,
+            iterations=args.iterations,
+            warmup=args.warmup,
+            mode=args.mode,
+            core=args.core,
+            inputs_npz=npz,
+            inputs_npy=npy,
+            random=args.random,
+            seed=args.seed,
+            profile=args.profile,
+            timeout=args.timeout,
+            on_line=lambda line: print(line, file=out, flush=True),
+        )
     except (TargetError, ValueError) as exc:
         print(f"{args.target}: {exc}", file=sys.stderr)
         return EXIT_INVALID

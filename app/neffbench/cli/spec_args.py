@@ -31,8 +31,9 @@ def _option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _add_field_option(group: argparse._ArgumentGroup, option: str, f: dataclasses.Field, tp: typing.Any,
-                      choices: list[str] | None) -> None:
+def _add_field_option(
+    group: argparse._ArgumentGroup, option: str, f: dataclasses.Field, tp: typing.Any, choices: list[str] | None
+) -> None:
     meta = f.metadata
     dest = _SPEC_DEST + option
     origin = typing.get_origin(tp)
@@ -42,15 +43,29 @@ def _add_field_option(group: argparse._ArgumentGroup, option: str, f: dataclasse
         group.add_argument(option, dest=dest, action=argparse.BooleanOptionalAction, default=None, help=help_text)
     elif typing.get_origin(inner) is tuple and typing.get_args(inner)[0] is str:
         # One shell-quoted string: argparse would take "--verbose" in a list for an option of its own.
-        group.add_argument(option, dest=dest, type=_shell_words, default=None, metavar="'ARGS'",
-                           help=help_text + " Quote them as one argument, e.g. --extra-args='--verbose info'.")
+        group.add_argument(
+            option,
+            dest=dest,
+            type=_shell_words,
+            default=None,
+            metavar="'ARGS'",
+            help=help_text + " Quote them as one argument, e.g. --extra-args='--verbose info'.",
+        )
     elif typing.get_origin(inner) is tuple:
         item = typing.get_args(inner)[0]
-        group.add_argument(option, dest=dest, nargs="+", type=item, default=None,
-                           metavar=_PLACEHOLDER.get(item, "V"), help=help_text)
+        group.add_argument(
+            option, dest=dest, nargs="+", type=item, default=None, metavar=_PLACEHOLDER.get(item, "V"), help=help_text
+        )
     else:
-        group.add_argument(option, dest=dest, type=inner, default=None, choices=choices,
-                           metavar=None if choices else _PLACEHOLDER.get(inner, "V"), help=help_text)
+        group.add_argument(
+            option,
+            dest=dest,
+            type=inner,
+            default=None,
+            choices=choices,
+            metavar=None if choices else _PLACEHOLDER.get(inner, "V"),
+            help=help_text,
+        )
 
 
 def _kernel_fields(kernel: typing.Any) -> typing.Iterator[tuple[str, dataclasses.Field, typing.Any]]:
@@ -73,9 +88,12 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
     the override applies to the field of the loaded spec's kernel.
     """
     sources = [kernel.source_help for kernel in registry.available() if kernel.source_help]
-    parser.add_argument("spec", metavar="SPEC", nargs=None if required else "?",
-                        help="spec file (.toml or .json), the name of a bundled preset" +
-                        "".join(f", or {s}" for s in sources))
+    parser.add_argument(
+        "spec",
+        metavar="SPEC",
+        nargs=None if required else "?",
+        help="spec file (.toml or .json), the name of a bundled preset" + "".join(f", or {s}" for s in sources),
+    )
     options: dict[str, list[tuple[str, str]]] = {}  # option -> [(kernel, key)]
     pending: dict[str, tuple[str, dataclasses.Field, typing.Any, list[str]]] = {}
     order: list[str] = []
@@ -136,8 +154,11 @@ def _python_without_name(path: Path) -> str:
         tree = ast.parse(path.read_bytes(), filename=str(path))
     except (SyntaxError, ValueError) as exc:
         return f"{path} is Python, not a spec, and has a syntax error at line {getattr(exc, 'lineno', '?')}."
-    names = [node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))
-             and not node.name.startswith("_")]
+    names = [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_")
+    ]
     example = f"{path}:{names[0]}" if names else f"{path}:NAME"
     listed = f" It defines: {', '.join(names[:12])}{', ...' if len(names) > 12 else ''}." if names else ""
     return f"{path} is Python, not a spec: add :NAME to say what in it to compile, as in {example}.{listed}"
@@ -154,7 +175,7 @@ def spec_from_args(args: argparse.Namespace) -> typing.Any:
     for dest, value in vars(args).items():
         if not dest.startswith(_SPEC_DEST) or value is None:
             continue
-        option = dest[len(_SPEC_DEST):]
+        option = dest[len(_SPEC_DEST) :]
         keys = [key for name, key in options.get(option, []) if name == kernel.name]
         if not keys:
             problems.append(Problem(option, f"{option} does not apply to a {kernel.name} spec."))

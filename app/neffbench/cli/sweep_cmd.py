@@ -38,8 +38,12 @@ def prestart(argv: list[str]) -> Prestarted | None:
     process's own start-up (the parser, the spec, the plan). Only for a local sweep that will run jobs; a wrong
     guess costs a process that is stopped unused."""
     positional = [a for a in argv if not a.startswith("-")]
-    if (not positional or positional[0] == SHOW or {"-h", "--help", "--dry-run"} & set(argv)
-            or (_option(argv, "--executor") or "local") != "local"):
+    if (
+        not positional
+        or positional[0] == SHOW
+        or {"-h", "--help", "--dry-run"} & set(argv)
+        or (_option(argv, "--executor") or "local") != "local"
+    ):
         return None
     from neffbench.backends.registry import CHOICES as BACKENDS
     from neffbench.jobs.standby import StandbyWorker
@@ -62,41 +66,75 @@ def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.sweeps.run import EXECUTORS
 
     p = sub.add_parser(
-        "sweep", help="compile a grid of spec fields (each point a job), locally or on a Ray cluster; "
+        "sweep",
+        help="compile a grid of spec fields (each point a job), locally or on a Ray cluster; "
         "'sweep show ID' compares the points",
         description="neffbench sweep SPEC --over FIELD=V1,V2,... [--over ...]: one job per combination of the values "
         "(and per bucket), validated before anything starts; an invalid point is listed with its problems and the "
         "others still run (unless --strict). Points whose compile is cached are served without being dispatched. "
         "The sweep's record is <workdir>/sweeps/<id>/sweep.json. neffbench sweep show [SWEEP_ID] prints the table "
         "(no id: the sweeps in the workdir). Exit 0 when every point succeeded, 1 when one did not (or was "
-        "invalid), 130 when cancelled (Ctrl-C), 2 when nothing could start.")
+        "invalid), 130 when cancelled (Ctrl-C), 2 when nothing could start.",
+    )
     add_spec_arguments(p)
-    p.add_argument("sweep_id", nargs="?", metavar="SWEEP_ID",
-                   help="with 'show' as SPEC: the sweep (its id, a unique start of it, its folder or sweep.json)")
+    p.add_argument(
+        "sweep_id",
+        nargs="?",
+        metavar="SWEEP_ID",
+        help="with 'show' as SPEC: the sweep (its id, a unique start of it, its folder or sweep.json)",
+    )
     g = p.add_argument_group("sweep")
-    g.add_argument("--over", action="append", default=[], metavar="FIELD=V1,V2,...",
-                   help="a field by its dotted name (compiler.optlevel, inputs.num_tokens, SECTION.FIELD, "
-                   "buckets.AXIS, module.kwargs.NAME) and its values; commas inside [..] or quotes do not split")
+    g.add_argument(
+        "--over",
+        action="append",
+        default=[],
+        metavar="FIELD=V1,V2,...",
+        help="a field by its dotted name (compiler.optlevel, inputs.num_tokens, SECTION.FIELD, "
+        "buckets.AXIS, module.kwargs.NAME) and its values; commas inside [..] or quotes do not split",
+    )
     g.add_argument("--zip", action="store_true", help="pair the lists (all of one length) instead of crossing them")
     g.add_argument("--strict", action="store_true", help="start nothing when any point is invalid")
     g.add_argument("--dry-run", action="store_true", help="list the points, their problems and memory; start nothing")
-    g.add_argument("--executor", choices=EXECUTORS, default="local",
-                   help="local (default): jobs on this machine; ray: each point a Ray task (install neffbench[ray])")
-    g.add_argument("--address", metavar="ADDR",
-                   help="ray: what ray.init takes (auto, ray://head:10001); default: a cluster started here with "
-                   "'ray start', else a new local one")
-    g.add_argument("--jobs", type=int, metavar="N",
-                   help="local: jobs at once (default 1); ray: tasks in flight at most (default: as resources allow)")
-    g.add_argument("--memory-per-job", type=float, metavar="GiB",
-                   help="what one compile takes at its peak, instead of the kernel's estimate (the local limiter "
-                   "waits for it; Ray reserves it)")
-    g.add_argument("--cpus-per-job", type=float, default=1, metavar="N", help="ray: CPUs each task reserves (default 1)")
-    g.add_argument("--shared-workdir", action="store_true",
-                   help="ray: the workdir is on a filesystem every node mounts at the same path; jobs write there "
-                   "directly instead of being copied back")
+    g.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local (default): jobs on this machine; ray: each point a Ray task (install neffbench[ray])",
+    )
+    g.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="ray: what ray.init takes (auto, ray://head:10001); default: a cluster started here with "
+        "'ray start', else a new local one",
+    )
+    g.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="local: jobs at once (default 1); ray: tasks in flight at most (default: as resources allow)",
+    )
+    g.add_argument(
+        "--memory-per-job",
+        type=float,
+        metavar="GiB",
+        help="what one compile takes at its peak, instead of the kernel's estimate (the local limiter "
+        "waits for it; Ray reserves it)",
+    )
+    g.add_argument(
+        "--cpus-per-job", type=float, default=1, metavar="N", help="ray: CPUs each task reserves (default 1)"
+    )
+    g.add_argument(
+        "--shared-workdir",
+        action="store_true",
+        help="ray: the workdir is on a filesystem every node mounts at the same path; jobs write there "
+        "directly instead of being copied back",
+    )
     g.add_argument("--backend", choices=BACKENDS, default="auto", help="as for compile (auto resolves on each node)")
-    g.add_argument("--no-cache", action="store_true", help="compile every point even when an identical compile "
-                   "already succeeded in the workdir")
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile every point even when an identical compile already succeeded in the workdir",
+    )
     g.add_argument("--json", action="store_true", help="print the sweep and its rows as JSON; the log goes to stderr")
     p.set_defaults(func=run)
 
@@ -105,8 +143,10 @@ def run(args: argparse.Namespace) -> int:
     if args.spec == SHOW:
         return show(args)
     if args.sweep_id is not None:
-        print(f"neffbench: unexpected argument '{args.sweep_id}' (only 'neffbench sweep show' takes a sweep id).",
-              file=sys.stderr)
+        print(
+            f"neffbench: unexpected argument '{args.sweep_id}' (only 'neffbench sweep show' takes a sweep id).",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     return _sweep(args)
 
@@ -122,8 +162,12 @@ def show(args: argparse.Namespace) -> int:
     if args.sweep_id is None:
         sweeps = list_sweeps(workdir)
         if args.json:
-            print(json.dumps([{k: s.get(k) for k in ("sweep_id", "path", "state", "created", "counts")}
-                              for s in sweeps], indent=2))
+            print(
+                json.dumps(
+                    [{k: s.get(k) for k in ("sweep_id", "path", "state", "created", "counts")} for s in sweeps],
+                    indent=2,
+                )
+            )
         elif not sweeps:
             print(f"No sweep in {workdir} yet (neffbench sweep SPEC --over FIELD=V1,V2 starts one).")
         for s in [] if args.json else sweeps:
@@ -147,8 +191,10 @@ def _print_sweep(sweep: dict[str, Any], out: TextIO) -> None:
 
     axes = " x ".join(f"{a['field']} ({len(a['values'])})" for a in sweep.get("axes") or [])
     counts = ", ".join(f"{n} {k}" for k, n in sorted((sweep.get("counts") or {}).items()))
-    print(f"sweep {sweep['sweep_id']}: {sweep.get('state')}; {axes}{' zipped' if sweep.get('zip') else ''}; "
-          f"{counts}", file=out)
+    print(
+        f"sweep {sweep['sweep_id']}: {sweep.get('state')}; {axes}{' zipped' if sweep.get('zip') else ''}; {counts}",
+        file=out,
+    )
     for host, node in (sweep.get("nodes") or {}).items():
         if node.get("differs"):
             from neffbench.sweeps.versions import describe
@@ -174,12 +220,18 @@ def _writer(out: TextIO, labels: dict[int, str]) -> Any:
 
 def _report_plan(plan: Any, args: argparse.Namespace, out: TextIO) -> None:
     axes = " x ".join(f"{a.field} ({len(a.values)})" for a in plan.axes)
-    where = "ray" + (f" at {args.address}" if args.address else "") if args.executor == "ray" else \
-        f"local, {args.jobs or 1} at once"
+    where = (
+        "ray" + (f" at {args.address}" if args.address else "")
+        if args.executor == "ray"
+        else f"local, {args.jobs or 1} at once"
+    )
     memory = plan.memory_bytes
     mem = f"; up to {memory / 2**30:.1f} GiB per job ({plan.valid[0].memory.origin})" if memory else ""
-    print(f"neffbench: sweep of {plan.count} point(s) over {axes}{' zipped' if plan.zip else ''}: "
-          f"{len(plan.valid)} valid, {len(plan.invalid)} invalid; {where}{mem}", file=out)
+    print(
+        f"neffbench: sweep of {plan.count} point(s) over {axes}{' zipped' if plan.zip else ''}: "
+        f"{len(plan.valid)} valid, {len(plan.invalid)} invalid; {where}{mem}",
+        file=out,
+    )
     short = plan.short_names
     for point in plan.invalid:
         for problem in point.errors:
@@ -192,13 +244,19 @@ def _report_plan(plan: Any, args: argparse.Namespace, out: TextIO) -> None:
     for text, n in seen.items():
         print(f"neffbench: {text} ({n} of {plan.count} points)", file=out)
     for indexes, varying in plan.duplicates:
-        names = ", ".join(f"{i} ({short_label})" for i, short_label in
-                          ((i, plan.points[i].label(short)) for i in indexes))
-        why = (f"{', '.join(varying)} change{'s' if len(varying) == 1 else ''} nothing once the spec is resolved"
-               if varying else "they resolve to the same spec")
-        print(f"neffbench: warning: points {names} would compile the same thing ({why}, with backend "
-              f"{plan.backend}): they give the same result under different labels",
-              file=out)
+        names = ", ".join(
+            f"{i} ({short_label})" for i, short_label in ((i, plan.points[i].label(short)) for i in indexes)
+        )
+        why = (
+            f"{', '.join(varying)} change{'s' if len(varying) == 1 else ''} nothing once the spec is resolved"
+            if varying
+            else "they resolve to the same spec"
+        )
+        print(
+            f"neffbench: warning: points {names} would compile the same thing ({why}, with backend "
+            f"{plan.backend}): they give the same result under different labels",
+            file=out,
+        )
 
 
 def _prepare(plan: Any, spec: Any) -> None:
@@ -252,15 +310,19 @@ def _sweep(args: argparse.Namespace) -> int:
     _prepare(plan, spec)
     _report_plan(plan, args, out)
     if args.strict and plan.duplicates:
-        print(f"neffbench: {len(plan.duplicates)} group(s) of points would compile the same thing and --strict "
-              "given; nothing was started.", file=sys.stderr)
+        print(
+            f"neffbench: {len(plan.duplicates)} group(s) of points would compile the same thing and --strict "
+            "given; nothing was started.",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     if args.dry_run:
         _dry_run(plan, out)
         return EXIT_INVALID if args.strict and plan.invalid else EXIT_OK
     if args.strict and plan.invalid:
-        print(f"neffbench: {len(plan.invalid)} point(s) invalid and --strict given; nothing was started.",
-              file=sys.stderr)
+        print(
+            f"neffbench: {len(plan.invalid)} point(s) invalid and --strict given; nothing was started.", file=sys.stderr
+        )
         return EXIT_INVALID
     if not plan.valid:
         print("neffbench: no point is valid; nothing was started.", file=sys.stderr)
@@ -274,18 +336,36 @@ def _sweep(args: argparse.Namespace) -> int:
 
     def work() -> None:
         try:
-            result.append(run_sweep(plan, executor=args.executor, jobs=args.jobs, address=args.address,
-                                    backend=args.backend, workdir=spec.workdir, use_cache=not args.no_cache,
-                                    strict=args.strict, shared_workdir=args.shared_workdir,
-                                    cpus_per_job=args.cpus_per_job, on_line=on_line, cancel_event=cancel,
-                                    standbys=prestarted.standbys if prestarted is not None else None,
-                                    on_record=lambda path: on_line(None, f"neffbench: record: {path}")))
+            result.append(
+                run_sweep(
+                    plan,
+                    executor=args.executor,
+                    jobs=args.jobs,
+                    address=args.address,
+                    backend=args.backend,
+                    workdir=spec.workdir,
+                    use_cache=not args.no_cache,
+                    strict=args.strict,
+                    shared_workdir=args.shared_workdir,
+                    cpus_per_job=args.cpus_per_job,
+                    on_line=on_line,
+                    cancel_event=cancel,
+                    standbys=prestarted.standbys if prestarted is not None else None,
+                    on_record=lambda path: on_line(None, f"neffbench: record: {path}"),
+                )
+            )
         except BaseException as exc:  # noqa: BLE001 - re-raised or reported on the main thread
             failure.append(exc)
 
     # As compile does: Ctrl-C only sets the cancel event, so every job (and task) ends and is recorded.
-    run_cancellable(work, cancel, name="neffbench-sweep", announce=lambda: on_line(
-        None, "neffbench: cancelling every point: SIGTERM to each job's processes, SIGKILL after a grace period"))
+    run_cancellable(
+        work,
+        cancel,
+        name="neffbench-sweep",
+        announce=lambda: on_line(
+            None, "neffbench: cancelling every point: SIGTERM to each job's processes, SIGKILL after a grace period"
+        ),
+    )
     if failure:
         if isinstance(failure[0], (SweepError, WorkdirError)):
             print(f"neffbench: {str(failure[0]).rstrip('.')}; nothing was started.", file=sys.stderr)

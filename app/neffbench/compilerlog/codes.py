@@ -69,8 +69,10 @@ def lookup(code: str) -> CodeHelp:
     return CodeHelp(
         code=key,
         title=f"Unknown error code {key}",
-        advice=(f"{key} is not in the error-code table shipped with this version of neffbench; "
-                "search the Neuron documentation for it."),
+        advice=(
+            f"{key} is not in the error-code table shipped with this version of neffbench; "
+            "search the Neuron documentation for it."
+        ),
         # errors="replace": a stray lone surrogate in pasted text must not turn help into a crash.
         url=DOCS_SEARCH_URL + quote(key, safe="", errors="replace"),
         known=False,

@@ -20,7 +20,9 @@ from neffbench.compilerlog.lines import LogRecord
 _CC = r"\S*neuronx?-cc"
 _ANNOUNCE_RE = re.compile(
     rf"(?:Call compiler with cmd|Compiling with command line|Command line|Running command)\s*:\s*"
-    rf"(?P<cmd>\[\s*'{_CC}'.*\]|['\"]?{_CC}\b.*)", re.IGNORECASE)
+    rf"(?P<cmd>\[\s*'{_CC}'.*\]|['\"]?{_CC}\b.*)",
+    re.IGNORECASE,
+)
 _BARE_RE = re.compile(rf"^(?P<cmd>{_CC}\s+\S.*)$")
 _PROMPT_RE = re.compile(rf"\$\s+(?P<cmd>{_CC}\s+\S.*)$")
 _FAILED_WITH_RE = re.compile(rf"Failed compilation with (?P<cmd>\[\s*'{_CC}'.*?\])")

@@ -42,13 +42,17 @@ BANNER_RE = re.compile(r"^[\s*=#-]*$|^\W*An Internal Compiler Error has occurred
 _LABEL_RE = re.compile(
     r"^\s*(?:Error (?:class|location|type|id|file|line)\s*:|Command line\s*:|Internal details\s*:|Type: <class "
     r"|Version information\s*:|Diagnostic information\s*:|Diagnostic logs stored in|Artifacts stored in"
-    r"|Please contact Customer Support)", re.IGNORECASE)
+    r"|Please contact Customer Support)",
+    re.IGNORECASE,
+)
 _INFO_BLOCK_RE = re.compile(r"^\s*(?:Version|Diagnostic) information\s*:", re.IGNORECASE)
 MESSAGE_PREFIX_RE = re.compile(r"^\s*Error message\s*:\s*", re.IGNORECASE)
 # TorchNeuron's exception around the compiler's captured stderr: the stderr is the message.
 _TORCHNEURON_WRAP_RE = re.compile(r"^.*StableHLO to NEFF compilation failed.*? with exit code -?\d+:\s+(?=\S)")
-_EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Fault|Traceback)"
-                           r"(?:\[\w+\])?(?::\s|:?$)")
+_EXCEPTION_RE = re.compile(
+    r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Fault|Traceback)"
+    r"(?:\[\w+\])?(?::\s|:?$)"
+)
 HARNESS = 3  # what a caller's report adds to its rank (see above)
 # Records of the programs around the compiler (glog only when not the compiler's own hlo2penguin, hilo/).
 _HARNESS_KINDS = frozenset(("wrapper", "pylog", "asctime", "torchneuron"))
@@ -57,28 +61,37 @@ PANIC_HEAD_RE = re.compile(r"^thread '[^']*' panicked at [^']*$")  # Rust 1.73+:
 COMPILER_FRAME_RE = re.compile(r'File "(?:[^"]*/)?neuronx?cc/')  # a traceback frame in the compiler's own code
 _COMPILER_EXCEPTION_RE = re.compile(r"^neuronx?cc\.")  # neuronxcc.driver.Exceptions...: raised by the compiler
 _FAILURE_WORDS = ("error", "fail", "too many", "exceed", "supported", "crash", "abort", "killed", "fault")
-_FAILURE_RE = re.compile(r"(?i:\b(?:error|fail|too many|exceed|not supported|unsupported|crash|abort|killed|fault))"
-                         r"|(?<=[a-z])Error\b")
+_FAILURE_RE = re.compile(
+    r"(?i:\b(?:error|fail|too many|exceed|not supported|unsupported|crash|abort|killed|fault))"
+    r"|(?<=[a-z])Error\b"
+)
 
 
 def states_failure(body: str) -> bool:
     low = body.lower()
     # The words first, in C; the regex (word starts: "default" is no fault) only for the few lines that have one.
     return any(w in low for w in _FAILURE_WORDS) and _FAILURE_RE.search(body) is not None
+
+
 # Lines that always stand alone: the end of a process, or a failure the compiler prints by itself.
-STANDALONE_RE = re.compile(r"^(?:Aborted|Segmentation fault|Killed|Bus error)(?: \(core dumped\))?\s*$"
-                           r"|^Fatal Python error:|^terminate called after throwing|^\[[A-Z]{1,5}\d{3,4}\]|^\[ERROR\]"
-                           r"|^\s*Error message\s*:|^thread '[^']*' panicked at ", re.IGNORECASE)
+STANDALONE_RE = re.compile(
+    r"^(?:Aborted|Segmentation fault|Killed|Bus error)(?: \(core dumped\))?\s*$"
+    r"|^Fatal Python error:|^terminate called after throwing|^\[[A-Z]{1,5}\d{3,4}\]|^\[ERROR\]"
+    r"|^\s*Error message\s*:|^thread '[^']*' panicked at ",
+    re.IGNORECASE,
+)
 
 # Traceback pieces: headers, frames (Python, Cython, faulthandler, IPython, C++ backtraces) and carets.
 TRACEBACK_HEAD_RE = re.compile(
     r"^\s*(?:Traceback \(most recent call last\)|\S*(?:Error|Exception)\s+Traceback \(most recent call last\)"
     r"|Current thread 0x[0-9a-f]+ \(most recent call first\)|concurrent\.futures\.process\._RemoteTraceback:"
     r"|\"\"\"\s*$|-{5,}\s*$|During handling of the above exception|The above exception was the direct cause"
-    r"|\*\*\* Begin stack trace \*\*\*|stack backtrace:|note: run with `RUST_BACKTRACE)")  # C++ (XLA) and Rust stacks
+    r"|\*\*\* Begin stack trace \*\*\*|stack backtrace:|note: run with `RUST_BACKTRACE)"
+)  # C++ (XLA) and Rust stacks
 _FRAME_RE = re.compile(
     r'^\s*(?:File "[^"]*", line \d+,? in |File <[^>]*>:\d+|File /\S+:\d+, in |Cell In\[\d+\], line \d+'
-    r"|\d+# |\^[\s^~]*$)")
+    r"|\d+# |\^[\s^~]*$)"
+)
 # IPython's numbered source lines: pieces only inside a traceback ("5 names were undefined" is not one).
 _TB_SOURCE_RE = re.compile(r"^\s*(?:-*> ?)?\d+ |^\s*\(\.\.\.\)\s*$")
 
@@ -106,10 +119,16 @@ class LogError:
         from neffbench.compilerlog.codes import lookup
 
         found = lookup(self.code) if self.code else None
-        return {"message": self.message, "line": self.text, "code": self.code,
-                "help": f"{found.title}; docs: {found.url}" if found else None,
-                "before": list(self.before), "after": list(self.after),
-                "level": self.level, "line_number": self.line}
+        return {
+            "message": self.message,
+            "line": self.text,
+            "code": self.code,
+            "help": f"{found.title}; docs: {found.url}" if found else None,
+            "before": list(self.before),
+            "after": list(self.after),
+            "level": self.level,
+            "line_number": self.line,
+        }
 
 
 class Block:
@@ -161,8 +180,9 @@ def by_harness(rec: LogRecord, body: str, *, raised_in_compiler: bool = False) -
     return _EXCEPTION_RE.match(body) is not None and not raised_in_compiler and not _COMPILER_EXCEPTION_RE.match(body)
 
 
-def classify(rec: LogRecord, body: str, *, after_traceback: bool = False,
-             raised_in_compiler: bool = False) -> tuple[int, str] | None:
+def classify(
+    rec: LogRecord, body: str, *, after_traceback: bool = False, raised_in_compiler: bool = False
+) -> tuple[int, str] | None:
     """(rank, message) when ``body`` (the record's stripped message) states an error, else None."""
     if not body or BANNER_RE.match(body) or _LABEL_RE.match(body) or body.startswith("Compiler status "):
         return None

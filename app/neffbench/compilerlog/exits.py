@@ -21,7 +21,7 @@ MEANINGS = {
     1: "the compiler reported an error",
     2: "the compiler rejected its command line (a usage error)",
     70: "an internal compiler step failed (EX_SOFTWARE; the Neuron SDK reports it from the HLO verifier): "
-        "look for unsupported operations in the model",
+    "look for unsupported operations in the model",
     124: "timed out (killed by `timeout`)",
     -2: "interrupted (SIGINT, Ctrl-C)",
     -4: "illegal instruction (SIGILL): a crash, often a binary built for another CPU",
@@ -32,11 +32,25 @@ MEANINGS = {
     -11: "segmentation fault (SIGSEGV): a crash",
     -15: "terminated (SIGTERM)",
 }
-SIGNALS = {"SIGINT": 2, "SIGILL": 4, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGSEGV": 11,
-           "SIGTERM": 15}
-_CRASH_WORDS = {"SEGFAULT": -11, "SEGMENTATION FAULT": -11, "SIGSEGV": -11, "SIG_SEGV": -11, "ABORT": -6,
-                "ABORTED": -6, "SIGABRT": -6, "SIG_ABORT": -6, "SIG_ABRT": -6, "KILLED": -9, "SIGKILL": -9,
-                "SIG_KILL": -9, "OOM": -9, "BUS ERROR": -7, "SIGBUS": -7, "FATAL PYTHON ERROR: SEGMENTATION FAULT": -11}
+SIGNALS = {"SIGINT": 2, "SIGILL": 4, "SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGSEGV": 11, "SIGTERM": 15}
+_CRASH_WORDS = {
+    "SEGFAULT": -11,
+    "SEGMENTATION FAULT": -11,
+    "SIGSEGV": -11,
+    "SIG_SEGV": -11,
+    "ABORT": -6,
+    "ABORTED": -6,
+    "SIGABRT": -6,
+    "SIG_ABORT": -6,
+    "SIG_ABRT": -6,
+    "KILLED": -9,
+    "SIGKILL": -9,
+    "SIG_KILL": -9,
+    "OOM": -9,
+    "BUS ERROR": -7,
+    "SIGBUS": -7,
+    "FATAL PYTHON ERROR: SEGMENTATION FAULT": -11,
+}
 
 _NUMBERED_RE = re.compile(
     r"neuronx?-cc failed with (?P<a>-?\d+)|returned with exitcode=(?P<b>-?\d+)"
@@ -45,14 +59,21 @@ _NUMBERED_RE = re.compile(
     r"|Compile command returned: (?P<e>-?\d+)"
     r"|Command failed \(neuronx-cc compilation\) with exit code (?P<f>-?\d+)"
 )
-_CRASH_RE = re.compile(r"neuronx?-cc(?: \([^)]*\))?(?: process)? (?:crashed|was killed|aborted|terminated) "
-                       r"\((?P<word>[A-Za-z_ ]+)\)", re.IGNORECASE)
+_CRASH_RE = re.compile(
+    r"neuronx?-cc(?: \([^)]*\))?(?: process)? (?:crashed|was killed|aborted|terminated) "
+    r"\((?P<word>[A-Za-z_ ]+)\)",
+    re.IGNORECASE,
+)
 _FORCIBLY_RE = re.compile(r"neuronx?-cc was forcibly killed")  # [F137]: the out-of-memory killer's work
 _NAMES_COMPILER_RE = re.compile(r"neuronx?-cc\b")
-_NAMED_RE = re.compile(r"exited with (?:exit )?(?:status|code):? (?P<a>-?\d+)|\bexit (?:status|code): (?P<b>-?\d+)"
-                       r"|\bsignal: (?P<sig>\d+)")
-_SHELL_RE = re.compile(r"^(?:Killed|Segmentation fault|Aborted|Bus error|Fatal Python error: Segmentation fault)"
-                       r"(?: \(core dumped\))?\s*$")
+_NAMED_RE = re.compile(
+    r"exited with (?:exit )?(?:status|code):? (?P<a>-?\d+)|\bexit (?:status|code): (?P<b>-?\d+)"
+    r"|\bsignal: (?P<sig>\d+)"
+)
+_SHELL_RE = re.compile(
+    r"^(?:Killed|Segmentation fault|Aborted|Bus error|Fatal Python error: Segmentation fault)"
+    r"(?: \(core dumped\))?\s*$"
+)
 
 
 def meaning(code: int | None) -> str | None:
@@ -73,16 +94,30 @@ def exit_status_in(text: str) -> int | None:
     """The exit status ``text`` states, or None."""
     # Cheap test before the regexes (this runs on every line): every form above holds one of these.
     low = text.lower()
-    if not ("with" in low or "exit" in low or "crash" in low or "kill" in low or "terminat" in low
-            or "segmentation" in low or "abort" in low or "bus error" in low or "returned:" in low
-            or "signal:" in low):
+    if not (
+        "with" in low
+        or "exit" in low
+        or "crash" in low
+        or "kill" in low
+        or "terminat" in low
+        or "segmentation" in low
+        or "abort" in low
+        or "bus error" in low
+        or "returned:" in low
+        or "signal:" in low
+    ):
         return None
     m = _NUMBERED_RE.search(text)
     if m:
         if m.group("sig"):
             return -SIGNALS.get(m.group("sig"), 0) or None
-        return int(next(g for g in (m.group("a"), m.group("b"), m.group("c"), m.group("d"), m.group("e"), m.group("f"))
-                        if g is not None))
+        return int(
+            next(
+                g
+                for g in (m.group("a"), m.group("b"), m.group("c"), m.group("d"), m.group("e"), m.group("f"))
+                if g is not None
+            )
+        )
     m = _CRASH_RE.search(text)
     if m:
         return _CRASH_WORDS.get(m.group("word").strip().upper())
@@ -104,6 +139,9 @@ def reported_by_caller(text: str) -> bool:
     handler in the compiler's process)."""
     if exit_status_in(text) is None:
         return False
-    return (_NUMBERED_RE.search(text) is not None or _CRASH_RE.search(text) is not None
-            or (_SHELL_RE.match(text.strip()) is not None and not text.lstrip().startswith("Fatal Python"))
-            or (_NAMED_RE.search(text) is not None and _NAMES_COMPILER_RE.search(text) is not None))
+    return (
+        _NUMBERED_RE.search(text) is not None
+        or _CRASH_RE.search(text) is not None
+        or (_SHELL_RE.match(text.strip()) is not None and not text.lstrip().startswith("Fatal Python"))
+        or (_NAMED_RE.search(text) is not None and _NAMES_COMPILER_RE.search(text) is not None)
+    )

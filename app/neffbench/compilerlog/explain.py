@@ -53,7 +53,9 @@ class Text:
 
     def __init__(self, data: bytes, offsets: dict[int, int] | None = None, lines: list[str] | None = None):
         self._data, self._offsets, self._lines = data, offsets or {}, lines
-        self.count = len(lines) if lines is not None else data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        self.count = (
+            len(lines) if lines is not None else data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        )
 
     def around(self, number: int, n: int = CONTEXT_LINES) -> list[tuple[int, str]]:
         if self._lines is not None:
@@ -114,9 +116,13 @@ class Explanation:
         if job.get("outcome") not in (None, "running", "succeeded") and self.outcome != "failed":
             # The compiler's output alone would read as a success: the job's own end says otherwise.
             compiler = {"passed": "after the compiler passed", "unknown": "with no compiler outcome in its log"}
-            return (f"Job {job['outcome']} {compiler[self.outcome]}" + (f" ({'; '.join(said)})" if said else "")
-                    + f": {job.get('reason') or 'no reason recorded'}")
+            return (
+                f"Job {job['outcome']} {compiler[self.outcome]}"
+                + (f" ({'; '.join(said)})" if said else "")
+                + f": {job.get('reason') or 'no reason recorded'}"
+            )
         return head + (f" ({'; '.join(said)})" if said else "") + cause
+
     def to_json(self) -> dict[str, Any]:
         from neffbench.compilerlog.codes import lookup
 
@@ -140,8 +146,17 @@ class Explanation:
             "code_help": {code: lookup(code).to_dict() for code in log.codes},
             "unfinished_passes": [p.name for p in log.pass_tracker.unfinished()],
             "context": [{"line": n, "text": t} for n, t in self.context(first.line)] if first else [],
-            "compiles": [{"first_line": c.first_line, "status": c.status, "exit_code": c.exit_code,
-                          "version": c.version, "command": c.command, "errors": c.errors} for c in log.compiles],
+            "compiles": [
+                {
+                    "first_line": c.first_line,
+                    "status": c.status,
+                    "exit_code": c.exit_code,
+                    "version": c.version,
+                    "command": c.command,
+                    "errors": c.errors,
+                }
+                for c in log.compiles
+            ],
             "lines": self.line_count,
         }
 

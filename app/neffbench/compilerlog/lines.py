@@ -44,21 +44,34 @@ _OLD_RE = re.compile(
 _PYLOG_RE = re.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.\-]+):(?P<message>.*)")
 # torch-neuron's logging.basicConfig form: "2023-12-29 11:39:47,031 - Neuron - INFO - message".
 _ASCTIME_RE = re.compile(
-    rf"(?P<ts>\d{{4}}-\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}},\d+) - (?P<logger>[\w.\-]+) - (?P<level>{_LEVEL}) - (?P<message>.*)")
+    rf"(?P<ts>\d{{4}}-\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}},\d+) - (?P<logger>[\w.\-]+) - (?P<level>{_LEVEL}) - (?P<message>.*)"
+)
 # glog from the compiler's native tools: "2025-01-01 10:00:00.000123: I hilo/x.cc:12] [WARNING] message".
 _GLOG_RE = re.compile(
     r"(?P<ts>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+):\s+(?P<letter>[IWEF])\s+(?P<logger>\S+:\d+)\]\s?"
-    rf"(?:\[(?P<level>{_LEVEL})\]\s?)?(?P<message>.*)")
+    rf"(?:\[(?P<level>{_LEVEL})\]\s?)?(?P<message>.*)"
+)
 # glog/absl's own layout, as XLA, PJRT and torch-xla print it: level letter, date, time, thread id, file:line.
-_ABSL_RE = re.compile(r"(?P<letter>[IWEF])(?P<ts>\d{4} \d{2}:\d{2}:\d+(?:\.\d+)?)\s+(?P<tid>\d+) "
-                      r"(?P<logger>[^\s\]]+:\d+)\]\s?(?P<message>.*)")
+_ABSL_RE = re.compile(
+    r"(?P<letter>[IWEF])(?P<ts>\d{4} \d{2}:\d{2}:\d+(?:\.\d+)?)\s+(?P<tid>\d+) "
+    r"(?P<logger>[^\s\]]+:\d+)\]\s?(?P<message>.*)"
+)
 # Newer stdout: "[ERROR] [NCC_EVRF029] message".
 _BRACKET_LEVEL_RE = re.compile(rf"\[(?P<level>{_LEVEL})\]\s(?P<message>.*)")
 # TorchNeuron's NeuronLogger: "[Neuron] [WARNING] [/src/KernelExecution.cpp:88] message" (logger: the location).
 _TORCHNEURON_RE = re.compile(rf"\[Neuron\] \[(?P<level>{_LEVEL})\](?: \[(?P<logger>[^\]\s]+:\d+)\])?\s?(?P<message>.*)")
 _GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "FATAL"}
-_FORMS = (("iso", _ISO_RE), ("wrapper", _WRAPPER_RE), ("asctime", _ASCTIME_RE), ("glog", _GLOG_RE), ("old", _OLD_RE),
-          ("pylog", _PYLOG_RE), ("glog", _ABSL_RE), ("torchneuron", _TORCHNEURON_RE), ("bracket", _BRACKET_LEVEL_RE))
+_FORMS = (
+    ("iso", _ISO_RE),
+    ("wrapper", _WRAPPER_RE),
+    ("asctime", _ASCTIME_RE),
+    ("glog", _GLOG_RE),
+    ("old", _OLD_RE),
+    ("pylog", _PYLOG_RE),
+    ("glog", _ABSL_RE),
+    ("torchneuron", _TORCHNEURON_RE),
+    ("bracket", _BRACKET_LEVEL_RE),
+)
 
 # A record start inside a line; only split there when what follows really is a record.
 _GLUED_RE = re.compile(
@@ -127,9 +140,9 @@ def parse_line(line: str) -> LogRecord:
             # Numbers are a pid and a thread id only before a [logger] or (context): in a record with
             # neither ("<ISO>Z 3 instructions ...") they start the message.
             if level is None and pid:
-                pid, tid, message = None, None, line[m.start("pid"):]
+                pid, tid, message = None, None, line[m.start("pid") :]
             elif tid:
-                tid, message = None, line[m.start("tid"):]
+                tid, message = None, line[m.start("tid") :]
         return LogRecord(
             line=line,
             message=message.rstrip(),  # leading blanks kept: they mark traceback source lines
@@ -154,4 +167,4 @@ def glued_record(line: str) -> str | None:
     if len(line) < 24 or not ("Z " in line or "||" in line or "M " in line):
         return None  # every record form it looks for holds one of these
     m = _GLUED_RE.search(line, 1)
-    return line[m.start():] if m else None
+    return line[m.start() :] if m else None

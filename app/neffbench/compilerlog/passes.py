@@ -22,8 +22,10 @@ from typing import Any
 from neffbench.compilerlog.lines import LogRecord
 
 _START_RE = re.compile(r"^Running (?:walrus pass: |pass:? )?(?P<name>[A-Za-z_][\w.]*)\s*$")
-_FINISHED_PASS_RE = re.compile(r"^Finished pass:? (?P<name>[A-Za-z_][\w.]*)"
-                               r"(?: (?:in|after) (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|secs?|s))?\.?\s*$")
+_FINISHED_PASS_RE = re.compile(
+    r"^Finished pass:? (?P<name>[A-Za-z_][\w.]*)"
+    r"(?: (?:in|after) (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|secs?|s))?\.?\s*$"
+)
 _END_RE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*) finished after (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|s)\b")
 _TIME_RE = re.compile(r"(?:\((?P<name>[A-Za-z_][\w.]*)\) )?Time: (?P<seconds>\d+(?:\.\d+)?) ?(?:seconds|secs?|s)\b")
 _DELTA_RE = re.compile(r"^Exit time region: delta=(?P<seconds>\d+(?:\.\d+)?) ?s\b")
@@ -32,8 +34,12 @@ _JOB_NAME_RE = re.compile(r"^(?:job\.)?(?P<name>[A-Za-z_]\w*?)(?:\.\d+)?$")
 
 def is_marker(body: str) -> bool:
     """True for a line that starts or ends a pass, or lists the pipeline's passes (a record's message)."""
-    return (body.startswith("Pipeline:") or _START_RE.match(body) is not None or _END_RE.match(body) is not None
-            or _FINISHED_PASS_RE.match(body) is not None)
+    return (
+        body.startswith("Pipeline:")
+        or _START_RE.match(body) is not None
+        or _END_RE.match(body) is not None
+        or _FINISHED_PASS_RE.match(body) is not None
+    )
 
 
 def _elapsed(start: str | None, end: str | None) -> float | None:

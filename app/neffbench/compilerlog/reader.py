@@ -116,7 +116,9 @@ class CompilerLog:
         if self._block is not None and not self._block.in_info:
             self._block = None
 
-    def feed(self, line: str, *, from_logfile: bool = False, line_no: int | None = None) -> tuple[bool, list[dict[str, Any]]]:
+    def feed(
+        self, line: str, *, from_logfile: bool = False, line_no: int | None = None
+    ) -> tuple[bool, list[dict[str, Any]]]:
         boring = is_boring(line)
         rec = None if boring else parse_line(line)
         if rec is not None and not rec.is_record:
@@ -150,8 +152,11 @@ class CompilerLog:
         block = self._block
         if block is not None and rec.is_record and not block.holds(rec):
             self._block = block = None
-        if self._piece_of_traceback(msg, body) or self._panic_payload(rec, body, number, events) \
-                or self._continues(rec, msg, body, events):
+        if (
+            self._piece_of_traceback(msg, body)
+            or self._panic_payload(rec, body, number, events)
+            or self._continues(rec, msg, body, events)
+        ):
             return
         self._continuing = _SWALLOW if rec.is_record else None
         after_traceback = self._in_traceback
@@ -163,8 +168,9 @@ class CompilerLog:
             return
         if block is not None and block.holds(rec) and not self._in_block(block, rec, body, number, events):
             return
-        found = classify(rec, body, after_traceback=after_traceback,
-                         raised_in_compiler=after_traceback and self._raised_in_compiler)
+        found = classify(
+            rec, body, after_traceback=after_traceback, raised_in_compiler=after_traceback and self._raised_in_compiler
+        )
         if found is not None:
             self._add_error(rec, number, *found, events)
 
@@ -211,12 +217,21 @@ class CompilerLog:
         if rec.is_record:
             prev = err.record
             # The same thread's record too: another thread's indented record does not continue this one.
-            same = prev is not None and prev.is_record and (rec.level, rec.pid, rec.tid, rec.context, rec.logger) == (
-                prev.level, prev.pid, prev.tid, prev.context, prev.logger)
+            same = (
+                prev is not None
+                and prev.is_record
+                and (rec.level, rec.pid, rec.tid, rec.context, rec.logger)
+                == (prev.level, prev.pid, prev.tid, prev.context, prev.logger)
+            )
             if not (same and msg.startswith("  ") and body):
                 return False
-        elif (not body or _DOTS_RE.match(body) or _STATUS_RE.search(body) or STANDALONE_RE.match(body)
-              or exits.exit_status_in(body) is not None):
+        elif (
+            not body
+            or _DOTS_RE.match(body)
+            or _STATUS_RE.search(body)
+            or STANDALONE_RE.match(body)
+            or exits.exit_status_in(body) is not None
+        ):
             return False
         self._extend(err, rec, body, events)
         return True
@@ -238,8 +253,15 @@ class CompilerLog:
         how it exited, which the markers still read)."""
         err = self._continuing
         # Cheapest first: this runs for every line an error is continuing on, and messages can grow long.
-        if (err is None or rec.is_record or not body or err.level is not None or not err.message.startswith("thread '")
-                or "\n" in err.message or PANIC_HEAD_RE.match(err.message) is None):
+        if (
+            err is None
+            or rec.is_record
+            or not body
+            or err.level is not None
+            or not err.message.startswith("thread '")
+            or "\n" in err.message
+            or PANIC_HEAD_RE.match(err.message) is None
+        ):
             return False
         self._markers(rec, body, number, events, in_block=False)
         self._extend(err, rec, body, events)

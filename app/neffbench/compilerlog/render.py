@@ -16,8 +16,9 @@ def code_lines(code: str, indent: str = "  ") -> list[str]:
 
     found = lookup(code)
     out = [f"{indent}{code}: {found.title}"]
-    out += textwrap.wrap(found.advice, 96, initial_indent=indent + "  ", subsequent_indent=indent + "  ",
-                         break_on_hyphens=False)
+    out += textwrap.wrap(
+        found.advice, 96, initial_indent=indent + "  ", subsequent_indent=indent + "  ", break_on_hyphens=False
+    )
     out.append(f"{indent}  docs: {found.url}")
     return out
 
@@ -34,8 +35,10 @@ def timeline(exp: Explanation) -> list[str]:
     longest = max(seconds for _, seconds in runs) or 1.0
     width = max(len(name) for name, _ in shown)
     total = sum(seconds for _, seconds in runs)
-    out = [f"passes: {len(runs)} run(s), {total:.2f} s in all"
-           + (f" (the {TIMELINE_ROWS} longest shown, in order)" if len(shown) < len(runs) else "")]
+    out = [
+        f"passes: {len(runs)} run(s), {total:.2f} s in all"
+        + (f" (the {TIMELINE_ROWS} longest shown, in order)" if len(shown) < len(runs) else "")
+    ]
     for name, seconds in shown:
         bar = "#" * max(1, round(BAR * seconds / longest))
         out.append(f"  {name.ljust(width)}  {seconds:9.3f} s  {bar}")
@@ -46,8 +49,11 @@ def timeline(exp: Explanation) -> list[str]:
 
 def explanation_lines(exp: Explanation) -> list[str]:
     log = exp.log
-    out = [f"{exp.source}: {exp.line_count:,} lines"
-           + (f", {len(log.compiles)} compiles" if len(log.compiles) > 1 else ""), exp.headline]
+    out = [
+        f"{exp.source}: {exp.line_count:,} lines"
+        + (f", {len(log.compiles)} compiles" if len(log.compiles) > 1 else ""),
+        exp.headline,
+    ]
     if log.exit_code not in (None, 0):
         out.append(f"exit status {log.exit_code}: {meaning(log.exit_code)}")
     first = log.first_error
@@ -79,6 +85,8 @@ def explanation_lines(exp: Explanation) -> list[str]:
     if len(log.compiles) > 1:
         out.append("compiles:")
         for i, c in enumerate(log.compiles, 1):
-            out.append(f"  {i}. from line {c.first_line}: status {c.status or '-'}, exit "
-                       f"{'-' if c.exit_code is None else c.exit_code}, {c.errors} error(s)")
+            out.append(
+                f"  {i}. from line {c.first_line}: status {c.status or '-'}, exit "
+                f"{'-' if c.exit_code is None else c.exit_code}, {c.errors} error(s)"
+            )
     return out

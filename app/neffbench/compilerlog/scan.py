@@ -19,8 +19,10 @@ from neffbench.compilerlog.lines import BRACKET_CODE_PATTERN
 # An ISO record at DEBUG or INFO with pid and logger, whose message starts with none of the first
 # letters of what the reader looks for at a message's start (Running, Pipeline, Neuron..., Command
 # line, Subcommand returned, neuronx-cc or its path, a [CODE]) and is not indented (a traceback's source line).
-_BORING_HEAD = (r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z (?:DEBUG|INFO) \d+ (?:\d+ )?\[[^\]\n]*\]: "
-                r"[^RPNSCn/\[\s]")
+_BORING_HEAD = (
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z (?:DEBUG|INFO) \d+ (?:\d+ )?\[[^\]\n]*\]: "
+    r"[^RPNSCn/\[\s]"
+)
 # Found anywhere in a message: a pass's end (both forms), a code, the compiler's name (its command line, its exit).
 EXTRA_KEYS = ("finished after", "Finished pass", "NCC_", "-cc")
 
@@ -32,8 +34,14 @@ _CODE_BYTES = re.compile(BRACKET_CODE_PATTERN.encode())
 
 def is_boring(line: str) -> bool:
     # EXTRA_KEYS spelled out: this runs on every line.
-    return (_BORING.match(line) is not None and "finished after" not in line and "Finished pass" not in line
-            and "NCC_" not in line and "-cc" not in line and _CODE.search(line) is None)
+    return (
+        _BORING.match(line) is not None
+        and "finished after" not in line
+        and "Finished pass" not in line
+        and "NCC_" not in line
+        and "-cc" not in line
+        and _CODE.search(line) is None
+    )
 
 
 def _line_starts(data: bytes) -> list[int]:
@@ -59,6 +67,6 @@ def interesting(data: bytes) -> Iterator[tuple[int, int, str]]:
         number += data.count(b"\n", at, start)
         at = start
         end = data.find(b"\n", start)
-        text = data[start:end if end != -1 else len(data)].decode("utf-8", errors="replace").rstrip("\r")
+        text = data[start : end if end != -1 else len(data)].decode("utf-8", errors="replace").rstrip("\r")
         if not is_boring(text):
             yield number, start, text

@@ -10,9 +10,15 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "FINAL_OUTCOMES": "records", "NO_NEFF_NOTE": "records", "OUTCOMES": "records", "SCHEMA_VERSION": "records",
-    "mark_interrupted": "records", "read_record": "records",
-    "JobResult": "runner", "JobRunner": "runner", "run_buckets": "buckets",
+    "FINAL_OUTCOMES": "records",
+    "NO_NEFF_NOTE": "records",
+    "OUTCOMES": "records",
+    "SCHEMA_VERSION": "records",
+    "mark_interrupted": "records",
+    "read_record": "records",
+    "JobResult": "runner",
+    "JobRunner": "runner",
+    "run_buckets": "buckets",
 }
 __all__ = sorted(_EXPORTS)
 

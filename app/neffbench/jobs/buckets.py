@@ -40,12 +40,23 @@ class BucketLoop:
     the buckets not started are recorded as cancelled before start (``record_skipped``) or left out.
     """
 
-    def __init__(self, spec: Any, *, workdir: str | Path | None = None, backend: str = "auto", jobs: int = 1,
-                 timeout: float | None = None, on_line: LineCallback | None = None,
-                 on_event: EventCallback | None = None, standby: StandbyWorker | None = None,
-                 use_cache: bool = True, prepared: Prepared | None = None,
-                 on_job_started: Callable[[dict, Path], None] | None = None,
-                 on_job_finished: Callable[[JobResult], None] | None = None, record_skipped: bool = True):
+    def __init__(
+        self,
+        spec: Any,
+        *,
+        workdir: str | Path | None = None,
+        backend: str = "auto",
+        jobs: int = 1,
+        timeout: float | None = None,
+        on_line: LineCallback | None = None,
+        on_event: EventCallback | None = None,
+        standby: StandbyWorker | None = None,
+        use_cache: bool = True,
+        prepared: Prepared | None = None,
+        on_job_started: Callable[[dict, Path], None] | None = None,
+        on_job_finished: Callable[[JobResult], None] | None = None,
+        record_skipped: bool = True,
+    ):
         self.spec, self.workdir, self.backend, self.jobs, self.timeout = spec, workdir, backend, jobs, timeout
         self.on_line, self.on_event, self.use_cache, self.prepared = on_line, on_event, use_cache, prepared
         self.on_job_started, self.on_job_finished, self.record_skipped = on_job_started, on_job_finished, record_skipped
@@ -87,10 +98,19 @@ class BucketLoop:
         for i, bucket in enumerate(buckets):
             prefix = f"[{bucket_label(bucket)}] "
             line_cb = _prefixed(self.on_line, prefix) if parallel and self.on_line is not None else self.on_line
-            runners.append(JobRunner(kernel.for_bucket(self.spec, bucket), workdir=self.workdir, backend=self.backend,
-                                     timeout=self.timeout, on_line=line_cb, on_event=self.on_event,
-                                     standby=self._standbys[0] if i == 0 and self._standbys else None,
-                                     use_cache=self.use_cache, prepared=self.prepared))
+            runners.append(
+                JobRunner(
+                    kernel.for_bucket(self.spec, bucket),
+                    workdir=self.workdir,
+                    backend=self.backend,
+                    timeout=self.timeout,
+                    on_line=line_cb,
+                    on_event=self.on_event,
+                    standby=self._standbys[0] if i == 0 and self._standbys else None,
+                    use_cache=self.use_cache,
+                    prepared=self.prepared,
+                )
+            )
         with self._lock:
             self._runners = runners
             cancelled = self._cancelled
@@ -105,8 +125,9 @@ class BucketLoop:
                 results = list(pool.map(lambda job: self._run_one(*job, prestart=False), jobs))
         return [r for r in results if r is not None]
 
-    def _run_one(self, bucket: dict, runner: JobRunner, next_runner: JobRunner | None,
-                 prestart: bool = True) -> JobResult | None:
+    def _run_one(
+        self, bucket: dict, runner: JobRunner, next_runner: JobRunner | None, prestart: bool = True
+    ) -> JobResult | None:
         if self._cancelled and not self.record_skipped:
             return None  # a compile not started is not a job: no directory, no record (the window's way)
         job_dir = runner.start()
@@ -124,14 +145,33 @@ class BucketLoop:
         return result
 
 
-def run_buckets(spec: Any, *, workdir: str | Path | None = None, backend: str = "auto", jobs: int = 1,
-                timeout: float | None = None, on_line: LineCallback | None = None,
-                on_event: EventCallback | None = None, cancel_event: threading.Event | None = None,
-                standby: StandbyWorker | None = None, use_cache: bool = True,
-                prepared: Prepared | None = None) -> list[JobResult]:
+def run_buckets(
+    spec: Any,
+    *,
+    workdir: str | Path | None = None,
+    backend: str = "auto",
+    jobs: int = 1,
+    timeout: float | None = None,
+    on_line: LineCallback | None = None,
+    on_event: EventCallback | None = None,
+    cancel_event: threading.Event | None = None,
+    standby: StandbyWorker | None = None,
+    use_cache: bool = True,
+    prepared: Prepared | None = None,
+) -> list[JobResult]:
     """Every bucket's job (see :class:`BucketLoop`), on this thread; setting ``cancel_event`` cancels them."""
-    loop = BucketLoop(spec, workdir=workdir, backend=backend, jobs=jobs, timeout=timeout, on_line=on_line,
-                      on_event=on_event, standby=standby, use_cache=use_cache, prepared=prepared)
+    loop = BucketLoop(
+        spec,
+        workdir=workdir,
+        backend=backend,
+        jobs=jobs,
+        timeout=timeout,
+        on_line=on_line,
+        on_event=on_event,
+        standby=standby,
+        use_cache=use_cache,
+        prepared=prepared,
+    )
     if cancel_event is None:
         return loop.run()
     done = threading.Event()

@@ -32,10 +32,13 @@ class BundleResult:
     missing: list[str] = field(default_factory=list)  # expected in a job directory but not in this one
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "size": self.path.stat().st_size,
-                "included": [{"name": n, "size": s} for n, s in self.included],
-                "left_out": [{"path": p, "size": s, "reason": r} for p, s, r in self.left_out],
-                "missing": list(self.missing)}
+        return {
+            "path": str(self.path),
+            "size": self.path.stat().st_size,
+            "included": [{"name": n, "size": s} for n, s in self.included],
+            "left_out": [{"path": p, "size": s, "reason": r} for p, s, r in self.left_out],
+            "missing": list(self.missing),
+        }
 
 
 def job_root(path: str | Path) -> Path:
@@ -108,8 +111,9 @@ def _read_record(root: Path) -> tuple[dict[str, Any], str | None]:
         return {}, str(exc)
 
 
-def make_bundle(job_dir: str | Path, out: str | Path | None = None, *, size_limit: int = DEFAULT_LIMIT,
-                force: bool = False) -> BundleResult:
+def make_bundle(
+    job_dir: str | Path, out: str | Path | None = None, *, size_limit: int = DEFAULT_LIMIT, force: bool = False
+) -> BundleResult:
     """Write the bundle of ``job_dir`` (default ``<job_id>-bugreport.zip`` beside it); BundleError says why not."""
     root = job_root(job_dir)
     record, problem = _read_record(root)
@@ -153,13 +157,23 @@ def _write(fh: Any, record: dict[str, Any], problem: str | None, root: Path, pla
                         size = _copy(src, dst)
             result.included.append((info.filename, size))
         made = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        for name, text in ((readme.COMMAND_NAME, readme.command_text(record)),
-                           (readme.VERSIONS_NAME, readme.versions_text(record))):
+        for name, text in (
+            (readme.COMMAND_NAME, readme.command_text(record)),
+            (readme.VERSIONS_NAME, readme.versions_text(record)),
+        ):
             if text is not None:
                 result.included.append(_add_text(zf, f"{job_id}/{name}", shortener.text(text)))
-        text = readme.readme_text(record=record, record_problem=problem, job_dir=root, root=job_id,
-                                  included=result.included, left_out=result.left_out, missing=result.missing,
-                                  skipped=(len(plan.skipped), sum(plan.skipped)), made=made)
+        text = readme.readme_text(
+            record=record,
+            record_problem=problem,
+            job_dir=root,
+            root=job_id,
+            included=result.included,
+            left_out=result.left_out,
+            missing=result.missing,
+            skipped=(len(plan.skipped), sum(plan.skipped)),
+            made=made,
+        )
         result.included.append(_add_text(zf, f"{job_id}/{readme.README_NAME}", shortener.text(text)))
     return result
 

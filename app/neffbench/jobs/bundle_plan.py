@@ -136,7 +136,9 @@ def make_plan(root: Path, record: dict[str, Any], limit: int, hint: Callable[[in
             plan.left_out.append((f[0], f[2].st_size, f"{over}; {hint(suggest_mib(f[2].st_size))}"))
     expected = list(CORE_FILES)
     backend = backends.recorded(record.get("backend"))
-    if backend is not None and not backend.keeps_model_pt:  # no command.txt, model/ or model.pt: TorchNeuron keeps neither
+    if (
+        backend is not None and not backend.keeps_model_pt
+    ):  # no command.txt, model/ or model.pt: TorchNeuron keeps neither
         plan.missing = [e for e in (*expected, COMPILER_FILES[1], TORCHNEURON_LOG, *WEIGHTS[1:]) if e not in seen]
         return plan
     if backend is None or backend.runs_compiler:  # a cpu-check job runs no compiler and has no compiler/

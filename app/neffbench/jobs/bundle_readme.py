@@ -37,15 +37,25 @@ def versions_doc(record: dict[str, Any]) -> dict[str, Any]:
     from neffbench import __version__
 
     compiler = record.get("compiler") if isinstance(record.get("compiler"), dict) else {}
-    job = {"versions": record.get("versions"), "host": record.get("host"), "backend": record.get("backend"),
-           "backend_reason": record.get("backend_reason")}
+    job = {
+        "versions": record.get("versions"),
+        "host": record.get("host"),
+        "backend": record.get("backend"),
+        "backend_reason": record.get("backend_reason"),
+    }
     if compiler.get("version_from_log"):
         job["neuronx_cc_from_log"] = compiler["version_from_log"]
     return {
         "job": {"about": "the machine that ran the compile, as job.json recorded it", **job},
-        "bundle": {"about": "the machine that made this bundle (neffbench bundle)", "neffbench": __version__,
-                   "python": platform.python_version(), "python_implementation": platform.python_implementation(),
-                   "platform": platform.platform(), "machine": platform.machine(), "host": platform.node()},
+        "bundle": {
+            "about": "the machine that made this bundle (neffbench bundle)",
+            "neffbench": __version__,
+            "python": platform.python_version(),
+            "python_implementation": platform.python_implementation(),
+            "platform": platform.platform(),
+            "machine": platform.machine(),
+            "host": platform.node(),
+        },
     }
 
 
@@ -58,11 +68,15 @@ def command_text(record: dict[str, Any]) -> str | None:
     cmd = record.get("compiler_command")
     if not isinstance(cmd, dict) or not (cmd.get("actual") or cmd.get("requested")):
         return None
-    lines = [f"# The neuronx-cc command of job {record.get('job_id')}, from job.json's compiler_command.",
-             "# Paths name the job directory where it ran; in this bundle compiler/model/ is the compiler's input."]
+    lines = [
+        f"# The neuronx-cc command of job {record.get('job_id')}, from job.json's compiler_command.",
+        "# Paths name the job directory where it ran; in this bundle compiler/model/ is the compiler's input.",
+    ]
     source = cmd.get("actual_source") or "unknown"
-    for key, what in (("actual", f"what the compiler ran (read from {source})"),
-                      ("requested", "what neffbench asked torch_neuronx.trace to run")):
+    for key, what in (
+        ("actual", f"what the compiler ran (read from {source})"),
+        ("requested", "what neffbench asked torch_neuronx.trace to run"),
+    ):
         argv = cmd.get(key)
         if isinstance(argv, list) and argv:
             lines += [f"# {key}: {what}", shlex.join(str(a) for a in argv)]
@@ -89,25 +103,43 @@ def _rows(rows: list[tuple[str, str, str]]) -> list[str]:
     return [f"  {name:<{width}}  {size:>{swidth}}  {about}".rstrip() for name, size, about in rows]
 
 
-def readme_text(*, record: dict[str, Any], record_problem: str | None, job_dir: Path, root: str,
-                included: list[tuple[str, int]], left_out: list[tuple[str, int, str]], missing: list[str],
-                skipped: tuple[int, int], made: str) -> str:
+def readme_text(
+    *,
+    record: dict[str, Any],
+    record_problem: str | None,
+    job_dir: Path,
+    root: str,
+    included: list[tuple[str, int]],
+    left_out: list[tuple[str, int, str]],
+    missing: list[str],
+    skipped: tuple[int, int],
+    made: str,
+) -> str:
     """The README of one bundle. ``included`` names members under ``root``; ``skipped`` is (count, bytes) of
     compiler files that are neither inputs, logs nor NEFFs."""
     from neffbench import __version__
 
     job_id = record.get("job_id") or job_dir.name
     title = f"neffbench bug report: job {job_id}"
-    out = [title, "=" * len(title), "",
-           f"Made by neffbench {__version__} at {made} from the job directory {job_dir}.",
-           f"Everything is in the folder {root}/; paths below are relative to it.", "", "The job"]
+    out = [
+        title,
+        "=" * len(title),
+        "",
+        f"Made by neffbench {__version__} at {made} from the job directory {job_dir}.",
+        f"Everything is in the folder {root}/; paths below are relative to it.",
+        "",
+        "The job",
+    ]
     for key in ("job_id", "name", "kernel", "backend", "outcome", "reason", "created", "finished"):
         if record.get(key) is not None:
             out.append(f"  {key + ':':<10}{record[key]}")
     versions = record.get("versions") if isinstance(record.get("versions"), dict) else {}
     if versions:
-        out.append(f"  {'versions:':<10}" + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
-                   + f" (on host {record.get('host')}; see {VERSIONS_NAME})")
+        out.append(
+            f"  {'versions:':<10}"
+            + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+            + f" (on host {record.get('host')}; see {VERSIONS_NAME})"
+        )
     if record.get("outcome") == "running":
         out.append("  The job was still running when this bundle was made: its files may stop mid-way.")
     if record_problem:
@@ -117,25 +149,40 @@ def readme_text(*, record: dict[str, Any], record_problem: str | None, job_dir: 
     prefix = f"{root}/"
     rows = [(README_NAME, "", "this file")]
     for name, size in included:
-        rel = name[len(prefix):] if name.startswith(prefix) else name
-        about = _ABOUT.get(rel) or ("the compiler's input (HLO and metadata)" if rel.startswith("compiler/model/")
-                                    else "TorchNeuron's FX graph" if rel.endswith(".fx.txt")
-                                    else "the StableHLO TorchNeuron handed the compiler" if rel.endswith(".mlir")
-                                    else "a NEFF the compiler wrote" if rel.endswith(".neff") else "")
+        rel = name[len(prefix) :] if name.startswith(prefix) else name
+        about = _ABOUT.get(rel) or (
+            "the compiler's input (HLO and metadata)"
+            if rel.startswith("compiler/model/")
+            else "TorchNeuron's FX graph"
+            if rel.endswith(".fx.txt")
+            else "the StableHLO TorchNeuron handed the compiler"
+            if rel.endswith(".mlir")
+            else "a NEFF the compiler wrote"
+            if rel.endswith(".neff")
+            else ""
+        )
         rows.append((rel, human_bytes(size), about))
     total = human_bytes(sum(s for _, s in included))
     out += ["", f"What is inside ({_files(len(included))}, {total}, and this README)", *_rows(rows)]
     if left_out:
         out += ["", f"Left out ({_files(len(left_out))}, {human_bytes(sum(s for _, s, _ in left_out))})"]
-        out += [f"  {rel}" + (f" ({human_bytes(size)})" if size else "") + f": {reason}"
-                for rel, size, reason in left_out]
+        out += [
+            f"  {rel}" + (f" ({human_bytes(size)})" if size else "") + f": {reason}" for rel, size, reason in left_out
+        ]
     if missing:
         out += ["", "Not in the job directory (an older neffbench, or the job stopped before writing them)"]
         out += [f"  {rel}" for rel in missing]
     if skipped[0]:
         n, verb = skipped[0], "is" if skipped[0] == 1 else "are"
-        out += ["", f"{n} other {'file' if n == 1 else 'files'} in compiler/ ({human_bytes(skipped[1])} of "
-                    f"intermediate compiler output) {verb} not included."]
-    out += ["", "Paths under the home directory of the user who made this bundle were shortened to ~ in the text",
-            f"files ({', '.join(TEXT_SUFFIXES)}); other files (HLO, weights, NEFFs) are copied unchanged.", ""]
+        out += [
+            "",
+            f"{n} other {'file' if n == 1 else 'files'} in compiler/ ({human_bytes(skipped[1])} of "
+            f"intermediate compiler output) {verb} not included.",
+        ]
+    out += [
+        "",
+        "Paths under the home directory of the user who made this bundle were shortened to ~ in the text",
+        f"files ({', '.join(TEXT_SUFFIXES)}); other files (HLO, weights, NEFFs) are copied unchanged.",
+        "",
+    ]
     return "\n".join(out)

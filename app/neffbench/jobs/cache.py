@@ -48,8 +48,11 @@ def key(spec: Any, backend: str, sources: str | None = None) -> dict[str, Any]:
         "spec_hash": spec_hash(spec, sources),
         "backend": backend,
         "compiler_args": cls.cache_part(spec) if (cls := registry.recorded(backend)) else None,
-        "versions": {"torch": torch_version(), "torch_neuronx": torch_neuronx_version(),
-                     "neuronx_cc": dist_version("neuronx-cc")},
+        "versions": {
+            "torch": torch_version(),
+            "torch_neuronx": torch_neuronx_version(),
+            "neuronx_cc": dist_version("neuronx-cc"),
+        },
     }
 
 
@@ -63,8 +66,10 @@ def lookup(workdir: Path, wanted: str) -> tuple[dict[str, Any], Path] | None:
     for job_dir, record in records.records_mentioning(workdir, wanted):
         if record.get("cache_key") != wanted or record.get("outcome") != "succeeded":
             continue
-        intact = all((job_dir / n["path"]).is_file() and (job_dir / n["path"]).stat().st_size == n.get("size")
-                     for n in record.get("neffs") or [])
+        intact = all(
+            (job_dir / n["path"]).is_file() and (job_dir / n["path"]).stat().st_size == n.get("size")
+            for n in record.get("neffs") or []
+        )
         if intact and (best is None or record.get("created", "") > best[0].get("created", "")):
             best = (record, job_dir)
     return best
@@ -84,26 +89,52 @@ def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[
     """Bring the source job's products into ``job_dir`` and fill ``record`` from the source's; returns log lines."""
     how = set()
     debug = (source.get("torchneuron") or {}).get("debug") or {}
-    files = ([n["path"] for n in source.get("neffs") or []] + list(PRODUCTS) + list(COMPILER_FILES)
-             + [rel for paths in debug.values() for rel in paths])
+    files = (
+        [n["path"] for n in source.get("neffs") or []]
+        + list(PRODUCTS)
+        + list(COMPILER_FILES)
+        + [rel for paths in debug.values() for rel in paths]
+    )
     for rel in files:
         src = source_dir / rel
         if src.is_file():
             how.add(_link(src, job_dir / rel))
     origin = (source.get("cache") or {}).get("from") or str(source_dir)
     saved = (source.get("cache") or {}).get("saved_s") or source.get("duration_s")
-    for field in ("backend", "backend_reason", "makes_neff", "cpu_backend", "cpu_backend_reason", "numerics",
-                  "compiler", "compiler_command", "neff_note", "kernel_info", "preflight", "analyze", "warnings",
-                  "torchneuron", "sources", "weights"):
+    for field in (
+        "backend",
+        "backend_reason",
+        "makes_neff",
+        "cpu_backend",
+        "cpu_backend_reason",
+        "numerics",
+        "compiler",
+        "compiler_command",
+        "neff_note",
+        "kernel_info",
+        "preflight",
+        "analyze",
+        "warnings",
+        "torchneuron",
+        "sources",
+        "weights",
+    ):
         if field in source:
             record[field] = source[field]
     record["versions"] = {**record.get("versions", {}), **(source.get("versions") or {})}
     record["neffs"] = records.neff_entries(job_dir, record.get("backend"))
     model_pt = job_dir / "model.pt"
     record["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None
-    record["cache"] = {"hit": True, "from": origin, "served_from": str(source_dir), "saved_s": saved,
-                       "how": " and ".join(sorted(how)) or "nothing to bring"}
-    return [f"neffbench: served from the cache: an identical compile already succeeded in {origin} "
-            f"({saved:.1f} s saved); its products were brought here by {record['cache']['how']}, and no worker ran."
-            if isinstance(saved, (int, float)) else
-            f"neffbench: served from the cache of {origin}; no worker ran."]
+    record["cache"] = {
+        "hit": True,
+        "from": origin,
+        "served_from": str(source_dir),
+        "saved_s": saved,
+        "how": " and ".join(sorted(how)) or "nothing to bring",
+    }
+    return [
+        f"neffbench: served from the cache: an identical compile already succeeded in {origin} "
+        f"({saved:.1f} s saved); its products were brought here by {record['cache']['how']}, and no worker ran."
+        if isinstance(saved, (int, float))
+        else f"neffbench: served from the cache of {origin}; no worker ran."
+    ]

@@ -44,7 +44,9 @@ class JobResult:
 class Finishing:
     """The runner's last steps; the attributes it reads are the runner's."""
 
-    def _verdict(self, returncode: int | None, spawn_error: str | None, interrupted: str | None) -> tuple[str, str | None]:
+    def _verdict(
+        self, returncode: int | None, spawn_error: str | None, interrupted: str | None
+    ) -> tuple[str, str | None]:
         stage = self.record.get("stage") or "start"
         if interrupted:
             return "interrupted", f"{interrupted} during stage '{stage}'"
@@ -65,12 +67,15 @@ class Finishing:
                 return "failed", f"the worker reported success but exited with {returncode}"
             return outcome, reason
         if returncode is not None and returncode < 0:
-            return "failed", (f"the worker died from {_signal_name(returncode)} ({returncode}: "
-                              f"{explain_exit_code(returncode)}) during stage '{stage}'")
+            return "failed", (
+                f"the worker died from {_signal_name(returncode)} ({returncode}: "
+                f"{explain_exit_code(returncode)}) during stage '{stage}'"
+            )
         return "failed", f"the worker exited with {returncode} without reporting an outcome during stage '{stage}'"
 
-    def _finalize(self, returncode: int | None, *, spawn_error: str | None = None,
-                  interrupted: str | None = None) -> JobResult:
+    def _finalize(
+        self, returncode: int | None, *, spawn_error: str | None = None, interrupted: str | None = None
+    ) -> JobResult:
         rec = self.record
         job_dir = Path(self.job_dir)
         outcome, reason = self._verdict(returncode, spawn_error, interrupted)
@@ -110,9 +115,19 @@ class Finishing:
                     fh.flush()
                 except OSError:
                     pass
-        self._emit({"type": "finished", "outcome": outcome, "reason": reason, "exit_code": returncode,
-                    "job_dir": str(job_dir), "backend": rec.get("backend"), "makes_neff": rec.get("makes_neff"),
-                    "neffs": rec["neffs"], "neff_note": rec.get("neff_note")})
+        self._emit(
+            {
+                "type": "finished",
+                "outcome": outcome,
+                "reason": reason,
+                "exit_code": returncode,
+                "job_dir": str(job_dir),
+                "backend": rec.get("backend"),
+                "makes_neff": rec.get("makes_neff"),
+                "neffs": rec["neffs"],
+                "neff_note": rec.get("neff_note"),
+            }
+        )
         for fh in (self._log_fh, self._events_fh):
             if fh is not None:
                 try:

@@ -113,8 +113,8 @@ class HomeShortener:
             for m in self.pattern.finditer(buf, off):  # the look-behind sees ``prev`` before ``off``
                 if m.start() >= off + cut:
                     break
-                pieces += [buf[pos:m.start()], b"~"]
+                pieces += [buf[pos : m.start()], b"~"]
                 pos = m.end()
         end = max(off + cut, pos)  # a clean cut is never inside a match, so then end == off + cut
         pieces.append(buf[pos:end])
-        return b"".join(pieces), b"" if clean else buf[end - 1:end], buf[end:]
+        return b"".join(pieces), b"" if clean else buf[end - 1 : end], buf[end:]

@@ -19,8 +19,9 @@ class LogTail:
     worker can report the ``compiling`` stage, which happens inside one torch_neuronx.trace call.
     """
 
-    def __init__(self, emitter: Emitter, compiler_dir: Path, logfile: Path,
-                 on_compiler_started: Callable[[], None] | None = None):
+    def __init__(
+        self, emitter: Emitter, compiler_dir: Path, logfile: Path, on_compiler_started: Callable[[], None] | None = None
+    ):
         self._emitter = emitter
         self._dir = compiler_dir
         self._logfile = logfile

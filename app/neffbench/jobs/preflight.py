@@ -12,10 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Ops whose output shape depends on the values of their input: a NEFF has static shapes.
-DATA_DEPENDENT_OPS = frozenset({
-    "aten::nonzero", "aten::nonzero_numpy", "aten::nonzero_static", "aten::argwhere", "aten::masked_select",
-    "aten::unique", "aten::_unique", "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive",
-})
+DATA_DEPENDENT_OPS = frozenset(
+    {
+        "aten::nonzero",
+        "aten::nonzero_numpy",
+        "aten::nonzero_static",
+        "aten::argwhere",
+        "aten::masked_select",
+        "aten::unique",
+        "aten::_unique",
+        "aten::_unique2",
+        "aten::unique_dim",
+        "aten::unique_consecutive",
+    }
+)
 _COMPLEX = ("complex32", "complex64", "complex128")
 
 
@@ -41,10 +51,14 @@ class Report:
         return [s for sev, s in self.problems if sev == "error"]
 
     def to_json(self) -> dict[str, Any]:
-        return {"problems": [{"severity": sev, "message": s} for sev, s in self.problems],
-                "op_counts": self.op_counts, "data_dependent": self.data_dependent,
-                "unused_inputs": self.unused_inputs, "constant_outputs": self.constant_outputs,
-                "interface": self.interface}
+        return {
+            "problems": [{"severity": sev, "message": s} for sev, s in self.problems],
+            "op_counts": self.op_counts,
+            "data_dependent": self.data_dependent,
+            "unused_inputs": self.unused_inputs,
+            "constant_outputs": self.constant_outputs,
+            "interface": self.interface,
+        }
 
 
 def _dtype(t: Any) -> str:
@@ -54,21 +68,25 @@ def _dtype(t: Any) -> str:
 def native_int64(extra_args: tuple[str, ...] | list[str]) -> bool:
     """Whether the compiler is told to keep int64 (neuronx-cc 2.27+, Trn2 and later)."""
     joined = " ".join(extra_args).replace("=", " ").split()
-    return any(tok == "--native-int64" and i + 1 < len(joined) and joined[i + 1] == "enabled"
-               for i, tok in enumerate(joined))
+    return any(
+        tok == "--native-int64" and i + 1 < len(joined) and joined[i + 1] == "enabled" for i, tok in enumerate(joined)
+    )
 
 
-def check_inputs(report: Report, names: tuple[str, ...], inputs: tuple[Any, ...], *,
-                 keeps_int64: bool = False) -> None:
+def check_inputs(report: Report, names: tuple[str, ...], inputs: tuple[Any, ...], *, keeps_int64: bool = False) -> None:
     for name, tensor in zip(names, inputs):
         dtype = _dtype(tensor)
         if dtype in _COMPLEX:
-            report.error(f"input '{name}' is {dtype}: Neuron has no complex dtypes; pass the real and imaginary "
-                         "parts as two float tensors.")
+            report.error(
+                f"input '{name}' is {dtype}: Neuron has no complex dtypes; pass the real and imaginary "
+                "parts as two float tensors."
+            )
         elif dtype == "int64" and not keeps_int64:
-            report.warning(f"input '{name}' is int64: neuronx-cc downcasts int64 to int32 unless told "
-                           "--native-int64=enabled (neuronx-cc 2.27+, Trn2 and later), so values beyond 2**31 "
-                           "are lost.")
+            report.warning(
+                f"input '{name}' is int64: neuronx-cc downcasts int64 to int32 unless told "
+                "--native-int64=enabled (neuronx-cc 2.27+, Trn2 and later), so values beyond 2**31 "
+                "are lost."
+            )
 
 
 def check_outputs(report: Report, names: tuple[str, ...], outputs: tuple[Any, ...]) -> None:
@@ -79,8 +97,10 @@ def check_outputs(report: Report, names: tuple[str, ...], outputs: tuple[Any, ..
     for i, tensor in enumerate(outputs):
         name = names[i] if i < len(names) else f"output{i}"
         if isinstance(tensor, torch.Tensor) and _dtype(tensor) in _COMPLEX:
-            report.error(f"output '{name}' is {_dtype(tensor)}: Neuron has no complex dtypes; return "
-                         "torch.view_as_real(...) instead.")
+            report.error(
+                f"output '{name}' is {_dtype(tensor)}: Neuron has no complex dtypes; return "
+                "torch.view_as_real(...) instead."
+            )
 
 
 def _graph_inputs(graph: Any) -> list[Any]:
@@ -167,8 +187,10 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
     counts: Counter[str] = Counter()
     for node in graph.nodes():
         kind = node.kind()
-        if kind.startswith(("prim::", "aten::size", "aten::Int", "aten::ScalarImplicit")) and \
-                kind not in DATA_DEPENDENT_OPS:
+        if (
+            kind.startswith(("prim::", "aten::size", "aten::Int", "aten::ScalarImplicit"))
+            and kind not in DATA_DEPENDENT_OPS
+        ):
             continue
         counts[kind] += 1
         if kind in DATA_DEPENDENT_OPS or _bool_index(node):
@@ -177,13 +199,17 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
                 report.data_dependent.append(label)
     report.op_counts = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     for node in graph.findAllNodes("prim::PythonOp"):
-        report.error(f"the traced graph calls the Python function {node.pyname()} (a torch.autograd.Function, "
-                     f"called at {_python_op_site(node)}): TorchScript cannot save it and neuronx-cc cannot compile "
-                     "it; write it with torch operations (a model library may have an option that picks another "
-                     "implementation).")
+        report.error(
+            f"the traced graph calls the Python function {node.pyname()} (a torch.autograd.Function, "
+            f"called at {_python_op_site(node)}): TorchScript cannot save it and neuronx-cc cannot compile "
+            "it; write it with torch operations (a model library may have an option that picks another "
+            "implementation)."
+        )
     for label in report.data_dependent:
-        report.error(f"the traced graph uses {label}, whose output shape depends on the input values: a NEFF "
-                     "has fixed shapes, so this cannot be compiled (use a fixed-size mask and torch.where).")
+        report.error(
+            f"the traced graph uses {label}, whose output shape depends on the input values: a NEFF "
+            "has fixed shapes, so this cannot be compiled (use a fixed-size mask and torch.where)."
+        )
     inputs = _graph_inputs(graph)
     used = []
     for name, value in zip(input_names, inputs):
@@ -192,8 +218,10 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
         else:
             used.append(value)
     for name in report.unused_inputs:
-        report.warning(f"input '{name}' is never used by the traced graph: torch_neuronx drops it from the NEFF "
-                       "interface, so the NEFF takes one input fewer than the module.")
+        report.warning(
+            f"input '{name}' is never used by the traced graph: torch_neuronx drops it from the NEFF "
+            "interface, so the NEFF takes one input fewer than the module."
+        )
     targets = set(inputs)
     for i, value in enumerate(_outputs(graph)):
         if not _reaches(value, targets, set()):
@@ -201,5 +229,7 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
             report.constant_outputs.append(name)
             report.warning(f"output '{name}' depends on no input: it is a constant baked into the NEFF.")
     kept = [n for n in input_names if n not in report.unused_inputs]
-    report.interface = {"inputs": [f"input{i} <- {n}" for i, n in enumerate(kept)],
-                        "outputs": [f"output{i} <- {n}" for i, n in enumerate(output_names)]}
+    report.interface = {
+        "inputs": [f"input{i} <- {n}" for i, n in enumerate(kept)],
+        "outputs": [f"output{i} <- {n}" for i, n in enumerate(output_names)],
+    }

@@ -78,11 +78,15 @@ def probe(spec: Any, ask: Ask, *, timeout: float | None = None) -> Prepared:
         kwargs = {} if timeout is None else {"timeout": timeout}
         report = ask("prepare", {"spec": to_dict(spec)}, **kwargs)
     except ProbeError as exc:
-        return Prepared(note=f"the probe that finds the files the build reads did not report ({exc}); each job "
-                             "records its own, and this compile does not use the cache")
+        return Prepared(
+            note=f"the probe that finds the files the build reads did not report ({exc}); each job "
+            "records its own, and this compile does not use the cache"
+        )
     if not report.get("ok"):
-        return Prepared(problems=[report.get("error") or "the probe reported a problem without a sentence"],
-                        traceback=report.get("traceback") or "")
+        return Prepared(
+            problems=[report.get("error") or "the probe reported a problem without a sentence"],
+            traceback=report.get("traceback") or "",
+        )
     block = report.get("sources")
     if not isinstance(block, dict):
         return Prepared(note="the probe reported no source closure; each job records its own")

@@ -16,8 +16,15 @@ from neffbench.kernels import registry
 from neffbench.spec import spec_hash, to_dict
 
 
-def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: float | None,
-               argv: list[str] | None = None, sources: dict[str, Any] | None = None) -> dict[str, Any]:
+def new_record(
+    spec: Any,
+    job_dir: Path,
+    *,
+    backend_requested: str,
+    timeout: float | None,
+    argv: list[str] | None = None,
+    sources: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The record of a job that is about to start (outcome ``running``).
 
     ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
@@ -63,8 +70,13 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         "stage": None,
         "stages": {},
         "timeout_s": timeout,
-        "compiler_command": {"requested": None, "requested_args": None, "actual": None, "actual_source": None,
-                             "dropped": []},
+        "compiler_command": {
+            "requested": None,
+            "requested_args": None,
+            "actual": None,
+            "actual_source": None,
+            "dropped": [],
+        },
         "compiler": None,
         "error": None,
         "neffs": [],
@@ -73,8 +85,13 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         "numerics": None,
         "metrics": {},
         "warnings": [],
-        "versions": {"python": platform.python_version(), "torch": None, "torch_neuronx": None, "neuronx_cc": None,
-                     "neffbench": __version__},
+        "versions": {
+            "python": platform.python_version(),
+            "torch": None,
+            "torch_neuronx": None,
+            "neuronx_cc": None,
+            "neffbench": __version__,
+        },
         "host": platform.node(),
         "argv": list(sys.argv if argv is None else argv),
         "pid": pid,
@@ -82,7 +99,14 @@ def new_record(spec: Any, job_dir: Path, *, backend_requested: str, timeout: flo
         "worker_pid": None,
         "worker_pid_start": None,
         "exit_code": None,
-        "files": {"spec": "spec.toml", "log": "job.log", "events": "events.jsonl", "reproduce": "reproduce.py",
-                  "compiler_workdir": "compiler", "inputs": "inputs.npz", "reference": "reference.npz",
-                  "runs": "runs"},
+        "files": {
+            "spec": "spec.toml",
+            "log": "job.log",
+            "events": "events.jsonl",
+            "reproduce": "reproduce.py",
+            "compiler_workdir": "compiler",
+            "inputs": "inputs.npz",
+            "reference": "reference.npz",
+            "runs": "runs",
+        },
     }

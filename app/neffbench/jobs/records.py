@@ -43,8 +43,9 @@ def job_dir_name(spec: Any, when: _dt.datetime | None = None, sources: str | Non
     return f"{spec.name}-{(when or utc_now()).strftime('%Y%m%dT%H%M%SZ')}-{spec_hash(spec, sources)[:8]}"
 
 
-def create_job_dir(workdir: str | Path, spec: Any, when: _dt.datetime | None = None,
-                   sources: str | None = None) -> Path:
+def create_job_dir(
+    workdir: str | Path, spec: Any, when: _dt.datetime | None = None, sources: str | None = None
+) -> Path:
     """A new, empty job directory; ``mkdir`` is the lock, so two compiles never share one."""
     root = Path(workdir)
     root.mkdir(parents=True, exist_ok=True)
@@ -132,8 +133,11 @@ def neff_entries(job_dir: Path, backend: str | None = None) -> list[dict[str, An
     """Every NEFF under the job, wherever the compiler put it and whatever it called it (never the copies)."""
     cls = backends.recorded(backend)
     skip = cls.neff_copies if cls else ()
-    return [file_entry(job_dir, p) for p in sorted(Path(job_dir).glob("**/*.neff"))
-            if p.is_file() and p.relative_to(job_dir).parts[0] not in skip]
+    return [
+        file_entry(job_dir, p)
+        for p in sorted(Path(job_dir).glob("**/*.neff"))
+        if p.is_file() and p.relative_to(job_dir).parts[0] not in skip
+    ]
 
 
 def _stop_leftovers(worker_pid: int | None, worker_start: str | None) -> bool:
@@ -183,8 +187,10 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
         job_dir = path.parent
         stage = record.get("stage") or "start"
         record["outcome"] = "interrupted"
-        record["reason"] = (f"the process that ran this job (pid {record.get('pid')}) ended before finishing it; "
-                            f"it got as far as stage '{stage}'")
+        record["reason"] = (
+            f"the process that ran this job (pid {record.get('pid')}) ended before finishing it; "
+            f"it got as far as stage '{stage}'"
+        )
         if _stop_leftovers(record.get("worker_pid"), record.get("worker_pid_start")):
             record["reason"] += "; the job's remaining processes were stopped"
         record["finished"] = iso()
@@ -211,8 +217,11 @@ def last_duration(workdir: str | Path, spec: Any, backend: str | None) -> float 
             record = json.loads(record_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if (record.get("spec_hash") != wanted or record.get("outcome") != "succeeded"
-                or (backend and record.get("backend") != backend)):
+        if (
+            record.get("spec_hash") != wanted
+            or record.get("outcome") != "succeeded"
+            or (backend and record.get("backend") != backend)
+        ):
             continue
         duration = record.get("duration_s")
         created = record.get("created") or ""

@@ -21,8 +21,14 @@ def _backend(backend: Backend | str | None) -> type[Backend] | Backend:
     return registry.recorded(backend) or registry.REGISTRY["neuron"]
 
 
-def render(spec: Any, *, job_id: str, backend: Backend | str | None, built: Built | None = None,
-           weights: dict[str, Any] | None = None) -> str:
+def render(
+    spec: Any,
+    *,
+    job_id: str,
+    backend: Backend | str | None,
+    built: Built | None = None,
+    weights: dict[str, Any] | None = None,
+) -> str:
     """The script's text for a single-bucket spec.
 
     ``built`` is what the job traced (the module kernel's wrapper needs it); the backend writes the script.
@@ -30,8 +36,14 @@ def render(spec: Any, *, job_id: str, backend: Backend | str | None, built: Buil
     return _backend(backend).reproduce_script(spec, job_id=job_id, built=built, weights=weights)
 
 
-def write(job_dir: Path, spec: Any, *, backend: Backend | str | None, built: Built | None = None,
-          weights: dict[str, Any] | None = None) -> Path:
+def write(
+    job_dir: Path,
+    spec: Any,
+    *,
+    backend: Backend | str | None,
+    built: Built | None = None,
+    weights: dict[str, Any] | None = None,
+) -> Path:
     path = Path(job_dir) / SCRIPT_NAME
     text = render(spec, job_id=Path(job_dir).name, backend=backend, built=built, weights=weights)
     write_text_atomic(path, text)

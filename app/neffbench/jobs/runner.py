@@ -48,10 +48,19 @@ class JobRunner(Finishing):
     the job to it when its backend is this job's, and discards it otherwise (also when cancelled).
     """
 
-    def __init__(self, spec: Any, *, workdir: str | Path | None = None, backend: str = "auto",
-                 timeout: float | None = None, on_line: LineCallback | None = None,
-                 on_event: EventCallback | None = None, standby: StandbyWorker | None = None,
-                 use_cache: bool = True, prepared: Prepared | None = None):
+    def __init__(
+        self,
+        spec: Any,
+        *,
+        workdir: str | Path | None = None,
+        backend: str = "auto",
+        timeout: float | None = None,
+        on_line: LineCallback | None = None,
+        on_event: EventCallback | None = None,
+        standby: StandbyWorker | None = None,
+        use_cache: bool = True,
+        prepared: Prepared | None = None,
+    ):
         buckets = registry.for_spec(spec).buckets(spec)
         if len(buckets) != 1:
             raise ValueError(f"a job compiles one bucket; use run_buckets for {buckets}")
@@ -103,8 +112,10 @@ class JobRunner(Finishing):
     def _start(self) -> Path:
         try:
             for job_dir in records.mark_interrupted(self.workdir):
-                self._call(self.on_line, f"neffbench: {job_dir.name} was left running by a process that is gone: "
-                                         "marked interrupted")
+                self._call(
+                    self.on_line,
+                    f"neffbench: {job_dir.name} was left running by a process that is gone: marked interrupted",
+                )
         except OSError:
             log.warning("could not check %s for interrupted jobs", self.workdir, exc_info=True)
         records.prepare_workdir(self.workdir)
@@ -114,12 +125,14 @@ class JobRunner(Finishing):
         try:
             job_dir = records.create_job_dir(self.workdir, self.spec, sources=digest).resolve()
         except OSError as exc:
-            raise records.WorkdirError(f"no job directory can be made in {self.workdir}: "
-                                       f"{exc.strerror or exc}") from None
+            raise records.WorkdirError(
+                f"no job directory can be made in {self.workdir}: {exc.strerror or exc}"
+            ) from None
         try:
             # The record first: a directory is a job from the moment it exists, even if we die next.
-            self.record = record_start.new_record(self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout,
-                                             sources=self.prepared.sources)
+            self.record = record_start.new_record(
+                self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout, sources=self.prepared.sources
+            )
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")
             self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
@@ -133,8 +146,10 @@ class JobRunner(Finishing):
             raise records.WorkdirError(f"the job cannot be recorded: {records.cannot_write(job_dir, exc)}") from None
         self.job_dir = job_dir
         if self.prepared.sources is not None:
-            self._note(f"neffbench: the build reads {sources.summary(self.prepared.sources)} "
-                       f"({self.prepared.sources.get('how')})")
+            self._note(
+                f"neffbench: the build reads {sources.summary(self.prepared.sources)} "
+                f"({self.prepared.sources.get('how')})"
+            )
         elif self.prepared.note:
             self._note(f"neffbench: {self.prepared.note}")
         if self._serve_from_cache(job_dir):
@@ -167,8 +182,10 @@ class JobRunner(Finishing):
             self.record["cache"] = {"hit": False, "reason": "--no-cache"}
             return False
         if self.record.get("cache_key") is None:
-            self.record["cache"] = {"hit": False, "reason": "the files the build reads were not known before it "
-                                                            "started"}
+            self.record["cache"] = {
+                "hit": False,
+                "reason": "the files the build reads were not known before it started",
+            }
             return False
         found = cache.lookup(self.workdir, self.record["cache_key"])
         if found is None:
@@ -223,11 +240,18 @@ class JobRunner(Finishing):
             raise RuntimeError("start() the job before waiting for it")
         proc = self._proc
         try:
-            ended = procs.pump(proc, self._handle_line, on_read=self._on_read, on_deadline=self._on_deadline,
-                               deadline=self._t0 + self.timeout if self.timeout else None, eof_wait_s=EOF_WAIT_S)
+            ended = procs.pump(
+                proc,
+                self._handle_line,
+                on_read=self._on_read,
+                on_deadline=self._on_deadline,
+                deadline=self._t0 + self.timeout if self.timeout else None,
+                eof_wait_s=EOF_WAIT_S,
+            )
             if not ended:
-                self._handle_line("neffbench: a process outside the job's process group kept its output "
-                                  "open; stopped reading")
+                self._handle_line(
+                    "neffbench: a process outside the job's process group kept its output open; stopped reading"
+                )
         except BaseException:
             proc.kill_and_reap()
             self._result = self._finalize(proc.returncode, interrupted="the runner itself stopped")
@@ -256,10 +280,14 @@ class JobRunner(Finishing):
             return
         from_logfile = line.startswith(LOGFILE_PREFIX)
         if from_logfile:
-            line = line[len(LOGFILE_PREFIX):]
+            line = line[len(LOGFILE_PREFIX) :]
         keep, derived = self._parser.feed(line, from_logfile=from_logfile)
-        if keep and self.record.get("stage") == "tracing" and self.record.get("backend") in NEFF_BACKENDS and \
-                self._parser.last_was_record:
+        if (
+            keep
+            and self.record.get("stage") == "tracing"
+            and self.record.get("backend") in NEFF_BACKENDS
+            and self._parser.last_was_record
+        ):
             # The worker notices the compiler by polling its workdir; its first log record here is sooner.
             self._handle_event({**stage_event("compiling"), "source": "compiler output"})
         if keep:
@@ -295,12 +323,15 @@ class JobRunner(Finishing):
             self._write_record()
             return
         self.record["spec_hash"] = spec_hash(self.spec, block.get("digest"))
-        self.record["cache_key"] = cache.digest(cache.key(self.spec, self.record["cache_key_backend"],
-                                                          block.get("digest")))
+        self.record["cache_key"] = cache.digest(
+            cache.key(self.spec, self.record["cache_key_backend"], block.get("digest"))
+        )
         if before:
             changed = ", ".join(name for name, _, _ in sources.file_differences(before, block)) or "its digest"
-            self._note(f"neffbench: the build read other files than were known before it started ({changed}); "
-                       f"this job's spec hash is now {self.record['spec_hash'][:8]}")
+            self._note(
+                f"neffbench: the build read other files than were known before it started ({changed}); "
+                f"this job's spec hash is now {self.record['spec_hash'][:8]}"
+            )
         self._write_record()
 
     def _enter_stage(self, stage: str, t: float | None) -> None:
@@ -316,8 +347,12 @@ class JobRunner(Finishing):
         self._write_record()
 
     def _emit(self, ev: dict[str, Any]) -> None:
-        ev = {**ev, "job_id": self.record.get("job_id"), "bucket": self.record.get("bucket"),
-              "num_tokens": self.record.get("num_tokens")}
+        ev = {
+            **ev,
+            "job_id": self.record.get("job_id"),
+            "bucket": self.record.get("bucket"),
+            "num_tokens": self.record.get("num_tokens"),
+        }
         if self._events_fh is not None and not self._events_fh.closed:
             self._write(self._events_fh, json.dumps(ev, default=str, ensure_ascii=False) + "\n")
         self._call(self.on_event, ev)

@@ -41,8 +41,12 @@ def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path |
         # directory. The worker imports torch_neuronx itself once it has.
         env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
     target = ["--standby"] if job_dir is None else [str(job_dir)]
-    return spawn([sys.executable, "-m", WORKER_MODULE, *target, "--backend", backend], env=env,
-                 cwd=job_dir if cwd is None else cwd, stdin="pipe" if job_dir is None else "null")
+    return spawn(
+        [sys.executable, "-m", WORKER_MODULE, *target, "--backend", backend],
+        env=env,
+        cwd=job_dir if cwd is None else cwd,
+        stdin="pipe" if job_dir is None else "null",
+    )
 
 
 class StandbyWorker:

@@ -36,9 +36,11 @@ def describe_numerics(numerics: dict[str, Any] | None) -> str:
     if not numerics.get("checked"):
         return f"numerics: not checked ({numerics.get('skipped_reason')})"
     verdict = "match" if numerics.get("match") else "MISMATCH"
-    return (f"numerics on {numerics.get('where')}: {verdict} against the eager reference (max abs error "
-            f"{numerics['max_abs_error']:.3g}, max rel error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, "
-            f"rtol {numerics['rtol']:g} for {numerics.get('tolerance_basis')})")
+    return (
+        f"numerics on {numerics.get('where')}: {verdict} against the eager reference (max abs error "
+        f"{numerics['max_abs_error']:.3g}, max rel error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, "
+        f"rtol {numerics['rtol']:g} for {numerics.get('tolerance_basis')})"
+    )
 
 
 def describe_neffs(record: Record) -> list[str]:
@@ -139,8 +141,15 @@ def bucket_table(records: list[Record]) -> list[str]:
         error = job.reason or ""
         if job.error and job.error.get("code"):
             error = f"[{job.error['code']}] {error}"
-        rows.append((" ".join(str(job.bucket.get(a, "-")) for a in axes), str(job.outcome), neff_cell(job),
-                     f"{compile_s:.2f}" if isinstance(compile_s, (int, float)) else "-",
-                     f"{job.duration_s:.2f}" if job.duration_s is not None else "-", error[:80]))
+        rows.append(
+            (
+                " ".join(str(job.bucket.get(a, "-")) for a in axes),
+                str(job.outcome),
+                neff_cell(job),
+                f"{compile_s:.2f}" if isinstance(compile_s, (int, float)) else "-",
+                f"{job.duration_s:.2f}" if job.duration_s is not None else "-",
+                error[:80],
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return [("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)) + "  " + row[-1]).rstrip() for row in rows]

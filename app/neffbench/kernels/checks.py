@@ -40,12 +40,16 @@ def _signature_problem(name: str, spec: Any, impl: Any) -> str | None:
     """Why ``impl`` cannot stand for the declared hook ``spec``: other parameter names, or more required ones."""
     want = _parameters(spec)
     got = _parameters(impl)
-    named = [p.name for p in got[:len(want)]]
+    named = [p.name for p in got[: len(want)]]
     if named != [p.name for p in want]:
         declared = ", ".join(p.name for p in want)
         return f"hook {name}({', '.join(p.name for p in got)}) must take ({declared}) as declared in kernels/api.py"
-    extra = [p.name for p in got[len(want):] if p.default is inspect.Parameter.empty
-             and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    extra = [
+        p.name
+        for p in got[len(want) :]
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
     if extra:
         return f"hook {name} requires {', '.join(extra)}, which the workbench never passes"
     return None
@@ -60,8 +64,10 @@ def problems(kernel: Any, name: str) -> list[str]:
         out.append(f"names itself {kernel.name!r}")
     for attr, value in _own_names(kernel).items():
         if attr not in DECLARED:
-            out.append(f"defines {attr}, which is no hook (kernels/api.py declares: "
-                       f"{', '.join(sorted(n for n in DECLARED if callable(DECLARED[n])))}); name a helper _{attr}")
+            out.append(
+                f"defines {attr}, which is no hook (kernels/api.py declares: "
+                f"{', '.join(sorted(n for n in DECLARED if callable(DECLARED[n])))}); name a helper _{attr}"
+            )
             continue
         declared = DECLARED[attr]
         if inspect.isfunction(declared):

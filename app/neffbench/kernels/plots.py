@@ -26,8 +26,12 @@ class Series:
     role: str = "data"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "role": self.role, "x": np.asarray(self.x).tolist(),
-                "y": np.asarray(self.y).tolist()}
+        return {
+            "name": self.name,
+            "role": self.role,
+            "x": np.asarray(self.x).tolist(),
+            "y": np.asarray(self.y).tolist(),
+        }
 
 
 @dataclass
@@ -45,8 +49,15 @@ class Plot:
             raise ValueError(f"plot kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "kind": self.kind, "x_label": self.x_label, "y_label": self.y_label,
-                "note": self.note, "log_y": self.log_y, "series": [s.to_json() for s in self.series]}
+        return {
+            "title": self.title,
+            "kind": self.kind,
+            "x_label": self.x_label,
+            "y_label": self.y_label,
+            "note": self.note,
+            "log_y": self.log_y,
+            "series": [s.to_json() for s in self.series],
+        }
 
 
 @dataclass
@@ -61,9 +72,13 @@ class KernelPreview:
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "badges": self.badges, "verdicts": self.verdicts,
-                "timings_ms": {k: round(v * 1e3, 3) for k, v in self.timings.items()},
-                "plots": [p.to_json() for p in self.plots]}
+        return {
+            "title": self.title,
+            "badges": self.badges,
+            "verdicts": self.verdicts,
+            "timings_ms": {k: round(v * 1e3, 3) for k, v in self.timings.items()},
+            "plots": [p.to_json() for p in self.plots],
+        }
 
 
 def histogram(name: str, values: Any, bins: int = 64, role: str = "data") -> Series:
@@ -85,8 +100,7 @@ def stats(values: Any) -> dict[str, Any]:
     finite = data[np.isfinite(data)]
     out: dict[str, Any] = {"numel": int(data.size), "nan": int(np.isnan(data).sum()), "inf": int(np.isinf(data).sum())}
     if finite.size:
-        out.update(min=float(finite.min()), max=float(finite.max()), mean=float(finite.mean()),
-                   std=float(finite.std()))
+        out.update(min=float(finite.min()), max=float(finite.max()), mean=float(finite.mean()), std=float(finite.std()))
     else:
         out.update(min=None, max=None, mean=None, std=None)
     return out

@@ -55,8 +55,13 @@ def entries() -> dict[str, KernelEntry]:
         found = []
     # Ours first, in LISTED_FIRST's order; sorted() keeps the plugins' own order among themselves.
     first = {name: i for i, name in enumerate(LISTED_FIRST)}
-    found.sort(key=lambda ep: (_dist_name(ep) != DISTRIBUTION, first.get(ep.name, len(first)),
-                               ep.name if _dist_name(ep) == DISTRIBUTION else ""))
+    found.sort(
+        key=lambda ep: (
+            _dist_name(ep) != DISTRIBUTION,
+            first.get(ep.name, len(first)),
+            ep.name if _dist_name(ep) == DISTRIBUTION else "",
+        )
+    )
     out: dict[str, KernelEntry] = {}
     for ep in found:
         dist = _dist_name(ep)

@@ -13,6 +13,6 @@ def module_source(path: Path) -> str:
     first = tree.body[0] if tree.body else None
     lines = text.splitlines()
     if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant):
-        lines = lines[first.end_lineno:]
+        lines = lines[first.end_lineno :]
     body = "\n".join(line for line in lines if line.strip() != "from __future__ import annotations")
     return body.strip() + "\n"

@@ -42,17 +42,34 @@ class TokenKernel(Kernel):
         return int(bucket.get(AXIS, 1))
 
 
-def token_inputs(*, tokens: tuple[int, ...], per_call: str, dtype_help: str, seed_help: str = SEED_HELP,
-                 max_tokens: int | None = MAX_TOKENS) -> Callable[[type], type]:
+def token_inputs(
+    *,
+    tokens: tuple[int, ...],
+    per_call: str,
+    dtype_help: str,
+    seed_help: str = SEED_HELP,
+    max_tokens: int | None = MAX_TOKENS,
+) -> Callable[[type], type]:
     """Decorate a class of a kernel's own ``[inputs]`` fields (none, or RoPE's positions): the frozen section with
     ``num_tokens`` (default ``tokens``; ``per_call`` says what one token is) first and ``dtype``, ``seed`` last."""
 
     def make(cls: type) -> type:
         own = dict(cls.__dict__.get("__annotations__", {}))
         cls.__annotations__ = {AXIS: tuple[int, ...], **own, "dtype": str, "seed": int}
-        setattr(cls, AXIS, field(default=tokens, metadata=ui(
-            "Tokens (buckets)", f"{per_call} Shapes are fixed at trace time, so each value is its own NEFF; list "
-            "several to compile one bucket each.", min=1, max=max_tokens)))
+        setattr(
+            cls,
+            AXIS,
+            field(
+                default=tokens,
+                metadata=ui(
+                    "Tokens (buckets)",
+                    f"{per_call} Shapes are fixed at trace time, so each value is its own NEFF; list "
+                    "several to compile one bucket each.",
+                    min=1,
+                    max=max_tokens,
+                ),
+            ),
+        )
         cls.dtype = field(default="float32", metadata=ui("Dtype", dtype_help, choices=DTYPES))
         cls.seed = field(default=0, metadata=ui("Seed", seed_help, min=0, max=2**31 - 1, neff=False))
         return dataclass(frozen=True)(cls)
@@ -88,9 +105,20 @@ def warn_if_large(elements: int, dtype: str, problems: list[Problem], *, what: s
     size = elements * DTYPE_BYTES.get(dtype, 4)
     total = total_bytes()
     if total is not None and size > total:
-        problems.append(Problem(FIELD, f"The largest bucket's example {what} {gib(size)}; this machine has "
-                                       f"{gib(total)}, so it cannot even build them."))
+        problems.append(
+            Problem(
+                FIELD,
+                f"The largest bucket's example {what} {gib(size)}; this machine has "
+                f"{gib(total)}, so it cannot even build them.",
+            )
+        )
     elif size > LARGE_INPUT_BYTES:
-        problems.append(Problem(FIELD, f"The largest bucket's example {what} {size / 2**30:.1f} GiB, and building "
-                                       f"and tracing {'them' if what.endswith('take') else 'it'} needs several times "
-                                       "that much memory.", "warning"))
+        problems.append(
+            Problem(
+                FIELD,
+                f"The largest bucket's example {what} {size / 2**30:.1f} GiB, and building "
+                f"and tracing {'them' if what.endswith('take') else 'it'} needs several times "
+                "that much memory.",
+                "warning",
+            )
+        )

@@ -26,8 +26,10 @@ def same_bins(named: Sequence[tuple[str, torch.Tensor]]) -> list[Series]:
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     edges = np.linspace(lo, hi, BINS + 1)
-    return [Series(name, edges, torch.histc(t.float(), bins=BINS, min=lo, max=hi).numpy().astype(np.int64))
-            for name, t in named]
+    return [
+        Series(name, edges, torch.histc(t.float(), bins=BINS, min=lo, max=hi).numpy().astype(np.int64))
+        for name, t in named
+    ]
 
 
 def preview_tokens(bucket: int, row_elements: int) -> tuple[int, str]:
@@ -35,8 +37,10 @@ def preview_tokens(bucket: int, row_elements: int) -> tuple[int, str]:
     cap = max(1, MAX_PREVIEW_ELEMENTS // max(1, row_elements))
     if bucket <= cap:
         return bucket, ""
-    return cap, (f"Bucket {bucket} has more tokens than the preview holds, so it shows inputs made for {cap} "
-                 f"tokens (same seed, other values). ")
+    return cap, (
+        f"Bucket {bucket} has more tokens than the preview holds, so it shows inputs made for {cap} "
+        f"tokens (same seed, other values). "
+    )
 
 
 def within(diff: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float) -> bool:
@@ -44,7 +48,9 @@ def within(diff: torch.Tensor, ref: torch.Tensor, atol: float, rtol: float) -> b
     return bool((diff - rtol * ref.abs()).max() <= atol)
 
 
-def float64_error(out: torch.Tensor, ref: torch.Tensor, dtype: str) -> tuple[Plot, dict[str, str], dict[str, bool | None]]:
+def float64_error(
+    out: torch.Tensor, ref: torch.Tensor, dtype: str
+) -> tuple[Plot, dict[str, str], dict[str, bool | None]]:
     """The per-token error plot, and the badges "max |eager - float64|" and "dtype cost" with their verdicts."""
     diff = (out.double() - ref).abs()
     err_rows = diff.amax(dim=-1)
@@ -52,11 +58,19 @@ def float64_error(out: torch.Tensor, ref: torch.Tensor, dtype: str) -> tuple[Plo
     atol, rtol = TOLERANCES[dtype]
     tokens = int(err_rows.shape[0])
     plot = Plot(
-        "Error against float64", "curve", "token", "max |eager - float64|",
-        [Series("per token", np.arange(tokens), err_rows.numpy()),
-         Series(f"{dtype} atol", [0, max(tokens - 1, 1)], [atol, atol], "reference")],
-        note=f"Largest difference per row between the {dtype} kernel and the same formula in float64.")
+        "Error against float64",
+        "curve",
+        "token",
+        "max |eager - float64|",
+        [
+            Series("per token", np.arange(tokens), err_rows.numpy()),
+            Series(f"{dtype} atol", [0, max(tokens - 1, 1)], [atol, atol], "reference"),
+        ],
+        note=f"Largest difference per row between the {dtype} kernel and the same formula in float64.",
+    )
     cost = max_err / (float(ref.abs().max()) or 1.0)
-    badges = {"max |eager - float64|": f"{max_err:.3g}",
-              "dtype cost": f"{cost:.2g} of max |out| = {cost / DTYPE_EPS[dtype]:.2g} {dtype} eps"}
+    badges = {
+        "max |eager - float64|": f"{max_err:.3g}",
+        "dtype cost": f"{cost:.2g} of max |out| = {cost / DTYPE_EPS[dtype]:.2g} {dtype} eps",
+    }
     return plot, badges, {"max |eager - float64|": within(diff, ref, atol, rtol), "dtype cost": None}

@@ -23,7 +23,22 @@ from neffbench.neff.reader import (
 )
 
 __all__ = [
-    "DEFAULT_LIMITS", "HEADER_SIZE", "Difference", "JobRecord", "JobRecordError", "Limits", "MemberInfo",
-    "NeffCache", "NeffError", "NeffHeader", "NeffInfo", "NeffRecord", "TensorInfo", "diff_neffs", "find_job",
-    "read_job", "read_neff", "scan_workdir",
+    "DEFAULT_LIMITS",
+    "HEADER_SIZE",
+    "Difference",
+    "JobRecord",
+    "JobRecordError",
+    "Limits",
+    "MemberInfo",
+    "NeffCache",
+    "NeffError",
+    "NeffHeader",
+    "NeffInfo",
+    "NeffRecord",
+    "TensorInfo",
+    "diff_neffs",
+    "find_job",
+    "read_job",
+    "read_neff",
+    "scan_workdir",
 ]

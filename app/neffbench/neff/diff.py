@@ -11,10 +11,31 @@ from typing import Any
 from neffbench.neff.index import JobRecord
 from neffbench.neff.reader import NeffInfo, TensorInfo
 
-SECTIONS = ("file", "header", "payload", "inputs", "outputs", "members", "job", "spec", "sources", "weights",
-            "compiler_command")
-_PAYLOAD_FIELDS = ("compressed", "payload_size", "compiler_version", "tool_version", "target", "kelf_version",
-                   "subgraphs", "member_count", "constants", "io_source")
+SECTIONS = (
+    "file",
+    "header",
+    "payload",
+    "inputs",
+    "outputs",
+    "members",
+    "job",
+    "spec",
+    "sources",
+    "weights",
+    "compiler_command",
+)
+_PAYLOAD_FIELDS = (
+    "compressed",
+    "payload_size",
+    "compiler_version",
+    "tool_version",
+    "target",
+    "kelf_version",
+    "subgraphs",
+    "member_count",
+    "constants",
+    "io_source",
+)
 
 
 @dataclass(frozen=True)
@@ -70,19 +91,32 @@ def _commands(a: JobRecord, b: JobRecord) -> list[Difference]:
         argv_b = _in_job_terms(getattr(b, f"{which}_command"), b)
         if argv_a == argv_b:
             continue
-        out.append(Difference("compiler_command", which, shlex.join(argv_a) if argv_a is not None else None,
-                              shlex.join(argv_b) if argv_b is not None else None))
+        out.append(
+            Difference(
+                "compiler_command",
+                which,
+                shlex.join(argv_a) if argv_a is not None else None,
+                shlex.join(argv_b) if argv_b is not None else None,
+            )
+        )
         if argv_a is not None and argv_b is not None:
             # The flags that changed, without the paths and flags both runs share.
             only_a = Counter(argv_a) - Counter(argv_b)
             only_b = Counter(argv_b) - Counter(argv_a)
-            out.append(Difference("compiler_command", f"{which} (arguments only in one)",
-                                  " ".join(x for x in argv_a if only_a[x]), " ".join(x for x in argv_b if only_b[x])))
+            out.append(
+                Difference(
+                    "compiler_command",
+                    f"{which} (arguments only in one)",
+                    " ".join(x for x in argv_a if only_a[x]),
+                    " ".join(x for x in argv_b if only_b[x]),
+                )
+            )
     return out
 
 
-def diff_neffs(a: NeffInfo, b: NeffInfo, *, job_a: JobRecord | None = None,
-               job_b: JobRecord | None = None) -> list[Difference]:
+def diff_neffs(
+    a: NeffInfo, b: NeffInfo, *, job_a: JobRecord | None = None, job_b: JobRecord | None = None
+) -> list[Difference]:
     """Every difference, section by section (see ``SECTIONS``); an empty list means nothing differs."""
     diffs = _compare("file", {"size": a.size, "sha256": a.sha256}, {"size": b.size, "sha256": b.sha256})
     head_a, head_b = a.header.to_dict(), b.header.to_dict()
@@ -94,8 +128,11 @@ def diff_neffs(a: NeffInfo, b: NeffInfo, *, job_a: JobRecord | None = None,
         diffs += _compare("payload", pa, pb, _PAYLOAD_FIELDS)
         diffs += _tensors("inputs", a.inputs, b.inputs)
         diffs += _tensors("outputs", a.outputs, b.outputs)
-        diffs += _compare("members", {m.name: m.size for m in a.members if m.type == "file"},
-                          {m.name: m.size for m in b.members if m.type == "file"})
+        diffs += _compare(
+            "members",
+            {m.name: m.size for m in a.members if m.type == "file"},
+            {m.name: m.size for m in b.members if m.type == "file"},
+        )
     if job_a is None and job_b is None:
         return diffs
     if job_a is None or job_b is None:
@@ -110,10 +147,11 @@ def diff_jobs(job_a: JobRecord, job_b: JobRecord) -> list[Difference]:
     the compiler commands."""
     from neffbench.usercode.closure import file_differences
 
-    diffs = _compare("job", {"job_id": job_a.job_id, "outcome": job_a.outcome, "backend": job_a.backend,
-                             "spec_hash": job_a.spec_hash},
-                     {"job_id": job_b.job_id, "outcome": job_b.outcome, "backend": job_b.backend,
-                      "spec_hash": job_b.spec_hash})
+    diffs = _compare(
+        "job",
+        {"job_id": job_a.job_id, "outcome": job_a.outcome, "backend": job_a.backend, "spec_hash": job_a.spec_hash},
+        {"job_id": job_b.job_id, "outcome": job_b.outcome, "backend": job_b.backend, "spec_hash": job_b.spec_hash},
+    )
     diffs += spec_differences(job_a.spec, job_b.spec)
     sources_a, sources_b = job_a.record.get("sources"), job_b.record.get("sources")
     if sources_a or sources_b:

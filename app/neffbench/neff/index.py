@@ -48,8 +48,14 @@ class JobRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": self.path, "job_id": self.job_id, "schema_version": self.schema_version, "outcome": self.outcome,
-            "reason": self.reason, "created": self.created, "backend": self.backend, "spec": self.spec,
+            "path": self.path,
+            "job_id": self.job_id,
+            "schema_version": self.schema_version,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "created": self.created,
+            "backend": self.backend,
+            "spec": self.spec,
             "spec_hash": self.spec_hash,
             "compiler_command": {
                 "requested": None if self.requested_command is None else list(self.requested_command),
@@ -89,18 +95,25 @@ def read_job(path: str | os.PathLike[str]) -> JobRecord:
     version = doc.get("schema_version")
     neffs: list[Any] = doc["neffs"] if isinstance(doc.get("neffs"), list) else []
     return JobRecord(
-        path=str(path), job_id=_text(doc, "job_id"),
+        path=str(path),
+        job_id=_text(doc, "job_id"),
         schema_version=version if isinstance(version, int) and not isinstance(version, bool) else None,
-        outcome=_text(doc, "outcome"), reason=_text(doc, "reason"), created=_text(doc, "created"),
-        backend=_text(doc, "backend"), spec=doc["spec"] if isinstance(doc.get("spec"), dict) else {},
-        spec_hash=_text(doc, "spec_hash"), requested_command=_argv(command.get("requested")),
-        actual_command=_argv(command.get("actual")), neffs=tuple(n for n in neffs if isinstance(n, dict)),
+        outcome=_text(doc, "outcome"),
+        reason=_text(doc, "reason"),
+        created=_text(doc, "created"),
+        backend=_text(doc, "backend"),
+        spec=doc["spec"] if isinstance(doc.get("spec"), dict) else {},
+        spec_hash=_text(doc, "spec_hash"),
+        requested_command=_argv(command.get("requested")),
+        actual_command=_argv(command.get("actual")),
+        neffs=tuple(n for n in neffs if isinstance(n, dict)),
         record=doc,
     )
 
 
-def find_job(neff: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
-             max_levels: int = 4) -> Path | None:
+def find_job(
+    neff: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None, max_levels: int = 4
+) -> Path | None:
     """The nearest job.json in the NEFF's directory or above: up to ``root`` when given, else ``max_levels`` up."""
     directory = Path(neff).resolve().parent
     stop = Path(root).resolve() if root is not None else None
@@ -139,7 +152,10 @@ class NeffRecord:
         info = self.info
         job = self.job
         return {
-            "path": self.rel_path, "abs_path": self.path, "size": self.size, "modified": self.modified,
+            "path": self.rel_path,
+            "abs_path": self.path,
+            "size": self.size,
+            "modified": self.modified,
             "name": info.header.name if info else None,
             "compiler_version": info.compiler_version if info else None,
             "target": info.target if info else None,
@@ -148,11 +164,20 @@ class NeffRecord:
             "inputs": [t.to_dict() for t in info.inputs] if info else [],
             "outputs": [t.to_dict() for t in info.outputs] if info else [],
             "io": info.io_summary() if info else "",
-            "job": None if job is None else {
-                "path": job.path, "job_id": job.job_id, "outcome": job.outcome, "reason": job.reason,
-                "created": job.created, "backend": job.backend, "spec_hash": job.spec_hash,
+            "job": None
+            if job is None
+            else {
+                "path": job.path,
+                "job_id": job.job_id,
+                "outcome": job.outcome,
+                "reason": job.reason,
+                "created": job.created,
+                "backend": job.backend,
+                "spec_hash": job.spec_hash,
             },
-            "job_path": self.job_path, "job_error": self.job_error, "error": self.error,
+            "job_path": self.job_path,
+            "job_error": self.job_error,
+            "error": self.error,
             "warnings": list(self.warnings),
         }
 
@@ -174,7 +199,9 @@ class NeffCache:
     _jobs: dict[str, _Entry] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def neff(self, path: str, key: tuple[int, int], header_only: bool, limits: Limits) -> tuple[NeffInfo | None, str | None]:
+    def neff(
+        self, path: str, key: tuple[int, int], header_only: bool, limits: Limits
+    ) -> tuple[NeffInfo | None, str | None]:
         with self._lock:
             # A full read answers a header-only request too.
             for mode in (False, True) if header_only else (False,):
@@ -246,8 +273,13 @@ def _walk(root: str) -> list[tuple[str, os.stat_result, str | None]]:
     return found
 
 
-def scan_workdir(root: str | os.PathLike[str], *, cache: NeffCache | None = None, header_only: bool = False,
-                 limits: Limits = DEFAULT_LIMITS) -> list[NeffRecord]:
+def scan_workdir(
+    root: str | os.PathLike[str],
+    *,
+    cache: NeffCache | None = None,
+    header_only: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[NeffRecord]:
     """Every NEFF below ``root``, newest first; unreadable ones are records with ``error`` set, never exceptions.
 
     ``cache`` defaults to one shared by the process, so a rescan of an unchanged tree reads no file again.
@@ -273,10 +305,20 @@ def scan_workdir(root: str | os.PathLike[str], *, cache: NeffCache | None = None
             continue
         if job and info and info.sha256:
             warnings.extend(_check_against_job(path, info, job))
-        records.append(NeffRecord(
-            path=path, rel_path=os.path.relpath(path, top).replace(os.sep, "/"), size=st.st_size, mtime=st.st_mtime,
-            info=info, error=error, job=job, job_path=job_path, job_error=job_error, warnings=tuple(warnings),
-        ))
+        records.append(
+            NeffRecord(
+                path=path,
+                rel_path=os.path.relpath(path, top).replace(os.sep, "/"),
+                size=st.st_size,
+                mtime=st.st_mtime,
+                info=info,
+                error=error,
+                job=job,
+                job_path=job_path,
+                job_error=job_error,
+                warnings=tuple(warnings),
+            )
+        )
     cache.forget_missing(top, seen)
     records.sort(key=lambda r: (-r.mtime, r.rel_path))
     return records

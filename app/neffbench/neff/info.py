@@ -16,8 +16,12 @@ class TensorInfo:
     nbytes: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "dtype": self.dtype, "shape": None if self.shape is None else list(self.shape),
-                "bytes": self.nbytes}
+        return {
+            "name": self.name,
+            "dtype": self.dtype,
+            "shape": None if self.shape is None else list(self.shape),
+            "bytes": self.nbytes,
+        }
 
     def summary(self) -> str:
         """``x float16[128,256]``, the form the listing and diff show."""
@@ -68,14 +72,24 @@ class NeffInfo:
 
     def to_dict(self, *, members: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "path": self.path, "size": self.size, "sha256": self.sha256, "header_only": self.header_only,
-            "header": self.header.to_dict(), "compressed": self.compressed, "payload_size": self.payload_size,
-            "compiler_version": self.compiler_version, "tool_version": self.tool_version, "target": self.target,
-            "kelf_version": self.kelf_version, "subgraphs": list(self.subgraphs),
-            "inputs": [t.to_dict() for t in self.inputs], "outputs": [t.to_dict() for t in self.outputs],
+            "path": self.path,
+            "size": self.size,
+            "sha256": self.sha256,
+            "header_only": self.header_only,
+            "header": self.header.to_dict(),
+            "compressed": self.compressed,
+            "payload_size": self.payload_size,
+            "compiler_version": self.compiler_version,
+            "tool_version": self.tool_version,
+            "target": self.target,
+            "kelf_version": self.kelf_version,
+            "subgraphs": list(self.subgraphs),
+            "inputs": [t.to_dict() for t in self.inputs],
+            "outputs": [t.to_dict() for t in self.outputs],
             "io_source": dict(self.io_source),
             "constants": {"count": self.constants_count, "bytes": self.constants_bytes},
-            "member_count": self.member_count, "warnings": list(self.warnings),
+            "member_count": self.member_count,
+            "warnings": list(self.warnings),
         }
         if members:
             out["members"] = [m.to_dict() for m in self.members]

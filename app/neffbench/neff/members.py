@@ -12,9 +12,26 @@ from neffbench.neff.info import TensorInfo
 
 # Bytes per element for the dtype names NEFFs use (numpy spelling); unknown names get no byte count.
 ITEMSIZE = {
-    "bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
-    "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "float8_e4m3": 1, "float8_e4m3fn": 1,
-    "float8_e5m2": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
+    "bool": 1,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+    "float8_e4m3": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "float8_e5m2fnuz": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
 }
 
 _KELF = re.compile(r"kelf-(\d+)\.json")
@@ -103,7 +120,9 @@ def _signature(doc: Any, member: str) -> tuple[list[TensorInfo], list[TensorInfo
             ident = spec.get("id")
             if ident is not None and not _whole(ident):
                 raise _bad(member, f"{where}.{name}.id", "a whole number", ident)
-            rows.append((ident if ident is not None else math.inf, order, TensorInfo(name, dtype, shape, _nbytes(dtype, shape))))
+            rows.append(
+                (ident if ident is not None else math.inf, order, TensorInfo(name, dtype, shape, _nbytes(dtype, shape)))
+            )
         result.append([t for _, _, t in sorted(rows, key=lambda r: (r[0], r[1]))])
     return result[0], result[1]
 

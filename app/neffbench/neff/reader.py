@@ -28,8 +28,16 @@ from neffbench.neff.tar import _iter_tar
 
 # The code lives in the sibling modules; these names stay importable from here, where callers took them.
 __all__ = [
-    "DEFAULT_LIMITS", "HEADER_SIZE", "ITEMSIZE", "Limits", "MemberInfo", "NeffError", "NeffHeader", "NeffInfo",
-    "TensorInfo", "read_neff",
+    "DEFAULT_LIMITS",
+    "HEADER_SIZE",
+    "ITEMSIZE",
+    "Limits",
+    "MemberInfo",
+    "NeffError",
+    "NeffHeader",
+    "NeffInfo",
+    "TensorInfo",
+    "read_neff",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -54,8 +62,9 @@ def read_neff(path: str | os.PathLike[str], *, header_only: bool = False, limits
     except OSError as exc:
         raise NeffError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
     except Exception as exc:  # a reader bug; still reported the one documented way
-        raise NeffError(f"internal error while reading ({type(exc).__name__}: {exc})", path=where,
-                        internal=True) from exc
+        raise NeffError(
+            f"internal error while reading ({type(exc).__name__}: {exc})", path=where, internal=True
+        ) from exc
 
 
 def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffHeader, limits: Limits) -> NeffInfo:
@@ -91,8 +100,10 @@ def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffH
         if not (name in ("info.json", "neff.json") or kelf or sg):
             continue
         if member.size > limits.max_json_bytes:
-            raise NeffError(f"member {member.name} is {member.size} bytes, over the {limits.max_json_bytes}-byte "
-                            "limit for a JSON member")
+            raise NeffError(
+                f"member {member.name} is {member.size} bytes, over the {limits.max_json_bytes}-byte "
+                "limit for a JSON member"
+            )
         data = payload.read(member.size)
         if len(data) < member.size:
             raise NeffError(f"the tar archive ends inside member {member.name!r} (payload offset {payload.pos})")
@@ -142,18 +153,38 @@ def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffH
         from_sig = signature[i] if signature else []
         from_map = _merge([tmaps[s][kind] for s in sorted(tmaps)])
         from_def = _merge([[TensorInfo(n, None, None, s) for n, s in dvars[g][kind]] for g in sorted(dvars)])
-        for label, tensors in (("neff.json", from_sig), ("tensor_map.json", from_map), ("def.json", from_def), (None, [])):
+        for label, tensors in (
+            ("neff.json", from_sig),
+            ("tensor_map.json", from_map),
+            ("def.json", from_def),
+            (None, []),
+        ):
             if tensors or label is None:
                 io[side], source[side] = tensors, label
                 break
-        io[side] = [t if t.nbytes is not None else TensorInfo(t.name, t.dtype, t.shape, sizes.get(t.name))
-                    for t in io[side]]
+        io[side] = [
+            t if t.nbytes is not None else TensorInfo(t.name, t.dtype, t.shape, sizes.get(t.name)) for t in io[side]
+        ]
     if not io["inputs"] and not io["outputs"]:
         warnings.append("no inputs or outputs found in neff.json, tensor_map.json or def.json")
 
     return NeffInfo(
-        path=where, size=size, header=header, sha256=sha.hexdigest(), compressed=gzipped, payload_size=payload_size,
-        compiler_version=compiler_version, tool_version=tool_version, target=target, kelf_version=kelf_version,
-        subgraphs=tuple(subgraphs), inputs=tuple(io["inputs"]), outputs=tuple(io["outputs"]), io_source=source,
-        constants_count=const_count, constants_bytes=const_bytes, members=tuple(members), warnings=tuple(warnings),
+        path=where,
+        size=size,
+        header=header,
+        sha256=sha.hexdigest(),
+        compressed=gzipped,
+        payload_size=payload_size,
+        compiler_version=compiler_version,
+        tool_version=tool_version,
+        target=target,
+        kelf_version=kelf_version,
+        subgraphs=tuple(subgraphs),
+        inputs=tuple(io["inputs"]),
+        outputs=tuple(io["outputs"]),
+        io_source=source,
+        constants_count=const_count,
+        constants_bytes=const_bytes,
+        members=tuple(members),
+        warnings=tuple(warnings),
     )

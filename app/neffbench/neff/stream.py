@@ -71,7 +71,7 @@ class _Gunzip:
     def read(self, n: int) -> bytes:
         if self.off >= len(self.buf):
             self.buf, self.off = self._unpack(n), 0
-        data = self.buf[self.off:self.off + n]
+        data = self.buf[self.off : self.off + n]
         self.off += len(data)
         return data
 
@@ -109,8 +109,10 @@ class _Payload:
     def read(self, n: int) -> bytes:
         """Up to ``n`` bytes; fewer only at the end of the stream."""
         if self.pos + n > self.cap:
-            raise NeffError(f"the payload unpacks to more than {self.cap} bytes, the limit for this file (stopped at "
-                            f"payload offset {self.pos}): a gzip bomb, or a NEFF too large to inspect")
+            raise NeffError(
+                f"the payload unpacks to more than {self.cap} bytes, the limit for this file (stopped at "
+                f"payload offset {self.pos}): a gzip bomb, or a NEFF too large to inspect"
+            )
         parts: list[bytes] = []
         want = n
         try:

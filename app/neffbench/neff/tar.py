@@ -12,8 +12,17 @@ _BLOCK = 512
 _ZERO_BLOCK = bytes(_BLOCK)
 _MAX_META_BYTES = 1 << 20  # pax headers and GNU long names: real ones are a few hundred bytes
 
-_TYPES = {b"0": "file", b"\0": "file", b"7": "file", b"1": "hardlink", b"2": "symlink", b"3": "device",
-          b"4": "device", b"5": "dir", b"6": "fifo"}
+_TYPES = {
+    b"0": "file",
+    b"\0": "file",
+    b"7": "file",
+    b"1": "hardlink",
+    b"2": "symlink",
+    b"3": "device",
+    b"4": "device",
+    b"5": "dir",
+    b"6": "fifo",
+}
 _META_TYPES = (b"x", b"g", b"L", b"K")
 
 
@@ -54,10 +63,10 @@ def _parse_pax(data: bytes, offset: int) -> dict[str, str]:
             length = int(data[pos:space]) if space > pos else 0
         except ValueError:
             length = 0
-        record = data[pos:pos + length]
+        record = data[pos : pos + length]
         if length <= space - pos or len(record) < length or not record.endswith(b"\n") or b"=" not in record:
             raise NeffError(f"the pax header at payload offset {offset} is malformed")
-        key, _, value = record[space - pos + 1:-1].partition(b"=")
+        key, _, value = record[space - pos + 1 : -1].partition(b"=")
         records[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
         pos += length
     return records
@@ -81,7 +90,11 @@ def _iter_tar(payload: _Payload, limits: Limits) -> Iterator[tuple[MemberInfo, i
             return
         if not _checksum_ok(block, start):
             if start == 0:
-                what = "the gzip data does not hold" if payload.gzipped else "the payload at offset 1024 is neither gzip nor"
+                what = (
+                    "the gzip data does not hold"
+                    if payload.gzipped
+                    else "the payload at offset 1024 is neither gzip nor"
+                )
                 raise NeffError(f"{what} a tar archive (bad tar header checksum)")
             raise NeffError(f"the tar header at payload offset {start} has a bad checksum: the archive is corrupt")
         typeflag = block[156:157]

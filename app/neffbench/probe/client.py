@@ -97,12 +97,14 @@ class WarmProbe:
             except EOFError:
                 self._child = self._reader = None
                 code = child.reap()
-                raise ProbeError(f"the probe ended without a report (exit code {code}); the next request "
-                                 "starts a new one.") from None
+                raise ProbeError(
+                    f"the probe ended without a report (exit code {code}); the next request starts a new one."
+                ) from None
             except OSError as exc:
                 self._stop_locked()
-                raise ProbeError(f"the probe could not be reached ({exc}); the next request starts a new one.") \
-                    from None
+                raise ProbeError(
+                    f"the probe could not be reached ({exc}); the next request starts a new one."
+                ) from None
 
 
 _shared: WarmProbe | None = None

@@ -190,8 +190,15 @@ _STDIN = {"pipe": subprocess.PIPE, "null": subprocess.DEVNULL}
 _STDERR = {"stdout": subprocess.STDOUT, "pipe": subprocess.PIPE, "null": subprocess.DEVNULL}
 
 
-def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
-          stdin: Stdin = "null", stderr: Stderr = "stdout", lifeline: bool = True) -> Child:
+def spawn(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    stdin: Stdin = "null",
+    stderr: Stderr = "stdout",
+    lifeline: bool = True,
+) -> Child:
     """Start ``argv`` as the leader of a new session (and so a process group), its stdout a pipe to us.
 
     ``env``: the child's whole environment (default ours), with Python's output unbuffered and UTF-8.
@@ -202,8 +209,15 @@ def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str
     line = Lifeline() if lifeline else None
     extra = line.popen_kwargs(full) if line is not None else {"env": full}
     try:
-        popen = subprocess.Popen(list(argv), stdin=_STDIN[stdin], stdout=subprocess.PIPE, stderr=_STDERR[stderr],
-                                 cwd=cwd, start_new_session=True, **extra)
+        popen = subprocess.Popen(
+            list(argv),
+            stdin=_STDIN[stdin],
+            stdout=subprocess.PIPE,
+            stderr=_STDERR[stderr],
+            cwd=cwd,
+            start_new_session=True,
+            **extra,
+        )
     except BaseException:
         if line is not None:
             line.close()

@@ -17,9 +17,16 @@ EOF_WAIT_S = 5.0
 _CHUNK = 1 << 16
 
 
-def pump(child: Child, on_line: Callable[[str], None], *, deadline: float | None = None,
-         on_deadline: Callable[[], None] | None = None, on_read: Callable[[str], None] | None = None,
-         poll_s: float = POLL_S, eof_wait_s: float = EOF_WAIT_S) -> bool:
+def pump(
+    child: Child,
+    on_line: Callable[[str], None],
+    *,
+    deadline: float | None = None,
+    on_deadline: Callable[[], None] | None = None,
+    on_read: Callable[[str], None] | None = None,
+    poll_s: float = POLL_S,
+    eof_wait_s: float = EOF_WAIT_S,
+) -> bool:
     """Hand each line of the child's stdout to ``on_line`` until the stream ends; the child is not reaped.
 
     ``deadline`` (a ``time.monotonic()``): ``on_deadline`` is called once when it passes (the caller

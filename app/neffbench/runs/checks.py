@@ -95,8 +95,9 @@ def check_io(neff: Any, feeds: Arrays) -> list[str]:
         if t.dtype is not None and dtype != t.dtype:
             problems.append(f"input {name} is {t.dtype} in the NEFF, but the array given is {dtype}.")
         if t.shape is not None and tuple(t.shape) != shape:
-            problems.append(f"input {name} has shape {list(t.shape)} in the NEFF, but the array given has "
-                            f"{list(shape)}.")
+            problems.append(
+                f"input {name} has shape {list(t.shape)} in the NEFF, but the array given has {list(shape)}."
+            )
     return problems
 
 
@@ -113,8 +114,10 @@ def downcast_int64(neff: Any, feeds: Arrays) -> tuple[list[str], list[str]]:
         array = feeds.arrays[name]
         info = np.iinfo(np.int32)
         if array.size and (array.min() < info.min or array.max() > info.max):
-            problems.append(f"input {name} is int64 with values beyond int32 ({array.min()}..{array.max()}), but the "
-                            "NEFF takes int32 (neuronx-cc downcast it).")
+            problems.append(
+                f"input {name} is int64 with values beyond int32 ({array.min()}..{array.max()}), but the "
+                "NEFF takes int32 (neuronx-cc downcast it)."
+            )
             continue
         feeds.arrays[name] = array.astype(np.int32)
         feeds.dtypes[name] = "int32"
@@ -130,12 +133,18 @@ def check_host(neff: Any, host: HostFacts) -> list[str]:
         # Only a codename a real NEFF has shown refuses a NEFF: a guessed one must not block a run.
         expected = targets.confirmed_codename(host.family)
         if expected and target != expected:
-            hint = (" A trn1 NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1." if target == "sunda"
-                    and host.family == "trn2" else " Compile it again with --target " + host.family + ".")
-            problems.append(f"the NEFF was compiled for '{target}' but this host is {host.family} "
-                            f"('{expected}').{hint}")
+            hint = (
+                " A trn1 NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1."
+                if target == "sunda" and host.family == "trn2"
+                else " Compile it again with --target " + host.family + "."
+            )
+            problems.append(
+                f"the NEFF was compiled for '{target}' but this host is {host.family} ('{expected}').{hint}"
+            )
     lnc = getattr(neff.header, "lnc_size", None)
     if lnc and host.lnc and lnc != host.lnc:
-        problems.append(f"the NEFF was compiled for LNC {lnc} but the runtime will use LNC {host.lnc} "
-                        f"({LNC_ENV} or neuron-ls); set {LNC_ENV}={lnc} or compile with --lnc {host.lnc}.")
+        problems.append(
+            f"the NEFF was compiled for LNC {lnc} but the runtime will use LNC {host.lnc} "
+            f"({LNC_ENV} or neuron-ls); set {LNC_ENV}={lnc} or compile with --lnc {host.lnc}."
+        )
     return problems

@@ -32,12 +32,18 @@ def mark_interrupted(runs_dir: str | Path) -> list[Path]:
             record = json.loads(text)
         except (OSError, ValueError):
             continue
-        if (not isinstance(record, dict) or record.get("outcome") != "running" or record.get("host") != platform.node()
-                or process_alive(record.get("pid"), record.get("pid_start"))):
+        if (
+            not isinstance(record, dict)
+            or record.get("outcome") != "running"
+            or record.get("host") != platform.node()
+            or process_alive(record.get("pid"), record.get("pid_start"))
+        ):
             continue
         record["outcome"] = "interrupted"
-        record["reason"] = (f"the process that ran it (pid {record.get('pid')}) ended before it finished, during "
-                            f"{record.get('stage') or 'start'}")
+        record["reason"] = (
+            f"the process that ran it (pid {record.get('pid')}) ended before it finished, during "
+            f"{record.get('stage') or 'start'}"
+        )
         record["finished"] = iso()
         try:
             write_json_atomic(path, record)
@@ -121,9 +127,18 @@ def bucket_curve(job_dir: str | Path, runtime: str | None = None) -> list[dict[s
     """
     rows = []
     for record, path in siblings(job_dir):
-        done = [r for r in runs(path / "runs") if r.get("outcome") == "succeeded" and r.get("stats")
-                and (runtime is None or r.get("runtime") == runtime)]
+        done = [
+            r
+            for r in runs(path / "runs")
+            if r.get("outcome") == "succeeded" and r.get("stats") and (runtime is None or r.get("runtime") == runtime)
+        ]
         latest = max(done, key=lambda r: r.get("started") or "") if done else None
-        rows.append({"bucket": bucket_of(record), "items_per_call": latest.get("items_per_call") if latest else None,
-                     "job_dir": str(path), "run": latest})
+        rows.append(
+            {
+                "bucket": bucket_of(record),
+                "items_per_call": latest.get("items_per_call") if latest else None,
+                "job_dir": str(path),
+                "run": latest,
+            }
+        )
     return rows

@@ -15,25 +15,39 @@ _LOG_RE = re.compile(r"ERROR\s+NRT:\S+\s+(?P<text>.*?(?P<name>NRT_[A-Z_]+).*)$",
 
 CODES: dict[int, tuple[str, str]] = {
     1: ("NRT_FAILURE", "The runtime failed without a more precise reason; its stderr lines before this say more."),
-    2: ("NRT_INVALID", "The NEFF or what was fed to it is invalid: an input name or size that does not match the "
-                       "NEFF, a damaged NEFF, or a NEFF compiled for another target."),
+    2: (
+        "NRT_INVALID",
+        "The NEFF or what was fed to it is invalid: an input name or size that does not match the "
+        "NEFF, a damaged NEFF, or a NEFF compiled for another target.",
+    ),
     3: ("NRT_INVALID_HANDLE", "A model or tensor handle the runtime no longer knows (already unloaded or freed)."),
-    4: ("NRT_RESOURCE", "Not enough NeuronCores or device memory: another process may hold the cores "
-                        "(neuron-ls names it), or the NEFF's LNC does not match NEURON_LOGICAL_NC_CONFIG."),
+    4: (
+        "NRT_RESOURCE",
+        "Not enough NeuronCores or device memory: another process may hold the cores "
+        "(neuron-ls names it), or the NEFF's LNC does not match NEURON_LOGICAL_NC_CONFIG.",
+    ),
     5: ("NRT_TIMEOUT", "The execution did not finish in time: a hung collective or an overloaded device."),
     6: ("NRT_HW_ERROR", "The device reported a hardware error; the instance may need a reboot or replacement."),
     7: ("NRT_QUEUE_FULL", "Too many executions queued at once on the NeuronCore."),
-    9: ("NRT_LOAD_NOT_ENOUGH_NC", "The NEFF needs more NeuronCores than are visible: check NEURON_RT_VISIBLE_CORES "
-                                  "and the NEFF's LNC against NEURON_LOGICAL_NC_CONFIG."),
-    10: ("NRT_UNSUPPORTED_NEFF_VERSION", "The runtime is older than the compiler that made the NEFF: update "
-                                         "aws-neuronx-runtime-lib (a trn1 NEFF on trn2 also needs "
-                                         "NEURON_RT_ALLOW_LEGACY_NEFF=1)."),
+    9: (
+        "NRT_LOAD_NOT_ENOUGH_NC",
+        "The NEFF needs more NeuronCores than are visible: check NEURON_RT_VISIBLE_CORES "
+        "and the NEFF's LNC against NEURON_LOGICAL_NC_CONFIG.",
+    ),
+    10: (
+        "NRT_UNSUPPORTED_NEFF_VERSION",
+        "The runtime is older than the compiler that made the NEFF: update "
+        "aws-neuronx-runtime-lib (a trn1 NEFF on trn2 also needs "
+        "NEURON_RT_ALLOW_LEGACY_NEFF=1).",
+    ),
     11: ("NRT_FAIL_HOST_MEM_ALLOC", "The host ran out of memory allocating the runtime's buffers."),
     1002: ("NRT_EXEC_BAD_INPUT", "An input is not what the NEFF expects (name, size or dtype)."),
     1003: ("NRT_EXEC_COMPLETED_WITH_NUM_ERR", "The execution finished but produced NaN or Inf values."),
     1004: ("NRT_EXEC_COMPLETED_WITH_ERR", "The execution finished with an error; the outputs cannot be trusted."),
-    1005: ("NRT_EXEC_NC_BUSY", "Another process holds the NeuronCore: neuron-ls names it; stop it or pick another "
-                              "core (--core)."),
+    1005: (
+        "NRT_EXEC_NC_BUSY",
+        "Another process holds the NeuronCore: neuron-ls names it; stop it or pick another core (--core).",
+    ),
     1006: ("NRT_EXEC_OOB", "An out-of-bounds access during execution (often an index input beyond its table)."),
 }
 

@@ -53,13 +53,18 @@ def capture(req: dict[str, Any], feeds: Arrays, out: Any) -> dict[str, Any]:
     summary: dict[str, Any] = {}
     shown = subprocess.run(view, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     try:
-        data = json.loads(shown.stdout[shown.stdout.find("{"):]) if "{" in shown.stdout else {}
+        data = json.loads(shown.stdout[shown.stdout.find("{") :]) if "{" in shown.stdout else {}
         summary = data if isinstance(data, dict) else {}
     except ValueError:
         summary = {}
-    return {"captured": True, "tool": name, "command": argv, "ntff": str(ntff),
-            "summary": {k: _find(summary, k) for k in SUMMARY_FIELDS},
-            "open": f"{name} view -d {run_dir}"}
+    return {
+        "captured": True,
+        "tool": name,
+        "command": argv,
+        "ntff": str(ntff),
+        "summary": {k: _find(summary, k) for k in SUMMARY_FIELDS},
+        "open": f"{name} view -d {run_dir}",
+    }
 
 
 def _find(data: Any, key: str) -> Any:

@@ -51,19 +51,42 @@ def _items_per_call(record: dict[str, Any]) -> int:
 class RunRunner:
     """One run of one target. ``start``/``wait`` on one thread; ``cancel`` from any thread."""
 
-    def __init__(self, target: RunTarget, *, runtime: str = "auto", iterations: int = 50, warmup: int = 5,
-                 mode: str | None = None, core: int = 0, inputs_npz: str | None = None,
-                 inputs_npy: dict[str, str] | None = None, random: bool = False, seed: int = 0,
-                 profile: bool = False, timeout: float | None = None, argv: list[str] | None = None,
-                 on_line: Callable[[str], None] | None = None, on_event: Callable[[dict], None] | None = None):
+    def __init__(
+        self,
+        target: RunTarget,
+        *,
+        runtime: str = "auto",
+        iterations: int = 50,
+        warmup: int = 5,
+        mode: str | None = None,
+        core: int = 0,
+        inputs_npz: str | None = None,
+        inputs_npy: dict[str, str] | None = None,
+        random: bool = False,
+        seed: int = 0,
+        profile: bool = False,
+        timeout: float | None = None,
+        argv: list[str] | None = None,
+        on_line: Callable[[str], None] | None = None,
+        on_event: Callable[[dict], None] | None = None,
+    ):
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
         if warmup < 0:
             raise ValueError(f"warm-up must be 0 or more; got {warmup}")
         self.target = target
-        self.opts = {"runtime": runtime, "iterations": iterations, "warmup": warmup, "mode": mode, "core": core,
-                     "inputs_npz": inputs_npz, "inputs_npy": inputs_npy, "random": random, "seed": seed,
-                     "profile": profile}
+        self.opts = {
+            "runtime": runtime,
+            "iterations": iterations,
+            "warmup": warmup,
+            "mode": mode,
+            "core": core,
+            "inputs_npz": inputs_npz,
+            "inputs_npy": inputs_npy,
+            "random": random,
+            "seed": seed,
+            "profile": profile,
+        }
         self.timeout = timeout
         self.argv = list(sys.argv if argv is None else argv)
         self.on_line, self.on_event = on_line, on_event
@@ -79,12 +102,22 @@ class RunRunner:
 
     def _request(self, run_dir: Path) -> dict[str, Any]:
         t = self.target
-        return {**self.opts, "neff": str(t.neff) if t.neff else None, "job_dir": str(t.job_dir) if t.job_dir else None,
-                "job_inputs": str(t.inputs) if t.inputs else None, "reference": str(t.reference) if t.reference else None,
-                "model_pt": str(t.model_pt) if t.model_pt else None, "spec": t.spec, "backend": t.backend,
-                "tolerance": list(t.tolerance) if t.tolerance else None, "run_dir": str(run_dir),
-                "weights": t.record.get("weights"), "sources": t.record.get("sources"),
-                "job_warning": t.job_warning, "no_neff_reason": t.no_neff_reason}
+        return {
+            **self.opts,
+            "neff": str(t.neff) if t.neff else None,
+            "job_dir": str(t.job_dir) if t.job_dir else None,
+            "job_inputs": str(t.inputs) if t.inputs else None,
+            "reference": str(t.reference) if t.reference else None,
+            "model_pt": str(t.model_pt) if t.model_pt else None,
+            "spec": t.spec,
+            "backend": t.backend,
+            "tolerance": list(t.tolerance) if t.tolerance else None,
+            "run_dir": str(run_dir),
+            "weights": t.record.get("weights"),
+            "sources": t.record.get("sources"),
+            "job_warning": t.job_warning,
+            "no_neff_reason": t.no_neff_reason,
+        }
 
     def start(self) -> Path:
         runs = self.target.runs_dir
@@ -97,16 +130,40 @@ class RunRunner:
         name = self._claim(requested)
         self.path = runs / f"{name}.json"
         self.record = {
-            "schema_version": SCHEMA_VERSION, "run_id": name, "job_id": self.target.record.get("job_id"),
-            "neff": str(self.target.neff) if self.target.neff else None, "runtime_requested": requested,
-            "runtime": None, "label": None, "on_device": None, "runtime_reason": None, "mode": self.opts["mode"],
-            "core": self.opts["core"], "warmup": self.opts["warmup"], "iterations_requested": self.opts["iterations"],
-            "outcome": "running", "reason": None, "started": iso(), "finished": None, "host": os.uname().nodename,
-            "pid": os.getpid(), "pid_start": procs.process_start_time(os.getpid()),
-            "command": self.argv, "versions": {}, "inputs": None, "checks": [], "numerics": None, "cold_ms": None,
-            "durations_ms": [], "stats": None, "reported": None, "secondary": None, "profile": None,
+            "schema_version": SCHEMA_VERSION,
+            "run_id": name,
+            "job_id": self.target.record.get("job_id"),
+            "neff": str(self.target.neff) if self.target.neff else None,
+            "runtime_requested": requested,
+            "runtime": None,
+            "label": None,
+            "on_device": None,
+            "runtime_reason": None,
+            "mode": self.opts["mode"],
+            "core": self.opts["core"],
+            "warmup": self.opts["warmup"],
+            "iterations_requested": self.opts["iterations"],
+            "outcome": "running",
+            "reason": None,
+            "started": iso(),
+            "finished": None,
+            "host": os.uname().nodename,
+            "pid": os.getpid(),
+            "pid_start": procs.process_start_time(os.getpid()),
+            "command": self.argv,
+            "versions": {},
+            "inputs": None,
+            "checks": [],
+            "numerics": None,
+            "cold_ms": None,
+            "durations_ms": [],
+            "stats": None,
+            "reported": None,
+            "secondary": None,
+            "profile": None,
             "bucket": bucket_of(self.target.record) if self.target.record else None,
-            "items_per_call": _items_per_call(self.target.record), "run_dir": name,
+            "items_per_call": _items_per_call(self.target.record),
+            "run_dir": name,
         }
         procs.write_json(self.path, self.record)
         with self._lock:
@@ -165,8 +222,12 @@ class RunRunner:
             self._proc.kill()
 
         try:
-            procs.pump(self._proc, self._handle, on_deadline=on_deadline,
-                       deadline=self._t0 + self.timeout if self.timeout else None)
+            procs.pump(
+                self._proc,
+                self._handle,
+                on_deadline=on_deadline,
+                deadline=self._t0 + self.timeout if self.timeout else None,
+            )
         except BaseException:
             self._proc.kill_and_reap()  # a record that cannot be written: nothing of the run outlives it
             raise
@@ -174,15 +235,21 @@ class RunRunner:
         reason = None
         if self._cancelled:
             timed = len(self.record.get("durations_ms") or [])
-            reason = (f"cancelled after {timed} of {self.opts['iterations']} timed iterations" if timed else
-                      f"cancelled during {self.record.get('stage') or 'start'}")
+            reason = (
+                f"cancelled after {timed} of {self.opts['iterations']} timed iterations"
+                if timed
+                else f"cancelled during {self.record.get('stage') or 'start'}"
+            )
         elif timed_out:
             reason = f"timed out after {self.timeout:g} s during {self.record.get('stage')}"
         elif self._outcome is None:
             from neffbench.compilerlog.exits import meaning as explain_exit_code
 
-            reason = (f"the run child died with {code} ({explain_exit_code(code)}) during {self.record.get('stage')}"
-                      if code and code < 0 else f"the run child exited with {code} without reporting an outcome")
+            reason = (
+                f"the run child died with {code} ({explain_exit_code(code)}) during {self.record.get('stage')}"
+                if code and code < 0
+                else f"the run child exited with {code} without reporting an outcome"
+            )
         return self._finish(code, reason)
 
     def _finish(self, code: int | None, reason: str | None) -> RunResult:
@@ -195,8 +262,10 @@ class RunRunner:
         numerics = rec.get("numerics") or {}
         if rec["outcome"] == "succeeded" and numerics.get("checked") and not numerics.get("match"):
             rec["outcome"] = "failed"
-            rec["reason"] = (f"outputs differ from {numerics.get('against') or 'reference.npz'} beyond tolerance (max abs error "
-                             f"{numerics.get('max_abs_error', float('nan')):.3g})")
+            rec["reason"] = (
+                f"outputs differ from {numerics.get('against') or 'reference.npz'} beyond tolerance (max abs error "
+                f"{numerics.get('max_abs_error', float('nan')):.3g})"
+            )
         rec["exit_code"] = code
         rec["finished"] = iso()
         rec["log_tail"] = self._log[-200:]
@@ -227,12 +296,19 @@ class RunRunner:
             rec.setdefault("warnings", []).append(event.get("message"))
         elif kind == "timing":
             rec["cold_ms"], rec["durations_ms"] = event.get("cold_ms"), event.get("durations_ms") or []
-            rec["reported"], rec["mode"], rec["variant"] = event.get("reported"), event.get("mode"), event.get("variant")
+            rec["reported"], rec["mode"], rec["variant"] = (
+                event.get("reported"),
+                event.get("mode"),
+                event.get("variant"),
+            )
             rec["stats"] = summarize(rec["durations_ms"], rec["items_per_call"])
         elif kind == "timing_secondary":
-            rec["secondary"] = {"variant": event.get("variant"), "cold_ms": event.get("cold_ms"),
-                                "durations_ms": event.get("durations_ms"),
-                                "stats": summarize(event.get("durations_ms") or [], rec["items_per_call"])}
+            rec["secondary"] = {
+                "variant": event.get("variant"),
+                "cold_ms": event.get("cold_ms"),
+                "durations_ms": event.get("durations_ms"),
+                "stats": summarize(event.get("durations_ms") or [], rec["items_per_call"]),
+            }
         elif kind == "outcome":
             self._outcome = event
         procs.write_json(self.path, rec)

@@ -19,8 +19,12 @@ import numpy as np
 
 RUNTIMES = ("auto", "nrtpy", "spike", "torchscript", "cpu")
 DEVICE_RUNTIMES = ("nrtpy", "spike", "torchscript")
-LABELS = {"nrtpy": "NeuronCore (nrtpy)", "spike": "NeuronCore (spike)", "torchscript": "NeuronCore (TorchScript)",
-          "cpu": "CPU"}
+LABELS = {
+    "nrtpy": "NeuronCore (nrtpy)",
+    "spike": "NeuronCore (spike)",
+    "torchscript": "NeuronCore (TorchScript)",
+    "cpu": "CPU",
+}
 
 
 class RuntimeUnavailable(RuntimeError):
@@ -39,8 +43,9 @@ def _importable(name: str) -> tuple[bool, str]:
     return True, f"{name} {getattr(module, '__version__', '')}".strip() + " imports"
 
 
-def availability(has_neff: bool, has_job: bool, neuron_model_pt: bool,
-                 no_neff: str = "a cpu-check job makes no NEFF") -> dict[str, tuple[bool, bool, str]]:
+def availability(
+    has_neff: bool, has_job: bool, neuron_model_pt: bool, no_neff: str = "a cpu-check job makes no NEFF"
+) -> dict[str, tuple[bool, bool, str]]:
     """Each runtime: (can be asked for, auto would pick it, why). ``neuron_model_pt``: model.pt holds a NEFF.
 
     Asked for by name, a device runtime needs only to import (without a device the runtime itself
@@ -123,8 +128,16 @@ class _NrtSession(Session):
 
     modes = ("device", "host")
 
-    def __init__(self, name: str, model_cls: Any, tensor_cls: Any, neff: str, feeds: dict[str, np.ndarray],
-                 core: int, out_dtypes: dict[str, str]):
+    def __init__(
+        self,
+        name: str,
+        model_cls: Any,
+        tensor_cls: Any,
+        neff: str,
+        feeds: dict[str, np.ndarray],
+        core: int,
+        out_dtypes: dict[str, str],
+    ):
         self.name = name
         self.model = model_cls.load_from_neff(neff, core_id=core)
         self.feeds = {k: tensor_cls.from_numpy(v, name=k, core_id=core) for k, v in feeds.items()}
@@ -133,16 +146,20 @@ class _NrtSession(Session):
 
     def call(self) -> dict[str, np.ndarray]:
         outs = self.model(inputs=self.feeds)
-        return {k: reinterpret(t.numpy() if hasattr(t, "numpy") else np.asarray(t), self.out_dtypes.get(k))
-                for k, t in outs.items()}
+        return {
+            k: reinterpret(t.numpy() if hasattr(t, "numpy") else np.asarray(t), self.out_dtypes.get(k))
+            for k, t in outs.items()
+        }
 
     def bench(self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool]) -> Timing:
         t0 = time.perf_counter_ns()
         self.model(inputs=self.feeds)
         cold = (time.perf_counter_ns() - t0) / 1e6
         r = self.model.benchmark(self.feeds, warmup_iter=warmup, benchmark_iter=iterations, mode=mode)
-        reported = {k: getattr(r, k, None) for k in ("mean_ms", "min_ms", "max_ms", "std_dev_ms", "iterations",
-                                                     "warmup_iterations")}
+        reported = {
+            k: getattr(r, k, None)
+            for k in ("mean_ms", "min_ms", "max_ms", "std_dev_ms", "iterations", "warmup_iterations")
+        }
         return Timing(cold, [float(d) for d in r.durations_ms], mode, reported)
 
 
@@ -168,8 +185,10 @@ class _TorchSession(Session):
 
         out = self._run()
         outs = (out,) if isinstance(out, torch.Tensor) else tuple(out)
-        return {self.out_names[i] if i < len(self.out_names) else f"output{i}": from_tensor(t)[0]
-                for i, t in enumerate(outs)}
+        return {
+            self.out_names[i] if i < len(self.out_names) else f"output{i}": from_tensor(t)[0]
+            for i, t in enumerate(outs)
+        }
 
     def bench(self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool]) -> Timing:
         import torch
@@ -194,16 +213,23 @@ def reinterpret(array: np.ndarray, dtype: str | None) -> np.ndarray:
         return array
 
 
-def nrt_session(name: str, neff: str, feeds: dict[str, np.ndarray], core: int, out_dtypes: dict[str, str],
-                in_dtypes: dict[str, str] | None = None) -> Session:
+def nrt_session(
+    name: str,
+    neff: str,
+    feeds: dict[str, np.ndarray],
+    core: int,
+    out_dtypes: dict[str, str],
+    in_dtypes: dict[str, str] | None = None,
+) -> Session:
     if name == "nrtpy":
         nrtpy = importlib.import_module("nrtpy")
         if hasattr(nrtpy, "configure"):
             nrtpy.configure(visible_cores=[core])
         return _NrtSession(name, nrtpy.NrtpyModel, nrtpy.NrtpyTensor, neff, feeds, 0, out_dtypes)
     spike = importlib.import_module("spike")
-    return _NrtSession(name, spike.SpikeModel, spike.SpikeTensor, neff, _spike_feeds(feeds, in_dtypes or {}), core,
-                       out_dtypes)
+    return _NrtSession(
+        name, spike.SpikeModel, spike.SpikeTensor, neff, _spike_feeds(feeds, in_dtypes or {}), core, out_dtypes
+    )
 
 
 def _spike_feeds(feeds: dict[str, np.ndarray], dtypes: dict[str, str]) -> dict[str, np.ndarray]:

@@ -10,9 +10,11 @@ def latency_text(stats: dict[str, Any] | None) -> str:
         return "no timings"
     rate = stats.get("items_per_s")
     per = f", {rate:,.0f} items/s" if rate else ""
-    return (f"p50 {stats['p50_ms']:.3f} ms, p90 {stats['p90_ms']:.3f}, p99 {stats['p99_ms']:.3f}, mean "
-            f"{stats['mean_ms']:.3f} ± {stats['std_ms']:.3f} (min {stats['min_ms']:.3f}, max {stats['max_ms']:.3f}) "
-            f"over {stats['iterations']} iterations{per}")
+    return (
+        f"p50 {stats['p50_ms']:.3f} ms, p90 {stats['p90_ms']:.3f}, p99 {stats['p99_ms']:.3f}, mean "
+        f"{stats['mean_ms']:.3f} ± {stats['std_ms']:.3f} (min {stats['min_ms']:.3f}, max {stats['max_ms']:.3f}) "
+        f"over {stats['iterations']} iterations{per}"
+    )
 
 
 def numerics_text(numerics: dict[str, Any] | None) -> str:
@@ -24,8 +26,10 @@ def numerics_text(numerics: dict[str, Any] | None) -> str:
         return f"numerics: MISMATCH ({numerics['problem']})"
     verdict = "match" if numerics.get("match") else "MISMATCH"
     against = numerics.get("against") or "reference.npz"
-    return (f"numerics against {against}: {verdict} (max abs error {numerics['max_abs_error']:.3g}, max rel "
-            f"error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
+    return (
+        f"numerics against {against}: {verdict} (max abs error {numerics['max_abs_error']:.3g}, max rel "
+        f"error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, rtol {numerics['rtol']:g})"
+    )
 
 
 def summary_lines(record: dict[str, Any], path: str | None = None) -> list[str]:
@@ -38,7 +42,9 @@ def summary_lines(record: dict[str, Any], path: str | None = None) -> list[str]:
         lines.append(f"  warning: {warning}")
     if record.get("runtime"):
         where = record.get("label")
-        lines.append(f"  runtime {record['runtime']} ({where}, {record.get('mode')} mode): {record.get('runtime_reason')}")
+        lines.append(
+            f"  runtime {record['runtime']} ({where}, {record.get('mode')} mode): {record.get('runtime_reason')}"
+        )
         if not record.get("on_device"):
             lines.append("  CPU figures: the NEFF did not run; these time the job's module on this host's CPU")
     for problem in record.get("checks") or []:
@@ -56,8 +62,10 @@ def summary_lines(record: dict[str, Any], path: str | None = None) -> list[str]:
     if profile:
         if profile.get("captured"):
             summary = profile.get("summary") or {}
-            lines.append(f"  profile {profile['ntff']}: total_time {summary.get('total_time')} s, "
-                         f"mfu_estimated_percent {summary.get('mfu_estimated_percent')}; open with: {profile['open']}")
+            lines.append(
+                f"  profile {profile['ntff']}: total_time {summary.get('total_time')} s, "
+                f"mfu_estimated_percent {summary.get('mfu_estimated_percent')}; open with: {profile['open']}"
+            )
         else:
             lines.append(f"  profile: not captured ({profile.get('reason')})")
     if path:

@@ -65,8 +65,12 @@ class RunTarget:
         outcome = self.record.get("outcome")
         if self.job_dir is None or outcome in (None, "succeeded"):
             return None
-        verb = {"failed": "failed", "cancelled": "was cancelled", "interrupted": "was interrupted",
-                "running": "is still running"}.get(outcome, f"ended {outcome}")
+        verb = {
+            "failed": "failed",
+            "cancelled": "was cancelled",
+            "interrupted": "was interrupted",
+            "running": "is still running",
+        }.get(outcome, f"ended {outcome}")
         return f"the job that made this {verb}: {self.record.get('reason') or 'no reason recorded'}"
 
     @property

@@ -19,7 +19,22 @@ from neffbench.schema.header import compiler_field, description_field, kernel_sp
 from neffbench.schema.problems import Problem, SpecError
 
 __all__ = [
-    "DTYPES", "TARGETS", "CompilerSpec", "Problem", "SpecError", "check_ranges", "compiler_args", "compiler_field",
-    "description_field", "fields_of", "is_active", "kernel_spec", "name_field", "sections_of", "tables_of",
-    "top_fields_of", "ui", "workdir_field",
+    "DTYPES",
+    "TARGETS",
+    "CompilerSpec",
+    "Problem",
+    "SpecError",
+    "check_ranges",
+    "compiler_args",
+    "compiler_field",
+    "description_field",
+    "fields_of",
+    "is_active",
+    "kernel_spec",
+    "name_field",
+    "sections_of",
+    "tables_of",
+    "top_fields_of",
+    "ui",
+    "workdir_field",
 ]

@@ -19,32 +19,86 @@ LNC_TARGETS = targets.LNC_FAMILIES
 class CompilerSpec:
     """neuronx-cc options; right-most of competing options wins, so extra args come last."""
 
-    target: str = field(default="trn1", metadata=ui(
-        "Target", "Neuron instance family to compile for (--target).",
-        choices=TARGETS, choice_labels={t: targets.family_label(t) for t in TARGETS}))
-    lnc: int | None = field(default=None, metadata=ui(
-        "LNC", "Logical NeuronCore config (--lnc): physical cores per logical core. Trn2 and later.",
-        min=1, max=2, optional=True))
-    optlevel: int = field(default=2, metadata=ui(
-        "Opt level", "Optimization level (-O1 fast compile, -O2 default, -O3 best runtime).", min=1, max=3))
-    auto_cast: str = field(default="none", metadata=ui(
-        "Auto-cast", "Let the compiler cast FP32 operations to a faster type (--auto-cast).",
-        choices=("none", "matmult", "all"),
-        reveals={"none": (), "matmult": ("auto_cast_type",), "all": ("auto_cast_type",)}))
-    auto_cast_type: str = field(default="bf16", metadata=ui(
-        "Auto-cast type", "Type auto-cast casts to (--auto-cast-type).", choices=("bf16", "fp16", "tf32", "fp8_e4m3")))
-    model_type: str = field(default="generic", metadata=ui(
-        "Model type", "Model-specific optimizations (--model-type).", choices=("generic", "transformer", "unet-inference")))
-    fast_loading: bool = field(default=False, metadata=ui(
-        "Fast-loading NEFF", "Write an uncompressed NEFF that loads faster (--enable-fast-loading-neuron-binaries)."))
-    extra_args: tuple[str, ...] = field(default=(), metadata=ui(
-        "Extra args", "More neuronx-cc arguments, appended last (shell syntax).", advanced=True))
-    cpu_backend: str = field(default="auto", metadata=ui(
-        "CPU backend", "Trace with torch_neuronx's cpu_backend: auto uses it when no Neuron device is present.",
-        choices=("auto", "on", "off"), neff=False, advanced=True))
-    timeout: float | None = field(default=None, metadata=ui(
-        "Timeout (s)", "Stop the compile and mark it failed after this many seconds (unset: no limit).",
-        min=1.0, max=86_400.0, decimals=0, neff=False, optional=True, advanced=True))
+    target: str = field(
+        default="trn1",
+        metadata=ui(
+            "Target",
+            "Neuron instance family to compile for (--target).",
+            choices=TARGETS,
+            choice_labels={t: targets.family_label(t) for t in TARGETS},
+        ),
+    )
+    lnc: int | None = field(
+        default=None,
+        metadata=ui(
+            "LNC",
+            "Logical NeuronCore config (--lnc): physical cores per logical core. Trn2 and later.",
+            min=1,
+            max=2,
+            optional=True,
+        ),
+    )
+    optlevel: int = field(
+        default=2,
+        metadata=ui("Opt level", "Optimization level (-O1 fast compile, -O2 default, -O3 best runtime).", min=1, max=3),
+    )
+    auto_cast: str = field(
+        default="none",
+        metadata=ui(
+            "Auto-cast",
+            "Let the compiler cast FP32 operations to a faster type (--auto-cast).",
+            choices=("none", "matmult", "all"),
+            reveals={"none": (), "matmult": ("auto_cast_type",), "all": ("auto_cast_type",)},
+        ),
+    )
+    auto_cast_type: str = field(
+        default="bf16",
+        metadata=ui(
+            "Auto-cast type",
+            "Type auto-cast casts to (--auto-cast-type).",
+            choices=("bf16", "fp16", "tf32", "fp8_e4m3"),
+        ),
+    )
+    model_type: str = field(
+        default="generic",
+        metadata=ui(
+            "Model type",
+            "Model-specific optimizations (--model-type).",
+            choices=("generic", "transformer", "unet-inference"),
+        ),
+    )
+    fast_loading: bool = field(
+        default=False,
+        metadata=ui(
+            "Fast-loading NEFF", "Write an uncompressed NEFF that loads faster (--enable-fast-loading-neuron-binaries)."
+        ),
+    )
+    extra_args: tuple[str, ...] = field(
+        default=(), metadata=ui("Extra args", "More neuronx-cc arguments, appended last (shell syntax).", advanced=True)
+    )
+    cpu_backend: str = field(
+        default="auto",
+        metadata=ui(
+            "CPU backend",
+            "Trace with torch_neuronx's cpu_backend: auto uses it when no Neuron device is present.",
+            choices=("auto", "on", "off"),
+            neff=False,
+            advanced=True,
+        ),
+    )
+    timeout: float | None = field(
+        default=None,
+        metadata=ui(
+            "Timeout (s)",
+            "Stop the compile and mark it failed after this many seconds (unset: no limit).",
+            min=1.0,
+            max=86_400.0,
+            decimals=0,
+            neff=False,
+            optional=True,
+            advanced=True,
+        ),
+    )
 
 
 # Options the spec has a field for: giving them in extra args too is a contradiction waiting to happen.
@@ -120,30 +174,55 @@ def compiler_problems(spec: Any, problems: list[Problem]) -> None:
     """The ``[compiler]`` section's own rules: options that contradict its fields, or that change numerics."""
     c = spec.compiler
     if c.lnc is not None and c.target not in LNC_TARGETS:
-        problems.append(_warning("compiler.lnc", f"neuronx-cc documents --lnc for Trn2 and later only; "
-                                                 f"target {c.target} may reject or ignore it."))
+        problems.append(
+            _warning(
+                "compiler.lnc",
+                f"neuronx-cc documents --lnc for Trn2 and later only; target {c.target} may reject or ignore it.",
+            )
+        )
     if c.auto_cast != "none":
-        problems.append(_warning("compiler.auto_cast", f"--auto-cast {c.auto_cast} to {c.auto_cast_type} changes "
-                                                       "numerics: expect a larger error against the reference."))
-    fields = {"target": c.target, "lnc": c.lnc, "optlevel": c.optlevel, "auto_cast": c.auto_cast,
-              "auto_cast_type": c.auto_cast_type, "model_type": c.model_type}
+        problems.append(
+            _warning(
+                "compiler.auto_cast",
+                f"--auto-cast {c.auto_cast} to {c.auto_cast_type} changes "
+                "numerics: expect a larger error against the reference.",
+            )
+        )
+    fields = {
+        "target": c.target,
+        "lnc": c.lnc,
+        "optlevel": c.optlevel,
+        "auto_cast": c.auto_cast,
+        "auto_cast_type": c.auto_cast_type,
+        "model_type": c.model_type,
+    }
     for opt, value in parse_extra_args(c.extra_args):
         if opt in _RESERVED_OPTIONS:
-            problems.append(_error("compiler.extra_args", f"Extra args must not set {opt}: the workbench sets it "
-                                                          "so that it can find the NEFF and the log."))
+            problems.append(
+                _error(
+                    "compiler.extra_args",
+                    f"Extra args must not set {opt}: the workbench sets it so that it can find the NEFF and the log.",
+                )
+            )
         elif opt in _FIELD_OPTIONS:
             name = _FIELD_OPTIONS[opt]
             have = fields[name]
             if value is None or have is None or str(have) != value:
-                problems.append(_error("compiler.extra_args",
-                                       f"Extra args set {opt} {value or ''}".rstrip() +
-                                       f" but the {name} field is {have}; set the {name} field instead."))
+                problems.append(
+                    _error(
+                        "compiler.extra_args",
+                        f"Extra args set {opt} {value or ''}".rstrip()
+                        + f" but the {name} field is {have}; set the {name} field instead.",
+                    )
+                )
             else:
-                problems.append(_warning("compiler.extra_args", f"{opt} {value} in extra args repeats the "
-                                                                f"{name} field."))
+                problems.append(
+                    _warning("compiler.extra_args", f"{opt} {value} in extra args repeats the {name} field.")
+                )
     if c.fast_loading and "--enable-fast-loading-neuron-binaries" in c.extra_args:
-        problems.append(_warning("compiler.extra_args", "--enable-fast-loading-neuron-binaries repeats the "
-                                                        "fast-loading field."))
+        problems.append(
+            _warning("compiler.extra_args", "--enable-fast-loading-neuron-binaries repeats the fast-loading field.")
+        )
 
 
 def compiler_ignored(spec: Any) -> dict[str, str]:
@@ -153,6 +232,7 @@ def compiler_ignored(spec: Any) -> dict[str, str]:
     c = spec.compiler
     out = {}
     if not targets.supports_lnc(c.target):
-        out["compiler.lnc"] = (f"the target is {c.target}, and neuronx-cc documents --lnc for "
-                               f"{'/'.join(targets.LNC_FAMILIES)} only")
+        out["compiler.lnc"] = (
+            f"the target is {c.target}, and neuronx-cc documents --lnc for {'/'.join(targets.LNC_FAMILIES)} only"
+        )
     return out

@@ -65,8 +65,11 @@ def sections_of(spec: Any) -> dict[str, type]:
     """The spec's dataclass sections (``[model]``, ``[compiler]``, ...) in declaration order."""
     cls = spec if isinstance(spec, type) else type(spec)
     hints = _hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls)
-            if isinstance(hints[f.name], type) and dataclasses.is_dataclass(hints[f.name])}
+    return {
+        f.name: hints[f.name]
+        for f in dataclasses.fields(cls)
+        if isinstance(hints[f.name], type) and dataclasses.is_dataclass(hints[f.name])
+    }
 
 
 def tables_of(spec: Any) -> dict[str, Any]:
@@ -118,8 +121,9 @@ def check_ranges(spec: Any, problems: list, skip: set[str] | frozenset[str]) -> 
                 continue
             if meta["choices"] is not None:
                 if value not in meta["choices"]:
-                    problems.append(Problem(where, f"{label} must be one of {', '.join(meta['choices'])}; "
-                                                   f"got {value!r}."))
+                    problems.append(
+                        Problem(where, f"{label} must be one of {', '.join(meta['choices'])}; got {value!r}.")
+                    )
                 continue
             values = value if isinstance(value, tuple) else (value,)
             for v in values:

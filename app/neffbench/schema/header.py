@@ -18,18 +18,22 @@ from neffbench.schema.fields import ui
 
 
 def name_field(default: str) -> Any:
-    return field(default=default, metadata=ui(
-        "Name", "Names the job directories (letters, digits, '-', '_', '.').", neff=False))
+    return field(
+        default=default, metadata=ui("Name", "Names the job directories (letters, digits, '-', '_', '.').", neff=False)
+    )
 
 
 def description_field() -> Any:
-    return field(default="", metadata=ui(
-        "Description", "Free text; presets name their sources here.", neff=False, advanced=True))
+    return field(
+        default="", metadata=ui("Description", "Free text; presets name their sources here.", neff=False, advanced=True)
+    )
 
 
 def workdir_field() -> Any:
-    return field(default="neffbench-workdir", metadata=ui(
-        "Workdir", "Directory that receives one job directory per compile.", neff=False))
+    return field(
+        default="neffbench-workdir",
+        metadata=ui("Workdir", "Directory that receives one job directory per compile.", neff=False),
+    )
 
 
 def compiler_field() -> Any:

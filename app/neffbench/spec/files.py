@@ -169,8 +169,10 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
             where = f"{section}.{key}"
             if key not in names:
                 # A key that belongs to another section is a common slip: point at where it lives.
-                home = next((s for s, c in sections.items()
-                             if s != section and key in [f.name for f in dataclasses.fields(c)]), None)
+                home = next(
+                    (s for s, c in sections.items() if s != section and key in [f.name for f in dataclasses.fields(c)]),
+                    None,
+                )
                 hint = f" It belongs in [{home}]." if home else _did_you_mean(key, names)
                 problems.append(Problem(where, f"Unknown key '{key}' in [{section}].{hint}"))
                 continue

@@ -34,11 +34,16 @@ def inactive_fields(spec: Any) -> dict[str, str]:
             if is_active(spec, section, f.name):
                 continue
             # The first field whose reveals name it decides, as in is_active.
-            control = next(c for c in fields if f.name in {n for names in (c.metadata.get("reveals") or {}).values()
-                                                             for n in names})
+            control = next(
+                c
+                for c in fields
+                if f.name in {n for names in (c.metadata.get("reveals") or {}).values() for n in names}
+            )
             users = [choice for choice, names in control.metadata["reveals"].items() if f.name in names]
-            out[f"{section}.{f.name}"] = (f"{control.name} is {_toml_value(getattr(sect, control.name))}; "
-                                          f"only {', '.join(users)} use{'s' if len(users) == 1 else ''} it")
+            out[f"{section}.{f.name}"] = (
+                f"{control.name} is {_toml_value(getattr(sect, control.name))}; "
+                f"only {', '.join(users)} use{'s' if len(users) == 1 else ''} it"
+            )
     return out
 
 

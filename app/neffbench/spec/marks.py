@@ -77,9 +77,16 @@ def marks(spec: Any) -> list[Mark]:
     if droppable and spec_hash(_reset(spec, droppable)) != wanted:
         counted |= set(droppable)  # each alone leaves the hash, together they do not: keep them all
         droppable = []
-    return [Mark(k, value, ignored[k], k in droppable,
-                 "the spec hash counts it" if k in counted else "validation reports it" if k in blamed else "")
-            for k, value in own.items()]
+    return [
+        Mark(
+            k,
+            value,
+            ignored[k],
+            k in droppable,
+            "the spec hash counts it" if k in counted else "validation reports it" if k in blamed else "",
+        )
+        for k, value in own.items()
+    ]
 
 
 def _block(lines: list[str], section: str) -> tuple[int, int]:
@@ -118,7 +125,7 @@ def annotate(text: str, spec: Any, found: list[Mark]) -> str:
         else:
             comment = [f"# ignored: {mark.reason}", *(f"# {line}" for line in body)]
         # Where the value would have been: before the next field that is written, else at the end.
-        later = order[section][order[section].index(name) + 1:]
+        later = order[section][order[section].index(name) + 1 :]
         at = next((i for i in (_key_line(lines, start, end, n) for n in later) if i is not None), end)
         lines[at:at] = comment
     return "\n".join(lines)

@@ -18,8 +18,13 @@ def validate(spec: Any) -> list[Problem]:
     kernel = registry.for_spec(spec)
     problems: list[Problem] = []
     if not NAME_RE.match(spec.name or ""):
-        problems.append(Problem("name", f"Name must be 1-64 letters, digits, '.', '-' or '_', starting with a "
-                                        f"letter or digit; got {spec.name!r}."))
+        problems.append(
+            Problem(
+                "name",
+                f"Name must be 1-64 letters, digits, '.', '-' or '_', starting with a "
+                f"letter or digit; got {spec.name!r}.",
+            )
+        )
     if not spec.workdir.strip():
         problems.append(Problem("workdir", "Workdir must be set."))
     check_ranges(spec, problems, skip=kernel.own_range_checks)

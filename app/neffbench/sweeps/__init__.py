@@ -59,5 +59,22 @@ from neffbench.sweeps.record import SweepNotFound, list_sweeps, load
 from neffbench.sweeps.run import EXECUTORS, SweepResult, run_sweep
 from neffbench.sweeps.show import as_json, rows, table_lines
 
-__all__ = ["EXECUTORS", "Axis", "PlanError", "Point", "SweepError", "SweepField", "SweepNotFound", "SweepPlan",
-           "SweepResult", "as_json", "list_sweeps", "load", "plan", "rows", "run_sweep", "sweepable", "table_lines"]
+__all__ = [
+    "EXECUTORS",
+    "Axis",
+    "PlanError",
+    "Point",
+    "SweepError",
+    "SweepField",
+    "SweepNotFound",
+    "SweepPlan",
+    "SweepResult",
+    "as_json",
+    "list_sweeps",
+    "load",
+    "plan",
+    "rows",
+    "run_sweep",
+    "sweepable",
+    "table_lines",
+]

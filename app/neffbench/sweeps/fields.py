@@ -63,8 +63,16 @@ def sweepable(spec: Any) -> list[SweepField]:
     hints = typing.get_type_hints(type(spec))
     for f in top_fields_of(spec):
         if f.name not in FIXED:
-            out.append(SweepField(f.name, hints[f.name], f.metadata.get("label", f.name), f.metadata.get("help", ""),
-                                  f.metadata.get("choices"), getattr(spec, f.name)))
+            out.append(
+                SweepField(
+                    f.name,
+                    hints[f.name],
+                    f.metadata.get("label", f.name),
+                    f.metadata.get("help", ""),
+                    f.metadata.get("choices"),
+                    getattr(spec, f.name),
+                )
+            )
     for section in sections_of(spec):
         sect = getattr(spec, section)
         sect_hints = typing.get_type_hints(type(sect))
@@ -74,8 +82,16 @@ def sweepable(spec: Any) -> list[SweepField]:
                 for path, leaf in _leaves(name, value or {}):
                     out.append(SweepField(path, Any, path.rsplit(".", 1)[-1], meta.get("help", ""), None, leaf))
             else:
-                out.append(SweepField(name, sect_hints[f.name], meta.get("label", f.name), meta.get("help", ""),
-                                      meta.get("choices"), value))
+                out.append(
+                    SweepField(
+                        name,
+                        sect_hints[f.name],
+                        meta.get("label", f.name),
+                        meta.get("help", ""),
+                        meta.get("choices"),
+                        value,
+                    )
+                )
     fields = {f.name: f for f in dataclasses.fields(spec)}
     for table, tp in tables_of(spec).items():
         meta = fields[table].metadata

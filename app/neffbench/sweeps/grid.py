@@ -219,8 +219,14 @@ def combinations(axes: Sequence[Axis], *, zipped: bool = False) -> list[tuple[An
     return list(itertools.product(*(a.values for a in axes)))
 
 
-def plan(spec: Any, overs: Sequence[str] | Mapping[str, Sequence[Any]], *, zip: bool = False,  # noqa: A002
-         backend: str = "auto", memory_per_job: float | None = None) -> SweepPlan:
+def plan(
+    spec: Any,
+    overs: Sequence[str] | Mapping[str, Sequence[Any]],
+    *,
+    zip: bool = False,  # noqa: A002
+    backend: str = "auto",
+    memory_per_job: float | None = None,
+) -> SweepPlan:
     """The points of sweeping ``spec`` over ``overs`` (``["compiler.optlevel=1,2"]`` or ``{"compiler.optlevel":
     [1, 2]}``). Never raises for bad input: ``plan.problems`` says what is wrong with the grid itself (then
     there are no points), each point's ``problems`` what is wrong with it. ``memory_per_job`` (bytes)
@@ -280,8 +286,13 @@ def plan(spec: Any, overs: Sequence[str] | Mapping[str, Sequence[Any]], *, zip: 
             memory = estimate(single, resolved, override_bytes=override) if ok else None
             result.points.append(Point(len(result.points), values, dict(bucket), single if ok else None, mine, memory))
     if len(result.points) > MAX_POINTS:
-        result.problems.append(Problem("over", f"the grid gives {len(result.points):,} jobs (each bucket is one); "
-                                               f"a sweep takes at most {MAX_POINTS:,}"))
+        result.problems.append(
+            Problem(
+                "over",
+                f"the grid gives {len(result.points):,} jobs (each bucket is one); "
+                f"a sweep takes at most {MAX_POINTS:,}",
+            )
+        )
         result.points = []
     result.duplicates = duplicates(result.valid, resolved)
     return result

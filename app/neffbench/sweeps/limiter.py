@@ -29,8 +29,13 @@ class MemoryLimiter:
     a job is always admitted, even beyond the estimate: waiting could never help it.
     """
 
-    def __init__(self, *, available: Callable[[], int | None] = available_bytes,
-                 usage: Callable[[int], int] | None = None, margin_bytes: int | None = None):
+    def __init__(
+        self,
+        *,
+        available: Callable[[], int | None] = available_bytes,
+        usage: Callable[[int], int] | None = None,
+        margin_bytes: int | None = None,
+    ):
         self._available = available
         self.usage = usage
         total = total_bytes() or 8 * GiB
@@ -43,8 +48,9 @@ class MemoryLimiter:
         usage = self.usage
         return sum(max(0, r.need - (usage(r.pgid) if usage is not None and r.pgid else 0)) for r in self._running)
 
-    def acquire(self, need: int, *, cancel_event: threading.Event | None = None,
-                on_note: Callable[[str], None] | None = None) -> Reservation | None:
+    def acquire(
+        self, need: int, *, cancel_event: threading.Event | None = None, on_note: Callable[[str], None] | None = None
+    ) -> Reservation | None:
         """Wait until a job of ``need`` bytes may start and reserve it; None when ``cancel_event`` is set first.
 
         ``on_note`` hears once why it waits (and again when it starts), or that it starts alone beyond what is
@@ -66,16 +72,20 @@ class MemoryLimiter:
             if not waited:
                 waited = True
                 if on_note is not None:
-                    on_note(f"waiting for memory: needs {need / GiB:.1f} GiB; {max(avail or 0, 0) / GiB:.1f} GiB is "
-                            f"available, of which {outstanding / GiB:.1f} GiB may still go to the {running} running "
-                            "job(s)")
+                    on_note(
+                        f"waiting for memory: needs {need / GiB:.1f} GiB; {max(avail or 0, 0) / GiB:.1f} GiB is "
+                        f"available, of which {outstanding / GiB:.1f} GiB may still go to the {running} running "
+                        "job(s)"
+                    )
             with self._cond:
                 # Woken early by a release; the poll catches memory that others freed.
                 self._cond.wait(POLL_S)
         if on_note is not None:
             if not fits:
-                on_note(f"estimated {need / GiB:.1f} GiB, more than the {max(avail or 0, 0) / GiB:.1f} GiB available; "
-                        "starting it alone (set --memory-per-job if the estimate is wrong)")
+                on_note(
+                    f"estimated {need / GiB:.1f} GiB, more than the {max(avail or 0, 0) / GiB:.1f} GiB available; "
+                    "starting it alone (set --memory-per-job if the estimate is wrong)"
+                )
             elif waited:
                 on_note("memory is available now; starting")
         return reservation

@@ -80,8 +80,17 @@ class LocalExecutor:
             sampler.close()
 
 
-def _run_one(task: Any, tracker: Any, options: Any, cancel_event: threading.Event, limiter: MemoryLimiter,
-             sampler: GroupSampler, runners: dict[int, Any], lock: threading.Lock, take_standby: Any) -> None:
+def _run_one(
+    task: Any,
+    tracker: Any,
+    options: Any,
+    cancel_event: threading.Event,
+    limiter: MemoryLimiter,
+    sampler: GroupSampler,
+    runners: dict[int, Any],
+    lock: threading.Lock,
+    take_standby: Any,
+) -> None:
     from neffbench.jobs.records import WorkdirError
     from neffbench.jobs.runner import JobRunner
 
@@ -89,13 +98,15 @@ def _run_one(task: Any, tracker: Any, options: Any, cancel_event: threading.Even
     if cancel_event.is_set():
         tracker.finished(index, "cancelled", "cancelled before it started")
         return
-    reservation = limiter.acquire(task.memory_bytes, cancel_event=cancel_event,
-                                  on_note=lambda text: tracker.waiting(index, text))
+    reservation = limiter.acquire(
+        task.memory_bytes, cancel_event=cancel_event, on_note=lambda text: tracker.waiting(index, text)
+    )
     if reservation is None:
         tracker.finished(index, "cancelled", "cancelled before it started")
         return
     peak = None
     try:
+
         def on_event(ev: dict[str, Any]) -> None:
             if ev.get("type") == "started":
                 if ev.get("pid"):
@@ -104,9 +115,17 @@ def _run_one(task: Any, tracker: Any, options: Any, cancel_event: threading.Even
                 tracker.started(index, job_dir=ev.get("job_dir"))
             tracker.job_event(index, ev)
 
-        runner = JobRunner(task.spec, workdir=options.workdir, backend=options.backend, timeout=options.timeout,
-                           on_line=lambda text: tracker.line(index, text), on_event=on_event,
-                           use_cache=options.use_cache, standby=take_standby(), prepared=task.prepared)
+        runner = JobRunner(
+            task.spec,
+            workdir=options.workdir,
+            backend=options.backend,
+            timeout=options.timeout,
+            on_line=lambda text: tracker.line(index, text),
+            on_event=on_event,
+            use_cache=options.use_cache,
+            standby=take_standby(),
+            prepared=task.prepared,
+        )
         with lock:
             if cancel_event.is_set():
                 tracker.finished(index, "cancelled", "cancelled before it started")
@@ -125,6 +144,12 @@ def _run_one(task: Any, tracker: Any, options: Any, cancel_event: threading.Even
         if reservation.pgid:
             peak = sampler.forget(reservation.pgid)
         limiter.release(reservation)
-    tracker.finished(index, result.outcome, result.reason, job_dir=result.job_dir, peak_rss=peak,
-                     cached=bool((result.record.get("cache") or {}).get("hit")),
-                     duration_s=result.record.get("duration_s"))
+    tracker.finished(
+        index,
+        result.outcome,
+        result.reason,
+        job_dir=result.job_dir,
+        peak_rss=peak,
+        cached=bool((result.record.get("cache") or {}).get("hit")),
+        duration_s=result.record.get("duration_s"),
+    )

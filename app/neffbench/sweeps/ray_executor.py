@@ -31,8 +31,9 @@ POLL_S = 0.2
 CANCEL_GRACE_S = GRACE_S + 10.0
 # After that, how long force-cancelled tasks get to report before they are recorded as cancelled anyway.
 FORCE_WAIT_S = 15.0
-INSTALL_HINT = ("the ray executor needs Ray: install neffbench[ray] (pip install 'neffbench[ray]'), in the same "
-                "venv on every node")
+INSTALL_HINT = (
+    "the ray executor needs Ray: install neffbench[ray] (pip install 'neffbench[ray]'), in the same venv on every node"
+)
 
 
 class RayMissing(ImportError):
@@ -107,8 +108,15 @@ class RayExecutor:
     """Points as Ray tasks on the cluster ``address`` names (what ``ray.init`` takes: ``auto``, ``ray://head:10001``;
     None: a cluster started on this machine with ``ray start``, else a new local one for this sweep)."""
 
-    def __init__(self, *, address: str | None = None, jobs: int | None = None, shared_workdir: bool = False,
-                 cpus_per_job: float = 1, runtime_env: dict | None = None):
+    def __init__(
+        self,
+        *,
+        address: str | None = None,
+        jobs: int | None = None,
+        shared_workdir: bool = False,
+        cpus_per_job: float = 1,
+        runtime_env: dict | None = None,
+    ):
         self.ray = import_ray()
         self.address, self.jobs, self.shared_workdir = address, jobs, shared_workdir
         self.cpus_per_job, self.runtime_env = cpus_per_job, runtime_env
@@ -141,8 +149,10 @@ class RayExecutor:
     def _largest_node(self) -> tuple[float, float]:
         """The most memory (bytes) and CPUs any alive node offers."""
         nodes = [n for n in self.ray.nodes() if n.get("Alive")]
-        return (max((n.get("Resources", {}).get("memory", 0) for n in nodes), default=0),
-                max((n.get("Resources", {}).get("CPU", 0) for n in nodes), default=0))
+        return (
+            max((n.get("Resources", {}).get("memory", 0) for n in nodes), default=0),
+            max((n.get("Resources", {}).get("CPU", 0) for n in nodes), default=0),
+        )
 
     def run(self, tasks: list[Any], tracker: Any, options: Any, cancel_event: threading.Event) -> None:
         ray = self.ray
@@ -157,10 +167,13 @@ class RayExecutor:
         queue: list[Any] = []
         for task in tasks:
             if task.memory_bytes > memory or self.cpus_per_job > cpus:
-                tracker.finished(task.index, "failed",
-                                 f"it needs {task.memory_bytes / GiB:.1f} GiB and {self.cpus_per_job:g} CPU(s), and the "
-                                 f"largest Ray node offers {memory / GiB:.1f} GiB and {cpus:g} (set --memory-per-job, "
-                                 "or give the nodes more: ray start --memory/--num-cpus)")
+                tracker.finished(
+                    task.index,
+                    "failed",
+                    f"it needs {task.memory_bytes / GiB:.1f} GiB and {self.cpus_per_job:g} CPU(s), and the "
+                    f"largest Ray node offers {memory / GiB:.1f} GiB and {cpus:g} (set --memory-per-job, "
+                    "or give the nodes more: ray start --memory/--num-cpus)",
+                )
             else:
                 queue.append(task)
         inflight: dict[Any, Any] = {}
@@ -197,8 +210,9 @@ class RayExecutor:
                         ray.cancel(ref, force=True)  # its worker dies; the job's group dies with its parent
                 if forced_at is not None and now - forced_at > FORCE_WAIT_S:
                     for task in inflight.values():
-                        tracker.finished(task.index, "cancelled", "cancelled; its task did not answer after it "
-                                                                  "was killed")
+                        tracker.finished(
+                            task.index, "cancelled", "cancelled; its task did not answer after it was killed"
+                        )
                     inflight.clear()
         finally:
             if inflight:  # the client itself is stopping: take the cluster's tasks with it
@@ -208,9 +222,16 @@ class RayExecutor:
             ray.kill(channel)
 
     def _submit(self, remote: Any, task: Any, options: Any, channel: Any) -> Any:
-        payload = {"index": task.index, "sweep_id": options.sweep_id, "spec": to_dict(task.spec),
-                   "backend": options.backend, "timeout": options.timeout, "use_cache": options.use_cache,
-                   "workdir": str(options.workdir), "shared": self.shared_workdir}
+        payload = {
+            "index": task.index,
+            "sweep_id": options.sweep_id,
+            "spec": to_dict(task.spec),
+            "backend": options.backend,
+            "timeout": options.timeout,
+            "use_cache": options.use_cache,
+            "workdir": str(options.workdir),
+            "shared": self.shared_workdir,
+        }
         opts: dict[str, Any] = {"num_cpus": self.cpus_per_job, "max_retries": 1, "retry_exceptions": False}
         if task.memory_bytes:
             opts["memory"] = int(task.memory_bytes)
@@ -251,10 +272,20 @@ class RayExecutor:
                 return
             point = tracker.record.point(task.index)
             attempts = max(point.get("attempts") or 1, 1)
-            reason = ("its worker or node died, and again in the retry (attempt 2 of 2)" if attempts > 1 else
-                      "its worker or node died") + f": {_first_line(exc)}"
-            lost = [*point.get("lost_attempts", []), {"attempt": attempts, "node": point.get("node"),
-                                                      "job_id": point.get("job_id"), "reason": _first_line(exc)}]
+            reason = (
+                "its worker or node died, and again in the retry (attempt 2 of 2)"
+                if attempts > 1
+                else "its worker or node died"
+            ) + f": {_first_line(exc)}"
+            lost = [
+                *point.get("lost_attempts", []),
+                {
+                    "attempt": attempts,
+                    "node": point.get("node"),
+                    "job_id": point.get("job_id"),
+                    "reason": _first_line(exc),
+                },
+            ]
             tracker.record.update_point(task.index, lost_attempts=lost, job_id=None)
             tracker.finished(task.index, "failed", reason)
             return
@@ -263,10 +294,19 @@ class RayExecutor:
             try:
                 job_dir = unpack(out["tar"], Path(options.workdir))
             except (OSError, ValueError, tarfile.TarError) as exc:
-                tracker.finished(task.index, "failed", f"its job directory could not be brought back: {exc}",
-                                 node=out.get("host"))
+                tracker.finished(
+                    task.index, "failed", f"its job directory could not be brought back: {exc}", node=out.get("host")
+                )
                 return
         elif out.get("job_dir"):
             job_dir = Path(out["job_dir"])
-        tracker.finished(task.index, out["outcome"], out.get("reason"), job_dir=job_dir, peak_rss=out.get("peak_rss"),
-                         node=out.get("host"), cached=bool(out.get("cached")), duration_s=out.get("duration_s"))
+        tracker.finished(
+            task.index,
+            out["outcome"],
+            out.get("reason"),
+            job_dir=job_dir,
+            peak_rss=out.get("peak_rss"),
+            node=out.get("host"),
+            cached=bool(out.get("cached")),
+            duration_s=out.get("duration_s"),
+        )

@@ -135,9 +135,17 @@ def run_point(payload: dict[str, Any], channel: Any) -> dict[str, Any]:
             sampler.watch(ev["pid"])
         outbox.event({**ev, "node": host})
 
-    runner.append(JobRunner(from_dict(payload["spec"]), workdir=workdir, backend=payload["backend"],
-                            timeout=payload["timeout"], on_line=outbox.line, on_event=on_event,
-                            use_cache=payload["use_cache"]))
+    runner.append(
+        JobRunner(
+            from_dict(payload["spec"]),
+            workdir=workdir,
+            backend=payload["backend"],
+            timeout=payload["timeout"],
+            on_line=outbox.line,
+            on_event=on_event,
+            use_cache=payload["use_cache"],
+        )
+    )
     outbox.start()
     peak = None
     job = runner[0]
@@ -156,9 +164,16 @@ def run_point(payload: dict[str, Any], channel: Any) -> dict[str, Any]:
         sampler.close()
         outbox.close()
     record, job_dir = job.record, Path(job.job_dir)
-    out = {"outcome": record["outcome"], "reason": record.get("reason"), "host": host, "peak_rss": peak,
-           "attempt": attempt, "duration_s": record.get("duration_s"), "job_name": job_dir.name,
-           "cached": bool((record.get("cache") or {}).get("hit"))}
+    out = {
+        "outcome": record["outcome"],
+        "reason": record.get("reason"),
+        "host": host,
+        "peak_rss": peak,
+        "attempt": attempt,
+        "duration_s": record.get("duration_s"),
+        "job_name": job_dir.name,
+        "cached": bool((record.get("cache") or {}).get("hit")),
+    }
     if payload["shared"]:
         out["job_dir"] = str(job_dir)
     else:

@@ -173,8 +173,11 @@ class SweepRecord:
 
 
 def _is_stale(data: dict[str, Any]) -> bool:
-    return (data.get("state") == "running" and data.get("host") == platform.node()
-            and not records.process_alive(data.get("pid"), data.get("pid_start")))
+    return (
+        data.get("state") == "running"
+        and data.get("host") == platform.node()
+        and not records.process_alive(data.get("pid"), data.get("pid_start"))
+    )
 
 
 def _mark_stale(path: Path, data: dict[str, Any]) -> dict[str, Any]:

@@ -97,10 +97,21 @@ class Tracker:
 
     def _changed(self, index: int, **changes: Any) -> dict[str, Any]:
         point = self.record.update_point(index, **changes)
-        self.emit({"type": "sweep_point", "point": index, "state": point["state"], "label": point["label"],
-                   "reason": point.get("reason"), "job_id": point.get("job_id"), "cached": point.get("cached"),
-                   "node": point.get("node"), "attempt": point.get("attempts"),
-                   "peak_rss_bytes": point.get("peak_rss_bytes"), "duration_s": point.get("duration_s")})
+        self.emit(
+            {
+                "type": "sweep_point",
+                "point": index,
+                "state": point["state"],
+                "label": point["label"],
+                "reason": point.get("reason"),
+                "job_id": point.get("job_id"),
+                "cached": point.get("cached"),
+                "node": point.get("node"),
+                "attempt": point.get("attempts"),
+                "peak_rss_bytes": point.get("peak_rss_bytes"),
+                "duration_s": point.get("duration_s"),
+            }
+        )
         return point
 
     def waiting(self, index: int, message: str) -> None:
@@ -108,8 +119,15 @@ class Tracker:
             self._changed(index, state="waiting", reason=message)
         self.note(index, message)
 
-    def started(self, index: int, *, job_dir: str | Path | None = None, node: str | None = None,
-                attempt: int = 1, dispatched: bool = True) -> None:
+    def started(
+        self,
+        index: int,
+        *,
+        job_dir: str | Path | None = None,
+        node: str | None = None,
+        attempt: int = 1,
+        dispatched: bool = True,
+    ) -> None:
         changes: dict[str, Any] = {"state": "running", "reason": None, "attempts": attempt, "dispatched": dispatched}
         if job_dir is not None:
             changes["job_id"] = Path(job_dir).name
@@ -122,14 +140,25 @@ class Tracker:
     def lost(self, index: int, attempt: int, reason: str) -> None:
         """An attempt whose worker or node died; the executor retries it (once)."""
         point = self.record.point(index)
-        lost = [*point.get("lost_attempts", []), {"attempt": attempt, "node": point.get("node"),
-                                                  "job_id": point.get("job_id"), "reason": reason}]
+        lost = [
+            *point.get("lost_attempts", []),
+            {"attempt": attempt, "node": point.get("node"), "job_id": point.get("job_id"), "reason": reason},
+        ]
         self._changed(index, lost_attempts=lost, state="pending", reason=reason, job_id=None)
         self.note(index, f"attempt {attempt} was lost ({reason}); retrying")
 
-    def finished(self, index: int, outcome: str, reason: str | None, *, job_dir: str | Path | None = None,
-                 peak_rss: int | None = None, node: str | None = None, cached: bool = False,
-                 duration_s: float | None = None) -> None:
+    def finished(
+        self,
+        index: int,
+        outcome: str,
+        reason: str | None,
+        *,
+        job_dir: str | Path | None = None,
+        peak_rss: int | None = None,
+        node: str | None = None,
+        cached: bool = False,
+        duration_s: float | None = None,
+    ) -> None:
         changes: dict[str, Any] = {"state": outcome, "reason": reason, "finished": records.iso(), "cached": cached}
         if job_dir is not None:
             changes["job_id"] = Path(job_dir).name
@@ -164,10 +193,12 @@ class Tracker:
             return {"weights_sha256": weights["sha256"]}
         from neffbench.backends.weights_source import difference_sentence
 
-        sentence = (f"point {index}{f' (on {where})' if where else ''} built a module that differs from point "
-                    f"{first[0]}'s{f' (on {first[2]})' if first[2] else ''}: "
-                    f"{difference_sentence(weights, first[1])}; their nodes' files or library versions differ "
-                    "(each job.json lists its sources)")
+        sentence = (
+            f"point {index}{f' (on {where})' if where else ''} built a module that differs from point "
+            f"{first[0]}'s{f' (on {first[2]})' if first[2] else ''}: "
+            f"{difference_sentence(weights, first[1])}; their nodes' files or library versions differ "
+            "(each job.json lists its sources)"
+        )
         self.note(index, f"warning: {sentence}")
         return {"weights_sha256": weights["sha256"], "warning": sentence}
 
@@ -212,22 +243,42 @@ def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:
 
     from neffbench.jobs.records import WorkdirError
 
-    runner = JobRunner(task.spec, workdir=options.workdir, backend=options.backend, timeout=options.timeout,
-                       on_line=lambda text: tracker.line(task.index, text), on_event=on_event, use_cache=True,
-                       prepared=task.prepared)
+    runner = JobRunner(
+        task.spec,
+        workdir=options.workdir,
+        backend=options.backend,
+        timeout=options.timeout,
+        on_line=lambda text: tracker.line(task.index, text),
+        on_event=on_event,
+        use_cache=True,
+        prepared=task.prepared,
+    )
     try:
         runner.start()
         result = runner.wait()
     except WorkdirError as exc:
         tracker.finished(task.index, "failed", str(exc))
         return
-    tracker.finished(task.index, result.outcome, result.reason, job_dir=result.job_dir,
-                     cached=bool((result.record.get("cache") or {}).get("hit")),
-                     duration_s=result.record.get("duration_s"))
+    tracker.finished(
+        task.index,
+        result.outcome,
+        result.reason,
+        job_dir=result.job_dir,
+        cached=bool((result.record.get("cache") or {}).get("hit")),
+        duration_s=result.record.get("duration_s"),
+    )
 
 
-def _executor(name: Any, *, jobs: int | None, address: str | None, shared_workdir: bool, cpus_per_job: float,
-              runtime_env: dict | None, standbys: list[Any]) -> Any:
+def _executor(
+    name: Any,
+    *,
+    jobs: int | None,
+    address: str | None,
+    shared_workdir: bool,
+    cpus_per_job: float,
+    runtime_env: dict | None,
+    standbys: list[Any],
+) -> Any:
     if not isinstance(name, str):
         return name  # an executor object (prepare, run, close), e.g. a LocalExecutor with its own limiter
     if name == "local":
@@ -242,40 +293,87 @@ def _executor(name: Any, *, jobs: int | None, address: str | None, shared_workdi
         from neffbench.sweeps.ray_executor import RayExecutor, RayMissing
 
         try:
-            return RayExecutor(address=address, jobs=jobs, shared_workdir=shared_workdir, cpus_per_job=cpus_per_job,
-                               runtime_env=runtime_env)
+            return RayExecutor(
+                address=address,
+                jobs=jobs,
+                shared_workdir=shared_workdir,
+                cpus_per_job=cpus_per_job,
+                runtime_env=runtime_env,
+            )
         except RayMissing as exc:
             raise SweepError(str(exc)) from None
     raise SweepError(f"the executor must be one of {', '.join(EXECUTORS)}; got {name!r}")
 
 
-def run_sweep(plan: SweepPlan, *, executor: Any = "local", jobs: int | None = None, address: str | None = None,
-              backend: str = "auto", workdir: str | Path | None = None, timeout: float | None = None,
-              use_cache: bool = True, strict: bool = False, shared_workdir: bool = False, cpus_per_job: float = 1,
-              runtime_env: dict | None = None, on_line: SweepLineCallback | None = None,
-              on_event: EventCallback | None = None, cancel_event: threading.Event | None = None,
-              on_record: Callable[[Path], None] | None = None, standbys: list[Any] | None = None) -> SweepResult:
+def run_sweep(
+    plan: SweepPlan,
+    *,
+    executor: Any = "local",
+    jobs: int | None = None,
+    address: str | None = None,
+    backend: str = "auto",
+    workdir: str | Path | None = None,
+    timeout: float | None = None,
+    use_cache: bool = True,
+    strict: bool = False,
+    shared_workdir: bool = False,
+    cpus_per_job: float = 1,
+    runtime_env: dict | None = None,
+    on_line: SweepLineCallback | None = None,
+    on_event: EventCallback | None = None,
+    cancel_event: threading.Event | None = None,
+    on_record: Callable[[Path], None] | None = None,
+    standbys: list[Any] | None = None,
+) -> SweepResult:
     """Run every valid point of ``plan`` as a job; see the package docstring. Raises SweepError before anything
     starts when the sweep cannot run, and WorkdirError when the workdir cannot be written. ``standbys``
     (``StandbyWorker`` s) belong to the sweep from the call on: the local executor hands them to its first
     jobs, and stops those it did not use."""
     try:
-        return _checked_run(plan, executor=executor, jobs=jobs, address=address, backend=backend, workdir=workdir,
-                            timeout=timeout, use_cache=use_cache, strict=strict, shared_workdir=shared_workdir,
-                            cpus_per_job=cpus_per_job, runtime_env=runtime_env, on_line=on_line,
-                            on_event=on_event, cancel_event=cancel_event, on_record=on_record,
-                            standbys=list(standbys or []))
+        return _checked_run(
+            plan,
+            executor=executor,
+            jobs=jobs,
+            address=address,
+            backend=backend,
+            workdir=workdir,
+            timeout=timeout,
+            use_cache=use_cache,
+            strict=strict,
+            shared_workdir=shared_workdir,
+            cpus_per_job=cpus_per_job,
+            runtime_env=runtime_env,
+            on_line=on_line,
+            on_event=on_event,
+            cancel_event=cancel_event,
+            on_record=on_record,
+            standbys=list(standbys or []),
+        )
     finally:
         for standby in standbys or []:
             standby.discard()  # does nothing to one a job took
 
 
-def _checked_run(plan: SweepPlan, *, executor: Any, jobs: int | None, address: str | None, backend: str,
-                 workdir: str | Path | None, timeout: float | None, use_cache: bool, strict: bool,
-                 shared_workdir: bool, cpus_per_job: float, runtime_env: dict | None,
-                 on_line: SweepLineCallback | None, on_event: EventCallback | None,
-                 cancel_event: threading.Event | None, on_record: Callable[[Path], None] | None,
-                 standbys: list[Any]) -> SweepResult:
+def _checked_run(
+    plan: SweepPlan,
+    *,
+    executor: Any,
+    jobs: int | None,
+    address: str | None,
+    backend: str,
+    workdir: str | Path | None,
+    timeout: float | None,
+    use_cache: bool,
+    strict: bool,
+    shared_workdir: bool,
+    cpus_per_job: float,
+    runtime_env: dict | None,
+    on_line: SweepLineCallback | None,
+    on_event: EventCallback | None,
+    cancel_event: threading.Event | None,
+    on_record: Callable[[Path], None] | None,
+    standbys: list[Any],
+) -> SweepResult:
     if plan.problems:
         raise SweepError("; ".join(p.message for p in plan.problems))
     if backend not in BACKENDS:
@@ -287,22 +385,53 @@ def _checked_run(plan: SweepPlan, *, executor: Any, jobs: int | None, address: s
     if not plan.valid:
         raise SweepError(f"none of the {plan.count} point(s) is valid")
     root = records.prepare_workdir(workdir if workdir is not None else plan.base.workdir).resolve()
-    runner = _executor(executor, jobs=jobs, address=address, shared_workdir=shared_workdir,
-                       cpus_per_job=cpus_per_job, runtime_env=runtime_env, standbys=standbys)
-    settings = {"executor": executor if isinstance(executor, str) else type(executor).__name__, "jobs": jobs,
-                "address": address, "backend": backend, "timeout": timeout, "use_cache": use_cache,
-                "strict": strict, "shared_workdir": shared_workdir, "cpus_per_job": cpus_per_job}
+    runner = _executor(
+        executor,
+        jobs=jobs,
+        address=address,
+        shared_workdir=shared_workdir,
+        cpus_per_job=cpus_per_job,
+        runtime_env=runtime_env,
+        standbys=standbys,
+    )
+    settings = {
+        "executor": executor if isinstance(executor, str) else type(executor).__name__,
+        "jobs": jobs,
+        "address": address,
+        "backend": backend,
+        "timeout": timeout,
+        "use_cache": use_cache,
+        "strict": strict,
+        "shared_workdir": shared_workdir,
+        "cpus_per_job": cpus_per_job,
+    }
     runner.prepare()  # connects to a cluster, say: a failure here is a sentence before anything is recorded
     try:
-        return _run(plan, runner, root, settings, on_line=on_line, on_event=on_event,
-                    cancel_event=cancel_event, on_record=on_record)
+        return _run(
+            plan,
+            runner,
+            root,
+            settings,
+            on_line=on_line,
+            on_event=on_event,
+            cancel_event=cancel_event,
+            on_record=on_record,
+        )
     finally:
         runner.close()
 
 
-def _run(plan: SweepPlan, runner: Any, root: Path, settings: dict[str, Any], *, on_line: SweepLineCallback | None,
-         on_event: EventCallback | None, cancel_event: threading.Event | None,
-         on_record: Callable[[Path], None] | None) -> SweepResult:
+def _run(
+    plan: SweepPlan,
+    runner: Any,
+    root: Path,
+    settings: dict[str, Any],
+    *,
+    on_line: SweepLineCallback | None,
+    on_event: EventCallback | None,
+    cancel_event: threading.Event | None,
+    on_record: Callable[[Path], None] | None,
+) -> SweepResult:
     record = SweepRecord.create(root, plan, settings)
     if on_record is not None:
         on_record(record.path)
@@ -310,13 +439,22 @@ def _run(plan: SweepPlan, runner: Any, root: Path, settings: dict[str, Any], *, 
     cancel = cancel_event if cancel_event is not None else threading.Event()
     options = JobOptions(record.sweep_id, root, settings["backend"], settings["timeout"], settings["use_cache"])
     short = plan.short_names
-    tracker.emit({"type": "sweep_started", "path": str(record.path), "points": plan.count,
-                  "valid": len(plan.valid), "executor": settings["executor"], "workdir": str(root)})
+    tracker.emit(
+        {
+            "type": "sweep_started",
+            "path": str(record.path),
+            "points": plan.count,
+            "valid": len(plan.valid),
+            "executor": settings["executor"],
+            "workdir": str(root),
+        }
+    )
     try:
         tasks = []
         for point in plan.valid:
-            task = Task(point.index, point.spec, point.label(short), point.memory.bytes if point.memory else 0,
-                        point.prepared)
+            task = Task(
+                point.index, point.spec, point.label(short), point.memory.bytes if point.memory else 0, point.prepared
+            )
             if cancel.is_set():
                 tracker.finished(task.index, "cancelled", "cancelled before it started")
             elif _cached(task, options):
@@ -327,8 +465,11 @@ def _run(plan: SweepPlan, runner: Any, root: Path, settings: dict[str, Any], *, 
             runner.run(tasks, tracker, options, cancel)
         for task in tasks:  # whatever an executor left unfinished (it never should) is said so
             if record.point(task.index)["state"] not in FINAL_STATES:
-                tracker.finished(task.index, "cancelled" if cancel.is_set() else "failed",
-                                 "cancelled before it started" if cancel.is_set() else "the executor did not run it")
+                tracker.finished(
+                    task.index,
+                    "cancelled" if cancel.is_set() else "failed",
+                    "cancelled before it started" if cancel.is_set() else "the executor did not run it",
+                )
     except BaseException as exc:
         for point in record.snapshot()["points"]:
             if point["state"] not in FINAL_STATES:
@@ -336,8 +477,13 @@ def _run(plan: SweepPlan, runner: Any, root: Path, settings: dict[str, Any], *, 
         record.update(state="interrupted", reason=f"the sweep stopped: {exc!r}", finished=records.iso())
         raise
     states = {p["state"] for p in record.snapshot()["points"]}
-    state = "cancelled" if cancel.is_set() or "cancelled" in states else \
-        "succeeded" if states == {"succeeded"} else "failed"
+    state = (
+        "cancelled"
+        if cancel.is_set() or "cancelled" in states
+        else "succeeded"
+        if states == {"succeeded"}
+        else "failed"
+    )
     record.update(state=state, finished=records.iso())
     final = record.snapshot()
     tracker.emit({"type": "sweep_finished", "state": state, "counts": final["counts"], "path": str(record.path)})

@@ -37,8 +37,14 @@ def _latency(job_dir: Path) -> dict[str, Any] | None:
         return None
     latest = max(done, key=lambda r: r.get("started") or "")
     stats = latest["stats"]
-    return {"p50_ms": stats.get("p50_ms"), "mean_ms": stats.get("mean_ms"), "items_per_s": stats.get("items_per_s"),
-            "runtime": latest.get("runtime"), "mode": latest.get("mode"), "run": latest.get("path")}
+    return {
+        "p50_ms": stats.get("p50_ms"),
+        "mean_ms": stats.get("mean_ms"),
+        "items_per_s": stats.get("items_per_s"),
+        "runtime": latest.get("runtime"),
+        "mode": latest.get("mode"),
+        "run": latest.get("path"),
+    }
 
 
 def _times(job: dict[str, Any]) -> tuple[float | None, float | None]:
@@ -62,17 +68,29 @@ def rows(sweep: dict[str, Any]) -> list[dict[str, Any]]:
         if job is not None and job.get("outcome") not in (None, "running"):
             state = job["outcome"]  # the job's record is the authority on the job
         row: dict[str, Any] = {
-            "point": point["index"], "label": point.get("label"), "values": point.get("values") or {},
-            "bucket": point.get("bucket") or (job or {}).get("bucket") or {}, "outcome": state,
+            "point": point["index"],
+            "label": point.get("label"),
+            "values": point.get("values") or {},
+            "bucket": point.get("bucket") or (job or {}).get("bucket") or {},
+            "outcome": state,
             "cached": bool(point.get("cached") or ((job or {}).get("cache") or {}).get("hit")),
             "reason": (job or {}).get("reason") if job is not None and state != "succeeded" else point.get("reason"),
-            "problems": point.get("problems") or [], "job_id": point.get("job_id"),
+            "problems": point.get("problems") or [],
+            "job_id": point.get("job_id"),
             "job_dir": str(job_dir) if job_dir is not None and job_dir.is_dir() else None,
-            "node": point.get("node"), "attempts": point.get("attempts"),
-            "lost_attempts": point.get("lost_attempts") or [], "memory_bytes": point.get("memory_bytes"),
-            "peak_rss_bytes": point.get("peak_rss_bytes"), "duration_s": point.get("duration_s"),
-            "compile_s": None, "trace_s": None, "backend": None, "makes_neff": None, "neff_bytes": None,
-            "numerics": None, "latency": None,
+            "node": point.get("node"),
+            "attempts": point.get("attempts"),
+            "lost_attempts": point.get("lost_attempts") or [],
+            "memory_bytes": point.get("memory_bytes"),
+            "peak_rss_bytes": point.get("peak_rss_bytes"),
+            "duration_s": point.get("duration_s"),
+            "compile_s": None,
+            "trace_s": None,
+            "backend": None,
+            "makes_neff": None,
+            "neff_bytes": None,
+            "numerics": None,
+            "latency": None,
         }
         if job is not None:
             row["compile_s"], row["trace_s"] = _times(job)
@@ -90,8 +108,23 @@ def rows(sweep: dict[str, Any]) -> list[dict[str, Any]]:
 
 def as_json(sweep: dict[str, Any]) -> dict[str, Any]:
     """What ``--json`` prints: the sweep's record without its points, and the rows."""
-    keep = ("sweep_id", "path", "state", "reason", "created", "finished", "name", "kernel", "axes", "zip", "settings",
-            "counts", "nodes", "versions", "workdir")
+    keep = (
+        "sweep_id",
+        "path",
+        "state",
+        "reason",
+        "created",
+        "finished",
+        "name",
+        "kernel",
+        "axes",
+        "zip",
+        "settings",
+        "counts",
+        "nodes",
+        "versions",
+        "workdir",
+    )
     return {**{k: sweep.get(k) for k in keep}, "rows": rows(sweep)}
 
 
@@ -103,8 +136,11 @@ def _numerics(n: dict[str, Any] | None) -> str:
     if not n:
         return "-"
     err = n.get("max_abs_error")
-    return f"{'match' if n.get('match') else 'MISMATCH'} {err:.1e}" if isinstance(err, (int, float)) else \
-        ("match" if n.get("match") else "MISMATCH")
+    return (
+        f"{'match' if n.get('match') else 'MISMATCH'} {err:.1e}"
+        if isinstance(err, (int, float))
+        else ("match" if n.get("match") else "MISMATCH")
+    )
 
 
 def _neff(row: dict[str, Any]) -> str:
@@ -134,8 +170,9 @@ def _sort_key(value: Any) -> Any:
     return float("inf") if value in (None, "-") else str(value)
 
 
-def table_cells(sweep: dict[str, Any], table_rows: list[dict[str, Any]] | None = None
-                ) -> tuple[list[str], list[list[str]], list[list[Any]]]:
+def table_cells(
+    sweep: dict[str, Any], table_rows: list[dict[str, Any]] | None = None
+) -> tuple[list[str], list[list[str]], list[list[Any]]]:
     """The table: its head, each row's cells as text, and each cell's sort key (numbers where there are)."""
     table_rows = rows(sweep) if table_rows is None else table_rows
     axes = [a["field"] for a in sweep.get("axes") or []]
@@ -144,8 +181,20 @@ def table_cells(sweep: dict[str, Any], table_rows: list[dict[str, Any]] | None =
     bucket_axes = [k for k in dict.fromkeys(k for r in table_rows for k in r["bucket"]) if k not in tails]
     show_bucket = bool(bucket_axes) and len({json.dumps(r["bucket"], sort_keys=True) for r in table_rows}) > 1
     show_node = any(r.get("node") for r in table_rows)
-    head = ["#", *[short.get(f, f) for f in axes], *(["bucket"] if show_bucket else []), "outcome", "compile s",
-            "job s", "peak", "NEFF", "numerics", "p50 ms", *(["node"] if show_node else []), "note"]
+    head = [
+        "#",
+        *[short.get(f, f) for f in axes],
+        *(["bucket"] if show_bucket else []),
+        "outcome",
+        "compile s",
+        "job s",
+        "peak",
+        "NEFF",
+        "numerics",
+        "p50 ms",
+        *(["node"] if show_node else []),
+        "note",
+    ]
     body, keys = [], []
     for r in table_rows:
         values = [swept_value(r, f) for f in axes]
@@ -160,15 +209,39 @@ def table_cells(sweep: dict[str, Any], table_rows: list[dict[str, Any]] | None =
         if r["lost_attempts"]:
             note = (note + "; " if note else "") + f"{len(r['lost_attempts'])} attempt(s) lost"
         bucket = " ".join(f"{k}={v}" for k, v in r["bucket"].items() if k in bucket_axes)
-        body.append([str(r["point"]), *[_value("-" if v is None else v) for v in values],
-                     *([bucket] if show_bucket else []), outcome, _seconds(compile_s), _seconds(r["duration_s"]),
-                     human_bytes(r["peak_rss_bytes"]) if r["peak_rss_bytes"] else "-", _neff(r), _numerics(r["numerics"]),
-                     p50, *([r.get("node") or "-"] if show_node else []), note[:100]])
+        body.append(
+            [
+                str(r["point"]),
+                *[_value("-" if v is None else v) for v in values],
+                *([bucket] if show_bucket else []),
+                outcome,
+                _seconds(compile_s),
+                _seconds(r["duration_s"]),
+                human_bytes(r["peak_rss_bytes"]) if r["peak_rss_bytes"] else "-",
+                _neff(r),
+                _numerics(r["numerics"]),
+                p50,
+                *([r.get("node") or "-"] if show_node else []),
+                note[:100],
+            ]
+        )
         numerics = (r["numerics"] or {}).get("max_abs_error")
-        keys.append([_sort_key(r["point"]), *[_sort_key(v) if not isinstance(v, (list, tuple)) else str(v) for v in values],
-                     *([bucket] if show_bucket else []), outcome, _sort_key(compile_s), _sort_key(r["duration_s"]),
-                     _sort_key(r["peak_rss_bytes"]), _sort_key(r["neff_bytes"]), _sort_key(numerics), _sort_key(p50_ms),
-                     *([r.get("node") or "-"] if show_node else []), note])
+        keys.append(
+            [
+                _sort_key(r["point"]),
+                *[_sort_key(v) if not isinstance(v, (list, tuple)) else str(v) for v in values],
+                *([bucket] if show_bucket else []),
+                outcome,
+                _sort_key(compile_s),
+                _sort_key(r["duration_s"]),
+                _sort_key(r["peak_rss_bytes"]),
+                _sort_key(r["neff_bytes"]),
+                _sort_key(numerics),
+                _sort_key(p50_ms),
+                *([r.get("node") or "-"] if show_node else []),
+                note,
+            ]
+        )
     return head, body, keys
 
 
@@ -195,6 +268,8 @@ def point_differences(sweep: dict[str, Any], a: dict[str, Any], b: dict[str, Any
             specs.append({})
     from neffbench.neff.diff import spec_differences
 
-    out += [(f"spec {d.key}", _value("-" if d.a is None else d.a), _value("-" if d.b is None else d.b))
-            for d in spec_differences(*specs)]
+    out += [
+        (f"spec {d.key}", _value("-" if d.a is None else d.a), _value("-" if d.b is None else d.b))
+        for d in spec_differences(*specs)
+    ]
     return out

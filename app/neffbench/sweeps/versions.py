@@ -14,9 +14,13 @@ def tool_versions() -> dict[str, Any]:
     from neffbench.versions import neuronx_cc_version, torch_neuronx_version, torch_version
 
     # As job records take them (neffbench.versions), so a node's and the client's compare like with like.
-    return {"python": platform.python_version(), "torch": torch_version(),
-            "torch_neuronx": torch_neuronx_version(), "neuronx_cc": neuronx_cc_version(),
-            "neffbench": __version__}
+    return {
+        "python": platform.python_version(),
+        "torch": torch_version(),
+        "torch_neuronx": torch_neuronx_version(),
+        "neuronx_cc": neuronx_cc_version(),
+        "neffbench": __version__,
+    }
 
 
 def differences(client: dict[str, Any], node: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -25,7 +29,10 @@ def differences(client: dict[str, Any], node: dict[str, Any]) -> dict[str, dict[
 
 
 def describe(host: str, diff: dict[str, dict[str, Any]]) -> str:
-    listed = ", ".join(f"{k} {v['node'] or 'not installed'} (here {v['client'] or 'not installed'})"
-                       for k, v in diff.items())
-    return (f"node {host} has other versions than this machine: {listed}; its jobs record the versions they "
-            "used, and their cache keys differ")
+    listed = ", ".join(
+        f"{k} {v['node'] or 'not installed'} (here {v['client'] or 'not installed'})" for k, v in diff.items()
+    )
+    return (
+        f"node {host} has other versions than this machine: {listed}; its jobs record the versions they "
+        "used, and their cache keys differ"
+    )

@@ -26,13 +26,16 @@ def choose_backend(requested: str, facts: Facts) -> tuple[str, str]:
     if facts.neuron_toolchain:
         flavour = facts.torch_neuronx_flavour
         if flavour == "native":
-            return "torchneuron", (f"torch_neuronx {version} imports and neuronx-cc is on PATH; it is TorchNeuron "
-                                   f"({flavour_reason(version, flavour)})")
+            return "torchneuron", (
+                f"torch_neuronx {version} imports and neuronx-cc is on PATH; it is TorchNeuron "
+                f"({flavour_reason(version, flavour)})"
+            )
         why = f"; it is the legacy XLA flavour ({flavour_reason(version, flavour)})" if flavour == "legacy" else ""
         return "neuron", f"torch_neuronx {version} imports and neuronx-cc is on PATH{why}"
     missing = [c.name for c in (facts.torch_neuronx, facts.neuronx_cc) if not c.found]
-    return "cpu-check", (f"{' and '.join(missing)} not available, so compiles run the CPU check "
-                         "(torch.jit.trace) and make no NEFF")
+    return "cpu-check", (
+        f"{' and '.join(missing)} not available, so compiles run the CPU check (torch.jit.trace) and make no NEFF"
+    )
 
 
 def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:

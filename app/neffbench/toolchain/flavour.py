@@ -9,7 +9,7 @@ import re
 NATIVE_FROM = (2, 13, 3)
 FLAVOUR_LABELS = {
     "native": 'TorchNeuron, the native flavour (torch.compile backend "neuron", no torch_neuronx.trace; '
-              "SDK 2.33+, Trn2/Trn3)",
+    "SDK 2.33+, Trn2/Trn3)",
     "legacy": "the legacy XLA flavour (torch_neuronx.trace; SDK ≤ 2.31)",
 }
 

@@ -32,11 +32,14 @@ def _probe_torch_neuronx() -> tuple[Component, str | None]:
     if installed is None and importlib.util.find_spec("torch_neuronx") is None:
         return Component("torch_neuronx", False, detail="not installed"), None
     try:
-        out = subprocess.run([sys.executable, "-c", _NEURONX_PROBE], capture_output=True, text=True,
-                             timeout=PROBE_TIMEOUT_S, check=False).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", _NEURONX_PROBE], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False
+        ).stdout.strip()
     except subprocess.TimeoutExpired:
-        return (Component("torch_neuronx", False, detail=f"import did not finish within {PROBE_TIMEOUT_S:.0f} s"),
-                neuronx_flavour(installed))
+        return (
+            Component("torch_neuronx", False, detail=f"import did not finish within {PROBE_TIMEOUT_S:.0f} s"),
+            neuronx_flavour(installed),
+        )
     status, _, rest = out.partition(" ")
     if status == "OK":
         version, _, trace = rest.partition(" ")
@@ -46,9 +49,15 @@ def _probe_torch_neuronx() -> tuple[Component, str | None]:
     # A distribution that does not import still tells its flavour by version (TorchNeuron refuses some hosts).
     flavour = neuronx_flavour(installed)
     what = f"; torch-neuronx {installed} is {FLAVOUR_LABELS[flavour]}" if flavour else ""
-    return (Component("torch_neuronx", False, installed,
-                      detail=f"installed but does not import: {neuronx_import_failure(rest) or 'no output'}{what}"),
-            flavour)
+    return (
+        Component(
+            "torch_neuronx",
+            False,
+            installed,
+            detail=f"installed but does not import: {neuronx_import_failure(rest) or 'no output'}{what}",
+        ),
+        flavour,
+    )
 
 
 def neuronx_cc_version() -> str | None:
@@ -61,8 +70,7 @@ def _probe_neuronx_cc() -> Component:
     if not path:
         return Component("neuronx-cc", False, detail="not on PATH")
     try:
-        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                              check=False)
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
         text = (proc.stdout + proc.stderr).strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Component("neuronx-cc", True, None, f"{path} (version unknown: {exc})")

@@ -46,8 +46,14 @@ def _common_root(paths: list[str]) -> str | None:
 def _entry(path: str, kind: str, root: str | None) -> dict[str, Any]:
     st = os.stat(path)
     name = os.path.relpath(path, root) if kind == "source" and root else path
-    return {"path": path, "name": name, "kind": kind, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-            "sha256": _sha256_of(path, st)}
+    return {
+        "path": path,
+        "name": name,
+        "kind": kind,
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "sha256": _sha256_of(path, st),
+    }
 
 
 def _hash_cache_path() -> Path:
@@ -131,8 +137,12 @@ def changes(block: dict[str, Any]) -> list[str]:
         except OSError:
             found.append(f"{f.get('name') or path} is gone")
             continue
-        trusted = (f.get("kind") == "data" and st.st_size > STAT_TRUSTED_BYTES and st.st_size == f.get("size")
-                   and st.st_mtime_ns == f.get("mtime_ns"))
+        trusted = (
+            f.get("kind") == "data"
+            and st.st_size > STAT_TRUSTED_BYTES
+            and st.st_size == f.get("size")
+            and st.st_mtime_ns == f.get("mtime_ns")
+        )
         if not trusted and (st.st_size != f.get("size") or file_sha256(path) != f.get("sha256")):
             found.append(f"{f.get('name') or path} changed")
     for dist, version in (block.get("distributions") or {}).items():
@@ -147,6 +157,7 @@ def changes(block: dict[str, Any]) -> list[str]:
 
 def file_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[tuple[str, str | None, str | None]]:
     """(name, what A has, what B has) for each source file, data file or distribution that differs."""
+
     def table(block: dict[str, Any] | None) -> dict[str, str]:
         block = block or {}
         out = {f"{f['kind']} {f['name']}": f"sha256 {f['sha256'][:12]}" for f in block.get("files") or []}

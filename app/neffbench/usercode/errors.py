@@ -17,8 +17,11 @@ from neffbench.usercode.origin import is_user_file
 
 def user_frame(exc: BaseException) -> traceback.FrameSummary | None:
     """The innermost frame of the exception's traceback that lies in the user's own files."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename and not f.filename.startswith("<")
-              and is_user_file(f.filename)]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if f.filename and not f.filename.startswith("<") and is_user_file(f.filename)
+    ]
     return frames[-1] if frames else None
 
 

@@ -27,8 +27,11 @@ def _roots() -> tuple[tuple[str, ...], tuple[str, ...], str]:
     import neffbench
 
     own = str(Path(neffbench.__file__).resolve().parent)
-    return (tuple(sorted({real_path(p) for p in dists if p}, key=len, reverse=True)),
-            tuple(sorted({real_path(p) for p in stdlib if p})), own)
+    return (
+        tuple(sorted({real_path(p) for p in dists if p}, key=len, reverse=True)),
+        tuple(sorted({real_path(p) for p in stdlib if p})),
+        own,
+    )
 
 
 def real_path(path: str) -> str:
@@ -62,5 +65,3 @@ def module_file(module: Any) -> str | None:
     if not isinstance(path, str) or not os.path.isabs(path) or not os.path.isfile(path):
         return None
     return real_path(path)
-
-

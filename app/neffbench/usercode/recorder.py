@@ -49,8 +49,13 @@ class Recorder:
         with _lock:
             if self in _active:
                 _active.remove(self)
-        self.modules = [name for name in list(sys.modules) if name not in self._before
-                        and (path := module_file(sys.modules.get(name))) is not None and classify(path) == "user"]
+        self.modules = [
+            name
+            for name in list(sys.modules)
+            if name not in self._before
+            and (path := module_file(sys.modules.get(name))) is not None
+            and classify(path) == "user"
+        ]
 
     def note_open(self, path: str) -> None:
         if path not in self.opened:

@@ -75,26 +75,40 @@ class JobView:
         # Records before the field existed are the first layout.
         version = version if isinstance(version, int) and not isinstance(version, bool) else 1
         if version > SCHEMA_VERSION:
-            raise RecordError(f"{where} has schema_version {version}, newer than this neffbench reads (up to "
-                              f"{SCHEMA_VERSION}): it was written by a newer neffbench, which is needed to read it")
+            raise RecordError(
+                f"{where} has schema_version {version}, newer than this neffbench reads (up to "
+                f"{SCHEMA_VERSION}): it was written by a newer neffbench, which is needed to read it"
+            )
         bucket = record.get("bucket")
         if not isinstance(bucket, dict):  # records written before kernels existed have only num_tokens
             bucket = {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
         neffs = record.get("neffs") if isinstance(record.get("neffs"), list) else []
         warnings = record.get("warnings") if isinstance(record.get("warnings"), list) else []
         return cls(
-            schema_version=version, job_id=_text(record.get("job_id")), name=_text(record.get("name")),
-            kernel=_text(record.get("kernel")), bucket=bucket, outcome=_text(record.get("outcome")),
-            reason=_text(record.get("reason")), created=_text(record.get("created")),
-            duration_s=_number(record.get("duration_s")), stage=_text(record.get("stage")),
-            backend=_text(record.get("backend")), backend_reason=_text(record.get("backend_reason")),
-            neffs=tuple(n for n in neffs if isinstance(n, dict)), neff_note=_text(record.get("neff_note")),
+            schema_version=version,
+            job_id=_text(record.get("job_id")),
+            name=_text(record.get("name")),
+            kernel=_text(record.get("kernel")),
+            bucket=bucket,
+            outcome=_text(record.get("outcome")),
+            reason=_text(record.get("reason")),
+            created=_text(record.get("created")),
+            duration_s=_number(record.get("duration_s")),
+            stage=_text(record.get("stage")),
+            backend=_text(record.get("backend")),
+            backend_reason=_text(record.get("backend_reason")),
+            neffs=tuple(n for n in neffs if isinstance(n, dict)),
+            neff_note=_text(record.get("neff_note")),
             model_pt=record.get("model_pt") if isinstance(record.get("model_pt"), dict) else None,
             numerics=record.get("numerics") if isinstance(record.get("numerics"), dict) else None,
-            metrics=_dict(record.get("metrics")), warnings=tuple(str(w) for w in warnings),
+            metrics=_dict(record.get("metrics")),
+            warnings=tuple(str(w) for w in warnings),
             error=record.get("error") if isinstance(record.get("error"), dict) else None,
-            cache=_dict(record.get("cache")), compiler=_dict(record.get("compiler")),
-            spec_hash=_text(record.get("spec_hash")), raw=record)
+            cache=_dict(record.get("cache")),
+            compiler=_dict(record.get("compiler")),
+            spec_hash=_text(record.get("spec_hash")),
+            raw=record,
+        )
 
     @property
     def backend_class(self) -> type[Backend] | None:

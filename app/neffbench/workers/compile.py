@@ -66,8 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m neffbench.workers.compile", description=__doc__.splitlines()[0])
     parser.add_argument("job_dir", type=Path, nargs="?")
     parser.add_argument("--backend", choices=BACKENDS, default="auto")
-    parser.add_argument("--standby", action="store_true",
-                        help="import torch first, then read JOB_DIR as one line from stdin (exit 0 at EOF)")
+    parser.add_argument(
+        "--standby",
+        action="store_true",
+        help="import torch first, then read JOB_DIR as one line from stdin (exit 0 at EOF)",
+    )
     args = parser.parse_args(argv)
     if (args.job_dir is None) != args.standby:
         parser.error("give either JOB_DIR or --standby")

@@ -70,8 +70,10 @@ class Job:
         self.out.event(backend.event())
         self.out.line(f"neffbench: backend {backend.name}: {backend.reason}")
         if backend.cpu_backend:
-            self.out.line(f"neffbench: tracing with cpu_backend=True and --target {spec.compiler.target}: "
-                          f"{backend.cpu_backend_reason}")
+            self.out.line(
+                f"neffbench: tracing with cpu_backend=True and --target {spec.compiler.target}: "
+                f"{backend.cpu_backend_reason}"
+            )
         return backend
 
     def _build(self, kernel: Any, spec: Any, backend: Backend) -> tuple[Any, dict[str, Any], Any]:
@@ -92,13 +94,16 @@ class Job:
             self.out.event({"type": "sources", **recorder.result(built.module)})
         weights = weights_digest(built.module)
         self.out.event({"type": "weights", **weights})
-        self.out.line(f"neffbench: weights digest {weights['sha256'][:12]} ({weights['tensors']} tensors, "
-                      f"{weights['bytes']} bytes, {weights['method']})")
+        self.out.line(
+            f"neffbench: weights digest {weights['sha256'][:12]} ({weights['tensors']} tensors, "
+            f"{weights['bytes']} bytes, {weights['method']})"
+        )
         report = preflight.Report()
         for message in built.warnings:
             report.warning(message)
-        preflight.check_inputs(report, built.input_names, built.inputs,
-                               keeps_int64=preflight.native_int64(spec.compiler.extra_args))
+        preflight.check_inputs(
+            report, built.input_names, built.inputs, keeps_int64=preflight.native_int64(spec.compiler.extra_args)
+        )
         if built.info:
             self.out.event({"type": "kernel_info", "info": built.info})
         reproduce.write(self.job_dir, spec, backend=backend, built=built, weights=weights)
@@ -122,9 +127,11 @@ class Job:
         preflight.check_outputs(report, built.output_names, as_tuple(reference))
         after = weights_digest(built.module)
         if after["sha256"] != weights["sha256"]:
-            report.warning("calling the module changed its own parameters or buffers (a counter, a cache, running "
-                           "statistics): two calls with the same inputs can differ, so later comparisons may not "
-                           "match although nothing is wrong with the compile")
+            report.warning(
+                "calling the module changed its own parameters or buffers (a counter, a cache, running "
+                "statistics): two calls with the same inputs can differ, so later comparisons may not "
+                "match although nothing is wrong with the compile"
+            )
         return reference
 
     def _trace(self, kernel: Any, spec: Any, backend: Backend, built: Any, report: Any) -> Any:
@@ -141,8 +148,10 @@ class Job:
         self.out.event({"type": "numerics", **numerics})
         self.out.line(f"neffbench: {describe_numerics(numerics)}")
         if numerics["checked"] and not numerics["match"]:
-            raise JobFailure(f"outputs differ from the eager reference beyond tolerance (max abs error "
-                             f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})")
+            raise JobFailure(
+                f"outputs differ from the eager reference beyond tolerance (max abs error "
+                f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})"
+            )
 
     def log_tail(self, folder: Path, logfile: Path, started: Any = None) -> LogTail:
         """Copies the compiler's log file to the parent as it grows (a backend's trace step uses it)."""
@@ -192,7 +201,7 @@ class Job:
 
     def preflight_gate(self, report: Any, final: bool = False) -> None:
         """Record what pre-flight found so far; its first error fails the job."""
-        for severity, message in report.problems[self._reported:]:
+        for severity, message in report.problems[self._reported :]:
             self.out.line(f"neffbench: pre-flight {severity}: {message}")
             if severity == "warning":
                 self.out.event({"type": "warning", "message": message})

@@ -24,8 +24,10 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
         if blocking:
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no message"
-        report.warning(f"the CPU trace probe failed ({type(exc).__name__}: {first}); the Neuron compile "
-                       "goes ahead, since torch_neuronx.trace is more lenient in places.")
+        report.warning(
+            f"the CPU trace probe failed ({type(exc).__name__}: {first}); the Neuron compile "
+            "goes ahead, since torch_neuronx.trace is more lenient in places."
+        )
         job.preflight_gate(report, final=True)
         return None
     for message in tracer_warnings:

@@ -48,11 +48,17 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
         module = Path(parsed.target).name
     # Its own docstring only: an undocumented module would otherwise show nn.Module's.
     own_doc = (obj.__dict__.get("__doc__") if kind == "class" else getattr(obj, "__doc__", None)) or ""
-    out: dict[str, Any] = {"ok": True, "entry": text, "kind": kind,
-                           "qualname": getattr(obj, "__qualname__", type(obj).__qualname__),
-                           "module": module,
-                           "doc": inspect.cleandoc(own_doc).split("\n\n")[0][:400] if own_doc else "",
-                           "factory": None, "forward": None, "forward_note": None}
+    out: dict[str, Any] = {
+        "ok": True,
+        "entry": text,
+        "kind": kind,
+        "qualname": getattr(obj, "__qualname__", type(obj).__qualname__),
+        "module": module,
+        "doc": inspect.cleandoc(own_doc).split("\n\n")[0][:400] if own_doc else "",
+        "factory": None,
+        "forward": None,
+        "forward_note": None,
+    }
     if kind == "class":
         out["factory"] = describe_params(obj.__init__, skip_self=True)
         forward = getattr(obj, "forward", None)
@@ -72,8 +78,9 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
                 out["forward"] = describe_params(forward_of(made), skip_self=True)
                 out["built"] = type(made).__qualname__
             except Exception as exc:  # noqa: BLE001 - the user's factory may raise anything
-                out["forward_note"] = (f"calling {text}(**kwargs) to see its forward raised "
-                                       f"{type(exc).__name__}: {_sentence(exc)}")
+                out["forward_note"] = (
+                    f"calling {text}(**kwargs) to see its forward raised {type(exc).__name__}: {_sentence(exc)}"
+                )
     else:
         out["forward"] = describe_params(forward_of(obj), skip_self=True)
     for key in ("factory", "forward", "function"):
@@ -82,8 +89,9 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
     # Keys a callable would silently ignore (a misspelt config field), for the kwargs they were given.
     callee = obj if out.get("factory") is not None and request.get("call") != "object" else None
     out["kwargs_checked"] = kwargs
-    out["kwargs_problems"] = [{"severity": sev, "field": f, "message": m}
-                              for sev, f, m in kwargs_problems(callee, kwargs, paths)]
+    out["kwargs_problems"] = [
+        {"severity": sev, "field": f, "message": m} for sev, f, m in kwargs_problems(callee, kwargs, paths)
+    ]
     return out
 
 
@@ -98,9 +106,13 @@ def _tensor_report(name: str, tensor: Any) -> dict[str, Any]:
         flat = flat[:: flat.numel() // SAMPLE + 1]
     values = flat.to(torch.float64).numpy() if not tensor.is_complex() else np.abs(flat.numpy())
     hist = histogram(name, values, bins=HISTOGRAM_BINS)
-    return {"name": name, "dtype": str(tensor.dtype).replace("torch.", ""), "shape": list(tensor.shape),
-            "stats": stats(values), "histogram": {"edges": np.asarray(hist.x).tolist(),
-                                                  "counts": np.asarray(hist.y).tolist()}}
+    return {
+        "name": name,
+        "dtype": str(tensor.dtype).replace("torch.", ""),
+        "shape": list(tensor.shape),
+        "stats": stats(values),
+        "histogram": {"edges": np.asarray(hist.x).tolist(), "counts": np.asarray(hist.y).tolist()},
+    }
 
 
 _LAST_USER_MODULES: list[str] = []
@@ -169,8 +181,9 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     out["sources"] = recorder.result(built.module)
     for message in built.warnings:
         report.warning(message)
-    preflight.check_inputs(report, built.input_names, built.inputs,
-                           keeps_int64=preflight.native_int64(spec.compiler.extra_args))
+    preflight.check_inputs(
+        report, built.input_names, built.inputs, keeps_int64=preflight.native_int64(spec.compiler.extra_args)
+    )
     output, complex_found = complex_ops.watch_call(built.module, built.inputs)
     reference = as_tuple(output)
     backend = request.get("backend") or "cpu-check"
@@ -194,8 +207,10 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     timings["trace_s"] = time.perf_counter() - t1
     if not request.get("brief"):  # a later bucket of `neffbench check`: its problems are what is asked
         out["inputs"] = [_tensor_report(n, t) for n, t in zip(built.input_names, built.inputs)]
-        out["outputs"] = [_tensor_report(n, t) for n, t in zip(built.output_names or [
-            f"output{i}" for i in range(len(reference))], reference)]
+        out["outputs"] = [
+            _tensor_report(n, t)
+            for n, t in zip(built.output_names or [f"output{i}" for i in range(len(reference))], reference)
+        ]
     out["info"] = {k: v for k, v in built.info.items() if k != "wrapper"}
     out["timings"] = timings
     out["ok"] = not report.errors
@@ -254,8 +269,9 @@ def main(argv: list[str]) -> int:
     if argv == ["serve"]:
         return serve()
     if len(argv) != 1 or argv[0] not in COMMANDS:
-        print("usage: python -m neffbench.workers.probe resolve|check|prepare < request.json, or serve",
-              file=sys.stderr)
+        print(
+            "usage: python -m neffbench.workers.probe resolve|check|prepare < request.json, or serve", file=sys.stderr
+        )
         return 2
     report = answer(argv[0], json.loads(sys.stdin.read() or "{}"))
     sys.stdout.write(json.dumps(report, default=str) + "\n")

@@ -68,12 +68,19 @@ class Run:
         elif req.get("job_inputs"):
             feeds, source = arrays.load(req["job_inputs"]), "the job's inputs.npz"
         else:
-            missing = ("the job did not get as far as saving its inputs.npz" if req.get("job_dir") else
-                       "the NEFF has no job with an inputs.npz")
-            raise RunFailure(f"there are no inputs to feed: {missing}; give --inputs "
-                             "FILE.npz, --inputs name=file.npy, or --random.")
-        self.event("inputs", source=source, arrays={n: {"dtype": feeds.dtypes[n], "shape": list(feeds.shape(n))}
-                                                    for n in feeds.arrays})
+            missing = (
+                "the job did not get as far as saving its inputs.npz"
+                if req.get("job_dir")
+                else "the NEFF has no job with an inputs.npz"
+            )
+            raise RunFailure(
+                f"there are no inputs to feed: {missing}; give --inputs FILE.npz, --inputs name=file.npy, or --random."
+            )
+        self.event(
+            "inputs",
+            source=source,
+            arrays={n: {"dtype": feeds.dtypes[n], "shape": list(feeds.shape(n))} for n in feeds.arrays},
+        )
         if source != "the job's inputs.npz" and not self._same_as_job_inputs(feeds):
             self._other_feeds = feeds
         return feeds
@@ -83,14 +90,18 @@ class Run:
             return False
         own = arrays.load(self.req["job_inputs"])
         return list(own.arrays) == list(feeds.arrays) and all(
-            own.dtypes[n] == feeds.dtypes[n] and np.array_equal(own.arrays[n], feeds.arrays[n]) for n in own.arrays)
+            own.dtypes[n] == feeds.dtypes[n] and np.array_equal(own.arrays[n], feeds.arrays[n]) for n in own.arrays
+        )
 
     def _random(self, neff_info: Any) -> arrays.Arrays:
         """Values of the recorded shapes and dtypes: the job's inputs.npz, else the NEFF's own signature."""
         rng = np.random.default_rng(int(self.req.get("seed") or 0))
         like = arrays.load(self.req["job_inputs"]) if self.req.get("job_inputs") else None
-        shapes = ({n: (like.dtypes[n], like.shape(n)) for n in like.arrays} if like is not None else
-                  {t.name: (t.dtype, tuple(t.shape or ())) for t in neff_info.inputs})
+        shapes = (
+            {n: (like.dtypes[n], like.shape(n)) for n in like.arrays}
+            if like is not None
+            else {t.name: (t.dtype, tuple(t.shape or ())) for t in neff_info.inputs}
+        )
         out = arrays.Arrays()
         for name, (dtype, shape) in shapes.items():
             if dtype in ("float32", "float16", "float64", "bfloat16"):
@@ -118,12 +129,17 @@ class Run:
             except NeffError as exc:
                 raise RunFailure(f"the NEFF cannot be read: {exc}") from None
         if req.get("job_warning"):
-            self.out.line(f"neffbench: warning: {req['job_warning']}; it is run anyway, but its results say nothing "
-                          "of a good compile")
+            self.out.line(
+                f"neffbench: warning: {req['job_warning']}; it is run anyway, but its results say nothing "
+                "of a good compile"
+            )
             self.event("warning", message=req["job_warning"])
-        table = runtimes.availability(bool(req.get("neff")), bool(req.get("job_dir")),
-                                      backends.neff_in_model_pt(req.get("backend")) and bool(req.get("model_pt")),
-                                      req.get("no_neff_reason") or "a cpu-check job makes no NEFF")
+        table = runtimes.availability(
+            bool(req.get("neff")),
+            bool(req.get("job_dir")),
+            backends.neff_in_model_pt(req.get("backend")) and bool(req.get("model_pt")),
+            req.get("no_neff_reason") or "a cpu-check job makes no NEFF",
+        )
         try:
             name, reason = runtimes.choose(req.get("runtime", "auto"), table)
         except runtimes.RuntimeUnavailable as exc:
@@ -132,9 +148,16 @@ class Run:
         mode = req.get("mode") or modes[0]
         if mode not in modes:
             raise RunFailure(f"the {name} runtime times in {' or '.join(modes)} mode only; got --mode {mode}.")
-        self.event("runtime", runtime=name, label=runtimes.LABELS[name], reason=reason, mode=mode,
-                   on_device=name in runtimes.DEVICE_RUNTIMES, available={k: list(v) for k, v in table.items()},
-                   versions=_versions(name))
+        self.event(
+            "runtime",
+            runtime=name,
+            label=runtimes.LABELS[name],
+            reason=reason,
+            mode=mode,
+            on_device=name in runtimes.DEVICE_RUNTIMES,
+            available={k: list(v) for k, v in table.items()},
+            versions=_versions(name),
+        )
         self.out.line(f"neffbench: runtime {name} ({runtimes.LABELS[name]}): {reason}")
         feeds = self._feeds(neff_info)
 
@@ -147,8 +170,14 @@ class Run:
             self.event("conversions", notes=notes)
             problems += checks.check_io(neff_info, feeds)
             host = checks.host_facts()
-            self.event("host", family=host.family, lnc=host.lnc, devices=len(host.devices), note=host.neuron_ls,
-                       holders=host.holders())
+            self.event(
+                "host",
+                family=host.family,
+                lnc=host.lnc,
+                devices=len(host.devices),
+                note=host.neuron_ls,
+                holders=host.holders(),
+            )
             problems += checks.check_host(neff_info, host)
         self.event("checks", problems=problems)
         if problems:
@@ -165,12 +194,17 @@ class Run:
         self._numerics(outputs)
         self.enter("benchmarking")
         try:
-            timing = session.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), mode,
-                                   lambda: self._stop)
+            timing = session.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), mode, lambda: self._stop)
         except Exception as exc:  # noqa: BLE001
             raise RunFailure(_explained(exc, "benchmarking")) from exc
-        self.event("timing", cold_ms=timing.cold_ms, durations_ms=timing.durations_ms, mode=timing.mode,
-                   reported=timing.reported, variant=getattr(session, "variant", None))
+        self.event(
+            "timing",
+            cold_ms=timing.cold_ms,
+            durations_ms=timing.durations_ms,
+            mode=timing.mode,
+            reported=timing.reported,
+            variant=getattr(session, "variant", None),
+        )
         extra = getattr(session, "secondary", None)
         if extra is not None:
             t2 = extra.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), "host", lambda: self._stop)
@@ -187,8 +221,14 @@ class Run:
         try:
             if name in ("nrtpy", "spike"):
                 out_dtypes = {t.name: t.dtype for t in neff_info.outputs}
-                return runtimes.nrt_session(name, req["neff"], {n: feeds.arrays[n] for n in feeds.neff_names},
-                                            int(req.get("core", 0)), out_dtypes, feeds.dtypes)
+                return runtimes.nrt_session(
+                    name,
+                    req["neff"],
+                    {n: feeds.arrays[n] for n in feeds.neff_names},
+                    int(req.get("core", 0)),
+                    out_dtypes,
+                    feeds.dtypes,
+                )
             args = tuple(arrays.to_tensor(feeds.arrays[n], feeds.dtypes[n]) for n in feeds.arrays)
             out_names = self._output_names()
             if name == "torchscript":
@@ -216,17 +256,21 @@ class Run:
         spec = from_dict(self.req["spec"])
         changed = closure.changes(self.req["sources"]) if self.req.get("sources") else []
         if changed:
-            raise RunFailure(f"the files the job's module was built from have changed since ({', '.join(changed)}), "
-                             "so a module built now is not the one compiled; compile again to run the new code")
+            raise RunFailure(
+                f"the files the job's module was built from have changed since ({', '.join(changed)}), "
+                "so a module built now is not the one compiled; compile again to run the new code"
+            )
         try:
             module = registry.for_spec(spec).build(spec).module
         except KernelError as exc:
             raise RunFailure(f"the job's module cannot be built again: {exc}") from exc
         difference = weights_difference(weights_digest(module), self.req.get("weights") or {})
         if difference:
-            raise RunFailure(f"{difference}; a run of it would be compared with outputs of another module, so "
-                             "nothing was run (the job's files or library versions may have changed since: "
-                             "see job.json's sources)")
+            raise RunFailure(
+                f"{difference}; a run of it would be compared with outputs of another module, so "
+                "nothing was run (the job's files or library versions may have changed since: "
+                "see job.json's sources)"
+            )
         self._module = module
         return module
 
@@ -235,8 +279,9 @@ class Run:
         import torch
 
         if backends.makes_no_neff(self.req.get("backend")) and self.req.get("model_pt"):
-            scripted = runtimes.torch_session("cpu", torch.jit.load(self.req["model_pt"], map_location="cpu"),
-                                              args, out_names)
+            scripted = runtimes.torch_session(
+                "cpu", torch.jit.load(self.req["model_pt"], map_location="cpu"), args, out_names
+            )
             scripted.variant = "TorchScript (model.pt)"
             try:
                 scripted.secondary = runtimes.torch_session("cpu", self._rebuilt(), args, out_names)
@@ -274,12 +319,17 @@ class Run:
         got = tuple(arrays.to_tensor(outputs[n], ref.dtypes[n]) for n in names)
         want = tuple(arrays.to_tensor(ref.arrays[n], ref.dtypes[n]) for n in names)
         result = compare(got, want, atol, rtol, tuple(ref.roles.get(n, n) for n in names))
-        against = ("the CPU reference for these inputs (the job's module, run here)" if self._other_feeds is not None
-                   else "reference.npz")
+        against = (
+            "the CPU reference for these inputs (the job's module, run here)"
+            if self._other_feeds is not None
+            else "reference.npz"
+        )
         self.event("numerics", checked=True, atol=atol, rtol=rtol, tolerance_basis=basis, against=against, **result)
         verdict = "match" if result["match"] else "MISMATCH"
-        self.out.line(f"neffbench: outputs against {against}: {verdict} (max abs error "
-                      f"{result['max_abs_error']:.3g}, atol {atol:g}, rtol {rtol:g})")
+        self.out.line(
+            f"neffbench: outputs against {against}: {verdict} (max abs error "
+            f"{result['max_abs_error']:.3g}, atol {atol:g}, rtol {rtol:g})"
+        )
 
     def _other_reference(self, feeds: arrays.Arrays) -> arrays.Arrays | None:
         """The eager CPU outputs of the job's own module (checked to be the compiled one) for inputs other than the
@@ -291,10 +341,14 @@ class Run:
         from neffbench.backends.verify import as_tuple
 
         if not self.req.get("spec") or not self.req.get("reference"):
-            self.event("numerics", checked=False, reason="the inputs are not the job's, and there is no job whose "
-                                                         "module could give their reference")
-            self.out.line("neffbench: outputs not compared: other inputs than the job's, and no job to compute "
-                          "their reference")
+            self.event(
+                "numerics",
+                checked=False,
+                reason="the inputs are not the job's, and there is no job whose module could give their reference",
+            )
+            self.out.line(
+                "neffbench: outputs not compared: other inputs than the job's, and no job to compute their reference"
+            )
             return None
         try:
             module = self._rebuilt()
@@ -333,8 +387,13 @@ def _versions(runtime: str) -> dict[str, Any]:
     from neffbench.versions import package_version
 
     out: dict[str, Any] = {"python": platform.python_version()}
-    for name, dist in (("torch", "torch"), ("torch_neuronx", "torch-neuronx"), ("nrtpy", "nrtpy"),
-                       ("spike", "spike"), ("neffbench", "neffbench")):
+    for name, dist in (
+        ("torch", "torch"),
+        ("torch_neuronx", "torch-neuronx"),
+        ("nrtpy", "nrtpy"),
+        ("spike", "spike"),
+        ("neffbench", "neffbench"),
+    ):
         out[name] = package_version(name, dist)
     return out
 
@@ -355,7 +414,9 @@ def main() -> int:
         return 1
     except Exception as exc:  # noqa: BLE001 - the runtime may raise anything
         traceback.print_exc(file=sys.stderr)
-        reason = f"{type(exc).__name__} during {run.stage}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        reason = (
+            f"{type(exc).__name__} during {run.stage}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        )
         out.event({"type": "outcome", "outcome": "failed", "reason": reason})
         return 1
     out.event({"type": "outcome", "outcome": "succeeded", "reason": None, "seconds": time.perf_counter() - t0})

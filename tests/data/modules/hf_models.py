@@ -30,8 +30,12 @@ HF_MODELS: dict[str, dict] = {
         "entry": "transformers:BertModel",
         "config": "transformers:BertConfig",
         "config_kwargs": {
-            "vocab_size": 1000, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-            "intermediate_size": 64, "max_position_embeddings": 64,
+            "vocab_size": 1000,
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 64,
+            "max_position_embeddings": 64,
         },
         "inputs": {
             "input_ids": "i64[{batch},{seq}] randint(0, 1000)",
@@ -49,7 +53,11 @@ HF_MODELS: dict[str, dict] = {
         "entry": "transformers:DistilBertModel",
         "config": "transformers:DistilBertConfig",
         "config_kwargs": {
-            "vocab_size": 1000, "dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64,
+            "vocab_size": 1000,
+            "dim": 32,
+            "n_layers": 2,
+            "n_heads": 2,
+            "hidden_dim": 64,
             "max_position_embeddings": 64,
         },
         "inputs": {
@@ -69,8 +77,14 @@ HF_MODELS: dict[str, dict] = {
         "entry": "transformers:GPT2Model",
         "config": "transformers:GPT2Config",
         "config_kwargs": {
-            "vocab_size": 1000, "n_embd": 32, "n_layer": 2, "n_head": 2, "n_inner": 64,
-            "n_positions": 64, "bos_token_id": 0, "eos_token_id": 0,
+            "vocab_size": 1000,
+            "n_embd": 32,
+            "n_layer": 2,
+            "n_head": 2,
+            "n_inner": 64,
+            "n_positions": 64,
+            "bos_token_id": 0,
+            "eos_token_id": 0,
         },
         "inputs": {
             "input_ids": "i64[{batch},{seq}] randint(0, 1000)",
@@ -87,8 +101,13 @@ HF_MODELS: dict[str, dict] = {
         "entry": "transformers:LlamaModel",
         "config": "transformers:LlamaConfig",
         "config_kwargs": {
-            "vocab_size": 1000, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-            "num_key_value_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64,
+            "vocab_size": 1000,
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 2,
+            "intermediate_size": 64,
+            "max_position_embeddings": 64,
         },
         "inputs": {
             "input_ids": "i64[{batch},{seq}] randint(0, 1000)",
@@ -105,7 +124,11 @@ HF_MODELS: dict[str, dict] = {
         "entry": "transformers:T5EncoderModel",
         "config": "transformers:T5Config",
         "config_kwargs": {
-            "vocab_size": 1000, "d_model": 32, "d_kv": 16, "d_ff": 64, "num_layers": 2,
+            "vocab_size": 1000,
+            "d_model": 32,
+            "d_kv": 16,
+            "d_ff": 64,
+            "num_layers": 2,
             "num_heads": 2,
         },
         "inputs": {
@@ -123,8 +146,13 @@ HF_MODELS: dict[str, dict] = {
         "entry": "transformers:ViTModel",
         "config": "transformers:ViTConfig",
         "config_kwargs": {
-            "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-            "intermediate_size": 64, "image_size": 32, "patch_size": 8, "num_channels": 3,
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 64,
+            "image_size": 32,
+            "patch_size": 8,
+            "num_channels": 3,
         },
         "inputs": {
             "pixel_values": "f32[{batch},3,32,32] randn",

@@ -18,8 +18,7 @@ _ACTIVATIONS = {"gelu": nn.GELU, "silu": nn.SiLU, "relu": nn.ReLU}
 class MLP(nn.Module):
     """Linear -> activation -> dropout -> Linear: hidden -> intermediate -> hidden."""
 
-    def __init__(self, hidden_size: int, intermediate_size: int, activation: str, bias: bool,
-                 dropout: float) -> None:
+    def __init__(self, hidden_size: int, intermediate_size: int, activation: str, bias: bool, dropout: float) -> None:
         super().__init__()
         self.up = nn.Linear(hidden_size, intermediate_size, bias=bias)
         self.act = _ACTIVATIONS[activation]()
@@ -30,9 +29,13 @@ class MLP(nn.Module):
         return self.down(self.drop(self.act(self.up(x))))
 
 
-def make_mlp(hidden_size: int = 64, intermediate_size: int = 128,
-             activation: Literal["gelu", "silu", "relu"] = "silu", bias: bool = True,
-             dropout: float = 0.0) -> nn.Module:
+def make_mlp(
+    hidden_size: int = 64,
+    intermediate_size: int = 128,
+    activation: Literal["gelu", "silu", "relu"] = "silu",
+    bias: bool = True,
+    dropout: float = 0.0,
+) -> nn.Module:
     """Factory entry: build an :class:`MLP` in eval mode."""
     return MLP(hidden_size, intermediate_size, activation, bias, dropout).eval()
 
@@ -40,8 +43,7 @@ def make_mlp(hidden_size: int = 64, intermediate_size: int = 128,
 class GatedMLP(nn.Module):
     """Two inputs, two outputs: ``down(up(x) * sigmoid(gate) * scale)`` and ``sigmoid(gate)``."""
 
-    def __init__(self, hidden_size: int = 32,
-                 scale: Annotated[float, {"min": 0.0, "max": 10.0}] = 1.0) -> None:
+    def __init__(self, hidden_size: int = 32, scale: Annotated[float, {"min": 0.0, "max": 10.0}] = 1.0) -> None:
         super().__init__()
         self.scale = scale
         self.up = nn.Linear(hidden_size, hidden_size)

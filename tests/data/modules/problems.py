@@ -12,6 +12,7 @@ from torch import nn
 
 # --- data-dependent output shapes ---------------------------------------------------------------
 
+
 # Problem: data-dependent shape (torch.nonzero: the row count depends on the values).
 class NonzeroModule(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -37,6 +38,7 @@ class BoolIndexModule(nn.Module):
 
 
 # --- outputs that are not (only) tensors --------------------------------------------------------
+
 
 # Problem: an output leaf is None.
 class NoneOutput(nn.Module):
@@ -78,6 +80,7 @@ class ComplexOutput(nn.Module):
 
 # --- inputs whose values matter -----------------------------------------------------------------
 
+
 # Problem: integer ids outside [0, vocab_size) crash nn.Embedding
 # ("IndexError: index out of range in self"); the input spec's randint range must fit vocab_size.
 class TokenEmbedding(nn.Module):
@@ -90,6 +93,7 @@ class TokenEmbedding(nn.Module):
 
 
 # --- inputs and outputs not connected to the graph ----------------------------------------------
+
 
 # Problem: an input that the forward never uses (y).
 class UnusedInput(nn.Module):
@@ -105,6 +109,7 @@ class ConstantOutput(nn.Module):
 
 # --- control flow ---------------------------------------------------------------------------------
 
+
 # Problem: Python control flow on a tensor value (TracerWarning "Converting a tensor to a Python
 # boolean might cause the trace to be incorrect", pointing at the `if` line below).
 class BranchOnValue(nn.Module):
@@ -115,6 +120,7 @@ class BranchOnValue(nn.Module):
 
 
 # --- forward signatures the wrapper cannot bind by name ---------------------------------------
+
 
 # Problem: variadic positional inputs (*args): no input names to bind.
 class StarArgs(nn.Module):
@@ -146,6 +152,7 @@ class ThetaModule(nn.Module):
 
 # --- tensors made inside forward ---------------------------------------------------------------
 
+
 # Case: a tensor created inside forward (torch.arange on the default, CPU, device); fine on CPU.
 class CpuTensorInside(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -154,6 +161,7 @@ class CpuTensorInside(nn.Module):
 
 
 # --- user code that fails ------------------------------------------------------------------------
+
 
 # Problem: the forward itself raises (the error must be reported as coming from user code).
 class RaisesInForward(nn.Module):

@@ -50,10 +50,14 @@ import fake_libnrt as nrt  # noqa: E402
 import numpy as np  # noqa: E402
 
 EXPLORER_VERSION = "2.33.0.0+fake"
-DEPRECATION = ("WARNING: neuron-profile is deprecated and reached end of support in Neuron 2.29; use "
-               "neuron-explorer, which takes the same flags (neuron-explorer capture / neuron-explorer view).")
-INFLUX_ERROR = ('ERRO[0001] To install influxdb, go to https://portal.influxdata.com/downloads/ and follow the '
-                'instructions there\ninfluxdb not setup correctly: exec: "influx": executable file not found in $PATH')
+DEPRECATION = (
+    "WARNING: neuron-profile is deprecated and reached end of support in Neuron 2.29; use "
+    "neuron-explorer, which takes the same flags (neuron-explorer capture / neuron-explorer view)."
+)
+INFLUX_ERROR = (
+    "ERRO[0001] To install influxdb, go to https://portal.influxdata.com/downloads/ and follow the "
+    'instructions there\ninfluxdb not setup correctly: exec: "influx": executable file not found in $PATH'
+)
 
 
 def fail(message: str, code: int = 1) -> int:
@@ -63,13 +67,22 @@ def fail(message: str, code: int = 1) -> int:
 
 # --- neuron-ls ---------------------------------------------------------------------------------------------
 
+
 def trn2_device(busy: bool) -> dict[str, Any]:
     lnc = 1 if os.environ.get("NEURON_LOGICAL_NC_CONFIG", "").strip() == "1" else 2
     cores = 8 // lnc
     return {
-        "instance_type": "trn2.3xlarge", "instance_id": "i-0fa4e0000000fake0", "neuron_device": 0,
-        "bdf": "0000:33:00.0", "cpu_affinity": "0-11", "numa_node": "0", "connected_to": None, "nc_count": cores,
-        "logical_neuroncore_config": lnc, "memory_size": 103079215104, "neuroncore_ids": list(range(cores)),
+        "instance_type": "trn2.3xlarge",
+        "instance_id": "i-0fa4e0000000fake0",
+        "neuron_device": 0,
+        "bdf": "0000:33:00.0",
+        "cpu_affinity": "0-11",
+        "numa_node": "0",
+        "connected_to": None,
+        "nc_count": cores,
+        "logical_neuroncore_config": lnc,
+        "memory_size": 103079215104,
+        "neuroncore_ids": list(range(cores)),
         "neuron_processes": [{"pid": 4242, "command": "python", "neuron_runtime_version": "2.0.0"}] if busy else [],
     }
 
@@ -85,8 +98,13 @@ def ls_table(devices: list[dict[str, Any]], wide: bool) -> str:
     rows: list[list[str]] = []
     for d in devices:
         connected = ", ".join(str(c) for c in d.get("connected_to") or [])
-        base = [str(d.get("neuron_device", "")), str(d.get("nc_count", "")), _gb(d.get("memory_size")), connected,
-                str(d.get("bdf", "")).removeprefix("0000:")]
+        base = [
+            str(d.get("neuron_device", "")),
+            str(d.get("nc_count", "")),
+            _gb(d.get("memory_size")),
+            connected,
+            str(d.get("bdf", "")).removeprefix("0000:"),
+        ]
         procs = (d.get("neuron_processes") or []) if wide else []
         if not wide:
             rows.append(base)
@@ -94,8 +112,10 @@ def ls_table(devices: list[dict[str, Any]], wide: bool) -> str:
         if not procs:
             rows.append(base + ["", "", ""])
         for i, p in enumerate(procs):
-            rows.append((base if i == 0 else [""] * 5) + [str(p.get("pid", "")), str(p.get("command", "")),
-                                                          str(p.get("neuron_runtime_version", ""))])
+            rows.append(
+                (base if i == 0 else [""] * 5)
+                + [str(p.get("pid", "")), str(p.get("command", "")), str(p.get("neuron_runtime_version", ""))]
+            )
     widths = [max([len(h[0]), len(h[1])] + [len(r[i]) for r in rows]) + 2 for i, h in enumerate(heads)]
     rule = "+" + "+".join("-" * w for w in widths) + "+"
     lines = [rule]
@@ -152,6 +172,7 @@ def neuron_ls(argv: list[str]) -> int:
 
 # --- neuron-explorer / neuron-profile capture --------------------------------------------------------------
 
+
 def capture_parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"{prog} capture", allow_abbrev=False)
     p.add_argument("-n", "--neff", default="file.neff")
@@ -160,8 +181,15 @@ def capture_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--profile-nth-exec", type=int, default=1)
     p.add_argument("-t", "--capture-type", default="profile", choices=("profile", "systrace"))
     p.add_argument("--exec-mode", default="sync", choices=("sync", "async", "async-wait"))
-    for flag in ("--ignore-exec-errors", "--disable-profile", "--enable-dge-notifs", "--single-io", "--save-output",
-                 "--save-output-npy", "--check-output-determinism"):
+    for flag in (
+        "--ignore-exec-errors",
+        "--disable-profile",
+        "--enable-dge-notifs",
+        "--single-io",
+        "--save-output",
+        "--save-output-npy",
+        "--check-output-determinism",
+    ):
         p.add_argument(flag, action="store_true")
     p.add_argument("--single-io-threshold", type=int, default=0)
     p.add_argument("-r", "--collectives-workers-per-node", type=int)
@@ -190,24 +218,34 @@ def capture(prog: str, argv: list[str]) -> int:
         neff = nrt.read_neff_tensors(args.neff)
     except nrt.NeffUnreadable as exc:
         missing = not Path(args.neff).is_file()
-        return _status_exit("NRT_FAILURE" if missing else "NRT_INVALID", 1 if missing else 2,
-                            nrt.DEFAULT_TEXT["LOAD"], "LOAD", str(exc))
+        return _status_exit(
+            "NRT_FAILURE" if missing else "NRT_INVALID", 1 if missing else 2, nrt.DEFAULT_TEXT["LOAD"], "LOAD", str(exc)
+        )
     err = nrt.injected_error("LOAD")
     if err:
         return _status_exit(err.name, err.code, err.text, "LOAD")
     wanted = {t.name: t for t in neff.inputs}
     for name, path in zip(args.inputs[::2], args.inputs[1::2]):
         if name not in wanted:
-            return _status_exit("NRT_INVALID", 2, nrt.DEFAULT_TEXT["EXEC"], "EXEC",
-                                f"Unknown input tensor name '{name}' for {args.neff}")
+            return _status_exit(
+                "NRT_INVALID",
+                2,
+                nrt.DEFAULT_TEXT["EXEC"],
+                "EXEC",
+                f"Unknown input tensor name '{name}' for {args.neff}",
+            )
         try:
             array = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
             return fail(f"{prog} capture: cannot read input {name} from {path}: {exc}")
         if array.nbytes != wanted[name].size:
-            return _status_exit("NRT_INVALID", 2, nrt.DEFAULT_TEXT["EXEC"], "EXEC",
-                                f"Size mismatch for input tensor '{name}': got {array.nbytes} bytes, expected "
-                                f"{wanted[name].size}")
+            return _status_exit(
+                "NRT_INVALID",
+                2,
+                nrt.DEFAULT_TEXT["EXEC"],
+                "EXEC",
+                f"Size mismatch for input tensor '{name}': got {array.nbytes} bytes, expected {wanted[name].size}",
+            )
     nth = args.profile_nth_exec
     executions = max(args.num_exec, nth, 1)
     durations = nrt.durations_ms() or list(nrt.DEFAULT_DURATIONS_MS)
@@ -227,8 +265,9 @@ def capture(prog: str, argv: list[str]) -> int:
     collectives = args.collectives_workers_per_node is not None or args.collectives_worker_count is not None
     if collectives:
         per_node = args.collectives_workers_per_node or args.collectives_worker_count or 1
-        ranks: list[int | None] = list(range(args.collectives_worker_start_id,
-                                             args.collectives_worker_start_id + per_node))
+        ranks: list[int | None] = list(
+            range(args.collectives_worker_start_id, args.collectives_worker_start_id + per_node)
+        )
         if args.collectives_profile_id != "all":
             ranks = [int(args.collectives_profile_id)]
     else:
@@ -239,8 +278,15 @@ def capture(prog: str, argv: list[str]) -> int:
             stem = session.stem + (f"_rank_{rank}" if rank is not None else "") + (f"_exec_{k}" if exec_suffix else "")
             path = session.with_name(stem + (session.suffix or ".ntff"))
             ms = durations[(k - 1) % len(durations)] + (1.0 if k == 1 else 0.0)
-            nrt.write_ntff(path, neff=str(Path(args.neff).resolve()), uuid=neff.uuid, execution=k,
-                           total_time_s=ms / 1000.0, rank=rank, core=rank or 0)
+            nrt.write_ntff(
+                path,
+                neff=str(Path(args.neff).resolve()),
+                uuid=neff.uuid,
+                execution=k,
+                total_time_s=ms / 1000.0,
+                rank=rank,
+                core=rank or 0,
+            )
             print(f"Profile saved to {path}")
     if args.save_output_npy or args.save_output:
         produced = nrt.fake_outputs()
@@ -251,13 +297,16 @@ def capture(prog: str, argv: list[str]) -> int:
             if args.save_output_npy:
                 dtype = nrt.numpy_dtype(t) if t.dtype not in ("bfloat16", "unknown") else None
                 if dtype is None:
-                    return fail(f"failed to save output {t.name} to file: unsupported type for npy output: "
-                                f"{t.neff_dtype or t.dtype}")
+                    return fail(
+                        f"failed to save output {t.name} to file: unsupported type for npy output: "
+                        f"{t.neff_dtype or t.dtype}"
+                    )
                 np.save(f"{t.name}.npy", np.frombuffer(raw, dtype=dtype).reshape(t.shape))
     return 1 if failed and not args.ignore_exec_errors else 0
 
 
 # --- view --------------------------------------------------------------------------------------------------
+
 
 def view_parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"{prog} view", allow_abbrev=False)
@@ -269,8 +318,15 @@ def view_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=3001)
     p.add_argument("--data-path")
     p.add_argument("-F", action="append", default=[])
-    for flag in ("--disable-ui", "--ingest-only", "--force", "--terminology", "--enable-memory-tracker",
-                 "--ignore-nc-buf-usage", "--show-perfetto-flows"):
+    for flag in (
+        "--disable-ui",
+        "--ingest-only",
+        "--force",
+        "--terminology",
+        "--enable-memory-tracker",
+        "--ignore-nc-buf-usage",
+        "--show-perfetto-flows",
+    ):
         p.add_argument(flag, action="store_true")
     for opt in ("--db-endpoint", "--db-org", "--db-bucket", "--framework-source-root", "--ui-mode"):
         p.add_argument(opt)
@@ -300,12 +356,22 @@ def metrics(ntff: Path, neff_path: str | None) -> dict[str, Any]:
         except nrt.NeffUnreadable:
             pass
     out: dict[str, Any] = {
-        "total_time": total, "total_active_time": round(total * 0.92, 9), "mfu_estimated_percent": 0.21,
-        "hfu_estimated_percent": 0.27, "mbu_estimated_percent": 0.12, "mm_arithmetic_intensity": 42.0,
-        "tensor_engine_active_time_percent": 0.35, "vector_engine_active_time_percent": 0.22,
-        "scalar_engine_active_time_percent": 0.18, "gpsimd_engine_active_time_percent": 0.05,
-        "dma_active_time_percent": 0.48, "hbm_read_bytes": read, "hbm_write_bytes": written, "event_count": 1200,
-        "nc_idx": int(meta.get("nc_idx") or 0), "nd_idx": int(meta.get("nd_idx") or 0),
+        "total_time": total,
+        "total_active_time": round(total * 0.92, 9),
+        "mfu_estimated_percent": 0.21,
+        "hfu_estimated_percent": 0.27,
+        "mbu_estimated_percent": 0.12,
+        "mm_arithmetic_intensity": 42.0,
+        "tensor_engine_active_time_percent": 0.35,
+        "vector_engine_active_time_percent": 0.22,
+        "scalar_engine_active_time_percent": 0.18,
+        "gpsimd_engine_active_time_percent": 0.05,
+        "dma_active_time_percent": 0.48,
+        "hbm_read_bytes": read,
+        "hbm_write_bytes": written,
+        "event_count": 1200,
+        "nc_idx": int(meta.get("nc_idx") or 0),
+        "nd_idx": int(meta.get("nd_idx") or 0),
     }
     out.update(summary_overrides())
     return out
@@ -354,8 +420,11 @@ def view(prog: str, argv: list[str]) -> int:
         return 0
     else:  # db / parquet / the UI
         for pid in nodes:
-            print(f'Profile "{pid}" is ready to view' if args.ingest_only or args.disable_ui
-                  else f"View profile at http://localhost:{args.port}/profile/{pid}")
+            print(
+                f'Profile "{pid}" is ready to view'
+                if args.ingest_only or args.disable_ui
+                else f"View profile at http://localhost:{args.port}/profile/{pid}"
+            )
         return 0
     if args.output_file:
         Path(args.output_file).write_text(text + "\n", encoding="utf-8")

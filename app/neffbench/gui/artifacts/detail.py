@@ -37,6 +37,7 @@ def add(tree: QTreeWidget, parent, field: str, value, *, colour: str | None = No
         parent.addChild(item)
     return item
 
+
 def fill_neff(tree: QTreeWidget, art: Artifact) -> None:
     if art.neff is None:
         add(tree, None, "NEFF", art.io or "this job made no NEFF", colour=theme.WARN)
@@ -48,10 +49,14 @@ def fill_neff(tree: QTreeWidget, art: Artifact) -> None:
         add(tree, None, "Error", rec.error, colour=theme.BAD)
         return
     info = rec.info
-    for key, value in (("sha256", info.sha256), ("Compiler version", info.compiler_version),
-                       ("Target", codename_label(info.target)), ("Compressed", info.compressed),
-                       ("Subgraphs", ", ".join(info.subgraphs) or None),
-                       ("Constants", f"{info.constants_count} ({info.constants_bytes:,} bytes)")):
+    for key, value in (
+        ("sha256", info.sha256),
+        ("Compiler version", info.compiler_version),
+        ("Target", codename_label(info.target)),
+        ("Compressed", info.compressed),
+        ("Subgraphs", ", ".join(info.subgraphs) or None),
+        ("Constants", f"{info.constants_count} ({info.constants_bytes:,} bytes)"),
+    ):
         add(tree, None, key, value)
     header = add(tree, None, "Header", "")
     for key, value in info.header.to_dict().items():
@@ -59,14 +64,20 @@ def fill_neff(tree: QTreeWidget, art: Artifact) -> None:
     for title, tensors in (("Inputs", info.inputs), ("Outputs", info.outputs)):
         group = add(tree, None, title, f"{len(tensors)}")
         for t in tensors:
-            add(tree, group, t.name, f"{t.dtype or '?'} {list(t.shape) if t.shape is not None else '?'}"
-                      + (f" · {t.nbytes:,} bytes" if t.nbytes is not None else ""))
+            add(
+                tree,
+                group,
+                t.name,
+                f"{t.dtype or '?'} {list(t.shape) if t.shape is not None else '?'}"
+                + (f" · {t.nbytes:,} bytes" if t.nbytes is not None else ""),
+            )
         group.setExpanded(True)
     members = add(tree, None, "Members", f"{len(info.members)}")
     for m in info.members:
         add(tree, members, m.name, f"{m.size:,} bytes ({m.type})")
     for warning in (*info.warnings, *rec.warnings):
         add(tree, None, "Warning", warning, colour=theme.WARN)
+
 
 def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> None:
     record = art.record
@@ -77,8 +88,7 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
         add(tree, None, "Error", art.job_error, colour=theme.BAD)
     add(tree, None, "Directory", str(art.job_dir))
     for key in ("job_id", "outcome", "reason", "backend", "backend_reason", "created", "finished"):
-        add(tree, None, key, record.get(key),
-                  colour=OUTCOME_COLOURS.get(record.get(key)) if key == "outcome" else None)
+        add(tree, None, key, record.get(key), colour=OUTCOME_COLOURS.get(record.get(key)) if key == "outcome" else None)
     _fill_failure(tree, record)
     duration = record.get("duration_s")
     add(tree, None, "duration", f"{duration:.1f} s" if isinstance(duration, (int, float)) else None)
@@ -102,6 +112,7 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
         except SpecError as exc:
             spec_text.setPlainText(f"# this job's spec no longer loads: {exc}\n{json.dumps(spec, indent=2)}")
 
+
 def _fill_sources(tree: QTreeWidget, record: dict) -> None:
     """What the module was built from: the user's files and checkpoints with their sha256, libraries, weights."""
     block = record.get("sources")
@@ -115,8 +126,12 @@ def _fill_sources(tree: QTreeWidget, record: dict) -> None:
         add(tree, built, "library", f"{dist} {version}")
     weights = record.get("weights") or {}
     if weights.get("sha256"):
-        add(tree, built, "weights", f"sha256 {weights['sha256'][:12]} ({weights.get('tensors')} tensors, "
-                                    f"{weights.get('method')})")
+        add(
+            tree,
+            built,
+            "weights",
+            f"sha256 {weights['sha256'][:12]} ({weights.get('tensors')} tensors, {weights.get('method')})",
+        )
 
 
 def _fill_failure(tree: QTreeWidget, record: dict) -> None:
@@ -140,8 +155,13 @@ def _fill_failure(tree: QTreeWidget, record: dict) -> None:
         item.setExpanded(True)
     compiler = record.get("compiler") or {}
     if compiler.get("exit_code") is not None:
-        add(tree, None, "compiler exit", f"{compiler['exit_code']}: {compiler.get('exit_explanation')}",
-            colour=theme.BAD if compiler["exit_code"] else None)
+        add(
+            tree,
+            None,
+            "compiler exit",
+            f"{compiler['exit_code']}: {compiler.get('exit_explanation')}",
+            colour=theme.BAD if compiler["exit_code"] else None,
+        )
 
 
 def fill_diff(tree: QTreeWidget, a: Artifact, b: Artifact) -> None:
@@ -163,4 +183,3 @@ def fill_diff(tree: QTreeWidget, a: Artifact, b: Artifact) -> None:
     tree.setHeaderLabels(["Section", "Field", f"A: {a.job_id or a.name}", f"B: {b.job_id or b.name}"])
     for col in range(2):
         tree.resizeColumnToContents(col)
-

@@ -81,12 +81,14 @@ class ArtifactsPanel(QWidget):
         self.rescan_button.setShortcut(QKeySequence.StandardKey.Refresh)
         self.rescan_button.setToolTip("Scan the workdir again (it is also watched for changes). F5")
         self.buttons: dict[str, QPushButton] = {}
-        actions = (("open", "Open folder", "Open the job's directory in the file manager."),
-                   ("copy_path", "Copy path", "Copy the NEFF's (or job directory's) path."),
-                   ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
-                   ("reopen", "Re-open spec", "Load the job's spec into the form."),
-                   ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
-                   ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."))
+        actions = (
+            ("open", "Open folder", "Open the job's directory in the file manager."),
+            ("copy_path", "Copy path", "Copy the NEFF's (or job directory's) path."),
+            ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
+            ("reopen", "Re-open spec", "Load the job's spec into the form."),
+            ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
+            ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."),
+        )
         for key, text, tip in actions:
             self.buttons[key] = QPushButton(text, toolTip=tip, enabled=False)
         # The summary above the buttons, and the buttons in a flow: a narrow window wraps them.
@@ -148,8 +150,9 @@ class ArtifactsPanel(QWidget):
         self._scanning = True
         self.summary.setText(f"Scanning {self.workdir}…")
         # The reference keeps the worker (and its signals) alive until its result is delivered.
-        self._worker = background.start(scan, self.workdir, returned=self._on_scan_returned,
-                                        errored=self._on_scan_errored)
+        self._worker = background.start(
+            scan, self.workdir, returned=self._on_scan_returned, errored=self._on_scan_errored
+        )
 
     def select(self, key: str) -> None:
         """Select the row of a NEFF path or job directory, now or after the scan running now."""
@@ -201,9 +204,18 @@ class ArtifactsPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for index, art in enumerate(artifacts):
-            item = QTreeWidgetItem([art.name, art.job_id, outcome_label(art.record, art.outcome),
-                                    human_bytes(art.size) if art.size is not None else "",
-                                    art.created, art.io, art.compiler_version, art.target])
+            item = QTreeWidgetItem(
+                [
+                    art.name,
+                    art.job_id,
+                    outcome_label(art.record, art.outcome),
+                    human_bytes(art.size) if art.size is not None else "",
+                    art.created,
+                    art.io,
+                    art.compiler_version,
+                    art.target,
+                ]
+            )
             item.setData(0, Qt.ItemDataRole.UserRole, index)
             item.setToolTip(5, art.io)
             item.setToolTip(1, str(art.job_dir or ""))
@@ -317,14 +329,20 @@ class ArtifactsPanel(QWidget):
         art = self._one()
         if art is None or art.job_dir is None or self.workdir is None:
             return
-        if not self.confirm(f"Delete job {art.job_dir.name}?\n\nIts directory, NEFFs, log and record are removed "
-                            "from disk. This cannot be undone."):
+        if not self.confirm(
+            f"Delete job {art.job_dir.name}?\n\nIts directory, NEFFs, log and record are removed "
+            "from disk. This cannot be undone."
+        ):
             return
         self.summary.setText(f"Deleting {art.job_dir.name}…")
         job_dir = str(art.job_dir)
-        self._delete_worker = background.start(delete_job, self.workdir, art.job_dir,
-                                               returned=functools.partial(self._on_delete_worker_returned, job_dir),
-                                               errored=self._on_delete_worker_errored)
+        self._delete_worker = background.start(
+            delete_job,
+            self.workdir,
+            art.job_dir,
+            returned=functools.partial(self._on_delete_worker_returned, job_dir),
+            errored=self._on_delete_worker_errored,
+        )
 
     def _on_delete_worker_returned(self, job_dir: str, _result: object = None) -> None:
         self._delete_worker = None
@@ -338,8 +356,11 @@ class ArtifactsPanel(QWidget):
         self.message.emit(f"Not deleted: {exc}")
 
     def _ask(self, text: str) -> bool:
-        answer = QMessageBox.question(self, "Delete job", text,
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                                      QMessageBox.StandardButton.Cancel)
+        answer = QMessageBox.question(
+            self,
+            "Delete job",
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
         return answer == QMessageBox.StandardButton.Yes
-

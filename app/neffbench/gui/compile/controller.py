@@ -15,6 +15,7 @@ from neffbench.jobs.buckets import BucketLoop
 
 log = logging.getLogger(__name__)
 
+
 @dataclass
 class CompileRun:
     """What a compile of all buckets came to."""
@@ -61,10 +62,18 @@ class _CompileLoop(QObject):
         self.spec = spec
         self.workdir = workdir
         self.buffer = buffer
-        self._buckets = BucketLoop(spec, workdir=workdir, backend=backend, timeout=spec.compiler.timeout,
-                                   on_line=buffer.append, on_event=self.event_received.emit, use_cache=use_cache,
-                                   on_job_started=self._on_job_started, on_job_finished=self.job_finished.emit,
-                                   record_skipped=False)
+        self._buckets = BucketLoop(
+            spec,
+            workdir=workdir,
+            backend=backend,
+            timeout=spec.compiler.timeout,
+            on_line=buffer.append,
+            on_event=self.event_received.emit,
+            use_cache=use_cache,
+            on_job_started=self._on_job_started,
+            on_job_finished=self.job_finished.emit,
+            record_skipped=False,
+        )
 
     def _on_job_started(self, bucket: dict, job_dir: Path) -> None:
         self.job_started.emit(bucket, str(job_dir))

@@ -272,8 +272,9 @@ class LogView(QWidget):
     def _on_level_combo_current_index_changed(self, index: int) -> None:
         self._min_rank = int(self.level_combo.itemData(index))
         self.text.clear()
-        self._to_show = deque(((r, line) for r, line in self._kept if _rank(r) >= self._min_rank),
-                              maxlen=self.max_lines)
+        self._to_show = deque(
+            ((r, line) for r, line in self._kept if _rank(r) >= self._min_rank), maxlen=self.max_lines
+        )
         self._timer.start(0)
 
     def _find(self, backward: bool) -> None:
@@ -301,8 +302,9 @@ class LogView(QWidget):
         code = item.data(Qt.ItemDataRole.UserRole)
         cursor = self.text.document().find(code)
         if cursor.isNull():
-            self.search_status.setText(f"{code} is no longer in the view (filtered, or older than it keeps): "
-                                       "see job.log")
+            self.search_status.setText(
+                f"{code} is no longer in the view (filtered, or older than it keeps): see job.log"
+            )
         else:
             self.text.setTextCursor(cursor)
             self.text.centerCursor()
@@ -316,7 +318,6 @@ class LogView(QWidget):
     def _on_wrap_check_toggled(self, on: bool) -> None:
         mode = QPlainTextEdit.LineWrapMode.WidgetWidth if on else QPlainTextEdit.LineWrapMode.NoWrap
         self.text.setLineWrapMode(mode)
-
 
 
 def _rank(style: int) -> int:

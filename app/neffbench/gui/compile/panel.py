@@ -49,8 +49,10 @@ def numerics_text(numerics: dict | None) -> str:
         return f"not checked: {numerics.get('skipped_reason') or 'no reason given'}"
     verdict = "within" if numerics.get("match") else "OUTSIDE"
     where = numerics.get("where") or "?"
-    return (f"max abs error {numerics.get('max_abs_error', float('nan')):.3g} ({verdict} atol {numerics.get('atol'):g} "
-            f"/ rtol {numerics.get('rtol'):g}, {where})")
+    return (
+        f"max abs error {numerics.get('max_abs_error', float('nan')):.3g} ({verdict} atol {numerics.get('atol'):g} "
+        f"/ rtol {numerics.get('rtol'):g}, {where})"
+    )
 
 
 class CompilePanel(QWidget):
@@ -73,16 +75,21 @@ class CompilePanel(QWidget):
         self.stages = StageTree()
         self.life_label = QLabel()
         self.life_label.setObjectName("signsOfLife")
-        self.life_label.setToolTip("How long since the compile last printed anything, and the compiler's "
-                                   "progress dots on a line it has not ended yet.")
+        self.life_label.setToolTip(
+            "How long since the compile last printed anything, and the compiler's "
+            "progress dots on a line it has not ended yet."
+        )
         self.log_view = LogView()
         self.explanation = ExplanationView()
         self.log_tabs = QTabWidget()
         self.log_tabs.setObjectName("logTabs")
         self.log_tabs.addTab(self.log_view, "Log")
         self.log_tabs.addTab(self.explanation, "Explanation")
-        self.log_tabs.setTabToolTip(1, "What the last job's log says happened and why (as `neffbench explain`). "
-                                       "Drop any compiler log here to explain it.")
+        self.log_tabs.setTabToolTip(
+            1,
+            "What the last job's log says happened and why (as `neffbench explain`). "
+            "Drop any compiler log here to explain it.",
+        )
         self.results = QTreeWidget()
         self.results.setHeaderLabels(["Bucket", "Outcome", "NEFF", "Numerics vs eager reference", "Job"])
         self.results.setRootIsDecorated(False)
@@ -126,13 +133,18 @@ class CompilePanel(QWidget):
             return  # a run's outcome stays on show until the next one
         buckets = registry.for_spec(spec).buckets(spec)
         n = len(buckets)
-        what = ("the cpu-check backend (a CPU trace; no NEFF is made here)" if backends.makes_no_neff(backend) else
-                f"{BACKEND_LABELS[backend]} and neuronx-cc" if backend in BACKEND_LABELS else
-                "the backend the toolchain check picks")
+        what = (
+            "the cpu-check backend (a CPU trace; no NEFF is made here)"
+            if backends.makes_no_neff(backend)
+            else f"{BACKEND_LABELS[backend]} and neuronx-cc"
+            if backend in BACKEND_LABELS
+            else "the backend the toolchain check picks"
+        )
         self.state_label.setText(
             f"Idle. Compile (Ctrl+Return) runs {n} job{'s' if n != 1 else ''} for {spec.name} "
             f"({buckets_text(buckets)}), one after another, with {what}, "
-            f"into {workdir}.")
+            f"into {workdir}."
+        )
 
     # ---- reports from the controller ----
 
@@ -161,8 +173,10 @@ class CompilePanel(QWidget):
         self._buckets = registry.for_spec(spec).buckets(spec)
         self.begin_run()
         n = len(self._buckets)
-        self.state_label.setText(f"Compiling {spec.name}: {n} bucket{'s' if n > 1 else ''} "
-                                 f"({buckets_text(self._buckets)}), one after another.")
+        self.state_label.setText(
+            f"Compiling {spec.name}: {n} bucket{'s' if n > 1 else ''} "
+            f"({buckets_text(self._buckets)}), one after another."
+        )
         self.backend_label.setText(backend_hint)
         self._show_elapsed()
 
@@ -192,8 +206,9 @@ class CompilePanel(QWidget):
         self.stages.start_job(f"Bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)})", job_dir)
         self._dots = 0
         self.log_view.set_log_path(Path(job_dir) / "job.log")
-        self.state_label.setText(f"Compiling bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)}) in "
-                                 f"{Path(job_dir).name}")
+        self.state_label.setText(
+            f"Compiling bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)}) in {Path(job_dir).name}"
+        )
 
     def show_lines(self, lines: list[str]) -> None:
         """The compile printed: into the log, and the clock of signs of life starts again."""
@@ -224,16 +239,26 @@ class CompilePanel(QWidget):
             neff_text = ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
         else:
             neff_text = result.record.get("neff_note") or "no NEFF"
-        item = QTreeWidgetItem([_bucket_cell(bucket_of(result.record)), outcome_label(result.record), neff_text,
-                                numerics_text(result.numerics), result.job_dir.name])
+        item = QTreeWidgetItem(
+            [
+                _bucket_cell(bucket_of(result.record)),
+                outcome_label(result.record),
+                neff_text,
+                numerics_text(result.numerics),
+                result.job_dir.name,
+            ]
+        )
         item.setData(0, Qt.ItemDataRole.UserRole, str(result.job_dir))
         item.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
         if result.outcome != "succeeded":
             for col in range(5):
                 item.setToolTip(col, failure_sentence(result.record))
         if not neffs and backends.makes_no_neff(result.record.get("backend")):
-            item.setToolTip(2, f"{NO_NEFF_NOTE}: the Neuron toolchain is not installed here, so the compile ran "
-                               "torch.jit.trace on CPU to check the module and made no NEFF.")
+            item.setToolTip(
+                2,
+                f"{NO_NEFF_NOTE}: the Neuron toolchain is not installed here, so the compile ran "
+                "torch.jit.trace on CPU to check the module and made no NEFF.",
+            )
         self.results.addTopLevelItem(item)
         for col in range(self.results.columnCount() - 1):
             self.results.resizeColumnToContents(col)
@@ -309,7 +334,9 @@ def finished_text(run: CompileRun, total: int) -> str:
         if total - done:
             parts.append(f"{total - done} not started")
         if not cancelled:
-            return "Cancelled before any bucket started." if not done else f"Cancelled after {done} of {total} bucket(s)."
+            return (
+                "Cancelled before any bucket started." if not done else f"Cancelled after {done} of {total} bucket(s)."
+            )
         index = done  # the cancelled job is the last one run
         head = f"Cancelled bucket {bucket_phrase(bucket_of(cancelled[0].record))} ({index} of {total})"
         return head + (f": {', '.join(parts)}." if parts else ".")
@@ -318,8 +345,11 @@ def finished_text(run: CompileRun, total: int) -> str:
     failed = next((r for r in run.results if r.outcome != "succeeded"), None)
     if failed is None:
         return "Failed: see the log."
-    where = f" (bucket {bucket_phrase(bucket_of(failed.record))}, {run.results.index(failed) + 1} of {total})" \
-        if total > 1 else ""
+    where = (
+        f" (bucket {bucket_phrase(bucket_of(failed.record))}, {run.results.index(failed) + 1} of {total})"
+        if total > 1
+        else ""
+    )
     return f"Failed{where}: {failure_sentence(failed.record)}"
 
 

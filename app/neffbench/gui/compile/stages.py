@@ -37,8 +37,10 @@ class StageTree(QTreeWidget):
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(60)
         self.setRootIsDecorated(True)
-        self.setToolTip("Stages of each job as the worker reports them, and the compiler's passes as they "
-                        "start and finish. No percentage: a compile's length is not known in advance.")
+        self.setToolTip(
+            "Stages of each job as the worker reports them, and the compiler's passes as they "
+            "start and finish. No percentage: a compile's length is not known in advance."
+        )
         self.job: QTreeWidgetItem | None = None
         self._stage: QTreeWidgetItem | None = None
         self._stage_t: float | None = None
@@ -176,4 +178,3 @@ class StageTree(QTreeWidget):
         for i in range(self.topLevelItemCount()):
             walk(self.topLevelItem(i))
         return out
-

@@ -43,5 +43,7 @@ class TracebackFolder:
                 return FOLDED
             return None
         self._inside = False
-        return (f"⋯ Python traceback: {self.folded} line(s) through neffbench and library code folded "
-                "(job.log has them all)")
+        return (
+            f"⋯ Python traceback: {self.folded} line(s) through neffbench and library code folded "
+            "(job.log has them all)"
+        )

@@ -19,8 +19,10 @@ from neffbench.gui.shell import theme
 
 OUTCOME_COLOURS = {"failed": theme.BAD, "passed": theme.GOOD, "unknown": theme.WARN}
 BAR_PX = 220
-NOTHING_YET = ("Nothing explained yet: a finished job's log is explained here, or drop any compiler log "
-               "(log-neuron-cc.txt, a saved stdout, a job.log) on this pane.")
+NOTHING_YET = (
+    "Nothing explained yet: a finished job's log is explained here, or drop any compiler log "
+    "(log-neuron-cc.txt, a saved stdout, a job.log) on this pane."
+)
 MAX_PASS_ROWS = 40
 CONTEXT_CHARS = 160
 
@@ -42,19 +44,26 @@ def explanation_html(data: dict) -> str:
         if code:
             # The code inside the message becomes the link; a message without it gets the link in front.
             shown = html.escape(code)
-            message = message.replace(shown, code_link(code), 1) if shown in message else f"{code_link(code)}: {message}"
+            message = (
+                message.replace(shown, code_link(code), 1) if shown in message else f"{code_link(code)}: {message}"
+            )
         out.append(f"<h3>First error <small>(line {first['line']}{level})</small></h3><p>{message}</p>")
         if code:
             help_ = lookup(code)
-            out.append(f"<p><b>{html.escape(help_.title)}</b><br>{html.escape(help_.advice)}<br>"
-                       f'<a href="{html.escape(help_.url)}">{html.escape(help_.url)}</a></p>')
+            out.append(
+                f"<p><b>{html.escape(help_.title)}</b><br>{html.escape(help_.advice)}<br>"
+                f'<a href="{html.escape(help_.url)}">{html.escape(help_.url)}</a></p>'
+            )
         context = data.get("context", [])
         width = len(str(context[-1]["line"])) if context else 1
         rows = []
         for c in context:
             text = html.escape(f"{c['line']:>{width}} | {c['text'][:CONTEXT_CHARS]}")
-            rows.append(f"<span style='color:{theme.BAD};font-weight:bold'>{text}</span>" if c["line"] == first["line"]
-                        else f"<span style='color:#666'>{text}</span>")
+            rows.append(
+                f"<span style='color:{theme.BAD};font-weight:bold'>{text}</span>"
+                if c["line"] == first["line"]
+                else f"<span style='color:#666'>{text}</span>"
+            )
         out.append("<pre>" + "<br>".join(rows) + "</pre>")
         others = len(data.get("errors", [])) - 1
         if others > 0:
@@ -65,12 +74,16 @@ def explanation_html(data: dict) -> str:
     if data.get("exit_code") is not None:
         out.append(f"<p><b>Exit status</b> {data['exit_code']}: {html.escape(data.get('exit_meaning') or '')}</p>")
     out.append(_passes_html(data))
-    out.append(f"<p><b>Compiler version:</b> {html.escape(data.get('compiler_version') or '(not in this output)')}"
-               f"<br><b>Command:</b> <code>{html.escape(data.get('command') or '(not in this output)')}</code></p>")
+    out.append(
+        f"<p><b>Compiler version:</b> {html.escape(data.get('compiler_version') or '(not in this output)')}"
+        f"<br><b>Command:</b> <code>{html.escape(data.get('command') or '(not in this output)')}</code></p>"
+    )
     if len(data.get("compiles", [])) > 1:
-        items = "".join(f"<li>from line {c['first_line']}: status {c['status'] or '-'}, exit "
-                        f"{'-' if c['exit_code'] is None else c['exit_code']}, {c['errors']} error(s)</li>"
-                        for c in data["compiles"])
+        items = "".join(
+            f"<li>from line {c['first_line']}: status {c['status'] or '-'}, exit "
+            f"{'-' if c['exit_code'] is None else c['exit_code']}, {c['errors']} error(s)</li>"
+            for c in data["compiles"]
+        )
         out.append(f"<p><b>{len(data['compiles'])} compiles in this output</b></p><ol>{items}</ol>")
     return "".join(out)
 
@@ -88,13 +101,17 @@ def _passes_html(data: dict) -> str:
         f"<tr><td>{html.escape(p['name'])}</td><td align='right'>{p['seconds']:.3f} s</td><td>"
         f"<table cellspacing='0' cellpadding='0'><tr><td bgcolor='{theme.ROTATED}' "
         f"width='{max(1, round(BAR_PX * p['seconds'] / longest))}' height='9'></td></tr></table></td></tr>"
-        for p in shown)
+        for p in shown
+    )
     note = f" (the {MAX_PASS_ROWS} longest, in order)" if len(shown) < len(runs) else ""
     unfinished = data.get("unfinished_passes") or []
-    tail = (f"<p>Never finished (the compile stopped in it): {html.escape(', '.join(unfinished))}</p>"
-            if unfinished else "")
-    return (f"<p><b>Passes:</b> {len(runs)} run(s), {sum(p['seconds'] for p in runs):.2f} s{note}</p>"
-            f"<table cellspacing='2' cellpadding='0'>{rows}</table>{tail}")
+    tail = (
+        f"<p>Never finished (the compile stopped in it): {html.escape(', '.join(unfinished))}</p>" if unfinished else ""
+    )
+    return (
+        f"<p><b>Passes:</b> {len(runs)} run(s), {sum(p['seconds'] for p in runs):.2f} s{note}</p>"
+        f"<table cellspacing='2' cellpadding='0'>{rows}</table>{tail}"
+    )
 
 
 class ExplanationView(QWidget):
@@ -122,8 +139,9 @@ class ExplanationView(QWidget):
         self.code_help.setOpenExternalLinks(True)
         self.code_help.setVisible(False)
         self.open_button = QPushButton("Explain a log…", toolTip="Choose a compiler log file to explain.")
-        self.report_button = QPushButton("Save bug report…", enabled=False,
-                                         toolTip="Zip what a compiler team needs to reproduce this job's failure.")
+        self.report_button = QPushButton(
+            "Save bug report…", enabled=False, toolTip="Zip what a compiler team needs to reproduce this job's failure."
+        )
         self.open_button.clicked.connect(self._on_open_button_clicked)
         self.report_button.clicked.connect(self._on_report_button_clicked)
         bar = QHBoxLayout()
@@ -144,15 +162,20 @@ class ExplanationView(QWidget):
         from neffbench.gui.widgets import background
 
         path = Path(path)
-        self.job_dir = path if (path / "job.json").is_file() else (
-            path.parent if path.name == "job.log" and (path.parent / "job.json").is_file() else None)
+        self.job_dir = (
+            path
+            if (path / "job.json").is_file()
+            else (path.parent if path.name == "job.log" and (path.parent / "job.json").is_file() else None)
+        )
         self.report_button.setEnabled(self.job_dir is not None)
         self.headline.setText(f"Reading {path}…")
         self._request += 1
         # Partials of methods, not closures: dropped if this view goes before the answer comes.
-        self._worker = background.start(lambda: explain(path).to_json(),
-                                        returned=functools.partial(self._on_worker_returned, self._request),
-                                        errored=functools.partial(self._on_explain_errored, self._request))
+        self._worker = background.start(
+            lambda: explain(path).to_json(),
+            returned=functools.partial(self._on_worker_returned, self._request),
+            errored=functools.partial(self._on_explain_errored, self._request),
+        )
 
     def _on_worker_returned(self, request: int, data: dict) -> None:
         if request == self._request:  # a later request is on its way: an earlier answer must not overwrite it
@@ -173,9 +196,11 @@ class ExplanationView(QWidget):
     def show_data(self, data: dict) -> None:
         self.data = data
         outcome = data.get("outcome", "unknown")
-        self.headline.setText(f"<b style='color:{OUTCOME_COLOURS[outcome]}'>{html.escape(data['headline'])}</b>"
-                              f"<br><small>{html.escape(data.get('source', ''))}: {data.get('lines', 0):,} lines"
-                              "</small>")
+        self.headline.setText(
+            f"<b style='color:{OUTCOME_COLOURS[outcome]}'>{html.escape(data['headline'])}</b>"
+            f"<br><small>{html.escape(data.get('source', ''))}: {data.get('lines', 0):,} lines"
+            "</small>"
+        )
         self.body.setHtml(explanation_html(data))
         self.code_help.setVisible(False)
         self.explained.emit(data)
@@ -185,9 +210,11 @@ class ExplanationView(QWidget):
 
         found = lookup(code)
         state = "" if found.known else " (not in the table shipped with neffbench)"
-        self.code_help.setText(f"<b>{html.escape(found.code)}</b>{state}: {html.escape(found.title)}<br>"
-                               f"{html.escape(found.advice)}<br><a href='{html.escape(found.url)}'>"
-                               f"{html.escape(found.url)}</a>")
+        self.code_help.setText(
+            f"<b>{html.escape(found.code)}</b>{state}: {html.escape(found.title)}<br>"
+            f"{html.escape(found.advice)}<br><a href='{html.escape(found.url)}'>"
+            f"{html.escape(found.url)}</a>"
+        )
         self.code_help.setVisible(True)
 
     def _on_worker_errored(self, exc: Exception) -> None:
@@ -200,8 +227,7 @@ class ExplanationView(QWidget):
             QDesktopServices.openUrl(url)
 
     def _on_open_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Explain a compiler log", "",
-                                              "Logs (*.txt *.log);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Explain a compiler log", "", "Logs (*.txt *.log);;All files (*)")
         if path:
             self.explain_path(path)
 

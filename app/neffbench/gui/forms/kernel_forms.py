@@ -30,10 +30,11 @@ class KernelForms(QWidget):
         self.kernel_combo.setObjectName("kernel")
         for kernel in self._kernels.values():
             self.kernel_combo.addItem(kernel.title, kernel.name)
-            self.kernel_combo.setItemData(self.kernel_combo.count() - 1, kernel.summary,
-                                          role=3)  # Qt.ToolTipRole
-        self.kernel_combo.setToolTip("What to compile: a built-in kernel, any PyTorch module or function, or a "
-                                     "plugin's kernel (neffbench kernel list).")
+            self.kernel_combo.setItemData(self.kernel_combo.count() - 1, kernel.summary, role=3)  # Qt.ToolTipRole
+        self.kernel_combo.setToolTip(
+            "What to compile: a built-in kernel, any PyTorch module or function, or a "
+            "plugin's kernel (neffbench kernel list)."
+        )
         self.stack = QStackedWidget()
         head = QFormLayout()
         head.setContentsMargins(6, 6, 6, 0)
@@ -84,8 +85,11 @@ class KernelForms(QWidget):
     def _form(self, name: str) -> Any:
         if name not in self._forms:
             kernel = self._kernels[name]
-            form = pkgutil.resolve_name(kernel.gui_form)() if kernel.gui_form else SpecForm(
-                spec_class=kernel.spec_class, titles=kernel.section_titles)
+            form = (
+                pkgutil.resolve_name(kernel.gui_form)()
+                if kernel.gui_form
+                else SpecForm(spec_class=kernel.spec_class, titles=kernel.section_titles)
+            )
             form.spec_changed.connect(lambda spec, name=name: self._on_form_spec_changed(name, spec))
             form.problems_changed.connect(lambda problems, name=name: self._on_form_problems_changed(name, problems))
             self._forms[name] = form

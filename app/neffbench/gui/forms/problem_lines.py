@@ -19,11 +19,12 @@ _LONG_RUN_RE = re.compile(rf"\S{{{_LONG_RUN + 1},}}")
 
 def breakable(text: str) -> str:
     """``text`` with invisible break opportunities in long runs: after each ``/``, else every 24 characters."""
+
     def split(match: re.Match) -> str:
         parts = re.split(r"(?<=/)", match.group(0))
         out = []
         for part in parts:
-            out.extend(part[i:i + _LONG_RUN] for i in range(0, len(part), _LONG_RUN))
+            out.extend(part[i : i + _LONG_RUN] for i in range(0, len(part), _LONG_RUN))
         return _ZWSP.join(p for p in out if p)
 
     return _LONG_RUN_RE.sub(split, text)

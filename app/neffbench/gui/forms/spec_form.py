@@ -59,8 +59,14 @@ class SpecForm(QScrollArea):
     spec_changed = Signal(object)
     problems_changed = Signal(list)
 
-    def __init__(self, parent: QWidget | None = None, *, exclude: tuple[str, ...] = ("workdir",),
-                 spec_class: type | None = None, titles: dict[str, str] | None = None):
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        exclude: tuple[str, ...] = ("workdir",),
+        spec_class: type | None = None,
+        titles: dict[str, str] | None = None,
+    ):
         super().__init__(parent)
         if spec_class is None:
             from neffbench.kernels import registry

@@ -26,8 +26,10 @@ from neffbench.gui.preview.tensors import BAD_BACKGROUND, FitTree, TensorView
 from neffbench.gui.shell import theme
 from neffbench.kernels.api import bucket_label
 
-DATA_DEPENDENT_WHY = ("{op}: its output's shape depends on the input values, and a NEFF has fixed shapes, "
-                      "so this graph cannot be compiled. Use a fixed-size mask and torch.where instead.")
+DATA_DEPENDENT_WHY = (
+    "{op}: its output's shape depends on the input values, and a NEFF has fixed shapes, "
+    "so this graph cannot be compiled. Use a fixed-size mask and torch.where instead."
+)
 MAX_PROBLEMS_HEIGHT = 160
 
 
@@ -90,12 +92,17 @@ class CheckView(QWidget):
         super().__init__(parent)
         self.verdict_badge = QLabel("CPU check: not run")
         self.verdict_badge.setStyleSheet(theme.badge_style(None))
-        self.check_label = QLabel("Run the CPU check to build the kernel, run it eagerly and trace it on the CPU: "
-                                  "its tensors, NEFF interface and operators appear here.", wordWrap=True)
+        self.check_label = QLabel(
+            "Run the CPU check to build the kernel, run it eagerly and trace it on the CPU: "
+            "its tensors, NEFF interface and operators appear here.",
+            wordWrap=True,
+        )
         self.banner = QLabel(wordWrap=True, visible=False)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.setStyleSheet(f"QLabel {{ background: {BAD_BACKGROUND}; border: 1px solid {theme.BAD};"
-                                  f" border-radius: 4px; padding: 6px; color: {theme.BAD}; font-weight: bold; }}")
+        self.banner.setStyleSheet(
+            f"QLabel {{ background: {BAD_BACKGROUND}; border: 1px solid {theme.BAD};"
+            f" border-radius: 4px; padding: 6px; color: {theme.BAD}; font-weight: bold; }}"
+        )
         self.problem_labels: list[QLabel] = []
         self.problems_box = QWidget()
         self.problems_layout = QVBoxLayout(self.problems_box)
@@ -154,8 +161,11 @@ class CheckView(QWidget):
 
     def show_report(self, report: dict[str, Any]) -> None:
         ok, errors, warnings = verdict(report)
-        counted = ", ".join(f"{n} {word}{'s' if n != 1 else ''}"
-                            for n, word in ((len(errors), "error"), (len(warnings), "warning")) if n)
+        counted = ", ".join(
+            f"{n} {word}{'s' if n != 1 else ''}"
+            for n, word in ((len(errors), "error"), (len(warnings), "warning"))
+            if n
+        )
         self.verdict_badge.setText(f"CPU check {'passed' if ok else 'failed'}" + (f": {counted}" if counted else ""))
         self.verdict_badge.setStyleSheet(theme.badge_style(ok))
         self.check_label.setText(check_summary(report))
@@ -191,8 +201,11 @@ class CheckView(QWidget):
         for problem in problems:
             severity = str(problem.get("severity", "warning"))
             colour = theme.PROBLEM_COLOURS.get(severity, theme.WARN)
-            label = QLabel(f"<span style='color:{colour}'><b>{html.escape(severity.capitalize())}:</b> "
-                           f"{html.escape(str(problem.get('message', '')), quote=False)}</span>", wordWrap=True)
+            label = QLabel(
+                f"<span style='color:{colour}'><b>{html.escape(severity.capitalize())}:</b> "
+                f"{html.escape(str(problem.get('message', '')), quote=False)}</span>",
+                wordWrap=True,
+            )
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             label.setProperty("severity", severity)
             self.problems_layout.insertWidget(len(self.problem_labels), label)
@@ -224,11 +237,19 @@ class CheckView(QWidget):
         group("NEFF inputs", list(interface.get("inputs") or []))
         group("NEFF outputs", list(interface.get("outputs") or []))
         if report.get("unused_inputs"):
-            group("Dropped (unused) inputs", [f"{n}: not an input of the NEFF" for n in report["unused_inputs"]],
-                  theme.WARN, "The traced graph never uses it, so torch_neuronx drops it from the NEFF interface.")
+            group(
+                "Dropped (unused) inputs",
+                [f"{n}: not an input of the NEFF" for n in report["unused_inputs"]],
+                theme.WARN,
+                "The traced graph never uses it, so torch_neuronx drops it from the NEFF interface.",
+            )
         if report.get("constant_outputs"):
-            group("Constant outputs", [f"{n}: baked into the NEFF" for n in report["constant_outputs"]],
-                  theme.WARN, "It depends on no input.")
+            group(
+                "Constant outputs",
+                [f"{n}: baked into the NEFF" for n in report["constant_outputs"]],
+                theme.WARN,
+                "It depends on no input.",
+            )
 
     def _fill_ops(self, report: dict[str, Any]) -> None:
         table = self.ops_table
@@ -253,6 +274,8 @@ class CheckView(QWidget):
             self.ops_label.setText("Traced graph: not traced")
         else:
             dd = f" · {len(flagged)} data-dependent" if flagged else ""
-            self.ops_label.setText(f"Traced graph: {total} operator call{'s' if total != 1 else ''}, "
-                                   f"{len(rows)} kind{'s' if len(rows) != 1 else ''}{dd}")
+            self.ops_label.setText(
+                f"Traced graph: {total} operator call{'s' if total != 1 else ''}, "
+                f"{len(rows)} kind{'s' if len(rows) != 1 else ''}{dd}"
+            )
             self.ops_label.setStyleSheet(f"color: {theme.BAD};" if flagged else "")

@@ -88,8 +88,9 @@ class PreviewController(QObject):
         """Import torch and the preview code on a worker thread (the window is already up)."""
         if self._ready or self._loading is not None:
             return
-        self._loading = background.start(_load_torch, returned=self._on_loading_returned,
-                                         errored=self._on_loading_errored)
+        self._loading = background.start(
+            _load_torch, returned=self._on_loading_returned, errored=self._on_loading_errored
+        )
 
     def request(self, spec: Any, bucket: int | None = None) -> None:
         """Ask for the preview of ``spec`` (``bucket``: a token count); edits within the debounce time coalesce."""
@@ -132,8 +133,9 @@ class PreviewController(QObject):
             return
         self._running, self._wanted = self._wanted, None
         self.computing.emit()
-        self._worker = background.start(_compute, *self._running, returned=self._on_worker_returned,
-                                        errored=self._on_worker_errored)
+        self._worker = background.start(
+            _compute, *self._running, returned=self._on_worker_returned, errored=self._on_worker_errored
+        )
 
     def _on_worker_returned(self, result) -> None:
         self._worker = None

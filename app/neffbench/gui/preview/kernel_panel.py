@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 
     from neffbench.kernels.plots import KernelPreview
 
-VERDICT_TIPS = {True: "Within what the workbench accepts.", False: "Outside what the workbench accepts.",
-                None: "For information: no pass or fail."}
+VERDICT_TIPS = {
+    True: "Within what the workbench accepts.",
+    False: "Outside what the workbench accepts.",
+    None: "For information: no pass or fail.",
+}
 
 
 class KernelPreviewPanel(QWidget):
@@ -43,9 +46,11 @@ class KernelPreviewPanel(QWidget):
         self.message_label.setStyleSheet(f"color: {theme.BAD};")
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.check_button = QPushButton("Run CPU &check")
-        self.check_button.setToolTip("Build the kernel, run it eagerly and trace it on the CPU in a child process: "
-                                     "its tensors, the NEFF interface it will have, its operators and any problem "
-                                     "a compile would hit, without running the compiler.")
+        self.check_button.setToolTip(
+            "Build the kernel, run it eagerly and trace it on the CPU in a child process: "
+            "its tensors, the NEFF interface it will have, its operators and any problem "
+            "a compile would hit, without running the compiler."
+        )
         self.badges: dict[str, QLabel] = {}
         self.badge_box = QWidget()
         self.badge_layout = QFlowLayout(self.badge_box)
@@ -53,8 +58,11 @@ class KernelPreviewPanel(QWidget):
         self.grid = PlotGrid()
         self.scroll = PlotScroll(self.grid)
         # Until the first preview arrives (torch is still loading) a sentence beats empty plots.
-        self.placeholder = QLabel("Loading torch in the background…\nThe kernel's plots appear here as soon as it "
-                                  "is ready.", alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.placeholder = QLabel(
+            "Loading torch in the background…\nThe kernel's plots appear here as soon as it is ready.",
+            alignment=Qt.AlignmentFlag.AlignCenter,
+            wordWrap=True,
+        )
         self.placeholder.setStyleSheet(f"color: {theme.ORIGINAL}; font-size: 14pt;")
         self.plots_stack = QStackedWidget()
         self.plots_stack.addWidget(self.placeholder)
@@ -99,7 +107,7 @@ class KernelPreviewPanel(QWidget):
 
     def show_invalid(self, message: str) -> None:
         """The form's spec cannot be previewed: say so, keep the old plots, and let no badge vouch for them."""
-        shown = (f" (the plots show {self.preview.title}, the last valid spec)" if self.preview is not None else "")
+        shown = f" (the plots show {self.preview.title}, the last valid spec)" if self.preview is not None else ""
         for label in self.badges.values():
             label.setStyleSheet(theme.badge_style(None))
             label.setToolTip("From the last valid spec: not checked for the spec in the form.")
@@ -115,8 +123,9 @@ class KernelPreviewPanel(QWidget):
         seconds = timings.get("total", sum(timings.values()))
         self.show_status(f"computed in {seconds * 1e3:.0f} ms" if timings else "")
 
-    def save_images(self, out, preview: KernelPreview | None, *, report: dict[str, Any] | None = None,
-                    **_options: Any) -> list:
+    def save_images(
+        self, out, preview: KernelPreview | None, *, report: dict[str, Any] | None = None, **_options: Any
+    ) -> list:
         """Draw ``preview`` and ``report`` and save PNGs in ``out`` (``neffbench preview``): the plots tab,
         each plot on its own, and the CPU-check tab when there is a report."""
         from pathlib import Path

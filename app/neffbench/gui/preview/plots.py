@@ -119,8 +119,9 @@ class PlotCell(QWidget):
         self.plot_item.setClipToView(True)
         self.plot_item.setDownsampling(auto=True, mode="peak")
         # In the quietest corner of the data when one is free, else in a row under the plot (outside the data).
-        self.corner_legend = self.plot_item.addLegend(offset=None, labelTextSize="8pt",
-                                                      brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#b0b0b0"))
+        self.corner_legend = self.plot_item.addLegend(
+            offset=None, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#b0b0b0")
+        )
         self.below_legend = RowLegend(labelTextSize="8pt", frame=False)
         # Its own width, centred under the plot, rather than entries spread over the whole width.
         self.below_legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -154,9 +155,9 @@ class PlotCell(QWidget):
             if series.role != "reference":
                 data_index += 1
             self._draw(slot, plot, series, colour_index)
-        for extra in self.items[len(plot.series):]:
+        for extra in self.items[len(plot.series) :]:
             item.removeItem(extra)
-        del self.items[len(plot.series):]
+        del self.items[len(plot.series) :]
         self._set_legend([s.name for s in plot.series])
         self.note_label.setText(plot.note)
         self.note_label.setVisible(bool(plot.note))
@@ -184,8 +185,15 @@ class PlotCell(QWidget):
             brush = pg.mkBrush(pen.color().red(), pen.color().green(), pen.color().blue(), 45)
             if plot.log_y:  # an empty bin has no logarithm: a gap there (connect='finite'), not a drop to -inf
                 y = np.where(y > 0, y, np.nan)
-            curve.setData(x, y, pen=pen, stepMode="center", fillLevel=0 if filled else None,
-                          fillBrush=brush if filled else None, connect="finite")
+            curve.setData(
+                x,
+                y,
+                pen=pen,
+                stepMode="center",
+                fillLevel=0 if filled else None,
+                fillBrush=brush if filled else None,
+                connect="finite",
+            )
         else:
             curve.setData(x, y, pen=pen, stepMode=None, fillLevel=None, fillBrush=None, connect="finite")
 

@@ -72,8 +72,12 @@ class TensorView(QSplitter):
         self.plot.setLabel("left", "count")
         set_title(self.plot, "Select a tensor to see its histogram", size="10pt")
         colour = QColor(theme.ROTATED)
-        self.curve = self.plot.plot(stepMode="center", fillLevel=0, pen=pg.mkPen(colour, width=1.4),
-                                    fillBrush=pg.mkBrush(colour.red(), colour.green(), colour.blue(), 60))
+        self.curve = self.plot.plot(
+            stepMode="center",
+            fillLevel=0,
+            pen=pg.mkPen(colour, width=1.4),
+            fillBrush=pg.mkBrush(colour.red(), colour.green(), colour.blue(), 60),
+        )
         self.addWidget(self.tree)
         self.addWidget(self.plot_widget)
         self.setStretchFactor(1, 1)
@@ -112,7 +116,8 @@ class TensorView(QSplitter):
         s = tensor.get("stats") or {}
         shape = "[" + ", ".join(str(d) for d in tensor.get("shape") or []) + "]"
         values = [tensor.get("name", "?"), tensor.get("dtype", "?"), shape] + [
-            _number(s.get(k)) for k in ("min", "max", "mean", "std", "nan", "inf")]
+            _number(s.get(k)) for k in ("min", "max", "mean", "std", "nan", "inf")
+        ]
         item = QTreeWidgetItem(group, [str(v) for v in values])
         for col in range(3, len(TENSOR_COLUMNS)):
             item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -132,8 +137,11 @@ class TensorView(QSplitter):
                 font = item.font(col)
                 font.setBold(True)
                 item.setFont(col, font)
-                item.setToolTip(col, f"{count} of {numel} values are {TENSOR_COLUMNS[col]}: the statistics and "
-                                     "the histogram leave them out.")
+                item.setToolTip(
+                    col,
+                    f"{count} of {numel} values are {TENSOR_COLUMNS[col]}: the statistics and "
+                    "the histogram leave them out.",
+                )
         return item
 
     def tensor(self, item: QTreeWidgetItem | None) -> dict[str, Any] | None:
@@ -157,8 +165,11 @@ class TensorView(QSplitter):
         edges, counts = hist.get("edges") or [], hist.get("counts") or []
         if tensor is None or len(edges) != len(counts) + 1 or not counts:
             self.curve.setData([], [])
-            set_title(self.plot, "Select a tensor to see its histogram" if tensor is None
-                               else f"{tensor.get('name')}: no histogram", size="10pt")
+            set_title(
+                self.plot,
+                "Select a tensor to see its histogram" if tensor is None else f"{tensor.get('name')}: no histogram",
+                size="10pt",
+            )
             return
         self.curve.setData(np.asarray(edges, dtype=np.float64), np.asarray(counts, dtype=np.float64))
         s = tensor.get("stats") or {}
@@ -168,8 +179,9 @@ class TensorView(QSplitter):
         if numel and binned + left_out < numel:
             extra += f", a strided sample of {binned + left_out}"
         shape = "x".join(str(d) for d in tensor.get("shape") or []) or "scalar"
-        set_title(self.plot, f"{tensor.get('name')}: {tensor.get('dtype')} [{shape}], {numel} values{extra}",
-                           size="10pt")
+        set_title(
+            self.plot, f"{tensor.get('name')}: {tensor.get('dtype')} [{shape}], {numel} values{extra}", size="10pt"
+        )
         self.plot.enableAutoRange()
 
     def _on_tree_current_item_changed(self, current: QTreeWidgetItem | None, _previous) -> None:

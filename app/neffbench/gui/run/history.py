@@ -13,10 +13,26 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from neffbench.gui.shell import theme
 
-OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN,
-                   "running": theme.ORIGINAL}
-COLUMNS = ("Started", "Runtime", "Mode", "Iterations", "p50 ms", "p90 ms", "p99 ms", "Mean ms", "Items/s",
-           "Numerics", "Outcome")
+OUTCOME_COLOURS = {
+    "succeeded": theme.GOOD,
+    "failed": theme.BAD,
+    "cancelled": theme.WARN,
+    "interrupted": theme.WARN,
+    "running": theme.ORIGINAL,
+}
+COLUMNS = (
+    "Started",
+    "Runtime",
+    "Mode",
+    "Iterations",
+    "p50 ms",
+    "p90 ms",
+    "p99 ms",
+    "Mean ms",
+    "Items/s",
+    "Numerics",
+    "Outcome",
+)
 RECORD_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -117,8 +133,10 @@ class HistoryTable(QTableWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         header.setSortIndicator(0, Qt.SortOrder.DescendingOrder)
-        self.setToolTip("Every run of this target, newest first. Select one to see its plots; select two "
-                        "(Ctrl+click, or Shift+arrow keys) to overlay and compare them.")
+        self.setToolTip(
+            "Every run of this target, newest first. Select one to see its plots; select two "
+            "(Ctrl+click, or Shift+arrow keys) to overlay and compare them."
+        )
         self.itemSelectionChanged.connect(self._on_self_item_selection_changed)
 
     def set_runs(self, runs: list[dict[str, Any]], select: str | None = None) -> None:
@@ -170,7 +188,9 @@ class HistoryTable(QTableWidget):
         stats = record.get("stats") or {}
         iterations = stats.get("iterations") or 0
         requested = record.get("iterations_requested")
-        iter_text = f"{iterations:,}" if iterations == requested or not requested else f"{iterations:,} of {requested:,}"
+        iter_text = (
+            f"{iterations:,}" if iterations == requested or not requested else f"{iterations:,} of {requested:,}"
+        )
         rate = stats.get("items_per_s")
         word, good = verdict(record.get("numerics"))
         outcome = record.get("outcome") or "?"
@@ -225,6 +245,8 @@ def comparison_html(a: dict[str, Any], b: dict[str, Any]) -> str:
     head = "".join(f"<th {cell}>{name}</th>" for _key, name in keys)
     row_a = "".join(f"<td {cell}>{_ms(sa, key)} ms</td>" for key, _name in keys)
     row_b = "".join(f"<td {cell}>{_ms(sb, key)} ms{ratio(key)}</td>" for key, _name in keys)
-    return ("<table cellspacing='0' cellpadding='2'>"
-            f"<tr><th align='left'>B / A: the later run over the earlier</th>{head}</tr>"
-            f"<tr>{who(a, 'A')}{row_a}</tr><tr>{who(b, 'B')}{row_b}</tr></table>")
+    return (
+        "<table cellspacing='0' cellpadding='2'>"
+        f"<tr><th align='left'>B / A: the later run over the earlier</th>{head}</tr>"
+        f"<tr>{who(a, 'A')}{row_a}</tr><tr>{who(b, 'B')}{row_b}</tr></table>"
+    )

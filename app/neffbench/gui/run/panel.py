@@ -29,8 +29,10 @@ from neffbench.runs.summary import latency_text, summary_lines
 
 MODES = (("default", None), ("device", "device"), ("host", "host"))
 TABS = ("Latency", "Buckets", "Details", "Log")
-IDLE = ("Run checks the target's outputs against its reference.npz, then times the warm-up and the "
-        "iterations; every run is recorded in the target's runs/ folder.")
+IDLE = (
+    "Run checks the target's outputs against its reference.npz, then times the warm-up and the "
+    "iterations; every run is recorded in the target's runs/ folder."
+)
 LOG_LINES = 5_000  # the child says little; the record keeps its log's tail
 
 
@@ -74,9 +76,11 @@ class RunPanel(QWidget):
         self.runtime_combo = QComboBox()
         self.runtime_combo.setObjectName("run-runtime")
         self.runtime_combo.addItems(list(RUNTIMES))
-        self.runtime_combo.setToolTip("auto: a NeuronCore runtime when a Neuron device is here, else cpu. nrtpy or "
-                                      "spike load the NEFF; torchscript loads model.pt after torch_neuronx; cpu times "
-                                      "the job's module on the CPU (CPU figures, never device ones).")
+        self.runtime_combo.setToolTip(
+            "auto: a NeuronCore runtime when a Neuron device is here, else cpu. nrtpy or "
+            "spike load the NEFF; torchscript loads model.pt after torch_neuronx; cpu times "
+            "the job's module on the CPU (CPU figures, never device ones)."
+        )
         self.iterations_spin = QSpinBox()
         self.iterations_spin.setObjectName("run-iterations")
         self.iterations_spin.setRange(1, 1_000_000)
@@ -92,8 +96,10 @@ class RunPanel(QWidget):
         self.mode_combo.setObjectName("run-mode")
         for text, value in MODES:
             self.mode_combo.addItem(text, value)
-        self.mode_combo.setToolTip("device: NeuronCore time (nrtpy, spike); host: wall clock with transfers; "
-                                   "default: the runtime's first (device where it can).")
+        self.mode_combo.setToolTip(
+            "device: NeuronCore time (nrtpy, spike); host: wall clock with transfers; "
+            "default: the runtime's first (device where it can)."
+        )
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("run-button")
         self.run_button.setToolTip("Run the target: check its outputs against reference.npz, then time it.")
@@ -104,8 +110,12 @@ class RunPanel(QWidget):
         # A flow, not a row: on a narrow window the controls wrap onto a second line instead of
         # setting the window's minimum width (each label stays with its field).
         pairs = []
-        for text, widget in (("Runtime", self.runtime_combo), ("Iterations", self.iterations_spin),
-                             ("Warm-up", self.warmup_spin), ("Mode", self.mode_combo)):
+        for text, widget in (
+            ("Runtime", self.runtime_combo),
+            ("Iterations", self.iterations_spin),
+            ("Warm-up", self.warmup_spin),
+            ("Mode", self.mode_combo),
+        ):
             label = QLabel(text)
             label.setBuddy(widget)
             pairs.append(kept_together(label, widget))
@@ -159,10 +169,15 @@ class RunPanel(QWidget):
         layout.addWidget(controls)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
-        for first, second in ((self.runtime_combo, self.iterations_spin), (self.iterations_spin, self.warmup_spin),
-                              (self.warmup_spin, self.mode_combo), (self.mode_combo, self.run_button),
-                              (self.run_button, self.cancel_button), (self.cancel_button, self.tabs),
-                              (self.tabs, self.table)):
+        for first, second in (
+            (self.runtime_combo, self.iterations_spin),
+            (self.iterations_spin, self.warmup_spin),
+            (self.warmup_spin, self.mode_combo),
+            (self.mode_combo, self.run_button),
+            (self.run_button, self.cancel_button),
+            (self.cancel_button, self.tabs),
+            (self.tabs, self.table),
+        ):
             QWidget.setTabOrder(first, second)
 
     def _wire(self) -> None:
@@ -196,8 +211,14 @@ class RunPanel(QWidget):
         self._select_after_load = select or self._select_after_load
         self._loads += 1
         # Bound methods, not partials: Qt drops the connection if the panel goes before the result comes.
-        background.start(_load, self._token, self.target_path, returned=self._on_loader_returned,
-                         errored=lambda exc: None, finished=self._on_loader_finished)
+        background.start(
+            _load,
+            self._token,
+            self.target_path,
+            returned=self._on_loader_returned,
+            errored=lambda exc: None,
+            finished=self._on_loader_finished,
+        )
 
     def _on_loader_finished(self) -> None:
         self._loads -= 1
@@ -261,8 +282,11 @@ class RunPanel(QWidget):
         stats = record.get("stats") or {}
         if outcome == "cancelled":
             done, asked = stats.get("iterations") or 0, record.get("iterations_requested")
-            head = (f"Cancelled after {done:,} of {asked:,} timed iterations (they are kept in the record)."
-                    if done and asked else "Cancelled before any iteration was timed.")
+            head = (
+                f"Cancelled after {done:,} of {asked:,} timed iterations (they are kept in the record)."
+                if done and asked
+                else "Cancelled before any iteration was timed."
+            )
         elif record.get("stats"):
             head += f" — {latency_text(record['stats'])}"
         self.status.set_text(head, OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
@@ -281,8 +305,12 @@ class RunPanel(QWidget):
     # ---- internals ----
 
     def _options(self) -> dict[str, Any]:
-        return {"runtime": self.runtime_combo.currentText(), "iterations": self.iterations_spin.value(),
-                "warmup": self.warmup_spin.value(), "mode": self.mode_combo.currentData()}
+        return {
+            "runtime": self.runtime_combo.currentText(),
+            "iterations": self.iterations_spin.value(),
+            "warmup": self.warmup_spin.value(),
+            "mode": self.mode_combo.currentData(),
+        }
 
     def _update_buttons(self) -> None:
         self.run_button.setEnabled(self.target_path is not None and not self._running)
@@ -313,8 +341,10 @@ class RunPanel(QWidget):
         if cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
             self.runtime_combo.setCurrentText("auto")
         n = len(history.runs)
-        self.history_label.setText(f"History: {n} run{'s' if n != 1 else ''} of this target, newest first"
-                                   + (" (select two to compare)" if n > 1 else ""))
+        self.history_label.setText(
+            f"History: {n} run{'s' if n != 1 else ''} of this target, newest first"
+            + (" (select two to compare)" if n > 1 else "")
+        )
         select, self._select_after_load = self._select_after_load, None
         self.table.set_runs(history.runs, select=select)
         several = len(history.curve) > 1
@@ -333,7 +363,8 @@ class RunPanel(QWidget):
             variant = f" [{record['variant']}]" if record.get("variant") else ""
             self.selection_label.setText(f"{kind_of(record)}{variant}: {latency_text(record.get('stats'))}")
         elif records:
-            self.selection_label.setText(f"{len(records)} runs selected: the plots show the two oldest. Select "
-                                         "one or two runs.")
+            self.selection_label.setText(
+                f"{len(records)} runs selected: the plots show the two oldest. Select one or two runs."
+            )
         else:
             self.selection_label.clear()

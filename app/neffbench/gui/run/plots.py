@@ -186,8 +186,10 @@ class LatencyPlots(QWidget):
                 parts.append(f"{who}{self.overflow[i]:,} (up to {float(_durations(record).max()):.3f} ms)")
         if not parts:
             return ""
-        return (f"Slower than {hi:.3f} ms, off the histogram's right edge and the timeline's top: {'; '.join(parts)} "
-                "(right-click a plot, View All, to see them).")
+        return (
+            f"Slower than {hi:.3f} ms, off the histogram's right edge and the timeline's top: {'; '.join(parts)} "
+            "(right-click a plot, View All, to see them)."
+        )
 
 
 class BucketPlots(QWidget):
@@ -228,9 +230,17 @@ class BucketPlots(QWidget):
     def show_curve(self, rows: list[dict[str, Any]], runtime: str | None) -> None:
         """``rows`` from ``history.bucket_curve``; buckets without a run are listed, not drawn."""
         done = sorted((r for r in rows if r.get("run")), key=lambda r: r["items_per_call"] or 0)
-        self.points = [{"bucket": r["bucket"], "items_per_call": r["items_per_call"],
-                        "p50_ms": r["run"]["stats"]["p50_ms"], "items_per_s": r["run"]["stats"].get("items_per_s"),
-                        "on_device": bool(r["run"].get("on_device")), "run": r["run"].get("path")} for r in done]
+        self.points = [
+            {
+                "bucket": r["bucket"],
+                "items_per_call": r["items_per_call"],
+                "p50_ms": r["run"]["stats"]["p50_ms"],
+                "items_per_s": r["run"]["stats"].get("items_per_s"),
+                "on_device": bool(r["run"].get("on_device")),
+                "run": r["run"].get("path"),
+            }
+            for r in done
+        ]
         x = np.array([p["items_per_call"] for p in self.points], dtype=np.float64)
         log_x = x.size > 1 and x.min() > 0 and x.max() / x.min() >= 10
         colours = [QColor(DEVICE_COLOUR if p["on_device"] else CPU_COLOUR) for p in self.points]
@@ -240,12 +250,19 @@ class BucketPlots(QWidget):
         what = what if self.points else "no runs yet"
         unit = items_unit([r["bucket"] for r in rows]) if rows else None
         ticks = [[(math.log10(v) if log_x else v, f"{v:g}") for v in x]]
-        for plot, curve, key, title in ((self.latency, self.latency_curve, "p50_ms", "p50 latency per bucket"),
-                                        (self.throughput, self.throughput_curve, "items_per_s", "Throughput per bucket")):
+        for plot, curve, key, title in (
+            (self.latency, self.latency_curve, "p50_ms", "p50 latency per bucket"),
+            (self.throughput, self.throughput_curve, "items_per_s", "Throughput per bucket"),
+        ):
             y = np.array([p[key] or np.nan for p in self.points], dtype=np.float64)
             plot.setLogMode(x=bool(log_x), y=False)
-            curve.setData(x, y, pen=pg.mkPen(line, width=1.5), symbolBrush=[pg.mkBrush(c) for c in colours],
-                          symbolPen=[pg.mkPen(c) for c in colours])
+            curve.setData(
+                x,
+                y,
+                pen=pg.mkPen(line, width=1.5),
+                symbolBrush=[pg.mkBrush(c) for c in colours],
+                symbolPen=[pg.mkPen(c) for c in colours],
+            )
             set_title(plot.getPlotItem(), f"{title} · {what}")
             plot.setLabel("bottom", f"items per call ({unit})" if unit else "items per call")
             plot.getAxis("bottom").setTicks(ticks if self.points else None)
@@ -256,8 +273,9 @@ class BucketPlots(QWidget):
             self._label_points(plot, key, np.log10(x) if log_x else x, y)
         missing = [bucket_phrase(r["bucket"]) for r in rows if not r.get("run")]
         on = f" on {runtime}" if runtime else ""
-        self.not_run.setText(f"Not run yet{on}: {', '.join(missing)}. Run those buckets' jobs to complete the curve."
-                             if missing else "")
+        self.not_run.setText(
+            f"Not run yet{on}: {', '.join(missing)}. Run those buckets' jobs to complete the curve." if missing else ""
+        )
         self.not_run.setVisible(bool(missing))
 
     def _label_points(self, plot: pg.PlotWidget, key: str, x: np.ndarray, y: np.ndarray) -> None:

@@ -31,15 +31,20 @@ def target_text(target: Any) -> tuple[str, bool]:
     if target.neff is not None:
         return (f"{line}<br>" if line else "") + f"<b>NEFF</b> {target.neff}", False
     cpu_only = backends.makes_no_neff(target.backend)
-    why = (f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
-           "used), so runs time the job's module on this computer's CPU. Those are CPU figures, not NeuronCore "
-           "ones.</span>") if cpu_only else f"<b>No NEFF</b> in {target.job_dir}."
+    why = (
+        (
+            f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
+            "used), so runs time the job's module on this computer's CPU. Those are CPU figures, not NeuronCore "
+            "ones.</span>"
+        )
+        if cpu_only
+        else f"<b>No NEFF</b> in {target.job_dir}."
+    )
     return f"{line}<br>{why}", cpu_only
 
 
 def _badge(colour: str) -> str:
-    return (f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px;"
-            " font-weight: bold; }")
+    return f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px; font-weight: bold; }}"
 
 
 class RunStatus(QWidget):

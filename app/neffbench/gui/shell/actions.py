@@ -27,15 +27,18 @@ _MENU_TEXT_CHARS = 80
 
 
 def _preset_action(window, info: PresetInfo) -> QAction:
-    """"Meta Llama 3.1 8B — 131072 positions, 32/8 heads, llama3 scaling (factor 8)", its source as the tips."""
+    """ "Meta Llama 3.1 8B — 131072 positions, 32/8 heads, llama3 scaling (factor 8)", its source as the tips."""
     text = f"{info.model} — {info.figures}" if info.figures else info.model
     if len(text) > _MENU_TEXT_CHARS:
-        text = text[:_MENU_TEXT_CHARS - 1].rstrip() + "…"
+        text = text[: _MENU_TEXT_CHARS - 1].rstrip() + "…"
     action = QAction(text.replace("&", "&&"), window)  # a lone & would become a mnemonic
     action.setData(info.kernel)
     action.setStatusTip(f"Preset {info.name}: {info.model}, {info.figures}. Source: {info.source}")
-    tip = [f"<b>{escape(info.model)}</b> (preset <code>{escape(info.name)}</code>)", escape(info.figures),
-           f"Source: {escape(info.source)}"]
+    tip = [
+        f"<b>{escape(info.model)}</b> (preset <code>{escape(info.name)}</code>)",
+        escape(info.figures),
+        f"Source: {escape(info.source)}",
+    ]
     details = [line for line in info.notes.splitlines() if line and not line.lower().startswith("source:")]
     if details:
         tip.append("<i>" + "<br>".join(escape(line) for line in details) + "</i>")
@@ -49,15 +52,23 @@ def build_actions(window) -> None:
     window.cancel_action = _action(window, "Cancel", QKeySequence(Qt.Key.Key_Escape), "Stop the running compile (Esc)")
     window.cancel_action.setEnabled(False)
     window.open_action = _action(window, "Open spec…", QKeySequence.StandardKey.Open, "Load a spec file (TOML or JSON)")
-    window.save_action = _action(window, "Save spec…", QKeySequence.StandardKey.Save,
-                                    "Save the form as a TOML spec, the file `neffbench compile` reads")
+    window.save_action = _action(
+        window,
+        "Save spec…",
+        QKeySequence.StandardKey.Save,
+        "Save the form as a TOML spec, the file `neffbench compile` reads",
+    )
     window.workdir_action = _action(window, "Choose workdir…", None, "Pick the directory that receives the jobs")
     window.quit_action = _action(window, "Quit", QKeySequence.StandardKey.Quit)
-    window.preset_actions: dict[str, QAction] = {name: _preset_action(window, info)
-                                                 for name, info in preset_infos().items()}
-    window.sweep_action = _action(window, "Sweep…", QKeySequence("Ctrl+Shift+W"),
-                                  "Compile a grid of values of any fields, here or on a Ray cluster, and compare "
-                                  "the points (Ctrl+Shift+W)")
+    window.preset_actions: dict[str, QAction] = {
+        name: _preset_action(window, info) for name, info in preset_infos().items()
+    }
+    window.sweep_action = _action(
+        window,
+        "Sweep…",
+        QKeySequence("Ctrl+Shift+W"),
+        "Compile a grid of values of any fields, here or on a Ray cluster, and compare the points (Ctrl+Shift+W)",
+    )
     for i in range(5):
         tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
         tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
@@ -79,11 +90,15 @@ def build_actions(window) -> None:
     file_menu.addAction(window.workdir_action)
     file_menu.addSeparator()
     file_menu.addAction(window.quit_action)
-    window.recompile_action = _action(window, "Recompile (ignore the cache)", QKeySequence("Ctrl+Shift+Return"),
-                                      "Compile again even where an identical earlier compile succeeded "
-                                      "(Ctrl+Shift+Return)")
+    window.recompile_action = _action(
+        window,
+        "Recompile (ignore the cache)",
+        QKeySequence("Ctrl+Shift+Return"),
+        "Compile again even where an identical earlier compile succeeded (Ctrl+Shift+Return)",
+    )
     compile_menu = window.menuBar().addMenu("&Compile")
     compile_menu.addActions([window.compile_action, window.recompile_action, window.sweep_action, window.cancel_action])
+
 
 def build_toolbar(window) -> None:
     """The toolbar: Compile and Cancel, spec files, presets and the workdir."""

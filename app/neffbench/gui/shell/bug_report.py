@@ -36,8 +36,9 @@ class BugReportSaver:
         if not out:
             return
         # The dialog already asked before replacing a file.
-        self._worker = background.start(make_bundle, job, out, force=True, returned=self._on_returned,
-                                        errored=self._on_errored)
+        self._worker = background.start(
+            make_bundle, job, out, force=True, returned=self._on_returned, errored=self._on_errored
+        )
 
     def _ask_path(self, suggested: str) -> str:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save bug report", suggested, "Zip files (*.zip)")

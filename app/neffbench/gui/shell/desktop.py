@@ -15,9 +15,13 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 
 def no_launcher(parent: QWidget | None, path: str) -> None:
-    box = QMessageBox(QMessageBox.Icon.Information, "Nothing to open it with",
-                      f"This desktop has no application registered to open\n{path}\n(no launcher such as "
-                      "xdg-open answered). Copy the path and open it yourself.", parent=parent)
+    box = QMessageBox(
+        QMessageBox.Icon.Information,
+        "Nothing to open it with",
+        f"This desktop has no application registered to open\n{path}\n(no launcher such as "
+        "xdg-open answered). Copy the path and open it yourself.",
+        parent=parent,
+    )
     copy = box.addButton("Copy path", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Close)
     box.exec()
@@ -25,9 +29,13 @@ def no_launcher(parent: QWidget | None, path: str) -> None:
         QGuiApplication.clipboard().setText(path)
 
 
-def open_path(path: str | Path, parent: QWidget | None = None, *,
-              tell: Callable[[str], object] | None = None,
-              fallback: Callable[[QWidget | None, str], object] = no_launcher) -> bool:
+def open_path(
+    path: str | Path,
+    parent: QWidget | None = None,
+    *,
+    tell: Callable[[str], object] | None = None,
+    fallback: Callable[[QWidget | None, str], object] = no_launcher,
+) -> bool:
     """Open ``path`` with the desktop; without a launcher, offer the path to copy. True when it opened."""
     opened = QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
     if opened:

@@ -21,8 +21,7 @@ class FirstPaint(QObject):
         QApplication.instance().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
-                and watched.window() is self._window):
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget) and watched.window() is self._window:
             QApplication.instance().removeEventFilter(self)
             self.painted.emit()
         return False

@@ -17,8 +17,11 @@ def make_app(argv: list[str] | None = None):
     from PySide6.QtWidgets import QApplication
 
     if sys.version_info < (3, 12) and PySide6.__version__ in _BROKEN_ON_PY311:
-        print(f"neffbench: PySide6 {PySide6.__version__} crashes on Python {sys.version.split()[0]} after a while "
-              "(it loses references to None); install another PySide6-Essentials, e.g. 6.11.3.", file=sys.stderr)
+        print(
+            f"neffbench: PySide6 {PySide6.__version__} crashes on Python {sys.version.split()[0]} after a while "
+            "(it loses references to None); install another PySide6-Essentials, e.g. 6.11.3.",
+            file=sys.stderr,
+        )
 
     from neffbench import __version__
     from neffbench.gui.shell import theme

@@ -301,7 +301,11 @@ class MainWindow(QMainWindow):
         elif errors:
             lines = [f"• {p.field}: {p.message}" for p in errors[:6]]
             more = f"\n… and {len(errors) - 6} more" if len(errors) > 6 else ""
-            tip = f"Fix {len(errors)} error{'s' if len(errors) > 1 else ''} in the form first:\n" + "\n".join(lines) + more
+            tip = (
+                f"Fix {len(errors)} error{'s' if len(errors) > 1 else ''} in the form first:\n"
+                + "\n".join(lines)
+                + more
+            )
         else:
             backend = self.doctor_status.backend
             what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""
@@ -343,8 +347,9 @@ class MainWindow(QMainWindow):
         self.preview_controller.request_check(self.current_spec())
 
     def _on_open_action_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open spec", str(self.workdir.parent),
-                                              "Spec files (*.toml *.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open spec", str(self.workdir.parent), "Spec files (*.toml *.json);;All files (*)"
+        )
         if path:
             self.open_spec(path)
 
@@ -377,9 +382,14 @@ class MainWindow(QMainWindow):
         from neffbench.gui.widgets import background
         from neffbench.jobs.records import last_duration
 
-        self._duration_worker = background.start(last_duration, spec.workdir, spec, status.backend,
-                                                 returned=self.compile_panel.show_last_duration,
-                                                 errored=lambda exc: None)  # no estimate, nothing else lost
+        self._duration_worker = background.start(
+            last_duration,
+            spec.workdir,
+            spec,
+            status.backend,
+            returned=self.compile_panel.show_last_duration,
+            errored=lambda exc: None,
+        )  # no estimate, nothing else lost
 
     def _on_controller_job_finished(self, result) -> None:
         self.compile_panel.show_job_finished(result)
@@ -418,7 +428,9 @@ class MainWindow(QMainWindow):
             self.run_controller.cancel()  # a benchmark is not worth keeping the window for
         if self.panels_ready and self.busy:
             if not self.close_when_idle:
-                answer = QMessageBox.question(self, "Compile running", "A compile or sweep is running. Cancel it and quit?")
+                answer = QMessageBox.question(
+                    self, "Compile running", "A compile or sweep is running. Cancel it and quit?"
+                )
                 if answer != QMessageBox.StandardButton.Yes:
                     event.ignore()
                     return
@@ -432,4 +444,3 @@ class MainWindow(QMainWindow):
 
         close_shared()  # the warm probe, if Resolve or a CPU check started one
         event.accept()
-

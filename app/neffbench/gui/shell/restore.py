@@ -52,8 +52,12 @@ def splitters(window) -> dict[str, QSplitter]:
     """The splitters whose sizes persist, by settings key (the panels' only once they are built)."""
     if not window.panels_ready:
         return {}
-    out = {"compile": window.compile_panel.splitter, "compile_results": window.compile_panel.vsplitter,
-           "log": window.compile_panel.log_view.splitter, "artifacts": window.artifacts.splitter}
+    out = {
+        "compile": window.compile_panel.splitter,
+        "compile_results": window.compile_panel.vsplitter,
+        "log": window.compile_panel.log_view.splitter,
+        "artifacts": window.artifacts.splitter,
+    }
     if isinstance(getattr(window.run_panel, "splitter", None), QSplitter):
         out["run"] = window.run_panel.splitter
     return {**out, **window.preview_stack.splitters()}

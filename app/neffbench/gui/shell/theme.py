@@ -40,8 +40,7 @@ def configure_plots(palette: QPalette | None = None) -> None:
 def badge_style(ok: bool | None) -> str:
     """Stylesheet for a pass/fail badge (None: not known yet)."""
     colour = "#777777" if ok is None else (GOOD if ok else BAD)
-    return (f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px;"
-            " font-weight: bold; }")
+    return f"QLabel {{ background: {colour}; color: white; border-radius: 4px; padding: 2px 8px; font-weight: bold; }}"
 
 
 def colour(name: str) -> QColor:

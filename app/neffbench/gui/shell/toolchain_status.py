@@ -76,8 +76,7 @@ class DoctorStatus(QWidget):
         from neffbench.gui.widgets import background
 
         if self._worker is None:  # it imports torch: never on a Qt thread (see neffbench.gui.widgets.background)
-            self._worker = background.start(_gather, returned=self._on_worker_returned,
-                                            errored=self._on_worker_errored)
+            self._worker = background.start(_gather, returned=self._on_worker_returned, errored=self._on_worker_errored)
 
     def show_facts(self, facts) -> None:
         from neffbench.backends import registry
@@ -89,13 +88,15 @@ class DoctorStatus(QWidget):
         kind = facts.torch_neuronx_flavour or ""
         named = f"{_NAMES.get(kind, 'torch_neuronx')} {facts.torch_neuronx.version}{_FLAVOURS.get(kind, '')}"
         if facts.neuron_toolchain:
-            self._set(self.toolchain, f"Neuron toolchain: {named}, neuronx-cc {facts.neuronx_cc.version or '?'}",
-                      theme.GOOD)
+            self._set(
+                self.toolchain, f"Neuron toolchain: {named}, neuronx-cc {facts.neuronx_cc.version or '?'}", theme.GOOD
+            )
         else:
             missing = [c.name for c in (facts.torch_neuronx, facts.neuronx_cc) if not c.found]
             installed = f"; {named} installed" if kind else ""
-            self._set(self.toolchain, f"Neuron toolchain: not found ({', '.join(missing)} missing{installed})",
-                      theme.WARN)
+            self._set(
+                self.toolchain, f"Neuron toolchain: not found ({', '.join(missing)} missing{installed})", theme.WARN
+            )
         backend = registry.get(self.backend)
         warning = backend.status_warning(facts)
         if warning is not None:
@@ -104,13 +105,20 @@ class DoctorStatus(QWidget):
             self._set(self.backend_label, f"Compiles: {backend.short}", theme.WARN)
         else:
             self._set(self.backend_label, f"Compiles: {backend.short}", theme.GOOD)
-        self._set(self.device, f"Neuron device: {facts.devices[0]}" + (f" +{len(facts.devices) - 1}"
-                  if len(facts.devices) > 1 else "") if facts.devices else "Neuron device: none", None)
+        self._set(
+            self.device,
+            f"Neuron device: {facts.devices[0]}" + (f" +{len(facts.devices) - 1}" if len(facts.devices) > 1 else "")
+            if facts.devices
+            else "Neuron device: none",
+            None,
+        )
         tip = "\n".join(advice(facts))
         for label in (self.toolchain, self.backend_label, self.device):
             label.setToolTip(f"{label.text()}\n\nWhat `neffbench doctor` found:\n{tip}")
-        self.backend_label.setToolTip(f"Compiles with {self.backend}, {BACKEND_LABELS[self.backend]}, because "
-                                      f"{self.backend_reason}.\n\n{self.backend_label.toolTip()}")
+        self.backend_label.setToolTip(
+            f"Compiles with {self.backend}, {BACKEND_LABELS[self.backend]}, because "
+            f"{self.backend_reason}.\n\n{self.backend_label.toolTip()}"
+        )
         self.gathered.emit(facts)
 
     def _set(self, label: QLabel, text: str, colour: str | None) -> None:

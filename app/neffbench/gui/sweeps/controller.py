@@ -69,9 +69,19 @@ class _SweepLoop(QObject):
             o = self.options
             if self._prepare_points():
                 return
-            result = run_sweep(self.plan, executor=o.executor, jobs=o.jobs, address=o.address or None,
-                               backend=o.backend, workdir=self.workdir, use_cache=o.use_cache, strict=o.strict,
-                               on_line=self._line, on_event=self.event_received.emit, cancel_event=self.cancel_event)
+            result = run_sweep(
+                self.plan,
+                executor=o.executor,
+                jobs=o.jobs,
+                address=o.address or None,
+                backend=o.backend,
+                workdir=self.workdir,
+                use_cache=o.use_cache,
+                strict=o.strict,
+                on_line=self._line,
+                on_event=self.event_received.emit,
+                cancel_event=self.cancel_event,
+            )
         except (SweepError, WorkdirError) as exc:  # nothing started: the sentence says why
             self.failed.emit(str(exc))
         except Exception as exc:  # noqa: BLE001 - shown to the user; the window must return to idle

@@ -27,7 +27,7 @@ from superqt.utils import QSignalDebouncer
 from neffbench.gui.shell import theme
 from neffbench.gui.sweeps.controller import SweepOptions
 
-GiB = 1024 ** 3
+GiB = 1024**3
 
 
 class _AxisRow:
@@ -106,8 +106,12 @@ class SweepDialog(QDialog):
         self._debouncer = QSignalDebouncer(self)
         self._debouncer.setTimeout(150)
         self._debouncer.triggered.connect(self.replan)
-        for signal in (self.zip_check.toggled, self.memory_spin.valueChanged, self.jobs_spin.valueChanged,
-                       self.executor_combo.currentIndexChanged):
+        for signal in (
+            self.zip_check.toggled,
+            self.memory_spin.valueChanged,
+            self.jobs_spin.valueChanged,
+            self.executor_combo.currentIndexChanged,
+        ):
             signal.connect(self._debouncer.throttle)
         self.executor_combo.currentIndexChanged.connect(self._on_executor_changed)
         self.add_button.clicked.connect(self.add_axis)
@@ -129,8 +133,12 @@ class SweepDialog(QDialog):
         top.addStretch(1)
         top.addWidget(self.add_button)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Sweep <b>{self.spec.name}</b>: each point is an ordinary job, compiled "
-                                "(or served from the cache) like any other."))
+        layout.addWidget(
+            QLabel(
+                f"Sweep <b>{self.spec.name}</b>: each point is an ordinary job, compiled "
+                "(or served from the cache) like any other."
+            )
+        )
         layout.addLayout(self._grid)
         layout.addLayout(top)
         layout.addLayout(options)
@@ -162,9 +170,13 @@ class SweepDialog(QDialog):
         return [o for o in (r.over() for r in self._rows) if o is not None]
 
     def options(self) -> SweepOptions:
-        return SweepOptions(executor=self.executor_combo.currentData(), jobs=self.jobs_spin.value(),
-                            address=self.address_edit.text().strip() or None, backend=self.backend,
-                            strict=self.strict_check.isChecked())
+        return SweepOptions(
+            executor=self.executor_combo.currentData(),
+            jobs=self.jobs_spin.value(),
+            address=self.address_edit.text().strip() or None,
+            backend=self.backend,
+            strict=self.strict_check.isChecked(),
+        )
 
     def _on_executor_changed(self) -> None:
         self.address_edit.setEnabled(self.executor_combo.currentData() == "ray")
@@ -175,8 +187,13 @@ class SweepDialog(QDialog):
         from neffbench.sweeps import plan
 
         memory = self.memory_spin.value()
-        self.plan = plan(self.spec, self.overs(), zip=self.zip_check.isChecked(), backend=self.backend,
-                         memory_per_job=memory * GiB if memory > 0 else None)
+        self.plan = plan(
+            self.spec,
+            self.overs(),
+            zip=self.zip_check.isChecked(),
+            backend=self.backend,
+            memory_per_job=memory * GiB if memory > 0 else None,
+        )
         self.invalid_list.clear()
         for problem in self.plan.problems:
             self.invalid_list.addItem(f"✖ {problem.message}")

@@ -34,7 +34,7 @@ METRICS = {
     "compile time": ("compile s", lambda r: r["compile_s"] if r["compile_s"] is not None else r["trace_s"]),
     "NEFF size": ("NEFF KiB", lambda r: r["neff_bytes"] / 1024 if r["neff_bytes"] else None),
     "run latency (p50)": ("p50 ms", lambda r: (r["latency"] or {}).get("p50_ms")),
-    "peak memory": ("peak MiB", lambda r: r["peak_rss_bytes"] / 2 ** 20 if r["peak_rss_bytes"] else None),
+    "peak memory": ("peak MiB", lambda r: r["peak_rss_bytes"] / 2**20 if r["peak_rss_bytes"] else None),
 }
 
 
@@ -135,8 +135,13 @@ class SweepsPanel(QWidget):
         if not self.workdir:
             return
         self._token += 1
-        self._worker = background.start(_load, self._token, str(self.workdir),
-                                        self._wanted or (self.sweep or {}).get("sweep_id"), returned=self._on_loaded)
+        self._worker = background.start(
+            _load,
+            self._token,
+            str(self.workdir),
+            self._wanted or (self.sweep or {}).get("sweep_id"),
+            returned=self._on_loaded,
+        )
 
     def show_sweep(self, sweep_id: str) -> None:
         self._wanted = sweep_id
@@ -154,8 +159,9 @@ class SweepsPanel(QWidget):
         self.sweep_combo.clear()
         for s in sweeps:
             counts = ", ".join(f"{n} {k}" for k, n in (s.get("counts") or {}).items() if n)
-            self.sweep_combo.addItem(f"{s['sweep_id']} · {s.get('name') or ''} · {counts or s.get('state')}",
-                                     s["sweep_id"])
+            self.sweep_combo.addItem(
+                f"{s['sweep_id']} · {s.get('name') or ''} · {counts or s.get('state')}", s["sweep_id"]
+            )
         if self.sweep is not None:
             self.sweep_combo.setCurrentIndex(self.sweep_combo.findData(self.sweep["sweep_id"]))
         self._fill_table()
@@ -170,8 +176,10 @@ class SweepsPanel(QWidget):
 
         self.model.clear()
         if self.sweep is None:
-            self.summary.setText("No sweep in this workdir yet: start one with Compile ▸ Sweep… "
-                                 "or `neffbench sweep SPEC --over FIELD=V1,V2`.")
+            self.summary.setText(
+                "No sweep in this workdir yet: start one with Compile ▸ Sweep… "
+                "or `neffbench sweep SPEC --over FIELD=V1,V2`."
+            )
             return
         head, body, keys = table_cells(self.sweep, self.rows)
         self.model.setHorizontalHeaderLabels(head)
@@ -187,8 +195,10 @@ class SweepsPanel(QWidget):
                 items.append(item)
             self.model.appendRow(items)
         counts = ", ".join(f"{n} {k}" for k, n in (self.sweep.get("counts") or {}).items() if n)
-        self.summary.setText(f"{self.sweep.get('name') or self.sweep['sweep_id']}: {len(self.rows)} points "
-                             f"({counts}) · {self.sweep.get('state')} · {Path(self.sweep['path']).parent}")
+        self.summary.setText(
+            f"{self.sweep.get('name') or self.sweep['sweep_id']}: {len(self.rows)} points "
+            f"({counts}) · {self.sweep.get('state')} · {Path(self.sweep['path']).parent}"
+        )
 
     def _fill_axes(self) -> None:
         self.x_combo.blockSignals(True)
@@ -233,7 +243,9 @@ class SweepsPanel(QWidget):
         self.chart.setLabel("left", METRICS[metric][0])
         self.chart.getAxis("bottom").setTicks([sorted(ticks.items())] if ticks else None)
         missing = len(self.shown_rows()) - len(xs)
-        set_title(self.chart.getPlotItem(), f"{metric} against {field}" + (f" · {missing} without a value" if missing else ""))
+        set_title(
+            self.chart.getPlotItem(), f"{metric} against {field}" + (f" · {missing} without a value" if missing else "")
+        )
         self.chart.enableAutoRange()
 
     # ---- diff ----

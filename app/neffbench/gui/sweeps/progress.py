@@ -42,8 +42,10 @@ class SweepProgress:
             self.states[point.index] = state
             if not point.valid:
                 self.items[point.index].setForeground(1, QColor(theme.BAD))
-        panel.state_label.setText(f"Sweeping {plan.base.name}: {plan.count} points ({len(plan.valid)} to compile, "
-                                  f"{len(plan.invalid)} invalid).")
+        panel.state_label.setText(
+            f"Sweeping {plan.base.name}: {plan.count} points ({len(plan.valid)} to compile, "
+            f"{len(plan.invalid)} invalid)."
+        )
 
     def event(self, ev: dict[str, Any]) -> None:
         kind = ev.get("type")
@@ -52,14 +54,21 @@ class SweepProgress:
         elif kind == "sweep_point":
             self._point(ev)
         elif kind == "sweep_node" and ev.get("differs"):
-            self.panel.log_view.append_lines([f"neffbench: node {ev.get('node')} differs from this machine: "
-                                              + "; ".join(f"{k} {v}" for k, v in ev["differs"].items())])
+            self.panel.log_view.append_lines(
+                [
+                    f"neffbench: node {ev.get('node')} differs from this machine: "
+                    + "; ".join(f"{k} {v}" for k, v in ev["differs"].items())
+                ]
+            )
         elif kind == "compiler_error" and ev.get("code"):
             self.panel.log_view.add_error_code(ev["code"], ev.get("message", ""))
         elif kind == "finished" and ev.get("point") in self.items:
             neffs = ev.get("neffs") or []
-            self.neffs[ev["point"]] = (", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
-                                       if neffs else ev.get("neff_note") or "no NEFF")
+            self.neffs[ev["point"]] = (
+                ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
+                if neffs
+                else ev.get("neff_note") or "no NEFF"
+            )
             if ev["point"] in self.rows:
                 self.rows[ev["point"]].setText(2, self.neffs[ev["point"]])
 
@@ -72,8 +81,9 @@ class SweepProgress:
         shown = f"{state} (cached)" if ev.get("cached") and state == "succeeded" else state
         if ev.get("node"):
             item.setToolTip(1, f"on {ev['node']}")
-        self.panel.stages.set_point(item, "running" if state == "running" else shown,
-                                    ev.get("duration_s") if state in ENDED else None)
+        self.panel.stages.set_point(
+            item, "running" if state == "running" else shown, ev.get("duration_s") if state in ENDED else None
+        )
         if state == "waiting":
             item.setToolTip(1, ev.get("reason") or "waiting for memory")
         if state in ENDED:
@@ -81,8 +91,10 @@ class SweepProgress:
         running = [self.labels[i] for i, s in self.states.items() if s == "running"]
         done = sum(1 for s in self.states.values() if s in ENDED)
         if running and not self.panel.cancelling:
-            self.panel.state_label.setText(f"Sweeping {self.plan.base.name}: {done} of {len(self.plan.valid)} "
-                                           f"done; running {', '.join(running[:3])}" + ("…" if len(running) > 3 else ""))
+            self.panel.state_label.setText(
+                f"Sweeping {self.plan.base.name}: {done} of {len(self.plan.valid)} "
+                f"done; running {', '.join(running[:3])}" + ("…" if len(running) > 3 else "")
+            )
 
     def _result_row(self, index: int, shown: str, ev: dict[str, Any]) -> None:
         job = ev.get("job_id") or ""
@@ -108,13 +120,19 @@ class SweepProgress:
         else:
             state = result.state if result is not None else "failed"
             ran_badly = any(counts.get(k) for k in ("failed", "interrupted"))
-            what = ("Sweep cancelled" if state == "cancelled" else "Sweep done with failures" if ran_badly
-                    else "Sweep done")
+            what = (
+                "Sweep cancelled" if state == "cancelled" else "Sweep done with failures" if ran_badly else "Sweep done"
+            )
             # Invalid points are recorded, never run: the sweep did what it could, in the warning colour.
-            shade = "cancelled" if state == "cancelled" or (counts.get("invalid") and not ran_badly) else \
-                ("failed" if ran_badly else "succeeded")
+            shade = (
+                "cancelled"
+                if state == "cancelled" or (counts.get("invalid") and not ran_badly)
+                else ("failed" if ran_badly else "succeeded")
+            )
             invalid = " (not run)" if counts.get("invalid") else ""
-            text = (f"{what}: {counts_text(counts)}{invalid}. "
-                    f"Sweep {result.sweep_id if result else '?'} is in the Sweeps tab.")
+            text = (
+                f"{what}: {counts_text(counts)}{invalid}. "
+                f"Sweep {result.sweep_id if result else '?'} is in the Sweeps tab."
+            )
         self.panel.end_run(text, shade)
         return text

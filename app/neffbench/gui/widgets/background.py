@@ -113,9 +113,14 @@ def _hub() -> _Hub:
     return _the_hub
 
 
-def start(func: Callable[..., Any], *args: Any, returned: Callable[[Any], None] | None = None,
-          errored: Callable[[BaseException], None] | None = None, finished: Callable[[], None] | None = None,
-          **kwargs: Any) -> Task:
+def start(
+    func: Callable[..., Any],
+    *args: Any,
+    returned: Callable[[Any], None] | None = None,
+    errored: Callable[[BaseException], None] | None = None,
+    finished: Callable[[], None] | None = None,
+    **kwargs: Any,
+) -> Task:
     """Call ``func(*args, **kwargs)`` on a Python thread; ``returned(result)`` or ``errored(exc)``, then
     ``finished()``, run on the GUI thread. Call it from the GUI thread. ``returned`` and ``errored`` are
     dropped when the widget whose methods they are has been deleted; ``finished`` is not (keep it to

@@ -56,6 +56,7 @@ class ThreadedController(QObject):
 
     def _launch(self, loop: QObject, name: str, announce=None) -> None:
         """Start ``loop``; ``announce`` (emitting ``started``) runs once ``is_running`` is true, before the thread."""
+
         def body() -> None:
             try:
                 loop.run()

@@ -59,8 +59,10 @@ def bind(target: Any, label: str, inputs: list[str], constants: dict[str, Any]) 
     var_kw = next((p for p in params if p.kind is p.VAR_KEYWORD), None)
     given = set(inputs)
     if var_pos is not None and not named:
-        out.errors.append(f"{label} takes only *{var_pos.name}, so inputs cannot be bound by name: give it named "
-                          "parameters (or wrap it in a module that has them).")
+        out.errors.append(
+            f"{label} takes only *{var_pos.name}, so inputs cannot be bound by name: give it named "
+            "parameters (or wrap it in a module that has them)."
+        )
         return out
     for name in inputs:
         if name in named:
@@ -68,9 +70,11 @@ def bind(target: Any, label: str, inputs: list[str], constants: dict[str, Any]) 
         if name in constants:
             continue
         if var_kw is not None:
-            out.errors.append(f"input '{name}' names no parameter of {label} and would only reach "
-                              f"**{var_kw.name}, which a traced graph cannot bind by name; give {label} a "
-                              f"parameter '{name}'.")
+            out.errors.append(
+                f"input '{name}' names no parameter of {label} and would only reach "
+                f"**{var_kw.name}, which a traced graph cannot bind by name; give {label} a "
+                f"parameter '{name}'."
+            )
             continue
         close = difflib.get_close_matches(name, list(named), n=1, cutoff=0.6)
         hint = f" Did you mean '{close[0]}'?" if close else f" Its parameters: {', '.join(named) or 'none'}."
@@ -88,30 +92,42 @@ def bind(target: Any, label: str, inputs: list[str], constants: dict[str, Any]) 
         scalar = _scalar_kind(p, hints)
         if p.name in given:
             if scalar is not None:
-                out.errors.append(f"parameter '{p.name}' of {label} takes {scalar}, not a tensor: bind "
-                                  f"`{p.name}` as a constant ([module.constants] {p.name} = ...).")
+                out.errors.append(
+                    f"parameter '{p.name}' of {label} takes {scalar}, not a tensor: bind "
+                    f"`{p.name}` as a constant ([module.constants] {p.name} = ...)."
+                )
                 continue
             out.inputs.append(p.name)
             if p.kind is p.POSITIONAL_ONLY:
                 out.positional_only.add(p.name)
             if p.kind is p.KEYWORD_ONLY:
-                out.warnings.append(f"parameter '{p.name}' of {label} is keyword-only: the traced wrapper passes "
-                                    "it by name, and so does reproduce.py.")
+                out.warnings.append(
+                    f"parameter '{p.name}' of {label} is keyword-only: the traced wrapper passes "
+                    "it by name, and so does reproduce.py."
+                )
         elif p.name in constants:
             if p.kind is p.POSITIONAL_ONLY:
-                out.errors.append(f"parameter '{p.name}' of {label} is positional-only, so it cannot be bound "
-                                  "as a constant by name.")
+                out.errors.append(
+                    f"parameter '{p.name}' of {label} is positional-only, so it cannot be bound as a constant by name."
+                )
         elif p.default is inspect.Parameter.empty:
             if scalar is not None:
-                out.errors.append(f"parameter '{p.name}' of {label} takes {scalar} and has no default: bind "
-                                  f"`{p.name}` as a constant ([module.constants] {p.name} = ...).")
+                out.errors.append(
+                    f"parameter '{p.name}' of {label} takes {scalar} and has no default: bind "
+                    f"`{p.name}` as a constant ([module.constants] {p.name} = ...)."
+                )
             else:
-                out.errors.append(f"parameter '{p.name}' of {label} has no input and no default: add it under "
-                                  "[inputs] (or [module.constants] for a non-tensor).")
+                out.errors.append(
+                    f"parameter '{p.name}' of {label} has no input and no default: add it under "
+                    "[inputs] (or [module.constants] for a non-tensor)."
+                )
         elif p.kind is p.POSITIONAL_ONLY and any(
-                q.name in given for q in params[params.index(p) + 1:] if q.kind is q.POSITIONAL_ONLY):
-            out.errors.append(f"parameter '{p.name}' of {label} is positional-only and comes before an input, "
-                              "so it needs an input (or a constant) too.")
+            q.name in given for q in params[params.index(p) + 1 :] if q.kind is q.POSITIONAL_ONLY
+        ):
+            out.errors.append(
+                f"parameter '{p.name}' of {label} is positional-only and comes before an input, "
+                "so it needs an input (or a constant) too."
+            )
     if var_pos is not None and named:
         out.warnings.append(f"{label} also takes *{var_pos.name}: nothing is passed there.")
     return out

@@ -58,7 +58,8 @@ def _call_mode(requested: str, obj: Any, kwargs: dict[str, Any], inputs: list[st
         except (TypeError, ValueError):
             return "object"
         takes_inputs = any(name in params for name in inputs) or any(
-            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params.values())
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params.values()
+        )
         return "object" if takes_inputs else "factory"
     return "object"
 
@@ -123,8 +124,10 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
     seed_everything(m.weights_seed)
     if mode == "factory":
         if not callable(obj):
-            raise KernelError(f"entry {m.entry} is {type(obj).__name__}, which is not callable, so it cannot be a "
-                              "factory; use call = \"object\" if it is the module.")
+            raise KernelError(
+                f"entry {m.entry} is {type(obj).__name__}, which is not callable, so it cannot be a "
+                'factory; use call = "object" if it is the module.'
+            )
         kwargs = {k: build_value(v, m.path, f"module.kwargs.{k}", notes) for k, v in m.kwargs.items()}
         _refuse_unknown(obj, kwargs, "module.kwargs", notes)
         seed_everything(m.weights_seed)  # again: the module's own initialisation starts from the seed itself
@@ -134,13 +137,17 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
             raise KernelError(f"calling {m.entry}(**kwargs) raised {user_errors.describe(exc)}") from exc
     else:
         if m.kwargs:
-            raise KernelError(f"entry {m.entry} is used as the object (call = \"object\"), so [module.kwargs] "
-                              "would be ignored; remove them or use call = \"factory\".")
+            raise KernelError(
+                f'entry {m.entry} is used as the object (call = "object"), so [module.kwargs] '
+                'would be ignored; remove them or use call = "factory".'
+            )
         made = obj
     if not callable(made):
         what = f"calling {m.entry}" if mode == "factory" else f"entry {m.entry}"
-        raise KernelError(f"{what} gave {type(made).__name__}, which is not callable: it needs a forward "
-                          "(an nn.Module) or to be a function.")
+        raise KernelError(
+            f"{what} gave {type(made).__name__}, which is not callable: it needs a forward "
+            "(an nn.Module) or to be a function."
+        )
     import torch
 
     if isinstance(made, torch.nn.Module):
@@ -150,8 +157,9 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
         label = f"{type(made).__name__}.forward"
     else:
         label = getattr(made, "__qualname__", type(made).__name__)
-    return Target(obj, made, mode, kind, _qualname(made if mode == "factory" else obj, entries.parse(m.entry)), label,
-                  notes)
+    return Target(
+        obj, made, mode, kind, _qualname(made if mode == "factory" else obj, entries.parse(m.entry)), label, notes
+    )
 
 
 def single_bucket(spec: ModuleCompileSpec) -> dict[str, int]:
@@ -176,8 +184,10 @@ def _examples(spec: ModuleCompileSpec, bucket: dict[str, int]) -> dict[str, Any]
     except Exception as exc:  # noqa: BLE001 - the user's function may raise anything
         raise KernelError(f"the examples function {spec.module.examples} raised {user_errors.describe(exc)}") from exc
     if not isinstance(made, dict) or not all(isinstance(v, torch.Tensor) for v in made.values()):
-        raise KernelError(f"the examples function {spec.module.examples} must return {{name: tensor}}; it "
-                          f"returned {type(made).__name__}.")
+        raise KernelError(
+            f"the examples function {spec.module.examples} must return {{name: tensor}}; it "
+            f"returned {type(made).__name__}."
+        )
     return made
 
 
@@ -214,8 +224,10 @@ def _embedding_problem(target: Any, names: list[str], inputs: tuple[Any, ...]) -
                 continue
             high, low = int(tensor.max()), int(tensor.min())
             if high >= mod.num_embeddings or low < 0:
-                return (f"input '{name}' has token ids from {low} to {high}, out of range of the embedding "
-                        f"'{mod_name}' ({mod.num_embeddings} rows): use randint(0, {mod.num_embeddings}).")
+                return (
+                    f"input '{name}' has token ids from {low} to {high}, out of range of the embedding "
+                    f"'{mod_name}' ({mod.num_embeddings} rows): use randint(0, {mod.num_embeddings})."
+                )
     return None
 
 
@@ -267,16 +279,25 @@ def build(spec: ModuleCompileSpec) -> Built:
         "file_sha256": entries.file_sha256(parsed),
         "kwargs": spec.module.kwargs,
         "constants": spec.module.constants,
-        "inputs": [tensors.describe(n, tensors.parse(spec.inputs[n]), single_bucket(spec)) if n in spec.inputs
-                   else f"{n}: {str(t.dtype).replace('torch.', '')}{list(t.shape)} (examples function)"
-                   for n, t in zip(binding.inputs, inputs)],
+        "inputs": [
+            tensors.describe(n, tensors.parse(spec.inputs[n]), single_bucket(spec))
+            if n in spec.inputs
+            else f"{n}: {str(t.dtype).replace('torch.', '')}{list(t.shape)} (examples function)"
+            for n, t in zip(binding.inputs, inputs)
+        ],
         "outputs": [outs.name_of(p) for p in found.paths],
         "wrapper": src,
         "versions": _library_versions(),
     }
     hf_compat.apply(target.made, info)  # transformers 4.5x's vmap-built masks, which torch.jit.trace cannot trace
-    return Built(module, inputs, tuple(binding.inputs), tuple(outs.name_of(p) for p in found.paths), info,
-                 warnings=[*target.notes, *binding.warnings])
+    return Built(
+        module,
+        inputs,
+        tuple(binding.inputs),
+        tuple(outs.name_of(p) for p in found.paths),
+        info,
+        warnings=[*target.notes, *binding.warnings],
+    )
 
 
 def _library_versions() -> dict[str, str | None]:

@@ -140,8 +140,11 @@ def _load_file(path: Path) -> Any:
         from neffbench.usercode import errors as user_errors
 
         where = user_errors.where(exc)
-        raise EntryError(f"entry file {path} raised {type(exc).__name__} while loading"
-                         f"{f' ({where.strip()})' if where else ''}: {user_errors.message(exc)}".rstrip(".") + ".") from exc
+        raise EntryError(
+            f"entry file {path} raised {type(exc).__name__} while loading"
+            f"{f' ({where.strip()})' if where else ''}: {user_errors.message(exc)}".rstrip(".")
+            + "."
+        ) from exc
     return module
 
 
@@ -154,8 +157,9 @@ def _import(name: str) -> Any:
         raise EntryError(detail + ".") from exc
     except Exception as exc:  # noqa: BLE001 - a package may fail to import any way it likes
         first = str(exc).splitlines()[0] if str(exc) else ""
-        raise EntryError(f"module '{name}' raised {type(exc).__name__} while importing: {first}".rstrip(": ")
-                         + ".") from exc
+        raise EntryError(
+            f"module '{name}' raised {type(exc).__name__} while importing: {first}".rstrip(": ") + "."
+        ) from exc
 
 
 def resolve(text: str, paths: tuple[str, ...] = ()) -> Any:
@@ -173,8 +177,11 @@ def resolve(text: str, paths: tuple[str, ...] = ()) -> Any:
             import difflib
 
             close = difflib.get_close_matches(part, public, n=1, cutoff=0.6)
-            hint = f" Did you mean '{close[0]}'?" if close else (
-                f" It has: {', '.join(public[:12])}{', ...' if len(public) > 12 else ''}." if public else "")
+            hint = (
+                f" Did you mean '{close[0]}'?"
+                if close
+                else (f" It has: {', '.join(public[:12])}{', ...' if len(public) > 12 else ''}." if public else "")
+            )
             raise EntryError(f"'{where}' has no attribute '{part}'.{hint}")
         obj = getattr(obj, part)
         where = f"{where}:{part}" if ":" not in where else f"{where}.{part}"

@@ -22,9 +22,11 @@ from typing import Any
 
 from neffbench.kernels.module.hf_masks import masks_without_vmap, vmap_masking_utils
 
-WHY = ("transformers {version} builds attention masks with torch.vmap, which torch.jit.trace (and so "
-       "torch_neuronx.trace) cannot trace (RuntimeError: unordered_map::at); the masks were built by "
-       "broadcasting instead, as transformers 5 does, which gives the same masks")
+WHY = (
+    "transformers {version} builds attention masks with torch.vmap, which torch.jit.trace (and so "
+    "torch_neuronx.trace) cannot trace (RuntimeError: unordered_map::at); the masks were built by "
+    "broadcasting instead, as transformers 5 does, which gives the same masks"
+)
 # The attention implementations whose masks transformers 4.5x builds with torch.vmap.
 VMAP_MASKED = ("sdpa", "eager")
 
@@ -54,8 +56,11 @@ def apply(made: Any, info: dict[str, Any]) -> None:
         return
     masks_without_vmap()
     version = getattr(sys.modules.get("transformers"), "__version__", "4.x")
-    info["hf_compat"] = {"applied": "attention masks built without torch.vmap",
-                         "attn_implementation": needing, "why": WHY.format(version=version)}
+    info["hf_compat"] = {
+        "applied": "attention masks built without torch.vmap",
+        "attn_implementation": needing,
+        "why": WHY.format(version=version),
+    }
 
 
 def explain_trace_failure(text: str) -> str | None:
@@ -63,10 +68,12 @@ def explain_trace_failure(text: str) -> str | None:
     (``text``: the error with its traceback); None for any other failure."""
     if "unordered_map::at" not in text or ("masking_utils" not in text and "vmap" not in text):
         return None
-    return ("torch.jit.trace failed with unordered_map::at in transformers' attention-mask code: transformers "
-            "4.5x builds its masks with torch.vmap, which the tracer cannot follow (the model itself is fine); "
-            "build the model through the module kernel's entry (it builds the masks without vmap), call "
-            "neffbench.kernels.module.hf_masks.masks_without_vmap() before tracing, or use transformers 5.")
+    return (
+        "torch.jit.trace failed with unordered_map::at in transformers' attention-mask code: transformers "
+        "4.5x builds its masks with torch.vmap, which the tracer cannot follow (the model itself is fine); "
+        "build the model through the module kernel's entry (it builds the masks without vmap), call "
+        "neffbench.kernels.module.hf_masks.masks_without_vmap() before tracing, or use transformers 5."
+    )
 
 
 def reproduce_source(info: dict[str, Any]) -> str:
@@ -77,7 +84,9 @@ def reproduce_source(info: dict[str, Any]) -> str:
 
     from neffbench.kernels.source import module_source
 
-    return (f"\n# ---- {info['hf_compat']['why']} ----\n"
-            f"{module_source(Path(__file__).with_name('hf_masks.py'))}\n\n"
-            "import transformers.masking_utils  # noqa: E402 - loads the mask code that the next line changes\n"
-            "masks_without_vmap()\n")
+    return (
+        f"\n# ---- {info['hf_compat']['why']} ----\n"
+        f"{module_source(Path(__file__).with_name('hf_masks.py'))}\n\n"
+        "import transformers.masking_utils  # noqa: E402 - loads the mask code that the next line changes\n"
+        "masks_without_vmap()\n"
+    )

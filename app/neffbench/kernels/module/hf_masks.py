@@ -22,8 +22,12 @@ def _broadcast_for_bhqkv(mask_function: Any, bh_indices: bool = True) -> Any:
     def expanded(batch_idx: Any, head_idx: Any, q_idx: Any, kv_idx: Any) -> Any:
         if bh_indices:
             shape = (batch_idx.shape[0], head_idx.shape[0], q_idx.shape[0], kv_idx.shape[0])
-            mask = mask_function(batch_idx[:, None, None, None], head_idx[None, :, None, None],
-                                 q_idx[None, None, :, None], kv_idx[None, None, None, :])
+            mask = mask_function(
+                batch_idx[:, None, None, None],
+                head_idx[None, :, None, None],
+                q_idx[None, None, :, None],
+                kv_idx[None, None, None, :],
+            )
         else:
             shape = (q_idx.shape[0], kv_idx.shape[0])
             mask = mask_function(None, None, q_idx[:, None], kv_idx[None, :])

@@ -43,8 +43,10 @@ def _pairs(items: list[str] | None, option: str, sep: str = "=") -> dict[str, st
 class ModuleKernel(Kernel):
     name = "module"
     title = "Any PyTorch module or function"
-    summary = ("An nn.Module, a factory that builds one (a Hugging Face model from its config), or a plain "
-               "function, from a package or your own .py file; inputs bound by forward-parameter name.")
+    summary = (
+        "An nn.Module, a factory that builds one (a Hugging Face model from its config), or a plain "
+        "function, from a package or your own .py file; inputs bound by forward-parameter name."
+    )
     spec_class = ModuleCompileSpec
     gui_form = "neffbench.kernels.module.gui.form:ModuleForm"
     runs_user_code = True
@@ -115,12 +117,18 @@ class ModuleKernel(Kernel):
                 examples_sha = entries.file_sha256(entries.parse(m.examples))
             except entries.EntryError:
                 pass
-        out["module"] = {"entry": entry_key, "file_sha256": sha, "call": m.call, "dtype": m.dtype,
-                         "weights_seed": m.weights_seed,
-                         "outputs": list(m.outputs),
-                         "kwargs": entries.placeless(m.kwargs), "constants": m.constants, "examples": m.examples and Path(
-                             m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
-                         "examples_sha256": examples_sha}
+        out["module"] = {
+            "entry": entry_key,
+            "file_sha256": sha,
+            "call": m.call,
+            "dtype": m.dtype,
+            "weights_seed": m.weights_seed,
+            "outputs": list(m.outputs),
+            "kwargs": entries.placeless(m.kwargs),
+            "constants": m.constants,
+            "examples": m.examples and Path(m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
+            "examples_sha256": examples_sha,
+        }
         out["inputs"] = canonical_inputs
         out["buckets"] = {k: list(v) for k, v in spec.buckets.items()}
         return json.loads(json.dumps(out, default=str))
@@ -130,8 +138,13 @@ class ModuleKernel(Kernel):
 
         # Where imports look decides which file a name finds, and the folder the build runs in which file a
         # relative open() reads: both are part of what decides the closure.
-        return {"kernel": self.name, "module": self.neff_relevant(spec)["module"], "path": list(spec.module.path),
-                "pythonpath": os.environ.get("PYTHONPATH", ""), "cwd": os.getcwd()}
+        return {
+            "kernel": self.name,
+            "module": self.neff_relevant(spec)["module"],
+            "path": list(spec.module.path),
+            "pythonpath": os.environ.get("PYTHONPATH", ""),
+            "cwd": os.getcwd(),
+        }
 
     def anchor(self, spec: ModuleCompileSpec, base_dir: Path) -> ModuleCompileSpec:
         """Relative paths in a spec file are relative to the file: make them absolute as it is read."""
@@ -150,9 +163,12 @@ class ModuleKernel(Kernel):
             else:
                 inputs[name] = text
         module = dataclasses.replace(
-            m, entry=entries.anchored(m.entry, base_dir), kwargs=entries.anchored_values(m.kwargs, base_dir),
+            m,
+            entry=entries.anchored(m.entry, base_dir),
+            kwargs=entries.anchored_values(m.kwargs, base_dir),
             examples=entries.anchored(m.examples, base_dir) if m.examples else "",
-            path=tuple(str((base_dir / p).resolve()) if not Path(p).is_absolute() else p for p in m.path))
+            path=tuple(str((base_dir / p).resolve()) if not Path(p).is_absolute() else p for p in m.path),
+        )
         return dataclasses.replace(spec, module=module, inputs=inputs)
 
     # ---- command line --------------------------------------------------------------------------
@@ -166,25 +182,53 @@ class ModuleKernel(Kernel):
         return ModuleCompileSpec(name=name, module=ModuleSection(entry=entries.anchored(source, Path.cwd())))
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument("--input", dest="module_inputs", action="append", metavar="NAME:SPEC",
-                           help="module kernel: a tensor input by forward-parameter name, e.g. "
-                           "--input 'x:f32[{tokens},4096]' (repeat for each)")
-        group.add_argument("--kwarg", dest="module_kwargs", action="append", metavar="NAME=VALUE",
-                           help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, gelu, "
-                           "or a nested object: 'config={entry=\"transformers:GPT2Config\", kwargs={n_embd=64}}'; a "
-                           "relative file in an entry is relative to this folder)")
-        group.add_argument("--constant", dest="module_constants", action="append", metavar="NAME=VALUE",
-                           help="module kernel: a non-tensor forward argument bound by name")
-        group.add_argument("--bucket", dest="module_buckets", action="append", metavar="AXIS=V1,V2,...",
-                           help="module kernel: the values of a {axis}; one NEFF per combination")
+        group.add_argument(
+            "--input",
+            dest="module_inputs",
+            action="append",
+            metavar="NAME:SPEC",
+            help="module kernel: a tensor input by forward-parameter name, e.g. "
+            "--input 'x:f32[{tokens},4096]' (repeat for each)",
+        )
+        group.add_argument(
+            "--kwarg",
+            dest="module_kwargs",
+            action="append",
+            metavar="NAME=VALUE",
+            help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, gelu, "
+            "or a nested object: 'config={entry=\"transformers:GPT2Config\", kwargs={n_embd=64}}'; a "
+            "relative file in an entry is relative to this folder)",
+        )
+        group.add_argument(
+            "--constant",
+            dest="module_constants",
+            action="append",
+            metavar="NAME=VALUE",
+            help="module kernel: a non-tensor forward argument bound by name",
+        )
+        group.add_argument(
+            "--bucket",
+            dest="module_buckets",
+            action="append",
+            metavar="AXIS=V1,V2,...",
+            help="module kernel: the values of a {axis}; one NEFF per combination",
+        )
 
     def apply_cli_options(self, spec: Any, args: argparse.Namespace) -> Any:
-        given = [getattr(args, d, None) for d in ("module_inputs", "module_kwargs", "module_constants",
-                                                  "module_buckets")]
+        given = [
+            getattr(args, d, None) for d in ("module_inputs", "module_kwargs", "module_constants", "module_buckets")
+        ]
         if not isinstance(spec, ModuleCompileSpec):
             if any(given):
-                raise SpecError([Problem("--input", f"--input, --kwarg, --constant and --bucket are for module "
-                                                    f"specs; this is a {spec.kernel} spec.")])
+                raise SpecError(
+                    [
+                        Problem(
+                            "--input",
+                            f"--input, --kwarg, --constant and --bucket are for module "
+                            f"specs; this is a {spec.kernel} spec.",
+                        )
+                    ]
+                )
             return spec
         inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
         typed = {k: entries.anchored_values(_value(v), Path.cwd()) for k, v in _pairs(given[1], "--kwarg").items()}
@@ -195,8 +239,13 @@ class ModuleKernel(Kernel):
             try:
                 buckets[axis] = tuple(int(v) for v in values.split(",") if v.strip())
             except ValueError:
-                raise SpecError([Problem("--bucket", f"--bucket {axis}={values}: values must be whole numbers "
-                                                     "separated by commas.")]) from None
+                raise SpecError(
+                    [
+                        Problem(
+                            "--bucket", f"--bucket {axis}={values}: values must be whole numbers separated by commas."
+                        )
+                    ]
+                ) from None
         module = dataclasses.replace(spec.module, kwargs=kwargs, constants=constants)
         return dataclasses.replace(spec, inputs=inputs, buckets=buckets, module=module)
 

@@ -29,8 +29,11 @@ def _named_params(obj: Any) -> tuple[set[str], bool] | None:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return None
-    named = {p.name for p in sig.parameters.values()
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"}
+    named = {
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"
+    }
     return named, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
 
 
@@ -110,12 +113,16 @@ def check(obj: Any, kwargs: dict[str, Any]) -> Findings:
         if stored is False or stored is None:
             continue  # honoured (it changed the object), or nothing certain to say
         if close:
-            out.errors.append(f"'{key}' is not something {label} knows: making it with '{key}' only keeps the value "
-                              f"as an attribute of that name, which nothing of {label} reads, so it would be "
-                              f"ignored. Did you mean '{close[0]}'?")
+            out.errors.append(
+                f"'{key}' is not something {label} knows: making it with '{key}' only keeps the value "
+                f"as an attribute of that name, which nothing of {label} reads, so it would be "
+                f"ignored. Did you mean '{close[0]}'?"
+            )
         else:
-            out.warnings.append(f"'{key}' is kept by {label} as an attribute but is not one of its own fields: it "
-                                "matters only if your code reads it")
+            out.warnings.append(
+                f"'{key}' is kept by {label} as an attribute but is not one of its own fields: it "
+                "matters only if your code reads it"
+            )
     return out
 
 
@@ -146,8 +153,9 @@ def unknown_keys(obj: Any, keys: list[str] | dict[str, Any]) -> list[str]:
     return check(obj, kwargs).errors
 
 
-def problems(obj: Any, kwargs: dict[str, Any], paths: tuple[str, ...], where: str = "module.kwargs") -> list[
-        tuple[str, str, str]]:
+def problems(
+    obj: Any, kwargs: dict[str, Any], paths: tuple[str, ...], where: str = "module.kwargs"
+) -> list[tuple[str, str, str]]:
     """(severity, field, sentence) for every key of ``kwargs`` (and of the nested tables with an ``entry``) that
     its callable would not honour: what the form shows after a Resolve. Resolves nested entries (runs user
     code); the values are the raw ones of the spec (a nested table stays a table)."""

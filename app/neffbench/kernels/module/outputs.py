@@ -54,8 +54,10 @@ def collect(value: Any, path: Path, out: Leaves) -> None:
         return
     name = name_of(path)
     if value is None:
-        out.errors.append(f"{name} is None: a traced graph returns tensors only (pick the outputs you need "
-                          "with [module] outputs, or pass a constant that turns this output off).")
+        out.errors.append(
+            f"{name} is None: a traced graph returns tensors only (pick the outputs you need "
+            "with [module] outputs, or pass a constant that turns this output off)."
+        )
     elif _is_mapping(value):
         for key, item in value.items():
             collect(item, (*path, key), out)
@@ -63,11 +65,13 @@ def collect(value: Any, path: Path, out: Leaves) -> None:
         for i, item in enumerate(value):
             collect(item, (*path, i), out)
     elif "Cache" in type(value).__name__:
-        out.errors.append(f"{name} is {_describe(value)}: pass use_cache=False as a constant "
-                          "([module.constants] use_cache = false).")
+        out.errors.append(
+            f"{name} is {_describe(value)}: pass use_cache=False as a constant ([module.constants] use_cache = false)."
+        )
     elif isinstance(value, (bool, int, float, complex, str)):
-        out.errors.append(f"{name} is {_describe(value)} ({value!r}), not a tensor: a traced graph returns "
-                          "tensors only.")
+        out.errors.append(
+            f"{name} is {_describe(value)} ({value!r}), not a tensor: a traced graph returns tensors only."
+        )
     else:
         out.errors.append(f"{name} is {_describe(value)}, not a tensor: a traced graph returns tensors only.")
 
@@ -77,14 +81,17 @@ def _pick(raw: Any, key: str) -> tuple[Path, Any]:
     if _is_mapping(raw):
         if key in raw:
             return (key,), raw[key]
-        raise KeyError(f"outputs names '{key}', which the module does not return (it returns: "
-                       f"{', '.join(map(str, raw.keys()))}).")
+        raise KeyError(
+            f"outputs names '{key}', which the module does not return (it returns: {', '.join(map(str, raw.keys()))})."
+        )
     if isinstance(raw, (tuple, list)):
         try:
             index = int(key)
         except ValueError:
-            raise KeyError(f"outputs names '{key}', but the module returns a {type(raw).__name__} of "
-                           f"{len(raw)}: pick by index (0..{len(raw) - 1}).") from None
+            raise KeyError(
+                f"outputs names '{key}', but the module returns a {type(raw).__name__} of "
+                f"{len(raw)}: pick by index (0..{len(raw) - 1})."
+            ) from None
         if not -len(raw) <= index < len(raw):
             raise KeyError(f"outputs names index {index}, but the module returns {len(raw)} output(s).")
         return (index,), raw[index]

@@ -36,8 +36,9 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
     problems: list[Problem] = []
     m = spec.module
     if not m.entry.strip():
-        problems.append(_error("module.entry", "Set the entry to compile: 'package.module:attr' or "
-                                               "'path/to/file.py:attr'."))
+        problems.append(
+            _error("module.entry", "Set the entry to compile: 'package.module:attr' or 'path/to/file.py:attr'.")
+        )
     else:
         _check_entry("module.entry", m.entry, problems)
     if m.examples:
@@ -46,8 +47,13 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
         if not Path(folder).is_dir():
             problems.append(_error("module.path", f"Import path folder {folder} does not exist."))
     if not spec.inputs and not m.examples:
-        problems.append(_error("inputs", "No inputs: give one tensor spec per forward parameter under [inputs] "
-                                         "(such as x = \"f32[{tokens},64]\"), or an examples function."))
+        problems.append(
+            _error(
+                "inputs",
+                "No inputs: give one tensor spec per forward parameter under [inputs] "
+                '(such as x = "f32[{tokens},64]"), or an examples function.',
+            )
+        )
     used_axes: set[str] = set()
     for name, text in spec.inputs.items():
         where = f"inputs.{name}"
@@ -62,14 +68,14 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
             used_axes.add(axis)
             if axis not in spec.buckets:
                 have = ", ".join(spec.buckets) or "none"
-                problems.append(_error(where, f"Input '{name}' uses {{{axis}}}, which is not a [buckets] axis "
-                                              f"(axes: {have})."))
+                problems.append(
+                    _error(where, f"Input '{name}' uses {{{axis}}}, which is not a [buckets] axis (axes: {have}).")
+                )
         if parsed.init.kind == "file" and not Path(parsed.init.args[0]).is_file():
             problems.append(_error(where, f"Input '{name}' reads {parsed.init.args[0]}, which does not exist."))
     for name in spec.module.constants:
         if name in spec.inputs:
-            problems.append(_error(f"module.constants.{name}", f"'{name}' is both an input and a constant; "
-                                                                "keep one."))
+            problems.append(_error(f"module.constants.{name}", f"'{name}' is both an input and a constant; keep one."))
     _check_sizes(spec, problems)
     combos = 1
     for axis, values in spec.buckets.items():
@@ -87,16 +93,30 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
             seen.add(v)
         combos *= max(len(values), 1)
         if axis not in used_axes and not m.examples:
-            problems.append(_warning(where, f"Bucket axis '{axis}' is used by no input, so its buckets compile "
-                                            "the same NEFF."))
+            problems.append(
+                _warning(where, f"Bucket axis '{axis}' is used by no input, so its buckets compile the same NEFF.")
+            )
     if combos > MAX_BUCKETS:
-        problems.append(_error("buckets", f"The buckets make {combos} combinations, more than {MAX_BUCKETS}; "
-                                          "each one is a compile."))
+        problems.append(
+            _error(
+                "buckets", f"The buckets make {combos} combinations, more than {MAX_BUCKETS}; each one is a compile."
+            )
+        )
     return problems
 
 
-_ITEM_BYTES = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "bfloat16": 2, "float16": 2, "int16": 2,
-               "int8": 1, "uint8": 1, "bool": 1}
+_ITEM_BYTES = {
+    "float64": 8,
+    "int64": 8,
+    "float32": 4,
+    "int32": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "int16": 2,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+}
 
 
 def _check_sizes(spec: ModuleCompileSpec, problems: list[Problem]) -> None:
@@ -118,11 +138,21 @@ def _check_sizes(spec: ModuleCompileSpec, problems: list[Problem]) -> None:
         sizes[name] = math.prod(shape) * _ITEM_BYTES.get(parsed.dtype, 4)
     for name, size in sizes.items():
         if size > total:
-            problems.append(_error(f"inputs.{name}", f"Input '{name}' needs {gib(size)} at the largest bucket "
-                                                     f"({_bucket_text(largest)}); this machine has {gib(total)}."))
+            problems.append(
+                _error(
+                    f"inputs.{name}",
+                    f"Input '{name}' needs {gib(size)} at the largest bucket "
+                    f"({_bucket_text(largest)}); this machine has {gib(total)}.",
+                )
+            )
     if all(size <= total for size in sizes.values()) and sum(sizes.values()) > total:
-        problems.append(_error("inputs", f"The inputs need {gib(sum(sizes.values()))} together at the largest "
-                                         f"bucket ({_bucket_text(largest)}); this machine has {gib(total)}."))
+        problems.append(
+            _error(
+                "inputs",
+                f"The inputs need {gib(sum(sizes.values()))} together at the largest "
+                f"bucket ({_bucket_text(largest)}); this machine has {gib(total)}.",
+            )
+        )
 
 
 def _bucket_text(bucket: dict[str, int]) -> str:

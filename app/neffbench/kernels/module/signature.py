@@ -99,9 +99,13 @@ def describe_params(func: Any, *, skip_self: bool = False) -> list[dict[str, Any
         ann = hints.get(p.name, p.annotation)
         if p.kind is p.VAR_KEYWORD:
             ann = inspect.Parameter.empty  # **kwargs: Unpack[TypedDict] says nothing a form can use
-        entry = {"name": p.name, "kind": _KINDS[p.kind], "annotation": _annotation_text(ann),
-                 "has_default": p.default is not inspect.Parameter.empty,
-                 "default": None if p.default is inspect.Parameter.empty else _plain(p.default)}
+        entry = {
+            "name": p.name,
+            "kind": _KINDS[p.kind],
+            "annotation": _annotation_text(ann),
+            "has_default": p.default is not inspect.Parameter.empty,
+            "default": None if p.default is inspect.Parameter.empty else _plain(p.default),
+        }
         entry.update(widget_for(ann, p.default))
         out.append(entry)
     return out

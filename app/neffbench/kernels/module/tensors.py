@@ -13,26 +13,63 @@ if TYPE_CHECKING:  # torch stays out of the GUI process: it is imported inside b
     import torch
 
 DTYPE_ALIASES: dict[str, str] = {
-    "f32": "float32", "float32": "float32", "bf16": "bfloat16", "bfloat16": "bfloat16",
-    "f16": "float16", "float16": "float16", "f64": "float64", "float64": "float64",
-    "i64": "int64", "int64": "int64", "i32": "int32", "int32": "int32",
-    "i16": "int16", "int16": "int16", "i8": "int8", "int8": "int8",
-    "u8": "uint8", "uint8": "uint8", "bool": "bool",
+    "f32": "float32",
+    "float32": "float32",
+    "bf16": "bfloat16",
+    "bfloat16": "bfloat16",
+    "f16": "float16",
+    "float16": "float16",
+    "f64": "float64",
+    "float64": "float64",
+    "i64": "int64",
+    "int64": "int64",
+    "i32": "int32",
+    "int32": "int32",
+    "i16": "int16",
+    "int16": "int16",
+    "i8": "int8",
+    "int8": "int8",
+    "u8": "uint8",
+    "uint8": "uint8",
+    "bool": "bool",
 }
 FLOAT_DTYPES = frozenset({"float32", "bfloat16", "float16", "float64"})
 INT_DTYPES = frozenset({"int64", "int32", "int16", "int8", "uint8"})
 
 # Inclusive value ranges; bool counts as the integers 0 and 1 so randint and full share one check.
-_VALUE_RANGES = {"int64": (-2**63, 2**63 - 1), "int32": (-2**31, 2**31 - 1), "int16": (-2**15, 2**15 - 1),
-                 "int8": (-128, 127), "uint8": (0, 255), "bool": (0, 1)}
-_FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
-                 "float64": 1.7976931348623157e308}
-_INIT_FORMS = {"randn": "randn", "rand": "rand(lo, hi)", "randint": "randint(lo, hi)", "ones": "ones",
-               "zeros": "zeros", "full": "full(v)", "arange": "arange", "file": 'file("x.npy")'}
+_VALUE_RANGES = {
+    "int64": (-(2**63), 2**63 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "bool": (0, 1),
+}
+_FLOAT_LIMITS = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+}
+_INIT_FORMS = {
+    "randn": "randn",
+    "rand": "rand(lo, hi)",
+    "randint": "randint(lo, hi)",
+    "ones": "ones",
+    "zeros": "zeros",
+    "full": "full(v)",
+    "arange": "arange",
+    "file": 'file("x.npy")',
+}
 _FLOAT_KINDS = ("randn", "rand", "ones", "zeros", "full", "arange", "file")
 _INTEGER_KINDS = ("randint", "ones", "zeros", "full", "arange", "file")  # int and bool dtypes
-_ARG_HINTS = {**dict.fromkeys(("randn", "ones", "zeros", "arange"), "no arguments"), "rand": "two numbers",
-              "randint": "two whole numbers", "full": "one number", "file": "a quoted path"}
+_ARG_HINTS = {
+    **dict.fromkeys(("randn", "ones", "zeros", "arange"), "no arguments"),
+    "rand": "two numbers",
+    "randint": "two whole numbers",
+    "full": "one number",
+    "file": "a quoted path",
+}
 
 _SPEC_RE = re.compile(r"\s*([^\[\s]*)\s*\[([^\]]*)\]\s*(.*?)\s*", re.DOTALL)
 _INIT_RE = re.compile(r"([A-Za-z_]\w*)\s*(?:\((.*)\))?", re.DOTALL)
@@ -69,12 +106,13 @@ class TensorSpec:
                 continue
             if dim not in bucket:
                 known = ", ".join(bucket) if bucket else "no axes"
-                raise TensorSpecError(f"axis '{dim}' in \"{self.format()}\" is not in the bucket, "
-                                      f"which has {known}")
+                raise TensorSpecError(f"axis '{dim}' in \"{self.format()}\" is not in the bucket, which has {known}")
             size = bucket[dim]
             if isinstance(size, bool) or not hasattr(size, "__index__") or size < 1:  # numpy ints are fine
-                raise TensorSpecError(f"axis '{dim}' in \"{self.format()}\" has bucket size {size!r}; "
-                                      "expected a whole number of at least 1")
+                raise TensorSpecError(
+                    f"axis '{dim}' in \"{self.format()}\" has bucket size {size!r}; "
+                    "expected a whole number of at least 1"
+                )
             sizes.append(int(size))
         return tuple(sizes)
 
@@ -94,12 +132,14 @@ def parse(text: str) -> TensorSpec:
     quoted = text.strip()
     match = _SPEC_RE.fullmatch(text)
     if match is None:
-        raise TensorSpecError(f"\"{quoted}\" is not a tensor spec; expected dtype[dims] init, "
-                              "such as \"f32[2,{seq}] randn\"")
+        raise TensorSpecError(
+            f'"{quoted}" is not a tensor spec; expected dtype[dims] init, such as "f32[2,{{seq}}] randn"'
+        )
     dtype_text, dims_text, init_text = match.groups()
     if dtype_text not in DTYPE_ALIASES:
-        raise TensorSpecError(f"unknown dtype '{dtype_text}' in \"{quoted}\"; expected one of "
-                              + ", ".join(DTYPE_ALIASES))
+        raise TensorSpecError(
+            f"unknown dtype '{dtype_text}' in \"{quoted}\"; expected one of " + ", ".join(DTYPE_ALIASES)
+        )
     dtype = DTYPE_ALIASES[dtype_text]
     dims = () if not dims_text.strip() else tuple(_parse_dim(d.strip(), quoted) for d in dims_text.split(","))
     if not init_text:
@@ -127,8 +167,9 @@ def _parse_init(init_text: str, dtype: str, quoted: str) -> Init:
         raise TensorSpecError(f"{where} has malformed arguments; expected {_INIT_FORMS[kind]} with {_ARG_HINTS[kind]}")
     allowed = _FLOAT_KINDS if dtype in FLOAT_DTYPES else _INTEGER_KINDS
     if kind not in allowed:
-        raise TensorSpecError(f"{where} does not fit {dtype}; expected one of "
-                              + ", ".join(_INIT_FORMS[k] for k in allowed))
+        raise TensorSpecError(
+            f"{where} does not fit {dtype}; expected one of " + ", ".join(_INIT_FORMS[k] for k in allowed)
+        )
     if kind in ("rand", "randint") and not args[0] < args[1]:
         raise TensorSpecError(f"{where} needs lo less than hi")
     if dtype in FLOAT_DTYPES and kind in ("rand", "full"):
@@ -201,8 +242,9 @@ def describe(name: str, spec: TensorSpec, bucket: Mapping[str, int]) -> str:
     return f"{name}: {spec.dtype}[{dims}] {_format_init(spec.init)}"
 
 
-def build(spec: TensorSpec, bucket: Mapping[str, int], generator: torch.Generator,
-          base_dir: Path | None = None) -> torch.Tensor:
+def build(
+    spec: TensorSpec, bucket: Mapping[str, int], generator: torch.Generator, base_dir: Path | None = None
+) -> torch.Tensor:
     import torch
 
     shape = spec.shape(bucket)
@@ -238,17 +280,17 @@ def _load_file(spec: TensorSpec, shape: tuple[int, ...], base_dir: Path | None) 
         path = Path(base_dir) / path
     text = spec.format()
     if not path.is_file():
-        raise TensorSpecError(f"file \"{path}\" for \"{text}\" does not exist")
+        raise TensorSpecError(f'file "{path}" for "{text}" does not exist')
     try:
         array = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as error:
-        raise TensorSpecError(f"file \"{path}\" for \"{text}\" is not a readable .npy array ({error})") from None
+        raise TensorSpecError(f'file "{path}" for "{text}" is not a readable .npy array ({error})') from None
     if tuple(array.shape) != shape:
-        raise TensorSpecError(f"file \"{path}\" for \"{text}\" has shape {tuple(array.shape)}; expected {shape}")
+        raise TensorSpecError(f'file "{path}" for "{text}" has shape {tuple(array.shape)}; expected {shape}')
     # numpy has no bfloat16, so bfloat16 inputs are stored as float32 and rounded here.
     wanted = "float32" if spec.dtype == "bfloat16" else spec.dtype
     if array.dtype.name != wanted:
         note = " (numpy has no bfloat16)" if spec.dtype == "bfloat16" else ""
-        raise TensorSpecError(f"file \"{path}\" for \"{text}\" holds {array.dtype.name}; expected {wanted}{note}")
+        raise TensorSpecError(f'file "{path}" for "{text}" holds {array.dtype.name}; expected {wanted}{note}')
     # from_numpy needs native byte order and a C-contiguous buffer (a saved array may have neither).
     return torch.from_numpy(array.astype(array.dtype.newbyteorder("="), order="C", copy=False))

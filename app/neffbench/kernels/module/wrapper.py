@@ -13,8 +13,9 @@ from neffbench.kernels.module.outputs import Path, access, name_of
 CLASS_NAME = "NeffbenchWrapper"
 
 
-def source(inputs: list[str], positional_only: set[str], constants: dict[str, Any], leaves: list[Path],
-           label: str) -> str:
+def source(
+    inputs: list[str], positional_only: set[str], constants: dict[str, Any], leaves: list[Path], label: str
+) -> str:
     """The wrapper class's source. ``inputs`` are the forward parameters that take tensors, in order."""
     args = [name for name in inputs if name in positional_only]
     args += [f"{name}={name}" for name in inputs if name not in positional_only]

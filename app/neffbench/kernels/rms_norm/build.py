@@ -17,8 +17,9 @@ WEIGHT_SEED = 0
 # ---- pasted into reproduce.py as they are: torch only, plain arguments -------------------------
 
 
-def rms_norm_forward(x: torch.Tensor, weight: torch.Tensor, eps: float,
-                     residual: torch.Tensor | None = None) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+def rms_norm_forward(
+    x: torch.Tensor, weight: torch.Tensor, eps: float, residual: torch.Tensor | None = None
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """vLLM ``RMSNorm.forward_static`` (vllm/model_executor/layers/layernorm.py; ``forward_native`` in
     older releases, same casts) without the variance_size_override branch: x (+ residual) in float32,
     normalised, cast back, times weight.
@@ -52,8 +53,9 @@ class RmsNormModule(nn.Module):
         self.eps = float(eps)
         self.register_buffer("weight", weight)  # None: the weight comes as an argument
 
-    def forward(self, x: torch.Tensor, residual: torch.Tensor | None = None,
-                weight: torch.Tensor | None = None) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, residual: torch.Tensor | None = None, weight: torch.Tensor | None = None
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         return rms_norm_forward(x, self.weight if weight is None else weight, self.eps, residual)
 
 
@@ -72,8 +74,15 @@ def make_weight(hidden_size: int, dtype: torch.dtype, init: str, generator: torc
     return (1.0 + 0.2 * torch.randn(hidden_size, generator=generator, dtype=torch.float32)).to(dtype)
 
 
-def make_inputs(num_tokens: int, hidden_size: int, dtype: torch.dtype, with_residual: bool, weight_input: bool,
-                weight_init: str, seed: int) -> tuple[torch.Tensor, ...]:
+def make_inputs(
+    num_tokens: int,
+    hidden_size: int,
+    dtype: torch.dtype,
+    with_residual: bool,
+    weight_input: bool,
+    weight_init: str,
+    seed: int,
+) -> tuple[torch.Tensor, ...]:
     """Seeded inputs in the module's argument order: x, [residual], [weight]."""
     generator = torch.Generator().manual_seed(seed)
     out = [torch.randn(num_tokens, hidden_size, generator=generator, dtype=torch.float32).to(dtype)]
@@ -84,8 +93,9 @@ def make_inputs(num_tokens: int, hidden_size: int, dtype: torch.dtype, with_resi
     return tuple(out)
 
 
-def make_module(eps: float, hidden_size: int, dtype: torch.dtype, with_residual: bool, weight_input: bool,
-                weight_init: str) -> RmsNormModule:
+def make_module(
+    eps: float, hidden_size: int, dtype: torch.dtype, with_residual: bool, weight_input: bool, weight_init: str
+) -> RmsNormModule:
     """The module variant whose positional arguments match ``make_inputs``."""
     if weight_input:
         return RmsNormModule(eps) if with_residual else RmsNormWeightInputModule(eps)
@@ -99,16 +109,24 @@ def make_module(eps: float, hidden_size: int, dtype: torch.dtype, with_residual:
 def build_module(spec: CompileSpec) -> RmsNormModule:
     """The traceable module for a spec; with ``weight_mode = "buffer"`` it holds the weight."""
     n = spec.norm
-    return make_module(n.eps, n.hidden_size, TORCH_DTYPES[spec.inputs.dtype], n.with_residual,
-                       n.weight_mode == "input", n.weight_init)
+    return make_module(
+        n.eps, n.hidden_size, TORCH_DTYPES[spec.inputs.dtype], n.with_residual, n.weight_mode == "input", n.weight_init
+    )
 
 
 def example_inputs(spec: CompileSpec, num_tokens: int | None = None) -> tuple[torch.Tensor, ...]:
     """Seeded inputs for a bucket (default: the spec's first) in the module's argument order."""
     n = spec.norm
     tokens = spec.inputs.num_tokens[0] if num_tokens is None else num_tokens
-    return make_inputs(tokens, n.hidden_size, TORCH_DTYPES[spec.inputs.dtype], n.with_residual,
-                       n.weight_mode == "input", n.weight_init, spec.inputs.seed)
+    return make_inputs(
+        tokens,
+        n.hidden_size,
+        TORCH_DTYPES[spec.inputs.dtype],
+        n.with_residual,
+        n.weight_mode == "input",
+        n.weight_init,
+        spec.inputs.seed,
+    )
 
 
 def io_signature(spec: CompileSpec, num_tokens: int | None = None) -> tuple[list[TensorSig], list[TensorSig]]:
@@ -122,5 +140,7 @@ def io_signature(spec: CompileSpec, num_tokens: int | None = None) -> tuple[list
         outs.append(("residual", dt, (tokens, h)))
     if spec.norm.weight_mode == "input":
         ins.append(("weight", dt, (h,)))
-    return ([TensorSig(f"input{i}", *t) for i, t in enumerate(ins)],
-            [TensorSig(f"output{i}", *t) for i, t in enumerate(outs)])
+    return (
+        [TensorSig(f"input{i}", *t) for i, t in enumerate(ins)],
+        [TensorSig(f"output{i}", *t) for i, t in enumerate(outs)],
+    )

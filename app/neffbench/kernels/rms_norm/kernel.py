@@ -14,8 +14,10 @@ from neffbench.kernels.token import TokenKernel
 class RmsNormKernel(TokenKernel):
     name = "rms_norm"
     title = "RMSNorm (vLLM)"
-    summary = ("vLLM's RMSNorm.forward_static: x * rsqrt(mean(x^2) + eps) * weight in float32, optionally with "
-               "the fused residual add; the weight inlined or as an input.")
+    summary = (
+        "vLLM's RMSNorm.forward_static: x * rsqrt(mean(x^2) + eps) * weight in float32, optionally with "
+        "the fused residual add; the weight inlined or as an input."
+    )
     preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = RmsNormCompileSpec
     section_titles = {"norm": "RMSNorm"}
@@ -44,11 +46,20 @@ class RmsNormKernel(TokenKernel):
 
         ins, outs = self.io_signature(spec)
         n = spec.norm
-        return Built(build_module(spec).eval(), example_inputs(spec), tuple(t.role for t in ins),
-                     tuple(t.role for t in outs),
-                     info={"op": "vllm RMSNorm.forward_static", "hidden_size": n.hidden_size, "eps": n.eps,
-                           "with_residual": n.with_residual, "weight_mode": n.weight_mode,
-                           "weight_init": n.weight_init})
+        return Built(
+            build_module(spec).eval(),
+            example_inputs(spec),
+            tuple(t.role for t in ins),
+            tuple(t.role for t in outs),
+            info={
+                "op": "vllm RMSNorm.forward_static",
+                "hidden_size": n.hidden_size,
+                "eps": n.eps,
+                "with_residual": n.with_residual,
+                "weight_mode": n.weight_mode,
+                "weight_init": n.weight_init,
+            },
+        )
 
     def example_inputs(self, spec: RmsNormCompileSpec) -> tuple[Any, ...]:
         from neffbench.kernels.rms_norm.build import example_inputs

@@ -19,8 +19,9 @@ from neffbench.kernels.token_preview import float64_error, preview_tokens, same_
 # Machine epsilon: the dtype's cost reads in these units (rounding once costs at most half of one).
 
 
-def reference(x: torch.Tensor, residual: torch.Tensor | None, weight: torch.Tensor,
-              eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def reference(
+    x: torch.Tensor, residual: torch.Tensor | None, weight: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(out, x + residual, per-row RMS) in float64 throughout: what the dtype costs is measured against it."""
     h = x.double() if residual is None else x.double() + residual.double()
     rms = torch.linalg.vector_norm(h, dim=-1, keepdim=True) / math.sqrt(h.shape[-1])
@@ -61,14 +62,25 @@ def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
     ends = [0, max(tokens - 1, 1)]
     what = "x + residual" if n.with_residual else "x"
     rms = Plot(
-        "RMS per token", "curve", "token", "RMS",
-        [Series(f"before ({what})", idx, rms_before.numpy()),
-         Series("after (out)", idx, (torch.linalg.vector_norm(out32, dim=-1) / math.sqrt(n.hidden_size)).numpy()),
-         Series("weight RMS (expected after)", ends, [weight_rms, weight_rms], "reference")],
-        note=note + "Every row comes out with about the weight's RMS, whatever its RMS going in.")
+        "RMS per token",
+        "curve",
+        "token",
+        "RMS",
+        [
+            Series(f"before ({what})", idx, rms_before.numpy()),
+            Series("after (out)", idx, (torch.linalg.vector_norm(out32, dim=-1) / math.sqrt(n.hidden_size)).numpy()),
+            Series("weight RMS (expected after)", ends, [weight_rms, weight_rms], "reference"),
+        ],
+        note=note + "Every row comes out with about the weight's RMS, whatever its RMS going in.",
+    )
     hist = Plot(
-        "Values", "histogram", "value", "count", same_bins([(f"input ({what})", h), ("output", out32)]),
-        note="The output is each input row rescaled to RMS 1 and multiplied by the weight; both on the same bins.")
+        "Values",
+        "histogram",
+        "value",
+        "count",
+        same_bins([(f"input ({what})", h), ("output", out32)]),
+        note="The output is each input row rescaled to RMS 1 and multiplied by the weight; both on the same bins.",
+    )
     badges["weight RMS"] = f"{weight_rms:.4g}"
     verdicts["weight RMS"] = None
     if res_out is not None:

@@ -8,8 +8,14 @@ from neffbench.kernels.rms_norm import build
 from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
 
 # What the script needs of build.py, in definition order; each is torch-only with plain arguments.
-_PASTED = (build.rms_norm_forward, build.RmsNormModule, build.RmsNormWeightInputModule, build.make_weight,
-           build.make_inputs, build.make_module)
+_PASTED = (
+    build.rms_norm_forward,
+    build.RmsNormModule,
+    build.RmsNormWeightInputModule,
+    build.make_weight,
+    build.make_inputs,
+    build.make_module,
+)
 
 
 def kernel_code() -> str:

@@ -30,17 +30,27 @@ def validate(spec: RmsNormCompileSpec) -> list[Problem]:
     elif n.hidden_size > MAX_HIDDEN:
         problems.append(_error("norm.hidden_size", f"Hidden size must be at most {MAX_HIDDEN}; got {n.hidden_size}."))
     if not n.eps > 0:  # also catches NaN
-        problems.append(_error("norm.eps", f"Epsilon must be greater than 0, or a row of zeros divides by zero; "
-                                           f"got {n.eps:g}."))
+        problems.append(
+            _error("norm.eps", f"Epsilon must be greater than 0, or a row of zeros divides by zero; got {n.eps:g}.")
+        )
     elif n.eps > LARGE_EPS:
-        problems.append(_warning("norm.eps", f"Epsilon {n.eps:g} is far above the 1e-5 or 1e-6 models use, and it "
-                                             "shrinks every row whose mean square is small."))
+        problems.append(
+            _warning(
+                "norm.eps",
+                f"Epsilon {n.eps:g} is far above the 1e-5 or 1e-6 models use, and it "
+                "shrinks every row whose mean square is small.",
+            )
+        )
     if n.weight_mode == "buffer" and n.weight_init == "ones":
-        problems.append(_warning("norm.weight_init", "A weight of ones inlined into the NEFF lets the compiler fold "
-                                                     "the multiply away, so the NEFF may not time it; use random "
-                                                     "values or pass the weight as an input."))
+        problems.append(
+            _warning(
+                "norm.weight_init",
+                "A weight of ones inlined into the NEFF lets the compiler fold "
+                "the multiply away, so the NEFF may not time it; use random "
+                "values or pass the weight as an input.",
+            )
+        )
     valid = token.check(spec.inputs.num_tokens, problems, max_tokens=MAX_TOKENS)
     if valid and n.hidden_size >= 1:
-        token.warn_if_large(max(valid) * n.hidden_size * (2 if n.with_residual else 1), spec.inputs.dtype,
-                                    problems)
+        token.warn_if_large(max(valid) * n.hidden_size * (2 if n.with_residual else 1), spec.inputs.dtype, problems)
     return problems

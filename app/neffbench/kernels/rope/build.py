@@ -37,8 +37,13 @@ def build_module(spec: CompileSpec, cache: torch.Tensor | None = None) -> RopeMo
     m = spec.model
     if spec.rope.cache_mode == "buffer" and cache is None:
         cache = build_cache(spec)
-    return RopeModule(m.head_size, m.effective_rotary_dim, m.is_neox_style, with_key=m.with_key,
-                      cache=cache if spec.rope.cache_mode == "buffer" else None)
+    return RopeModule(
+        m.head_size,
+        m.effective_rotary_dim,
+        m.is_neox_style,
+        with_key=m.with_key,
+        cache=cache if spec.rope.cache_mode == "buffer" else None,
+    )
 
 
 def make_positions(spec: CompileSpec, num_tokens: int, generator: torch.Generator) -> torch.Tensor:
@@ -81,5 +86,7 @@ def io_signature(spec: CompileSpec, num_tokens: int | None = None) -> tuple[list
         outs.append(("key", dt, (n, m.num_heads_k * m.head_size)))
     if spec.rope.cache_mode == "input":
         ins.append(("cos_sin_cache", spec.rope.cache_dtype, (spec.rope.max_pos, m.effective_rotary_dim)))
-    return ([TensorSig(f"input{i}", *t) for i, t in enumerate(ins)],
-            [TensorSig(f"output{i}", *t) for i, t in enumerate(outs)])
+    return (
+        [TensorSig(f"input{i}", *t) for i, t in enumerate(ins)],
+        [TensorSig(f"output{i}", *t) for i, t in enumerate(outs)],
+    )

@@ -14,8 +14,10 @@ from neffbench.kernels.token import DTYPE_BYTES, TokenKernel
 class RopeKernel(TokenKernel):
     name = "rope"
     title = "RoPE (vLLM rotary embedding)"
-    summary = ("vLLM's RotaryEmbedding.forward: NeoX or GPT-J pairing, partial rotary, GQA, optional key, "
-               "linear/dynamic/llama3/yarn scaling; the cos/sin table as an input or inlined.")
+    summary = (
+        "vLLM's RotaryEmbedding.forward: NeoX or GPT-J pairing, partial rotary, GQA, optional key, "
+        "linear/dynamic/llama3/yarn scaling; the cos/sin table as an input or inlined."
+    )
     preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = RopeCompileSpec
     gui_preview = "neffbench.kernels.rope.gui.panel:PreviewPanel"
@@ -49,8 +51,11 @@ class RopeKernel(TokenKernel):
         q = model.get("num_heads_q", ModelSpec.num_heads_q)
         k = model.get("num_heads_k", ModelSpec.num_heads_k)
         rope_type = rope.get("rope_type", RopeSpec.rope_type)
-        scaling = "no scaling" if rope_type == "default" else (
-            f"{rope_type} scaling (factor {rope.get('factor', RopeSpec.factor):g})")
+        scaling = (
+            "no scaling"
+            if rope_type == "default"
+            else (f"{rope_type} scaling (factor {rope.get('factor', RopeSpec.factor):g})")
+        )
         return f"{rope.get('max_pos', RopeSpec.max_pos)} positions, {q}/{k} heads, {scaling}"
 
     def io_signature(self, spec: RopeCompileSpec) -> tuple[list[TensorSig], list[TensorSig]]:
@@ -63,8 +68,11 @@ class RopeKernel(TokenKernel):
         m, tokens = spec.model, max(spec.inputs.num_tokens or (1,))
         heads = m.num_heads_q + (m.num_heads_k if m.with_key else 0)
         # In and out for query and key, int64 positions, and the table (an input or inlined, it is traced).
-        return (2 * tokens * heads * m.head_size * DTYPE_BYTES.get(spec.inputs.dtype, 4) + 8 * tokens
-                + spec.rope.max_pos * m.effective_rotary_dim * DTYPE_BYTES.get(spec.rope.cache_dtype, 4))
+        return (
+            2 * tokens * heads * m.head_size * DTYPE_BYTES.get(spec.inputs.dtype, 4)
+            + 8 * tokens
+            + spec.rope.max_pos * m.effective_rotary_dim * DTYPE_BYTES.get(spec.rope.cache_dtype, 4)
+        )
 
     def preload(self) -> None:
         from neffbench.kernels.rope import build  # noqa: F401
@@ -74,8 +82,13 @@ class RopeKernel(TokenKernel):
 
         inputs = example_inputs(spec)
         ins, outs = self.io_signature(spec)
-        return Built(build_module(spec).eval(), inputs, tuple(t.role for t in ins), tuple(t.role for t in outs),
-                     info={"rope_scaling": rope_scaling(spec)})
+        return Built(
+            build_module(spec).eval(),
+            inputs,
+            tuple(t.role for t in ins),
+            tuple(t.role for t in outs),
+            info={"rope_scaling": rope_scaling(spec)},
+        )
 
     def example_inputs(self, spec: RopeCompileSpec) -> tuple[Any, ...]:
         from neffbench.kernels.rope.build import example_inputs

@@ -15,8 +15,15 @@ import torch
 from torch import nn
 
 SCALING_KEYS = (
-    "rope_type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
-    "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+    "rope_type",
+    "factor",
+    "low_freq_factor",
+    "high_freq_factor",
+    "original_max_position_embeddings",
+    "beta_fast",
+    "beta_slow",
+    "mscale",
+    "mscale_all_dim",
 )
 TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -36,8 +43,15 @@ def _apply_rotary_emb(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, is_
     return torch.stack((o1, o2), dim=-1).flatten(-2)
 
 
-def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, num_tokens: int, head_size: int,
-            rotary_dim: int, is_neox_style: bool) -> torch.Tensor:
+def _rotate(
+    x: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    num_tokens: int,
+    head_size: int,
+    rotary_dim: int,
+    is_neox_style: bool,
+) -> torch.Tensor:
     shape = x.shape
     x = x.view(num_tokens, -1, head_size)
     x_rot = _apply_rotary_emb(x[..., :rotary_dim], cos, sin, is_neox_style)
@@ -158,8 +172,9 @@ def frequencies(rotary_dim: int, max_pos: int, base: float, rope_scaling: dict[s
     raise ValueError(f"unknown rope_type {rope_type!r}; expected one of default, linear, dynamic, llama3, yarn")
 
 
-def build_cos_sin_cache(rotary_dim: int, max_pos: int, base: float,
-                        rope_scaling: dict[str, Any] | None = None) -> torch.Tensor:
+def build_cos_sin_cache(
+    rotary_dim: int, max_pos: int, base: float, rope_scaling: dict[str, Any] | None = None
+) -> torch.Tensor:
     """The float32 ``[max_pos, rotary_dim]`` table ``cat(cos, sin)`` that ``rope_forward`` indexes."""
     if rotary_dim < 2 or rotary_dim % 2:
         raise ValueError(f"rotary_dim must be even and at least 2, got {rotary_dim}")
@@ -188,8 +203,14 @@ class RopeModule(nn.Module):
     without one the table is the last input, as in vLLM.
     """
 
-    def __init__(self, head_size: int, rotary_dim: int, is_neox_style: bool, with_key: bool = True,
-                 cache: torch.Tensor | None = None):
+    def __init__(
+        self,
+        head_size: int,
+        rotary_dim: int,
+        is_neox_style: bool,
+        with_key: bool = True,
+        cache: torch.Tensor | None = None,
+    ):
         super().__init__()
         self.head_size = head_size
         self.rotary_dim = rotary_dim
@@ -206,5 +227,7 @@ class RopeModule(nn.Module):
         return (q, k) if self.with_key else q
 
     def extra_repr(self) -> str:
-        return (f"head_size={self.head_size}, rotary_dim={self.rotary_dim}, is_neox_style={self.is_neox_style}, "
-                f"with_key={self.with_key}, cache={'buffer' if self.cache_is_buffer else 'input'}")
+        return (
+            f"head_size={self.head_size}, rotary_dim={self.rotary_dim}, is_neox_style={self.is_neox_style}, "
+            f"with_key={self.with_key}, cache={'buffer' if self.cache_is_buffer else 'input'}"
+        )

@@ -80,8 +80,10 @@ class PairCheck:
     def summary(self) -> str:
         # ASCII only: ``neffbench preview`` prints this to consoles of any encoding.
         verdict = "PASS: preserved" if self.passed else "FAIL: not preserved"
-        text = (f"{verdict}, max deviation {self.max_deviation:.3g} "
-                f"(tolerance {self.tolerance_atol:g} + {self.tolerance_rtol:g}*norm)")
+        text = (
+            f"{verdict}, max deviation {self.max_deviation:.3g} "
+            f"(tolerance {self.tolerance_atol:g} + {self.tolerance_rtol:g}*norm)"
+        )
         if self.tail_max_change:
             text += f", pass-through tail changed by {self.tail_max_change:.3g}"
         return text
@@ -162,11 +164,18 @@ class Preview:
             "bands": {b: self.frequencies.bands.count(b) for b in ("unchanged", "interpolated", "blended")},
             "band_boundaries": [dataclasses.asdict(b) for b in self.frequencies.boundaries],
             "pair_norm_check": {
-                "passed": check.passed, "max_deviation": check.max_deviation, "atol": check.tolerance_atol,
-                "rtol": check.tolerance_rtol, "tail_max_change": check.tail_max_change,
+                "passed": check.passed,
+                "max_deviation": check.max_deviation,
+                "atol": check.tolerance_atol,
+                "rtol": check.tolerance_rtol,
+                "tail_max_change": check.tail_max_change,
                 "worst": None if check.worst is None else dict(zip(("tensor", "token", "head", "pair"), check.worst)),
             },
-            "rotation": {"bucket": self.rotation.bucket, "tokens": self.rotation.num_tokens, "note": self.rotation.note},
+            "rotation": {
+                "bucket": self.rotation.bucket,
+                "tokens": self.rotation.num_tokens,
+                "note": self.rotation.note,
+            },
             "timings_ms": {k: round(v * 1e3, 2) for k, v in self.timings.items()},
         }
 
@@ -201,8 +210,8 @@ def _cast(reference: torch.Tensor, cache_dtype: str) -> _Table:
     cast = torch.empty(reference.shape, dtype=dtype)
     error, error_at = -1.0, 0
     for start in range(0, reference.shape[0], _BLOCK_ROWS):
-        block = reference[start:start + _BLOCK_ROWS]
-        out = cast[start:start + _BLOCK_ROWS]
+        block = reference[start : start + _BLOCK_ROWS]
+        out = cast[start : start + _BLOCK_ROWS]
         out.copy_(block)
         worst, where = out.float().sub_(block).abs_().view(-1).max(0)
         if float(worst) > error:
@@ -221,8 +230,9 @@ def _table(spec: CompileSpec) -> tuple[_Table, bool]:
     if hit is not None:
         return hit, True
     if reference is None:
-        reference = build_cos_sin_cache(spec.model.effective_rotary_dim, spec.rope.max_pos, spec.rope.base,
-                                        rope_scaling(spec))
+        reference = build_cos_sin_cache(
+            spec.model.effective_rotary_dim, spec.rope.max_pos, spec.rope.base, rope_scaling(spec)
+        )
     table = _cast(reference, spec.rope.cache_dtype)
     with _CACHE_LOCK:
         _REFERENCE_CACHE.clear()
@@ -250,8 +260,9 @@ def _frequencies(spec: CompileSpec) -> Frequencies:
             bands.append("interpolated")
         else:
             bands.append("blended")
-    original = (r.original_max_position_embeddings
-                if is_active(spec, "rope", "original_max_position_embeddings") else None)
+    original = (
+        r.original_max_position_embeddings if is_active(spec, "rope", "original_max_position_embeddings") else None
+    )
     edges, rule = _boundaries(dim, r.base, rope_scaling(spec))
     return Frequencies(inv, base, tuple(bands), original, factor, float(scaled.mscale), edges, rule)
 
@@ -262,10 +273,14 @@ def _boundaries(rotary_dim: int, base: float, scaling: dict[str, Any] | None) ->
     if rope_type == "llama3":
         original = float(scaling["original_max_position_embeddings"])
         low, high = float(scaling["low_freq_factor"]), float(scaling["high_freq_factor"])
-        edges = (Boundary("wavelength", original / low, f"{original:g}/low_freq_factor = {original / low:g}"),
-                 Boundary("wavelength", original / high, f"{original:g}/high_freq_factor = {original / high:g}"))
-        return edges, (f"unscaled wavelength above {original / low:g}: interpolated, below {original / high:g}: "
-                       "unchanged, between: blended")
+        edges = (
+            Boundary("wavelength", original / low, f"{original:g}/low_freq_factor = {original / low:g}"),
+            Boundary("wavelength", original / high, f"{original:g}/high_freq_factor = {original / high:g}"),
+        )
+        return edges, (
+            f"unscaled wavelength above {original / low:g}: interpolated, below {original / high:g}: "
+            "unchanged, between: blended"
+        )
     if rope_type == "yarn":
         original = int(scaling["original_max_position_embeddings"])
         beta_fast = float(scaling.get("beta_fast") or 32.0)
@@ -276,8 +291,10 @@ def _boundaries(rotary_dim: int, base: float, scaling: dict[str, Any] | None) ->
         high = min(math.ceil(_yarn_correction_dim(beta_slow, rotary_dim, base, original)), rotary_dim - 1)
         if low == high:
             high += 0.001
-        edges = (Boundary("pair", float(low), f"beta_fast {beta_fast:g}: ramp starts at pair {low:g}"),
-                 Boundary("pair", float(high), f"beta_slow {beta_slow:g}: ramp ends at pair {high:g}"))
+        edges = (
+            Boundary("pair", float(low), f"beta_fast {beta_fast:g}: ramp starts at pair {low:g}"),
+            Boundary("pair", float(high), f"beta_slow {beta_slow:g}: ramp ends at pair {high:g}"),
+        )
         return edges, f"pairs up to {low:g}: unchanged, from {high:g}: interpolated, between: blended on a ramp"
     return (), ""
 
@@ -290,8 +307,10 @@ def _preview_tokens(spec: CompileSpec, bucket: int) -> tuple[int, str]:
     cap = max(1, MAX_PREVIEW_ELEMENTS // max(1, width))
     if bucket <= cap:
         return bucket, ""
-    return cap, (f"bucket {bucket} has more tokens than the preview holds; showing example inputs "
-                 f"made for {cap} tokens (same seed, so values differ from the {bucket}-token compile)")
+    return cap, (
+        f"bucket {bucket} has more tokens than the preview holds; showing example inputs "
+        f"made for {cap} tokens (same seed, so values differ from the {bucket}-token compile)"
+    )
 
 
 def _rotate(spec: CompileSpec, table: _Table, bucket: int) -> Rotation:
@@ -310,13 +329,21 @@ def _rotate(spec: CompileSpec, table: _Table, bucket: int) -> Rotation:
     def heads(t: torch.Tensor | None) -> np.ndarray | None:
         return None if t is None else t.float().reshape(n, -1, hs).numpy()
 
-    return Rotation(n, bucket, inputs[0].numpy(), heads(inputs[1]), heads(q_out),
-                    heads(inputs[2]) if spec.model.with_key else None, heads(k_out), note)
+    return Rotation(
+        n,
+        bucket,
+        inputs[0].numpy(),
+        heads(inputs[1]),
+        heads(q_out),
+        heads(inputs[2]) if spec.model.with_key else None,
+        heads(k_out),
+        note,
+    )
 
 
 def _pair_norms(x: np.ndarray, rotary_dim: int, neox: bool) -> np.ndarray:
     if neox:
-        a, b = x[..., : rotary_dim // 2], x[..., rotary_dim // 2: rotary_dim]
+        a, b = x[..., : rotary_dim // 2], x[..., rotary_dim // 2 : rotary_dim]
     else:
         a, b = x[..., 0:rotary_dim:2], x[..., 1:rotary_dim:2]
     a, b = a.astype(np.float64), b.astype(np.float64)  # float64 so the check measures the kernel, not itself
@@ -372,8 +399,20 @@ def compute(spec: CompileSpec, *, bucket: int | None = None) -> Preview:
     except (ValueError, RuntimeError) as exc:  # the kernel's own refusals
         raise PreviewError(str(exc)) from exc
     timings["total"] = time.perf_counter() - t0
-    return Preview(spec, spec.model.head_size, spec.model.effective_rotary_dim, spec.model.is_neox_style,
-                   table.reference, table.cast, table.error, table.error_at, freqs, rotation, check, timings)
+    return Preview(
+        spec,
+        spec.model.head_size,
+        spec.model.effective_rotary_dim,
+        spec.model.is_neox_style,
+        table.reference,
+        table.cast,
+        table.error,
+        table.error_at,
+        freqs,
+        rotation,
+        check,
+        timings,
+    )
 
 
 def clear_cache() -> None:

@@ -14,8 +14,10 @@ from neffbench.kernels.token import TokenKernel
 class SiluAndMulKernel(TokenKernel):
     name = "silu_and_mul"
     title = "SiluAndMul (vLLM SwiGLU activation)"
-    summary = ("vLLM's SiluAndMul.forward_native: silu(x[..., :d]) * x[..., d:], the activation between a "
-               "gated MLP's gate/up and down projections.")
+    summary = (
+        "vLLM's SiluAndMul.forward_native: silu(x[..., :d]) * x[..., d:], the activation between a "
+        "gated MLP's gate/up and down projections."
+    )
     preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = SiluAndMulCompileSpec
     section_titles = {"act": "SiluAndMul"}
@@ -36,9 +38,13 @@ class SiluAndMulKernel(TokenKernel):
         from neffbench.kernels.silu_and_mul.build import build_module, example_inputs
 
         ins, outs = self.io_signature(spec)
-        return Built(build_module(spec).eval(), example_inputs(spec), tuple(t.role for t in ins),
-                     tuple(t.role for t in outs),
-                     info={"op": "vllm SiluAndMul.forward_native", "intermediate_size": spec.act.intermediate_size})
+        return Built(
+            build_module(spec).eval(),
+            example_inputs(spec),
+            tuple(t.role for t in ins),
+            tuple(t.role for t in outs),
+            info={"op": "vllm SiluAndMul.forward_native", "intermediate_size": spec.act.intermediate_size},
+        )
 
     def example_inputs(self, spec: SiluAndMulCompileSpec) -> tuple[Any, ...]:
         from neffbench.kernels.silu_and_mul.build import example_inputs

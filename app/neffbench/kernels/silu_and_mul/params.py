@@ -12,14 +12,23 @@ from neffbench.schema import kernel_spec, sections_of, ui
 class ActSpec:
     """What vLLM's SiluAndMul sees of the model: the MLP's intermediate width."""
 
-    intermediate_size: int = field(default=14336, metadata=ui(
-        "Intermediate size", "Output width d (the model's intermediate_size; per tensor-parallel rank, divide "
-        "it by the TP degree). The input is 2*d wide: the gate half, then the up half.",
-        min=1, max=131072))
+    intermediate_size: int = field(
+        default=14336,
+        metadata=ui(
+            "Intermediate size",
+            "Output width d (the model's intermediate_size; per tensor-parallel rank, divide "
+            "it by the TP degree). The input is 2*d wide: the gate half, then the up half.",
+            min=1,
+            max=131072,
+        ),
+    )
 
 
-@token_inputs(tokens=(128,), per_call="Rows of x per call.",
-              dtype_help="Dtype of the input and the output; vLLM computes SiLU and the product in this dtype too.")
+@token_inputs(
+    tokens=(128,),
+    per_call="Rows of x per call.",
+    dtype_help="Dtype of the input and the output; vLLM computes SiLU and the product in this dtype too.",
+)
 class InputsSpec:
     """The concrete example inputs the trace is made with: shapes and dtypes are fixed by them."""
 

@@ -31,11 +31,18 @@ def _curve(lo: float, hi: float) -> Plot:
     silu = t / (1.0 + np.exp(-t))
     span = [float(silu.min()), float(silu.max())]
     return Plot(
-        "SiLU over the gate's values", "curve", "gate", "silu(gate)",
-        [Series("silu(x) = x * sigmoid(x)", t, silu), Series(f"gate min {lo:.3g}", [lo, lo], span, "reference"),
-         Series(f"gate max {hi:.3g}", [hi, hi], span, "reference")],
+        "SiLU over the gate's values",
+        "curve",
+        "gate",
+        "silu(gate)",
+        [
+            Series("silu(x) = x * sigmoid(x)", t, silu),
+            Series(f"gate min {lo:.3g}", [lo, lo], span, "reference"),
+            Series(f"gate max {hi:.3g}", [hi, hi], span, "reference"),
+        ],
         note="Between the markers lie the gate values the example input feeds SiLU; below -5 it is about 0, "
-             "above 5 about x.")
+        "above 5 about x.",
+    )
 
 
 def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
@@ -46,8 +53,9 @@ def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
     if problems:
         raise ValueError("; ".join(f"{p.field}: {p.message}" for p in problems))
     d, dtype = spec.act.intermediate_size, spec.inputs.dtype
-    tokens, note = preview_tokens(spec.inputs.num_tokens[0] if bucket is None else bucket,
-                                  2 * spec.act.intermediate_size)
+    tokens, note = preview_tokens(
+        spec.inputs.num_tokens[0] if bucket is None else bucket, 2 * spec.act.intermediate_size
+    )
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     (x,) = example_inputs(spec, tokens)
@@ -67,11 +75,22 @@ def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
     t3 = time.perf_counter()
     timings["reference"] = t3 - t2
 
-    outputs = Plot("Output values", "histogram", "silu(gate) * up", "count", same_bins([("output", out32)]),
-                   note=note + "Mostly near 0: SiLU of a negative gate is small, and the up half scales the rest.")
-    inputs = Plot("Input values", "histogram", "value", "count", same_bins([("gate (x[:, :d])", gate),
-                                                                            ("up (x[:, d:])", up)]),
-                  note="The two halves of the input on the same bins.")
+    outputs = Plot(
+        "Output values",
+        "histogram",
+        "silu(gate) * up",
+        "count",
+        same_bins([("output", out32)]),
+        note=note + "Mostly near 0: SiLU of a negative gate is small, and the up half scales the rest.",
+    )
+    inputs = Plot(
+        "Input values",
+        "histogram",
+        "value",
+        "count",
+        same_bins([("gate (x[:, :d])", gate), ("up (x[:, d:])", up)]),
+        note="The two halves of the input on the same bins.",
+    )
     badges["gate range"] = f"[{lo:.3g}, {hi:.3g}]"
     verdicts["gate range"] = None
     plots = [_curve(lo, hi), outputs, inputs, error]

@@ -22,8 +22,9 @@ def validate(spec: SiluAndMulCompileSpec) -> list[Problem]:
     if d < 1:
         problems.append(_error("act.intermediate_size", f"Intermediate size must be at least 1; got {d}."))
     elif d > MAX_INTERMEDIATE:
-        problems.append(_error("act.intermediate_size", f"Intermediate size must be at most {MAX_INTERMEDIATE}; "
-                                                        f"got {d}."))
+        problems.append(
+            _error("act.intermediate_size", f"Intermediate size must be at most {MAX_INTERMEDIATE}; got {d}.")
+        )
     valid = token.check(spec.inputs.num_tokens, problems, max_tokens=MAX_TOKENS)
     if valid and d >= 1:
         token.warn_if_large(max(valid) * 2 * d, spec.inputs.dtype, problems, what="input takes")

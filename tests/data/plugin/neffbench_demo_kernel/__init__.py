@@ -39,7 +39,10 @@ class ScaleKernel(TokenKernel):
 
     def io_signature(self, spec: Any) -> Any:
         shape = (spec.inputs.num_tokens[0], spec.scale.width)
-        return ([TensorSig("input0", "x", spec.inputs.dtype, shape)], [TensorSig("output0", "y", spec.inputs.dtype, shape)])
+        return (
+            [TensorSig("input0", "x", spec.inputs.dtype, shape)],
+            [TensorSig("output0", "y", spec.inputs.dtype, shape)],
+        )
 
     def build(self, spec: Any) -> Built:
         import torch
@@ -62,11 +65,13 @@ class ScaleKernel(TokenKernel):
         return (torch.randn(spec.inputs.num_tokens[0], spec.scale.width, generator=g).to(dtype),)
 
     def reproduce_source(self, spec: Any, built: Built) -> str:
-        return (f"def build_module():\n    class Scale(torch.nn.Module):\n        def forward(self, x):\n"
-                f"            return x * {spec.scale.scale!r}\n    return Scale()\n\n\n"
-                f"def example_inputs():\n    g = torch.Generator().manual_seed({spec.inputs.seed})\n"
-                f"    return (torch.randn({spec.inputs.num_tokens[0]}, {spec.scale.width}, generator=g)"
-                f".to(torch.{spec.inputs.dtype}),)\n")
+        return (
+            f"def build_module():\n    class Scale(torch.nn.Module):\n        def forward(self, x):\n"
+            f"            return x * {spec.scale.scale!r}\n    return Scale()\n\n\n"
+            f"def example_inputs():\n    g = torch.Generator().manual_seed({spec.inputs.seed})\n"
+            f"    return (torch.randn({spec.inputs.num_tokens[0]}, {spec.scale.width}, generator=g)"
+            f".to(torch.{spec.inputs.dtype}),)\n"
+        )
 
 
 KERNEL = ScaleKernel()

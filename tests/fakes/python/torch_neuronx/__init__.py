@@ -25,8 +25,7 @@ __version__ = "2.9.0.2.15.32035+fake"
 # The real package detects the platform when it is imported; on hosts where that fails only this
 # override, set before the import, makes cpu_backend tracing work.
 _PLATFORM_TARGET = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
-_NONE_OUTPUT = ("Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced "
-                "functions")
+_NONE_OUTPUT = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
 
 
 def _check_tensors(value: object, where: str) -> None:
@@ -40,8 +39,10 @@ def _check_tensors(value: object, where: str) -> None:
         for key, item in value.items():
             _check_tensors(item, f"{where}[{key!r}]")
         return
-    raise ValueError(f"example_inputs{where} is a {type(value).__name__}; only tensors can be traced "
-                     "(bind other arguments in an nn.Module or closure)")
+    raise ValueError(
+        f"example_inputs{where} is a {type(value).__name__}; only tensors can be traced "
+        "(bind other arguments in an nn.Module or closure)"
+    )
 
 
 def _tensors(value: object) -> list[torch.Tensor]:
@@ -65,8 +66,17 @@ def _has_option(args: list[str], option: str) -> bool:
     return any(a == option or a.startswith(option + "=") for a in args)
 
 
-def trace(func, example_inputs, *_, input_output_aliases={}, compiler_workdir=None, compiler_args=None,  # noqa: B006
-          partitioner_config=None, inline_weights_to_neff=True, cpu_backend=False):
+def trace(
+    func,
+    example_inputs,
+    *_,
+    input_output_aliases={},  # noqa: B006 - the documented signature, which the fake mirrors
+    compiler_workdir=None,
+    compiler_args=None,
+    partitioner_config=None,
+    inline_weights_to_neff=True,
+    cpu_backend=False,
+):
     scenario = os.environ.get("FAKE_NEURONX_CC_SCENARIO", "success")
     inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     _check_tensors(inputs, "")
@@ -75,8 +85,9 @@ def trace(func, example_inputs, *_, input_output_aliases={}, compiler_workdir=No
         if not _has_option(args, "--target"):
             raise RuntimeError("cpu_backend=True needs an explicit --target in compiler_args")
         if _PLATFORM_TARGET is None and not glob.glob("/dev/neuron*"):
-            raise RuntimeError("Neuron platform detection failed: set NEURON_PLATFORM_TARGET_OVERRIDE before "
-                               "importing torch_neuronx")
+            raise RuntimeError(
+                "Neuron platform detection failed: set NEURON_PLATFORM_TARGET_OVERRIDE before importing torch_neuronx"
+            )
     if scenario == "worker-segfault":
         os.kill(os.getpid(), signal.SIGSEGV)
     if scenario == "python-error":
@@ -89,15 +100,27 @@ def trace(func, example_inputs, *_, input_output_aliases={}, compiler_workdir=No
             outputs = _tensors(func(*inputs))
         model = workdir / "model"
         model.mkdir(parents=True, exist_ok=True)
-        signature = {"inputs": [_sig(f"input{i}", t) for i, t in enumerate(_tensors(inputs))],
-                     "outputs": [_sig(f"output{i}", t) for i, t in enumerate(outputs)]}
+        signature = {
+            "inputs": [_sig(f"input{i}", t) for i, t in enumerate(_tensors(inputs))],
+            "outputs": [_sig(f"output{i}", t) for i, t in enumerate(outputs)],
+        }
         (model / "graph.hlo").write_text("HloModule fake_traced_module\n" + json.dumps(signature) + "\n")
         (model / "metadata.json").write_text(json.dumps(signature, indent=2))
         if scenario == "dropped-flag" and "--lnc" in args:
             i = args.index("--lnc")
-            del args[i:i + 2]
-        cmd = ["neuronx-cc", "compile", str(model), "--framework", "XLA", "--target", "trn1",
-               "--output", str(workdir / "graph.neff"), *args]
+            del args[i : i + 2]
+        cmd = [
+            "neuronx-cc",
+            "compile",
+            str(model),
+            "--framework",
+            "XLA",
+            "--target",
+            "trn1",
+            "--output",
+            str(workdir / "graph.neff"),
+            *args,
+        ]
         (workdir / "command.txt").write_text(shlex.join(cmd) + "\n")
         returncode = subprocess.run(cmd, check=False).returncode
         if returncode != 0:
@@ -109,8 +132,15 @@ def trace(func, example_inputs, *_, input_output_aliases={}, compiler_workdir=No
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def analyze(func, example_inputs, compiler_workdir=None, additional_ignored_ops=frozenset(), max_workers=4,
-            is_hf_transformers=False, cleanup=False):
+def analyze(
+    func,
+    example_inputs,
+    compiler_workdir=None,
+    additional_ignored_ops=frozenset(),
+    max_workers=4,
+    is_hf_transformers=False,
+    cleanup=False,
+):
     """The documented result shape: versions, support percentage, supported operators with counts, and
     unsupported ones with ``kind``, ``failureAt`` and ``call``. ``FAKE_ANALYZE_UNSUPPORTED`` (comma-separated
     aten ops) names the operators this fake reports as unsupported; ``FAKE_ANALYZE_RAISE`` makes it fail."""
@@ -123,10 +153,16 @@ def analyze(func, example_inputs, compiler_workdir=None, additional_ignored_ops=
         if node.kind().startswith("aten::") and node.kind() not in additional_ignored_ops:
             counts[node.kind()] = counts.get(node.kind(), 0) + 1
     wanted = {op for op in os.environ.get("FAKE_ANALYZE_UNSUPPORTED", "").split(",") if op}
-    unsupported = [{"kind": op, "failureAt": "neuronx-cc", "call": "model.py(12): forward\n", "opGraph": ""}
-                   for op in sorted(wanted & set(counts))]
+    unsupported = [
+        {"kind": op, "failureAt": "neuronx-cc", "call": "model.py(12): forward\n", "opGraph": ""}
+        for op in sorted(wanted & set(counts))
+    ]
     supported = {op: n for op, n in counts.items() if op not in wanted}
     total = sum(counts.values()) or 1
-    return {"torch_neuronx_version": __version__, "neuronx_cc_version": "2.23.6484.0+fake",
-            "support_percentage": f"{100 * sum(supported.values()) / total:.2f}%",
-            "supported_operators": supported, "unsupported_operators": unsupported}
+    return {
+        "torch_neuronx_version": __version__,
+        "neuronx_cc_version": "2.23.6484.0+fake",
+        "support_percentage": f"{100 * sum(supported.values()) / total:.2f}%",
+        "supported_operators": supported,
+        "unsupported_operators": unsupported,
+    }

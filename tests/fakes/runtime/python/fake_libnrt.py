@@ -47,26 +47,75 @@ import numpy as np
 
 # nrt_status.h (aws-neuron-sdk neuron-runtime/api/nrt_status.rst); trust the numbers.
 STATUS: dict[str, int] = {
-    "NRT_SUCCESS": 0, "NRT_FAILURE": 1, "NRT_INVALID": 2, "NRT_INVALID_HANDLE": 3, "NRT_RESOURCE": 4,
-    "NRT_TIMEOUT": 5, "NRT_HW_ERROR": 6, "NRT_QUEUE_FULL": 7, "NRT_LOAD_NOT_ENOUGH_NC": 9,
-    "NRT_UNSUPPORTED_NEFF_VERSION": 10, "NRT_FAIL_HOST_MEM_ALLOC": 11, "NRT_UNINITIALIZED": 13,
-    "NRT_CLOSED": 14, "NRT_QUEUE_EMPTY": 15, "NRT_EXEC_UNIT_UNRECOVERABLE": 101, "NRT_EXEC_BAD_INPUT": 1002,
-    "NRT_EXEC_COMPLETED_WITH_NUM_ERR": 1003, "NRT_EXEC_COMPLETED_WITH_ERR": 1004, "NRT_EXEC_NC_BUSY": 1005,
-    "NRT_EXEC_OOB": 1006, "NRT_COLL_PENDING": 1100, "NRT_EXEC_HW_ERR_COLLECTIVES": 1200,
-    "NRT_EXEC_HW_ERR_HBM_UE": 1201, "NRT_EXEC_HW_ERR_NC_UE": 1202, "NRT_EXEC_HW_ERR_DMA_ABORT": 1203,
-    "NRT_EXEC_SW_NQ_OVERFLOW": 1204, "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE": 1205, "NRT_NETWORK_PROXY_FAILURE": 1206,
+    "NRT_SUCCESS": 0,
+    "NRT_FAILURE": 1,
+    "NRT_INVALID": 2,
+    "NRT_INVALID_HANDLE": 3,
+    "NRT_RESOURCE": 4,
+    "NRT_TIMEOUT": 5,
+    "NRT_HW_ERROR": 6,
+    "NRT_QUEUE_FULL": 7,
+    "NRT_LOAD_NOT_ENOUGH_NC": 9,
+    "NRT_UNSUPPORTED_NEFF_VERSION": 10,
+    "NRT_FAIL_HOST_MEM_ALLOC": 11,
+    "NRT_UNINITIALIZED": 13,
+    "NRT_CLOSED": 14,
+    "NRT_QUEUE_EMPTY": 15,
+    "NRT_EXEC_UNIT_UNRECOVERABLE": 101,
+    "NRT_EXEC_BAD_INPUT": 1002,
+    "NRT_EXEC_COMPLETED_WITH_NUM_ERR": 1003,
+    "NRT_EXEC_COMPLETED_WITH_ERR": 1004,
+    "NRT_EXEC_NC_BUSY": 1005,
+    "NRT_EXEC_OOB": 1006,
+    "NRT_COLL_PENDING": 1100,
+    "NRT_EXEC_HW_ERR_COLLECTIVES": 1200,
+    "NRT_EXEC_HW_ERR_HBM_UE": 1201,
+    "NRT_EXEC_HW_ERR_NC_UE": 1202,
+    "NRT_EXEC_HW_ERR_DMA_ABORT": 1203,
+    "NRT_EXEC_SW_NQ_OVERFLOW": 1204,
+    "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE": 1205,
+    "NRT_NETWORK_PROXY_FAILURE": 1206,
 }
 NAMES = {code: name for name, code in STATUS.items()}
-DEFAULT_TEXT = {"INIT": "Failed to initialize NRT runtime", "LOAD": "Failed to load model",
-                "EXEC": "Failed to execute model"}
+DEFAULT_TEXT = {
+    "INIT": "Failed to initialize NRT runtime",
+    "LOAD": "Failed to load model",
+    "EXEC": "Failed to execute model",
+}
 CALLS = {"INIT": "nrt_init", "LOAD": "nrt_load", "EXEC": "nrt_execute"}
 DEFAULT_DURATIONS_MS = (0.5,)
 # The dtypes libnrt reports (nrt_dtype_t as spike's dtype_to_string spells them); fp8 is reported as int8.
-NRT_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-              "uint64")
-_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
-             "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "float64": 8, "bool": 1, "float8_e4m3fn": 1,
-             "float8_e4m3": 1, "float8_e5m2": 1}
+NRT_DTYPES = (
+    "float32",
+    "float16",
+    "bfloat16",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+)
+_ITEMSIZE = {
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "float64": 8,
+    "bool": 1,
+    "float8_e4m3fn": 1,
+    "float8_e4m3": 1,
+    "float8_e5m2": 1,
+}
 NTFF_MAGIC = b"FAKENTFF"
 
 
@@ -91,6 +140,7 @@ def runtime_log(level: str, where: str, message: str) -> None:
 
 
 # --- the NEFF, read as libnrt would: tensor names, sizes, dtypes and shapes --------------------------------
+
 
 class NeffUnreadable(Exception):
     pass
@@ -161,8 +211,11 @@ def read_neff_tensors(path: str | os.PathLike[str]) -> NeffModel:
                 tmap = tmap or {}
                 rows = [(v.get("var_id", 0), n, v) for n, v in var.items() if v.get("type") in ("input", "output")]
                 if not rows:  # no def.json table: the tensor map alone says which tensors are I/O
-                    rows = [(i, n, {"type": t.get("kind"), "size": None}) for i, (n, t) in enumerate(tmap.items())
-                            if t.get("kind") in ("input", "output")]
+                    rows = [
+                        (i, n, {"type": t.get("kind"), "size": None})
+                        for i, (n, t) in enumerate(tmap.items())
+                        if t.get("kind") in ("input", "output")
+                    ]
                 for _, name, v in sorted(rows, key=lambda r: r[0]):
                     kind = v["type"]
                     if name in found[kind]:
@@ -180,6 +233,7 @@ def read_neff_tensors(path: str | os.PathLike[str]) -> NeffModel:
 
 
 # --- numpy dtypes for what libnrt reports ------------------------------------------------------------------
+
 
 def ml_dtypes_module() -> Any:
     try:
@@ -205,6 +259,7 @@ def numpy_dtype(t: NeffTensor) -> np.dtype | None:
 
 
 # --- environment controls ----------------------------------------------------------------------------------
+
 
 def _env(name: str) -> str:
     return os.environ.get(name, "").strip()
@@ -240,8 +295,11 @@ def extra_events() -> int:
     return value
 
 
-_ERROR_RE = re.compile(r"^(?P<when>INIT|LOAD|EXEC)\s*:\s*(?P<name>[A-Z][A-Z0-9_]*)?\s*(?:\((?P<code>\d+)\))?"
-                       r"\s*(?::\s*(?P<text>.*))?$", re.S)
+_ERROR_RE = re.compile(
+    r"^(?P<when>INIT|LOAD|EXEC)\s*:\s*(?P<name>[A-Z][A-Z0-9_]*)?\s*(?:\((?P<code>\d+)\))?"
+    r"\s*(?::\s*(?P<text>.*))?$",
+    re.S,
+)
 _CODE_ONLY_RE = re.compile(r"^(?P<when>INIT|LOAD|EXEC)\s*:\s*(?P<code>\d+)\s*(?::\s*(?P<text>.*))?$", re.S)
 
 
@@ -313,13 +371,29 @@ IMPORT_ERROR = "libnrt.so.1: cannot open shared object file: No such file or dir
 
 # --- a fake .ntff ------------------------------------------------------------------------------------------
 
-def write_ntff(path: str | os.PathLike[str], *, neff: str, uuid: str, execution: int, total_time_s: float,
-               rank: int | None = None, core: int = 0) -> Path:
+
+def write_ntff(
+    path: str | os.PathLike[str],
+    *,
+    neff: str,
+    uuid: str,
+    execution: int,
+    total_time_s: float,
+    rank: int | None = None,
+    core: int = 0,
+) -> Path:
     """A small stand-in for a device trace: magic, then JSON the fake viewer reads back. Not the real format."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"neff": str(neff), "neff_uuid": uuid, "execution": execution, "total_time": total_time_s,
-            "rank": rank, "nc_idx": core, "nd_idx": 0}
+    meta = {
+        "neff": str(neff),
+        "neff_uuid": uuid,
+        "execution": execution,
+        "total_time": total_time_s,
+        "rank": rank,
+        "nc_idx": core,
+        "nd_idx": 0,
+    }
     out.write_bytes(NTFF_MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n")
     return out
 
@@ -329,7 +403,7 @@ def read_ntff(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     if not data.startswith(NTFF_MAGIC):
         return None
     try:
-        return json.loads(data[len(NTFF_MAGIC):])
+        return json.loads(data[len(NTFF_MAGIC) :])
     except ValueError:
         return None
 
@@ -340,6 +414,7 @@ def profile_id(path: str | os.PathLike[str]) -> str:
 
 
 # --- the runtime: one per process, like the bindings' singleton --------------------------------------------
+
 
 class Closed(Exception):
     """An object of a runtime that has been closed (reset) was used."""
@@ -401,8 +476,15 @@ class TraceSession:
             start = clock
             stop = start + int(round(ms * 1_000_000))
             for phase, ts in (("start", start), ("stop", stop)):
-                events.append({"event_type": "nc_exec_running", "phase": phase, "tracking_id": tracking_id,
-                               "nc_id": core, "data": {"nc_timestamp_ns": ts}})
+                events.append(
+                    {
+                        "event_type": "nc_exec_running",
+                        "phase": phase,
+                        "tracking_id": tracking_id,
+                        "nc_id": core,
+                        "data": {"nc_timestamp_ns": ts},
+                    }
+                )
             clock = stop + 10_000
         self.pending.clear()
         return json.dumps({"events": events})
@@ -459,12 +541,25 @@ class Runtime:
         return count
 
     # models -----------------------------------------------------------------------------------------------
-    def load(self, neff_path: str, core_id: int = 0, cc_enabled: bool = False, rank_id: int = 0,
-             world_size: int = 1, *, missing_status: str = "NRT_FAILURE") -> LoadedModel:
+    def load(
+        self,
+        neff_path: str,
+        core_id: int = 0,
+        cc_enabled: bool = False,
+        rank_id: int = 0,
+        world_size: int = 1,
+        *,
+        missing_status: str = "NRT_FAILURE",
+    ) -> LoadedModel:
         """nrt_load: an unreadable file gives ``missing_status``, a file that is no NEFF NRT_INVALID."""
         if not os.path.isfile(neff_path):
-            self.raise_status(missing_status, STATUS[missing_status], DEFAULT_TEXT["LOAD"], "LOAD",
-                              f"Failed to read NEFF file {neff_path}")
+            self.raise_status(
+                missing_status,
+                STATUS[missing_status],
+                DEFAULT_TEXT["LOAD"],
+                "LOAD",
+                f"Failed to read NEFF file {neff_path}",
+            )
         try:
             neff = read_neff_tensors(neff_path)
         except NeffUnreadable as exc:
@@ -481,33 +576,54 @@ class Runtime:
         raw = memoryview(buffer).cast("B")
         if offset + len(raw) > tensor.size:
             raise ValueError(f"write of {len(raw)} bytes at offset {offset} overruns a {tensor.size}-byte tensor")
-        tensor.data[offset:offset + len(raw)] = raw
+        tensor.data[offset : offset + len(raw)] = raw
 
     @staticmethod
     def read_into(tensor: DeviceTensor, buffer: Any, offset: int = 0, size: int = 0) -> None:
         view = memoryview(buffer).cast("B")
         size = size or min(len(view), tensor.size - offset)
-        view[:size] = tensor.data[offset:offset + size]
+        view[:size] = tensor.data[offset : offset + size]
 
     # execution --------------------------------------------------------------------------------------------
-    def execute(self, model: LoadedModel, inputs: dict[str, DeviceTensor], outputs: dict[str, DeviceTensor],
-                ntff_name: str | None = None, save_trace: bool = False) -> None:
+    def execute(
+        self,
+        model: LoadedModel,
+        inputs: dict[str, DeviceTensor],
+        outputs: dict[str, DeviceTensor],
+        ntff_name: str | None = None,
+        save_trace: bool = False,
+    ) -> None:
         """nrt_execute: names and sizes must be the NEFF's (else NRT_INVALID), then the FAKE_NRT_* effects."""
         neff = model.neff
         for kind, given, wanted in (("input", inputs, neff.inputs), ("output", outputs, neff.outputs)):
             by_name = {t.name: t for t in wanted}
             for name in given:
                 if name not in by_name:
-                    self.raise_status("NRT_INVALID", 2, DEFAULT_TEXT["EXEC"], "EXEC",
-                                      f"Unknown {kind} tensor name '{name}' for {neff.path}")
+                    self.raise_status(
+                        "NRT_INVALID",
+                        2,
+                        DEFAULT_TEXT["EXEC"],
+                        "EXEC",
+                        f"Unknown {kind} tensor name '{name}' for {neff.path}",
+                    )
             for t in wanted:
                 if t.name not in given:
-                    self.raise_status("NRT_INVALID", 2, DEFAULT_TEXT["EXEC"], "EXEC",
-                                      f"Missing {kind} tensor '{t.name}' for {neff.path}")
+                    self.raise_status(
+                        "NRT_INVALID",
+                        2,
+                        DEFAULT_TEXT["EXEC"],
+                        "EXEC",
+                        f"Missing {kind} tensor '{t.name}' for {neff.path}",
+                    )
                 if given[t.name].size != t.size:
-                    self.raise_status("NRT_INVALID", 2, DEFAULT_TEXT["EXEC"], "EXEC",
-                                      f"Size mismatch for {kind} tensor '{t.name}': got {given[t.name].size} "
-                                      f"bytes, expected {t.size}")
+                    self.raise_status(
+                        "NRT_INVALID",
+                        2,
+                        DEFAULT_TEXT["EXEC"],
+                        "EXEC",
+                        f"Size mismatch for {kind} tensor '{t.name}': got {given[t.name].size} "
+                        f"bytes, expected {t.size}",
+                    )
         if crash_requested():
             os.kill(os.getpid(), signal.SIGSEGV)
         self.fail("EXEC")
@@ -522,8 +638,14 @@ class Runtime:
         if save_trace:
             durations = durations_ms() or list(DEFAULT_DURATIONS_MS)
             ms = durations[(self.executions - 1) % len(durations)]
-            write_ntff(ntff_name or "profile.ntff", neff=model.neff_path, uuid=neff.uuid, execution=1,
-                       total_time_s=ms / 1000.0, core=model.core_id)
+            write_ntff(
+                ntff_name or "profile.ntff",
+                neff=model.neff_path,
+                uuid=neff.uuid,
+                execution=1,
+                total_time_s=ms / 1000.0,
+                core=model.core_id,
+            )
 
     def trace(self, core_id: int | None = None) -> TraceSession:
         session = TraceSession(self, core_id)
@@ -531,8 +653,9 @@ class Runtime:
         return session
 
     # the names the nanobind singleton uses (spike/_spike.pyi: class Spike) ----------------------------------
-    def load_model(self, neff_file: str, core_id: int = 0, cc_enabled: bool = False, rank_id: int = 0,
-                   world_size: int = 1) -> LoadedModel:
+    def load_model(
+        self, neff_file: str, core_id: int = 0, cc_enabled: bool = False, rank_id: int = 0, world_size: int = 1
+    ) -> LoadedModel:
         return self.load(neff_file, core_id, cc_enabled, rank_id, world_size)
 
     def unload_model(self, model: LoadedModel) -> None:
@@ -607,17 +730,25 @@ class BenchmarkResult:
     durations_ms: list[float] = field(default_factory=list)
 
     def __repr__(self) -> str:
-        return (f"BenchmarkResult(mean={self.mean_ms:.4f}ms, min={self.min_ms:.4f}ms, max={self.max_ms:.4f}ms, "
-                f"std_dev={self.std_dev_ms:.4f}ms, iterations={self.iterations}, "
-                f"warmup_iterations={self.warmup_iterations})")
+        return (
+            f"BenchmarkResult(mean={self.mean_ms:.4f}ms, min={self.min_ms:.4f}ms, max={self.max_ms:.4f}ms, "
+            f"std_dev={self.std_dev_ms:.4f}ms, iterations={self.iterations}, "
+            f"warmup_iterations={self.warmup_iterations})"
+        )
 
 
 NO_EVENTS = "No nc_exec_running events captured during benchmark. Cannot compute device-side timing."
 
 
-def run_benchmark(runtime: Runtime, model: LoadedModel, inputs: dict[str, DeviceTensor],
-                  outputs: dict[str, DeviceTensor], warmup_iter: int, benchmark_iter: int,
-                  mode: str) -> BenchmarkResult:
+def run_benchmark(
+    runtime: Runtime,
+    model: LoadedModel,
+    inputs: dict[str, DeviceTensor],
+    outputs: dict[str, DeviceTensor],
+    warmup_iter: int,
+    benchmark_iter: int,
+    mode: str,
+) -> BenchmarkResult:
     """Warm-up, then timed executions; device mode reads the system trace, host mode the wall clock."""
 
     if mode == "device":
@@ -642,8 +773,9 @@ def run_benchmark(runtime: Runtime, model: LoadedModel, inputs: dict[str, Device
             runtime.execute(model, inputs, outputs)
             measured.append((time.perf_counter() - t0) * 1000.0)
         durations = host_durations(measured)
-    return BenchmarkResult(**stats(durations), iterations=len(durations), warmup_iterations=warmup_iter,
-                           durations_ms=list(durations))
+    return BenchmarkResult(
+        **stats(durations), iterations=len(durations), warmup_iterations=warmup_iter, durations_ms=list(durations)
+    )
 
 
 def parse_trace_durations(events_json: str) -> list[float]:
@@ -677,5 +809,9 @@ def host_durations(measured: list[float]) -> list[float]:
 def stats(durations: list[float]) -> dict[str, float]:
     n = len(durations)
     mean = sum(durations) / n
-    return {"mean_ms": mean, "min_ms": min(durations), "max_ms": max(durations),
-            "std_dev_ms": math.sqrt(sum((d - mean) ** 2 for d in durations) / n)}
+    return {
+        "mean_ms": mean,
+        "min_ms": min(durations),
+        "max_ms": max(durations),
+        "std_dev_ms": math.sqrt(sum((d - mean) ** 2 for d in durations) / n),
+    }

@@ -62,7 +62,9 @@ class AxisRow(QObject):
         tokens = self.values_edit.text().replace(",", " ").split()
         bad = next((t for t in tokens if not t.lstrip("+-").isdigit()), None)
         if bad is not None:
-            self.parse_error = f"'{bad}' is not a whole number; list the values of {self.axis or 'the axis'} like 1, 8, 32."
+            self.parse_error = (
+                f"'{bad}' is not a whole number; list the values of {self.axis or 'the axis'} like 1, 8, 32."
+            )
             return self._last
         self.parse_error = None
         self._last = tuple(int(t) for t in tokens)

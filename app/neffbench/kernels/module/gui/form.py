@@ -37,10 +37,15 @@ from neffbench.spec.ignored import ignored_fields
 
 _JOB = ("name", "seed", "description")
 _MODULE = ("entry", "call", "path", "outputs", "examples")
-_PLACEHOLDERS = {"module.path": "folders, such as src ../lib", "module.outputs": "such as logits 0 hidden_states",
-                 "module.examples": "file.py:make_examples", "module.entry": "package.module:attr or path/to/file.py:attr"}
-NOT_RESOLVED = ("Not resolved yet. Resolve reads the entry's signature in a separate process: the window never "
-                "imports your code.")
+_PLACEHOLDERS = {
+    "module.path": "folders, such as src ../lib",
+    "module.outputs": "such as logits 0 hidden_states",
+    "module.examples": "file.py:make_examples",
+    "module.entry": "package.module:attr or path/to/file.py:attr",
+}
+NOT_RESOLVED = (
+    "Not resolved yet. Resolve reads the entry's signature in a separate process: the window never imports your code."
+)
 
 
 class ModuleForm(QScrollArea):
@@ -93,8 +98,15 @@ class ModuleForm(QScrollArea):
 
     # ---- building ----
 
-    def _add_rows(self, prefix: str, cls: type, names: tuple[str, ...], form: QFormLayout,
-                  advanced: QFormLayout | None = None, beside: dict[str, QWidget] | None = None) -> None:
+    def _add_rows(
+        self,
+        prefix: str,
+        cls: type,
+        names: tuple[str, ...],
+        form: QFormLayout,
+        advanced: QFormLayout | None = None,
+        beside: dict[str, QWidget] | None = None,
+    ) -> None:
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
             if f.name not in names:
@@ -129,8 +141,9 @@ class ModuleForm(QScrollArea):
         entry_box = QWidget()
         line = QHBoxLayout(entry_box)
         line.setContentsMargins(0, 0, 0, 0)
-        self._add_rows("module.", ModuleSection, _MODULE, form, self._advanced(group),
-                       beside={"module.entry": entry_box})
+        self._add_rows(
+            "module.", ModuleSection, _MODULE, form, self._advanced(group), beside={"module.entry": entry_box}
+        )
         entry = self._rows["module.entry"].editor.widget
         line.addWidget(entry, 1)
         line.addWidget(self.open_button)
@@ -139,8 +152,10 @@ class ModuleForm(QScrollArea):
         entry.setCompleter(self._completer)
         self.resolve_button = QPushButton("Resolve")
         self.resolve_button.setObjectName("resolve-button")
-        self.resolve_button.setToolTip("Read the entry's kind and signatures in a child process; the form then "
-                                       "gets one field per constructor argument and one row per forward parameter")
+        self.resolve_button.setToolTip(
+            "Read the entry's kind and signatures in a child process; the form then "
+            "gets one field per constructor argument and one row per forward parameter"
+        )
         self.summary = QLabel(NOT_RESOLVED)
         self.summary.setObjectName("resolve-summary")
         self.summary.setWordWrap(True)
@@ -226,14 +241,27 @@ class ModuleForm(QScrollArea):
         m = self._spec.module
         self._token += 1
         if not m.entry.strip():
-            self._on_resolver_returned((self._token, {"ok": False, "entry": "", "error": "Set the entry first: "
-                                                      "'package.module:attr' or 'path/to/file.py:attr'."}))
+            self._on_resolver_returned(
+                (
+                    self._token,
+                    {
+                        "ok": False,
+                        "entry": "",
+                        "error": "Set the entry first: 'package.module:attr' or 'path/to/file.py:attr'.",
+                    },
+                )
+            )
             return
         self._waiting, self._request_entry = True, m.entry
         self._show_summary()
         request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
-        self._keep(resolve_entry, self._token, request, returned=self._on_resolver_returned,
-                   errored=functools.partial(self._on_resolver_errored, self._token))
+        self._keep(
+            resolve_entry,
+            self._token,
+            request,
+            returned=self._on_resolver_returned,
+            errored=functools.partial(self._on_resolver_errored, self._token),
+        )
 
     def choose_file(self, path: str) -> None:
         """Put ``path:`` into the entry and focus it; the file's top-level names become completions."""
@@ -242,8 +270,9 @@ class ModuleForm(QScrollArea):
         edit = row.editor.widget
         edit.setFocus()
         edit.setCursorPosition(len(edit.text()))
-        self._keep(entry_names, path, returned=functools.partial(self._on_scanner_returned, path),
-                   errored=lambda exc: None)  # no completions: the entry still works
+        self._keep(
+            entry_names, path, returned=functools.partial(self._on_scanner_returned, path), errored=lambda exc: None
+        )  # no completions: the entry still works
 
     # ---- internals ----
 
@@ -260,8 +289,11 @@ class ModuleForm(QScrollArea):
         factory = report.get("factory") if spec.module.call != "object" else None
         callee = report.get("qualname", "").rpartition(".")[2] if report else ""
         self.kwargs.set_state(factory if report else None, spec.module.kwargs, callee)
-        note = report.get("forward_note") or ("" if report.get("forward") is not None or not report
-                                              else "The forward has no readable signature: add its inputs by hand.")
+        note = report.get("forward_note") or (
+            ""
+            if report.get("forward") is not None or not report
+            else "The forward has no readable signature: add its inputs by hand."
+        )
         self.inputs.set_state(report.get("forward") if report else None, spec.inputs, spec.module.constants, note)
         self.buckets.set_value(spec.buckets)
 
@@ -271,11 +303,13 @@ class ModuleForm(QScrollArea):
             section, _, name = key.rpartition(".")
             values[section][name] = row.value()
         inputs, constants = self.inputs.value()
-        module = dataclasses.replace(self._spec.module, **values["module"], kwargs=self.kwargs.value(),
-                                     constants=constants)
+        module = dataclasses.replace(
+            self._spec.module, **values["module"], kwargs=self.kwargs.value(), constants=constants
+        )
         compiler = dataclasses.replace(self._spec.compiler, **values["compiler"])
-        return dataclasses.replace(self._spec, **values[""], module=module, inputs=inputs,
-                                   buckets=self.buckets.value(), compiler=compiler)
+        return dataclasses.replace(
+            self._spec, **values[""], module=module, inputs=inputs, buckets=self.buckets.value(), compiler=compiler
+        )
 
     def _on_part_edited(self) -> None:
         if self._updating:
@@ -293,8 +327,10 @@ class ModuleForm(QScrollArea):
         problems += self.kwargs.problems(current=current) + self.inputs.problems() + self.buckets.problems()
         if current and self._report.get("kwargs_checked") == spec.module.kwargs:
             # What only the probe can tell: keys the callable would ignore (for the arguments it was given).
-            problems += [Problem(p["field"], p["message"], p.get("severity", "error"))
-                         for p in self._report.get("kwargs_problems") or []]
+            problems += [
+                Problem(p["field"], p["message"], p.get("severity", "error"))
+                for p in self._report.get("kwargs_problems") or []
+            ]
         problems += validate(spec)
         self._problems = sorted(problems, key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}
@@ -331,8 +367,10 @@ class ModuleForm(QScrollArea):
         else:
             parts += summary_lines(report)
             if report["entry"] != self._spec.module.entry:
-                parts.append(f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; '
-                             "press Resolve again.</span>")
+                parts.append(
+                    f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; '
+                    "press Resolve again.</span>"
+                )
         self.summary.setText("<br>".join(parts))
 
     def _on_resolver_returned(self, result: tuple[int, dict[str, Any]]) -> None:
@@ -368,8 +406,9 @@ class ModuleForm(QScrollArea):
     def _on_open_button_clicked(self) -> None:
         current = self._spec.module.entry.rpartition(":")[0]
         start = str(Path(current).parent) if current.endswith(".py") else str(Path.cwd())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose the Python file to compile", start,
-                                              "Python files (*.py);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Choose the Python file to compile", start, "Python files (*.py);;All files (*)"
+        )
         if path:
             self.choose_file(path)
 

@@ -65,8 +65,7 @@ class InputRow(QObject):
     edited = Signal()
     removed = Signal(object)
 
-    def __init__(self, table: QTableWidget, p: dict[str, Any] | None, name: str, use: str, given: Any,
-                 clean: bool):
+    def __init__(self, table: QTableWidget, p: dict[str, Any] | None, name: str, use: str, given: Any, clean: bool):
         super().__init__()
         self.param = p
         self.remove: QToolButton | None = None
@@ -90,22 +89,32 @@ class InputRow(QObject):
             table.setCellWidget(row, NAME, cell(self.name_edit, self.remove))
         self.use = QComboBox()
         self.use.addItems(["tensor", "constant"] + (["default"] if p and p.get("has_default") else []))
-        self.use.setToolTip("tensor: an input of the NEFF (a tensor spec); constant: a value bound by name and "
-                            "traced into the graph; default: the parameter keeps its default")
+        self.use.setToolTip(
+            "tensor: an input of the NEFF (a tensor spec); constant: a value bound by name and "
+            "traced into the graph; default: the parameter keeps its default"
+        )
         self.dtype = QComboBox()
         self.dtype.addItems(DTYPES)
         self.shape = QLineEdit()
         self.shape.setPlaceholderText("{batch},{seq} or 1,128")
         self.shape.setToolTip("Dims separated by commas: whole numbers or {axis} of the buckets")
         self.init = QLineEdit()
-        self.init.setToolTip("randn, rand(lo, hi), randint(lo, hi), ones, zeros, full(v), arange, file(\"x.npy\"); "
-                             "empty: the dtype's default")
+        self.init.setToolTip(
+            'randn, rand(lo, hi), randint(lo, hi), ones, zeros, full(v), arange, file("x.npy"); '
+            "empty: the dtype's default"
+        )
         lenient = bool(p) and p.get("widget") in ("str", "choices")
-        self.value_editor = TomlEditor(meta_field(name or "value", f"The constant as a TOML value: {TOML_EXAMPLES}."),
-                                       lenient=lenient)
+        self.value_editor = TomlEditor(
+            meta_field(name or "value", f"The constant as a TOML value: {TOML_EXAMPLES}."), lenient=lenient
+        )
         self.value_editor.widget.setPlaceholderText("TOML value")
-        for column, widget in ((USE, self.use), (DTYPE, self.dtype), (SHAPE, self.shape), (INIT, self.init),
-                               (VALUE, self.value_editor.widget)):
+        for column, widget in (
+            (USE, self.use),
+            (DTYPE, self.dtype),
+            (SHAPE, self.shape),
+            (INIT, self.init),
+            (VALUE, self.value_editor.widget),
+        ):
             table.setCellWidget(row, column, cell(widget))
         self._original = None
         self._fill(use, given)
@@ -140,14 +149,26 @@ class InputRow(QObject):
         for widget in (self.dtype, self.shape, self.init):
             widget.setVisible(use == "tensor")
         self.value_editor.widget.setVisible(use == "constant")
-        default = "randn" if self.dtype.currentText() in FLOAT_DTYPES else "ones" if self.dtype.currentText() == "bool" \
+        default = (
+            "randn"
+            if self.dtype.currentText() in FLOAT_DTYPES
+            else "ones"
+            if self.dtype.currentText() == "bool"
             else "zeros"
+        )
         self.init.setPlaceholderText(default)
 
     def _rename(self) -> None:
         base = f"inputs.{self.name}"
-        for suffix, widget in (("use", self.use), ("dtype", self.dtype), ("shape", self.shape), ("init", self.init),
-                               ("value", self.value_editor.widget), ("name", self.name_edit), ("remove", self.remove)):
+        for suffix, widget in (
+            ("use", self.use),
+            ("dtype", self.dtype),
+            ("shape", self.shape),
+            ("init", self.init),
+            ("value", self.value_editor.widget),
+            ("name", self.name_edit),
+            ("remove", self.remove),
+        ):
             if widget is not None:
                 widget.setObjectName(f"{base}.{suffix}")
 
@@ -187,8 +208,14 @@ class InputRow(QObject):
             if not self.name.isidentifier():
                 return [Problem(key, f"Constant name '{self.name}' is not a Python parameter name.")]
         if use == "tensor" and not self.shape.text().strip():
-            return [Problem(f"inputs.{self.name}", f"{self.name} has no shape, so it is a 0-dim tensor; give its dims, "
-                                                   "such as {batch},{seq} or 1,128.", "warning")]
+            return [
+                Problem(
+                    f"inputs.{self.name}",
+                    f"{self.name} has no shape, so it is a 0-dim tensor; give its dims, "
+                    "such as {batch},{seq} or 1,128.",
+                    "warning",
+                )
+            ]
         return []
 
     def mark(self, problems: list[Problem]) -> None:
@@ -205,8 +232,13 @@ class InputRow(QObject):
 
     def _on_use_current_index_changed(self) -> None:
         p = self.param
-        if (self.use.currentText() == "constant" and not self.value_editor.widget.text() and p
-                and p.get("widget") in _SCALARS and p.get("default") is not None):
+        if (
+            self.use.currentText() == "constant"
+            and not self.value_editor.widget.text()
+            and p
+            and p.get("widget") in _SCALARS
+            and p.get("default") is not None
+        ):
             self.value_editor.set_value(p["default"])
         self._on_part_edited()
 
@@ -243,8 +275,9 @@ class InputsEditor(QWidget):
         header.setMinimumSectionSize(MIN_COLUMN)
         for column in range(len(COLUMNS)):
             stretch = column in (SHAPE, INIT, VALUE)
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if stretch
-                                        else QHeaderView.ResizeMode.ResizeToContents)
+            header.setSectionResizeMode(
+                column, QHeaderView.ResizeMode.Stretch if stretch else QHeaderView.ResizeMode.ResizeToContents
+            )
         self.table.setColumnHidden(VALUE, True)
         layout.addWidget(self.table)
         self.problem = problem_label("inputs")
@@ -258,8 +291,9 @@ class InputsEditor(QWidget):
         layout.addLayout(bottom)
         self.add_button.clicked.connect(self._on_add_button_clicked)
 
-    def set_state(self, params: list[dict[str, Any]] | None, inputs: dict[str, str], constants: dict[str, Any],
-                  note: str = "") -> None:
+    def set_state(
+        self, params: list[dict[str, Any]] | None, inputs: dict[str, str], constants: dict[str, Any], note: str = ""
+    ) -> None:
         """Rows for ``params`` (None: not resolved) and for every input and constant the spec names."""
         self._quiet = True
         try:

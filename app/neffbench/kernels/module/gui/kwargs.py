@@ -68,7 +68,9 @@ class SignatureRow(QObject):
         self.name, self.param = p["name"], p
         self.key = f"module.kwargs.{self.name}"
         widget = p.get("widget", "other")
-        if widget not in ("bool", "int", "float", "str", "choices") or (value is not UNSET and not _fits(widget, p, value)):
+        if widget not in ("bool", "int", "float", "str", "choices") or (
+            value is not UNSET and not _fits(widget, p, value)
+        ):
             widget = "other"
         has_default = p.get("has_default", False)
         self.default = p.get("default") if has_default and _fits(widget, p, p.get("default")) else UNSET
@@ -117,8 +119,9 @@ class SignatureRow(QObject):
             self._choices = list(p.get("choices") or ())
             labels = [str(c) for c in self._choices]
             self._placeholder = not shows_default
-            editor = ChoiceEditor(meta_field(self.name, tip, choices=tuple(([f"({empty})"] if self._placeholder else [])
-                                                                          + labels)))
+            editor = ChoiceEditor(
+                meta_field(self.name, tip, choices=tuple(([f"({empty})"] if self._placeholder else []) + labels))
+            )
             return editor
         if widget == "float":
             editor = FloatTextEditor(meta_field(self.name, tip, **bounds))
@@ -326,8 +329,9 @@ class KwargsEditor(QWidget):
                 self._add_toml_row(name, value)
         self._rows_holder.setVisible(bool(self.rows))
         if params is None:
-            self.note.setText("Resolve the entry to get one field per parameter; until then each argument is a "
-                              "name and a TOML value.")
+            self.note.setText(
+                "Resolve the entry to get one field per parameter; until then each argument is a name and a TOML value."
+            )
         elif not listed:
             self.note.setText(f"{callee or 'The factory'} takes no arguments by name.")
         else:
@@ -367,8 +371,13 @@ class KwargsEditor(QWidget):
         if not self.open_ended:
             for row in self.toml_rows:
                 if row.name and row.value() is not UNSET:
-                    out.append(Problem(f"module.kwargs.{row.name}", f"{self.callee}(...) has no parameter "
-                                       f"'{row.name}'; the call will fail.", "warning"))
+                    out.append(
+                        Problem(
+                            f"module.kwargs.{row.name}",
+                            f"{self.callee}(...) has no parameter '{row.name}'; the call will fail.",
+                            "warning",
+                        )
+                    )
         return out
 
     def show_problems(self, by_field: dict[str, list[Problem]]) -> None:

@@ -44,6 +44,7 @@ TOML_EXAMPLES = '64, 1e-6, true, "gelu" or { entry = "package.module:Config", kw
 
 # ---- TOML values ----
 
+
 def format_toml(value: Any) -> str:
     """``value`` as a TOML inline value (what a TOML row shows; ``parse_toml`` reads it back equal)."""
     if isinstance(value, bool):
@@ -84,6 +85,7 @@ def parse_toml(text: str) -> Any:
 
 # ---- tensor specs in columns ----
 
+
 def split_tensor(text: str) -> tuple[str, str, str]:
     """(canonical dtype, dims, init) of a tensor spec's text; whatever does not fit lands in init."""
     match = _SPEC_RE.fullmatch(text)
@@ -100,6 +102,7 @@ def compose_tensor(dtype: str, shape: str, init: str) -> str:
 
 
 # ---- editors the field_editors family lacks ----
+
 
 def meta_field(label: str, help: str, **kwargs: Any) -> dataclasses.Field:
     """A stand-in dataclass field so that generated rows can use the FieldEditors of spec fields."""
@@ -126,7 +129,9 @@ class FloatTextEditor(FieldEditor):
             return None
         lo, hi = self.field.metadata["min"], self.field.metadata["max"]
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            self.parse_error = f"{text} is outside {lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}."
+            self.parse_error = (
+                f"{text} is outside {lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}."
+            )
         return value
 
     def set_value(self, value: float | None) -> None:
@@ -162,6 +167,7 @@ class TomlEditor(FieldEditor):
 
 
 # ---- problems and rows ----
+
 
 def note_label(key: str) -> QLabel:
     """A hint about a section (what Resolve will add, what bold means): italic, in the text colour."""

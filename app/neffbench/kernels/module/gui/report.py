@@ -46,14 +46,18 @@ def signature_text(p: dict[str, Any]) -> str:
     return text + (f" = {p['default']!r}" if p.get("has_default") else "")
 
 
-
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """Kind, qualified name, first doc line, and the factory and forward signatures, as rich-text lines."""
     e = html.escape
     kind, qualname = report.get("kind", "?"), report.get("qualname", "?")
     module = report.get("module")
-    where = f"{module}:{qualname}" if module and str(module).endswith(".py") else f"{module}.{qualname}" if module \
+    where = (
+        f"{module}:{qualname}"
+        if module and str(module).endswith(".py")
+        else f"{module}.{qualname}"
+        if module
         else qualname
+    )
     lines = [f"<b>{e(kind)}</b> {e(where)}"]
     doc = _first_sentence(report.get("doc") or "")
     if doc:
@@ -62,8 +66,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     if report.get("factory_text"):
         lines.append(f"<b>factory</b> <tt>{e(name)}{e(report['factory_text'])}</tt>")
     if report.get("forward_text"):
-        callee = f"{report['built']}.forward" if report.get("built") else (f"{name}.forward" if kind != "function"
-                                                                           else name)
+        callee = (
+            f"{report['built']}.forward" if report.get("built") else (f"{name}.forward" if kind != "function" else name)
+        )
         lines.append(f"<b>forward</b> <tt>{e(callee)}{e(_short(report, 'forward'))}</tt>")
     if report.get("forward_note"):
         lines.append(f'<span style="color: {theme.WARN}">⚠ {e(report["forward_note"])}</span>')

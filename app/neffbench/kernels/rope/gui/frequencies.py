@@ -74,8 +74,10 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         self.max_pos_line = self._mark(self.wavelength_plot, 0, "max_pos")
         # Band edges: llama3's are wavelengths (top plot), yarn's ramp ends are pair indices (both plots).
         self.edge_lines = [self._mark(self.wavelength_plot, 0, f"edge{i}") for i in range(2)]
-        self.pair_edge_lines = [(self._mark(self.wavelength_plot, 90, f"edge{i}"),
-                                 self._mark(self.inv_freq_plot, 90, f"edge{i}")) for i in range(2)]
+        self.pair_edge_lines = [
+            (self._mark(self.wavelength_plot, 90, f"edge{i}"), self._mark(self.inv_freq_plot, 90, f"edge{i}"))
+            for i in range(2)
+        ]
         # The legend has a column of its own: inside the plots every corner holds data for some spec.
         self.legend = pg.LegendItem(labelTextSize="8pt", sampleType=_LegendSample)
         self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -112,8 +114,10 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         scaling = f.factor is not None
         index = np.arange(len(f.inv_freq))
         brushes = [pg.mkBrush(theme.BAND_COLOURS[b]) for b in f.bands]
-        for name, scaled, base in (("wavelength", f.wavelength, f.base_wavelength),
-                                   ("inv_freq", f.inv_freq, f.base_inv_freq)):
+        for name, scaled, base in (
+            ("wavelength", f.wavelength, f.base_wavelength),
+            ("inv_freq", f.inv_freq, f.base_inv_freq),
+        ):
             base_curve, scaled_curve, points = self.curves[name]
             base_curve.setData(index, base)
             base_curve.setVisible(scaling)  # without scaling it would hide under the scaled curve
@@ -137,8 +141,10 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
                 line.setVisible(i < len(pair_edges))
                 if i < len(pair_edges):
                     line.setPos(pair_edges[i].value)
-        set_title(self.wavelength_plot, f"Frequencies: {preview.spec.rope.rope_type} scaling"
-                  + (f", factor {f.factor:g}" if f.factor else ""))
+        set_title(
+            self.wavelength_plot,
+            f"Frequencies: {preview.spec.rope.rope_type} scaling" + (f", factor {f.factor:g}" if f.factor else ""),
+        )
         self._fill_legend(preview, wavelength_edges or pair_edges)
         self.setProperty(BESIDE, int(self.legend.boundingRect().width()) + 8)
         fit(self)
@@ -197,8 +203,9 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         text = f"pair {pair}: <span style='color:{theme.BAND_COLOURS[band]}'><b>{band}</b></span>"
         if f.factor is not None and band != "unchanged":
             text += f" (unscaled: wavelength {f.base_wavelength[pair]:.4g}, inv_freq {f.base_inv_freq[pair]:.4g})"
-        return (text + f"<br>wavelength {f.wavelength[pair]:.5g} positions · "
-                f"inv_freq {f.inv_freq[pair]:.5g} rad/position")
+        return (
+            text + f"<br>wavelength {f.wavelength[pair]:.5g} positions · inv_freq {f.inv_freq[pair]:.5g} rad/position"
+        )
 
     def _show_default_readout(self) -> None:
         self.readout.setText("Hover a pair for its band,<br>wavelength and inverse frequency")

@@ -32,9 +32,11 @@ class PreviewPanel(QWidget):
 
     bucket_chosen = Signal(int)
 
-    PAIR_BADGE_TIP = ("Rotation must keep the norm of every rotated pair (times the table's mscale), within the "
-                      "tolerance of the coarser of the input and cache dtypes, and leave the pass-through lanes "
-                      "unchanged, for every token and head.")
+    PAIR_BADGE_TIP = (
+        "Rotation must keep the norm of every rotated pair (times the table's mscale), within the "
+        "tolerance of the coarser of the input and cache dtypes, and leave the pass-through lanes "
+        "unchanged, for every token and head."
+    )
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -47,8 +49,10 @@ class PreviewPanel(QWidget):
         self.pair_badge.setStyleSheet(theme.badge_style(None))
         self.pair_badge.setToolTip(self.PAIR_BADGE_TIP)
         self.cast_label = QLabel()
-        self.cast_label.setToolTip("Largest difference between the float32 table (as the kernel computes it) and "
-                                   "the table in the cache dtype the NEFF receives, over every position and column.")
+        self.cast_label.setToolTip(
+            "Largest difference between the float32 table (as the kernel computes it) and "
+            "the table in the cache dtype the NEFF receives, over every position and column."
+        )
         self.status_label = QLabel("Loading torch…")
         self.status_label.setObjectName("previewStatus")
         self.status_label.setWordWrap(True)
@@ -72,8 +76,10 @@ class PreviewPanel(QWidget):
         self.plots.setWidgetResizable(True)
         self.plots.setFrameShape(QScrollArea.Shape.NoFrame)
         # Until the first preview arrives (torch is still loading) a sentence beats six empty plots.
-        self.placeholder = QLabel("Loading torch in the background…\nThe cos/sin tables, frequencies and rotated "
-                                  "outputs appear here as soon as it is ready.")
+        self.placeholder = QLabel(
+            "Loading torch in the background…\nThe cos/sin tables, frequencies and rotated "
+            "outputs appear here as soon as it is ready."
+        )
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)  # a long sentence must not set the window's minimum width
         self.placeholder.setStyleSheet(f"color: {theme.ORIGINAL}; font-size: 14pt;")
@@ -159,8 +165,9 @@ class PreviewPanel(QWidget):
         check = preview.pair_check
         self.pair_badge.setText(f"Pair norms {check.summary()}")
         self.pair_badge.setStyleSheet(theme.badge_style(check.passed))
-        worst = ("" if check.worst is None else
-                 "\nLargest deviation: {} token {}, head {}, pair {}.".format(*check.worst))
+        worst = (
+            "" if check.worst is None else "\nLargest deviation: {} token {}, head {}, pair {}.".format(*check.worst)
+        )
         self.pair_badge.setToolTip(self.PAIR_BADGE_TIP + worst)
         self.cast_label.setText(self._cast_text(preview))
         ms = preview.timings.get("total", 0.0) * 1e3
@@ -174,8 +181,10 @@ class PreviewPanel(QWidget):
         pos, col = preview.cast_error_at
         half = preview.rotary_dim // 2
         column = f"cos pair {col}" if col < half else f"sin pair {col - half}"
-        return (f"Cache {preview.cache_dtype}: max error {preview.cast_error:.3g} vs the float32 table "
-                f"(position {pos}, {column})")
+        return (
+            f"Cache {preview.cache_dtype}: max error {preview.cast_error:.3g} vs the float32 table "
+            f"(position {pos}, {column})"
+        )
 
     def _set_buckets(self, buckets: tuple[int, ...], current: int) -> None:
         self.bucket_combo.blockSignals(True)

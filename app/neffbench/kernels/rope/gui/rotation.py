@@ -43,12 +43,11 @@ class _LanePlot:
         plot.setLabel("bottom", "lane (element of the head)")
         # One width for both plots: with x linked, lane k of the query then sits above lane k of the key.
         plot.getAxis("left").setWidth(44)
-        self.original = plot.plot(pen=pg.mkPen(theme.ORIGINAL, width=1), symbol="o", symbolSize=4,
-                                  symbolBrush=theme.ORIGINAL, symbolPen=None)
-        self.rotated = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5), symbol="o", symbolSize=6,
-                                 symbolPen=None)
-        self.tail = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(128, 128, 128, 40),
-                                        pen=pg.mkPen(None))
+        self.original = plot.plot(
+            pen=pg.mkPen(theme.ORIGINAL, width=1), symbol="o", symbolSize=4, symbolBrush=theme.ORIGINAL, symbolPen=None
+        )
+        self.rotated = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5), symbol="o", symbolSize=6, symbolPen=None)
+        self.tail = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(128, 128, 128, 40), pen=pg.mkPen(None))
         self.tail_label = pg.TextItem("pass-through", color=theme.ORIGINAL, anchor=(0, 0))
         plot.addItem(self.tail, ignoreBounds=True)
         plot.addItem(self.tail_label, ignoreBounds=True)
@@ -105,8 +104,7 @@ class RotationPlots(pg.GraphicsLayoutWidget):
             text = "GPT-J pairing: lane 2k rotates with lane 2k+1 (interleaved)"
         if preview.rotary_dim < preview.head_size:
             text += f" · lanes {preview.rotary_dim}..{preview.head_size - 1} pass through"
-        text += (f"<br><span style='color:{theme.ORIGINAL}'>grey: original</span> · colour: rotated, one colour "
-                 "per pair")
+        text += f"<br><span style='color:{theme.ORIGINAL}'>grey: original</span> · colour: rotated, one colour per pair"
         self.pairing_label.setText(text)
         self.show_token(token, head)
 
@@ -118,13 +116,23 @@ class RotationPlots(pg.GraphicsLayoutWidget):
         self.token = token = max(0, min(token, rot.num_tokens - 1))
         self.head = head = max(0, min(head, rot.query.shape[1] - 1))
         position = int(rot.positions[token])
-        self.query.set_data(f"query · token {token} (position {position}) · head {head}",
-                            rot.query[token, head], rot.query_out[token, head], preview, self._brushes)
+        self.query.set_data(
+            f"query · token {token} (position {position}) · head {head}",
+            rot.query[token, head],
+            rot.query_out[token, head],
+            preview,
+            self._brushes,
+        )
         self.key.plot.setVisible(rot.key is not None)
         if rot.key is not None:
             kh = key_head_for(preview, head)
-            self.key.set_data(f"key · token {token} · key head {kh}", rot.key[token, kh], rot.key_out[token, kh],
-                              preview, self._brushes)
+            self.key.set_data(
+                f"key · token {token} · key head {kh}",
+                rot.key[token, kh],
+                rot.key_out[token, kh],
+                preview,
+                self._brushes,
+            )
         self._show_default_readout()
 
     def lane_at(self, scene_pos: QPointF) -> tuple[str, int] | None:
@@ -154,8 +162,10 @@ class RotationPlots(pg.GraphicsLayoutWidget):
             return f"{where} · lane {lane} passes through (not rotated)<br>{values(lane)}"
         a, b = preview.pairing()[pair]
         partner = b if lane == a else a
-        return (f"{where} · lane {lane} rotates with partner lane {partner} (pair {pair})"
-                f"<br>{values(lane)} · {values(partner)}  (before → after)")
+        return (
+            f"{where} · lane {lane} rotates with partner lane {partner} (pair {pair})"
+            f"<br>{values(lane)} · {values(partner)}  (before → after)"
+        )
 
     def _show_default_readout(self) -> None:
         self.readout.setText("Hover a lane for its value and its partner's, before and after rotation")

@@ -32,8 +32,9 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
         self.sin_image = pg.ImageItem()
         self.cos_plot.addItem(self.cos_image)
         self.sin_plot.addItem(self.sin_image)
-        self.colour_bar = pg.ColorBarItem(values=(-1, 1), colorMap=pg.colormap.get("CET-D1"), interactive=False,
-                                          width=14, colorMapMenu=False)
+        self.colour_bar = pg.ColorBarItem(
+            values=(-1, 1), colorMap=pg.colormap.get("CET-D1"), interactive=False, width=14, colorMapMenu=False
+        )
         self.colour_bar.setImageItem([self.cos_image, self.sin_image])
         self.addItem(self.colour_bar, row=0, col=1, rowspan=2)
         self.readout = self.addLabel("", row=2, col=0, colspan=2, justify="left")
@@ -59,8 +60,14 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
         set_title(self.cos_plot, f"cos table ({dtype}, {preview.max_pos} positions x {half} pairs)")
         set_title(self.sin_plot, f"sin table ({dtype})")
         for plot in (self.cos_plot, self.sin_plot):
-            plot.vb.setLimits(xMin=0, xMax=preview.max_pos, yMin=0, yMax=half,
-                              minXRange=min(8, preview.max_pos), maxXRange=preview.max_pos)
+            plot.vb.setLimits(
+                xMin=0,
+                xMax=preview.max_pos,
+                yMin=0,
+                yMax=half,
+                minXRange=min(8, preview.max_pos),
+                maxXRange=preview.max_pos,
+            )
         # Setting the range redraws through _on_view_x_range_changed; draw explicitly too, since
         # an unchanged range emits nothing.
         self.cos_plot.vb.setRange(xRange=(0, preview.max_pos), yRange=(0, half), padding=0)
@@ -86,8 +93,11 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
         if preview is None:
             self.readout.setText("")
             return
-        drawn = "every position drawn" if self.drawn_step == 1 else (
-            f"1 in {self.drawn_step} positions drawn (zoom in to see all; readouts use the full table)")
+        drawn = (
+            "every position drawn"
+            if self.drawn_step == 1
+            else (f"1 in {self.drawn_step} positions drawn (zoom in to see all; readouts use the full table)")
+        )
         self.readout.setText(f"Hover for values · {drawn}")
 
     def _on_view_x_range_changed(self, _vb, x_range) -> None:

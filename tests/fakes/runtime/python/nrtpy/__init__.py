@@ -108,8 +108,9 @@ def _ref(tensor: Any, name: str) -> _nrt.DeviceTensor:
 class NrtpyTensor:
     """A tensor in device memory (here: host bytes) with its numpy shape and dtype."""
 
-    def __init__(self, tensor_ref: _nrt.DeviceTensor, shape: tuple[int, ...] | int, dtype: np.dtype,
-                 name: str | None = None):
+    def __init__(
+        self, tensor_ref: _nrt.DeviceTensor, shape: tuple[int, ...] | int, dtype: np.dtype, name: str | None = None
+    ):
         self.tensor_ref = tensor_ref
         self.shape = (shape,) if isinstance(shape, int) else tuple(shape)
         self.dtype = np.dtype(dtype)
@@ -151,11 +152,19 @@ class NrtpyModel:
         self.output_tensors_info: dict[str, TensorMetadata] = info.outputs
 
     @classmethod
-    def load_from_neff(cls, neff_path: Path | str, name: str | None = None, core_id: int = 0,
-                       cc_enabled: bool = False, rank_id: int = 0, world_size: int = 1) -> NrtpyModel:
+    def load_from_neff(
+        cls,
+        neff_path: Path | str,
+        name: str | None = None,
+        core_id: int = 0,
+        cc_enabled: bool = False,
+        rank_id: int = 0,
+        world_size: int = 1,
+    ) -> NrtpyModel:
         neff_path = Path(neff_path)
-        ref = get_nrtpy_singleton().load(str(neff_path), core_id, cc_enabled, rank_id, world_size,
-                                         missing_status="NRT_FAILURE")
+        ref = get_nrtpy_singleton().load(
+            str(neff_path), core_id, cc_enabled, rank_id, world_size, missing_status="NRT_FAILURE"
+        )
         return cls(ref, neff_path.stem if name is None else name, neff_path)
 
     def _model(self) -> _nrt.LoadedModel:
@@ -175,8 +184,13 @@ class NrtpyModel:
     def _refs(self, inputs: dict[str, NrtpyTensor], outputs: dict[str, NrtpyTensor]):
         return ({k: _ref(v, k) for k, v in inputs.items()}, {k: _ref(v, k) for k, v in outputs.items()})
 
-    def __call__(self, inputs: dict[str, NrtpyTensor], outputs: dict[str, NrtpyTensor] | None = None,
-                 save_trace: bool = False, ntff_name: str | None = None) -> dict[str, NrtpyTensor] | None:
+    def __call__(
+        self,
+        inputs: dict[str, NrtpyTensor],
+        outputs: dict[str, NrtpyTensor] | None = None,
+        save_trace: bool = False,
+        ntff_name: str | None = None,
+    ) -> dict[str, NrtpyTensor] | None:
         model = self._model()
         auto = outputs is None
         if auto:
@@ -187,8 +201,14 @@ class NrtpyModel:
         get_nrtpy_singleton().execute(model, in_refs, out_refs, ntff_name=ntff_name, save_trace=save_trace)
         return outputs if auto else None
 
-    def benchmark(self, inputs: dict[str, NrtpyTensor], outputs: dict[str, NrtpyTensor] | None = None,
-                  warmup_iter: int = 5, benchmark_iter: int = 5, mode: str = "device") -> BenchmarkResult:
+    def benchmark(
+        self,
+        inputs: dict[str, NrtpyTensor],
+        outputs: dict[str, NrtpyTensor] | None = None,
+        warmup_iter: int = 5,
+        benchmark_iter: int = 5,
+        mode: str = "device",
+    ) -> BenchmarkResult:
         if mode not in ("device", "host"):
             raise ValueError(f"Invalid benchmark mode '{mode}'. Use 'device' or 'host'.")
         if benchmark_iter < 1:
@@ -203,5 +223,17 @@ class NrtpyModel:
         return f"NrtpyModel(name={self.name!r}, neff_path={str(self.neff_path)!r}, core_id={self.model_ref.core_id})"
 
 
-__all__ = ["BenchmarkResult", "ModelTensorInfo", "NrtError", "NrtModel", "NrtTensor", "NrtpyError", "NrtpyModel",
-           "NrtpyTensor", "TensorMetadata", "configure", "get_nrtpy_singleton", "reset"]
+__all__ = [
+    "BenchmarkResult",
+    "ModelTensorInfo",
+    "NrtError",
+    "NrtModel",
+    "NrtTensor",
+    "NrtpyError",
+    "NrtpyModel",
+    "NrtpyTensor",
+    "TensorMetadata",
+    "configure",
+    "get_nrtpy_singleton",
+    "reset",
+]

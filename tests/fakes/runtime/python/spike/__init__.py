@@ -11,14 +11,14 @@ both subclass ``SpikeRuntimeError(RuntimeError)``. See ``spike_model`` for what 
 """
 
 from ._spike import (
-           ModelTensorInfo,
-           NrtError,
-           NrtModel,
-           NrtTensor,
-           SpikeError,
-           SpikeRuntimeError,
-           SystemTraceSession,
-           TensorMetadata,
+    ModelTensorInfo,
+    NrtError,
+    NrtModel,
+    NrtTensor,
+    SpikeError,
+    SpikeRuntimeError,
+    SystemTraceSession,
+    TensorMetadata,
 )
 from .spike_model import BenchmarkResult, SpikeModel
 from .spike_singleton import configure, get_spike_singleton, reset
@@ -26,6 +26,19 @@ from .spike_tensor import SpikeTensor
 
 __version__ = "0.1.0+fake"
 
-__all__ = ["BenchmarkResult", "ModelTensorInfo", "NrtError", "NrtModel", "NrtTensor", "SpikeError", "SpikeModel",
-           "SpikeRuntimeError", "SpikeTensor", "SystemTraceSession", "TensorMetadata", "configure",
-           "get_spike_singleton", "reset"]
+__all__ = [
+    "BenchmarkResult",
+    "ModelTensorInfo",
+    "NrtError",
+    "NrtModel",
+    "NrtTensor",
+    "SpikeError",
+    "SpikeModel",
+    "SpikeRuntimeError",
+    "SpikeTensor",
+    "SystemTraceSession",
+    "TensorMetadata",
+    "configure",
+    "get_spike_singleton",
+    "reset",
+]

@@ -39,8 +39,10 @@ class Spike(_nrt.Runtime):
     def __init__(self, verbose_level: int = 0):
         global _alive
         if _alive:
-            raise SpikeError("Cannot create Spike instance: a previous instance still exists. Call close() on the "
-                             "existing instance or delete spike with all tensors/models first.")
+            raise SpikeError(
+                "Cannot create Spike instance: a previous instance still exists. Call close() on the "
+                "existing instance or delete spike with all tensors/models first."
+            )
         self.verbose_level = verbose_level
         super().__init__(NrtError)
         _alive = True
@@ -50,11 +52,13 @@ class Spike(_nrt.Runtime):
         _alive = False
         return super().close()
 
-    def load_model(self, neff_file: str, core_id: int = 0, cc_enabled: bool = False, rank_id: int = 0,
-                   world_size: int = 1) -> NrtModel:
+    def load_model(
+        self, neff_file: str, core_id: int = 0, cc_enabled: bool = False, rank_id: int = 0, world_size: int = 1
+    ) -> NrtModel:
         if not os.path.isfile(neff_file) or not os.access(neff_file, os.R_OK):
-            raise SpikeError(f"Failed to open NEFF file: {neff_file}. Please check if the file exists and have read "
-                             "permission.")
+            raise SpikeError(
+                f"Failed to open NEFF file: {neff_file}. Please check if the file exists and have read permission."
+            )
         return self.load(neff_file, core_id, cc_enabled, rank_id, world_size)
 
     def tensor_read_to_pybuffer(self, tensor: NrtTensor, buffer: object, offset: int = 0, size: int = 0) -> None:
@@ -62,15 +66,18 @@ class Spike(_nrt.Runtime):
             raise SpikeError(f"Tensor '{tensor.name}' is freed. Please check the lifetime of the tensor.")
         super().tensor_read_to_pybuffer(tensor, buffer, offset, size)
 
-    def execute(self, model: NrtModel, inputs: dict, outputs: dict, ntff_name: str | None = None,
-                save_trace: bool = False) -> None:
+    def execute(
+        self, model: NrtModel, inputs: dict, outputs: dict, ntff_name: str | None = None, save_trace: bool = False
+    ) -> None:
         if not model.alive():
             raise SpikeError("Unable to execute an unloaded model. Please check the lifetime of the model.")
         for refs in (inputs, outputs):
             for name, tensor in refs.items():
                 if not tensor.alive():
-                    raise SpikeError(f"Tensor '{name}' is freed. Unable to add it into the tensor set. Please check "
-                                     "the lifetime of the tensor.")
+                    raise SpikeError(
+                        f"Tensor '{name}' is freed. Unable to add it into the tensor set. Please check "
+                        "the lifetime of the tensor."
+                    )
         super().execute(model, inputs, outputs, ntff_name=ntff_name, save_trace=save_trace)
 
 

@@ -42,8 +42,15 @@ class SpikeModel:
         self.output_tensors_info = info.outputs
 
     @classmethod
-    def load_from_neff(cls, neff_path: Path | str, name: str | None = None, core_id: int = 0, cc_enabled: bool = False,
-                       rank_id: int = 0, world_size: int = 1) -> SpikeModel:
+    def load_from_neff(
+        cls,
+        neff_path: Path | str,
+        name: str | None = None,
+        core_id: int = 0,
+        cc_enabled: bool = False,
+        rank_id: int = 0,
+        world_size: int = 1,
+    ) -> SpikeModel:
         neff_path = Path(neff_path)
         if name is None:
             name = neff_path.stem
@@ -65,8 +72,9 @@ class SpikeModel:
         ml = _nrt.ml_dtypes_module()
         actual = np.dtype(actual_dtype)
         if ml is not None and actual in (np.dtype(ml.float8_e4m3), np.dtype(ml.float8_e5m2)):
-            assert expected_dtype == "int8", (f"{kind} {tensor_name}: expected dtype int8 for fp8 types, "
-                                              f"got {expected_dtype}")
+            assert expected_dtype == "int8", (
+                f"{kind} {tensor_name}: expected dtype int8 for fp8 types, got {expected_dtype}"
+            )
             return
         if ml is None and expected_dtype == "bfloat16" and actual == np.dtype(np.uint16):
             return  # the fake's stand-in for bfloat16 without ml_dtypes
@@ -76,40 +84,70 @@ class SpikeModel:
         model_core_id = self.model_ref.core_id
         unknown_inputs = set(inputs) - set(self.input_tensors_info)
         if unknown_inputs:
-            raise ValueError(f"Unknown input(s) {unknown_inputs} for model '{self.name}'. "
-                             f"Expected inputs: {list(self.input_tensors_info.keys())}")
+            raise ValueError(
+                f"Unknown input(s) {unknown_inputs} for model '{self.name}'. "
+                f"Expected inputs: {list(self.input_tensors_info.keys())}"
+            )
         unknown_outputs = set(outputs) - set(self.output_tensors_info)
         if unknown_outputs:
-            raise ValueError(f"Unknown output(s) {unknown_outputs} for model '{self.name}'. "
-                             f"Expected outputs: {list(self.output_tensors_info.keys())}")
-        for kind, given, infos in (("Input", inputs, self.input_tensors_info),
-                                   ("Output", outputs, self.output_tensors_info)):
+            raise ValueError(
+                f"Unknown output(s) {unknown_outputs} for model '{self.name}'. "
+                f"Expected outputs: {list(self.output_tensors_info.keys())}"
+            )
+        for kind, given, infos in (
+            ("Input", inputs, self.input_tensors_info),
+            ("Output", outputs, self.output_tensors_info),
+        ):
             for k, v in given.items():
                 core = v.tensor_ref.core_id
-                assert core == model_core_id, (f"{kind} {k}: expected model and tensor on the same core, got model "
-                                               f"core_id {model_core_id} and tensor core_id {core}")
+                assert core == model_core_id, (
+                    f"{kind} {k}: expected model and tensor on the same core, got model "
+                    f"core_id {model_core_id} and tensor core_id {core}"
+                )
                 assert v.shape == tuple(infos[k].shape), f"{kind} {k}: expected shape {infos[k].shape}, got {v.shape}"
                 self._check_dtype_compatibility(v.dtype, infos[k].dtype, k, is_input=kind == "Input")
 
-    def __call__(self, inputs: dict[str, SpikeTensor], outputs: dict[str, SpikeTensor] | None = None,
-                 save_trace: bool = False, ntff_name: str | None = None) -> dict[str, SpikeTensor] | None:
+    def __call__(
+        self,
+        inputs: dict[str, SpikeTensor],
+        outputs: dict[str, SpikeTensor] | None = None,
+        save_trace: bool = False,
+        ntff_name: str | None = None,
+    ) -> dict[str, SpikeTensor] | None:
         auto = outputs is None
         if auto:
             outputs = {t.name: t for t in self.allocate_output_tensors()}
         self._validate_io(inputs, outputs)
         if ntff_name is None:
             ntff_name = str(self.neff_path.with_suffix("")) + ".ntff"
-        get_spike_singleton().execute(self.model_ref, inputs={k: v.tensor_ref for k, v in inputs.items()},
-                                      outputs={k: v.tensor_ref for k, v in outputs.items()}, save_trace=save_trace,
-                                      ntff_name=ntff_name)
+        get_spike_singleton().execute(
+            self.model_ref,
+            inputs={k: v.tensor_ref for k, v in inputs.items()},
+            outputs={k: v.tensor_ref for k, v in outputs.items()},
+            save_trace=save_trace,
+            ntff_name=ntff_name,
+        )
         return outputs if auto else None
 
-    def benchmark(self, inputs: dict[str, SpikeTensor], outputs: dict[str, SpikeTensor] | None = None,
-                  warmup_iter: int = 5, benchmark_iter: int = 5, mode: str = "device") -> BenchmarkResult:
+    def benchmark(
+        self,
+        inputs: dict[str, SpikeTensor],
+        outputs: dict[str, SpikeTensor] | None = None,
+        warmup_iter: int = 5,
+        benchmark_iter: int = 5,
+        mode: str = "device",
+    ) -> BenchmarkResult:
         if mode not in ("device", "host"):
             raise ValueError(f"Invalid benchmark mode '{mode}'. Use 'device' or 'host'.")
         if outputs is None:
             outputs = {t.name: t for t in self.allocate_output_tensors()}
         self._validate_io(inputs, outputs)
-        return _nrt.run_benchmark(get_spike_singleton(), self.model_ref, {k: v.tensor_ref for k, v in inputs.items()},
-                                  {k: v.tensor_ref for k, v in outputs.items()}, warmup_iter, benchmark_iter, mode)
+        return _nrt.run_benchmark(
+            get_spike_singleton(),
+            self.model_ref,
+            {k: v.tensor_ref for k, v in inputs.items()},
+            {k: v.tensor_ref for k, v in outputs.items()},
+            warmup_iter,
+            benchmark_iter,
+            mode,
+        )

@@ -29,8 +29,10 @@ def _set_visible_cores(visible_cores: Iterable[int]) -> None:
 def configure(visible_cores: Iterable[int] | None = None) -> None:
     with _lock:
         if _runtime is not None:
-            raise RuntimeError("Cannot configure: Spike runtime is already active. Call spike.reset() first to close "
-                               "the runtime, then configure().")
+            raise RuntimeError(
+                "Cannot configure: Spike runtime is already active. Call spike.reset() first to close "
+                "the runtime, then configure()."
+            )
     if visible_cores is not None:
         _set_visible_cores(visible_cores)
 
@@ -39,8 +41,12 @@ def reset() -> None:
     global _runtime
     with _lock:
         if _runtime is not None:
-            warnings.warn("spike.reset() called. All existing SpikeTensor and SpikeModel objects are now invalid and "
-                          "should not be used.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "spike.reset() called. All existing SpikeTensor and SpikeModel objects are now invalid and "
+                "should not be used.",
+                UserWarning,
+                stacklevel=2,
+            )
             _runtime.close()
             _runtime = None
 

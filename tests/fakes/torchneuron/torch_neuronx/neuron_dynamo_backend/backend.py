@@ -73,14 +73,29 @@ def _compile_to_neff(stablehlo: str, meta: dict, opt: str, args: str) -> bytes:
         mlir, neff = Path(tmp) / "module.mlir", Path(tmp) / "module.neff"
         mlir.write_text(stablehlo, encoding="utf-8")
         (Path(tmp) / "metadata.json").write_text(json.dumps(meta), encoding="utf-8")
-        cmd = ["neuronx-cc", "compile", str(mlir), "--framework", "XLA", "--target", target, "--lnc", lnc, opt,
-               *args.split(), "--output", str(neff)]
+        cmd = [
+            "neuronx-cc",
+            "compile",
+            str(mlir),
+            "--framework",
+            "XLA",
+            "--target",
+            target,
+            "--lnc",
+            lnc,
+            opt,
+            *args.split(),
+            "--output",
+            str(neff),
+        ]
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, check=False)
         # WEXITSTATUS: a compiler killed by a signal "exits" 0, and only the missing NEFF tells.
         code = proc.returncode if proc.returncode > 0 else 0
         if code:
-            raise RuntimeError(f"Command failed (neuronx-cc compilation) with exit code {code}"
-                               + (f": {proc.stderr}" if proc.stderr else ""))
+            raise RuntimeError(
+                f"Command failed (neuronx-cc compilation) with exit code {code}"
+                + (f": {proc.stderr}" if proc.stderr else "")
+            )
         try:
             return neff.read_bytes()
         except OSError:
@@ -100,17 +115,26 @@ def _compile(gm: torch.fx.GraphModule, example_inputs: list, options: dict | Non
     with torch.no_grad():
         outputs = _flat(gm(*example_inputs))
     inputs = _user_inputs(gm, example_inputs)
-    meta = {"inputs": [_sig(i, t) for i, t in enumerate(inputs)],
-            "outputs": [{**_sig(i, t), "name": f"output{i}"} for i, t in enumerate(outputs)]}
+    meta = {
+        "inputs": [_sig(i, t) for i, t in enumerate(inputs)],
+        "outputs": [{**_sig(i, t), "name": f"output{i}"} for i, t in enumerate(outputs)],
+    }
     args = "--model-type transformer --auto-cast=none " + os.environ.get("NEURON_CC_FLAGS", "")
     opt = os.environ.get("NEURON_COMPILER_OPT_LEVEL") or "-O2"
     stablehlo = f"module @{model} {{\n  // fake StableHLO\n  // {json.dumps(meta)}\n}}\n"
     shlo = debug / "stablehlo" / "proc_0" / f"{model}_{stamp}.stablehlo.mlir"
     shlo.parent.mkdir(parents=True, exist_ok=True)
     shlo.write_text(stablehlo, encoding="utf-8")
-    extension = "_".join(part for part in (os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE") or "trn2",
-                                           os.environ.get("NEURON_LOGICAL_NC_CONFIG") or "2", opt.lstrip("-"),
-                                           args.strip().replace(" ", "_").replace("=", "-")) if part)
+    extension = "_".join(
+        part
+        for part in (
+            os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE") or "trn2",
+            os.environ.get("NEURON_LOGICAL_NC_CONFIG") or "2",
+            opt.lstrip("-"),
+            args.strip().replace(" ", "_").replace("=", "-"),
+        )
+        if part
+    )
     key = hashlib.sha256(f"{stablehlo}_{extension}".encode()).hexdigest()
     path = _CACHE_DIR / key[:2] / key[2:4] / f"{key}.neff"
     fallback = not _flag("TORCH_NEURONX_DISABLE_FALLBACK_EXECUTION")
@@ -147,7 +171,8 @@ def _compile(gm: torch.fx.GraphModule, example_inputs: list, options: dict | Non
     return execute
 
 
-def neuron_backend(gm: torch.fx.GraphModule, example_inputs: list, *, options: dict | None = None,
-                   mode: str = "default") -> object:
+def neuron_backend(
+    gm: torch.fx.GraphModule, example_inputs: list, *, options: dict | None = None, mode: str = "default"
+) -> object:
     """The entry point ``torch_dynamo_backends: neuron`` names, with the real one's signature."""
     return _compile(gm, example_inputs, options)
