@@ -284,31 +284,58 @@ def _dry_run(plan: Any, out: TextIO) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from neffbench.cli.cancellable import run_cancellable
-    from neffbench.cli.spec_args import print_problems, read_spec
     from neffbench.jobs.records import WorkdirError
-    from neffbench.sweeps import SweepError, run_sweep
+    from neffbench.sweeps import SweepError
+
+    planned = _planned(args)
+    if planned is None:
+        return EXIT_INVALID
+    spec, plan = planned
+    out = sys.stderr if args.json else sys.stdout
+    _prepare(plan, spec)
+    _report_plan(plan, args, out)
+    stopped = _stopped_before_running(plan, args, out)
+    if stopped is not None:
+        return stopped
+    result, failure, cancel = _run_points(args, plan, spec, out)
+    if failure:
+        if isinstance(failure[0], (SweepError, WorkdirError)):
+            print(f"neffbench: {str(failure[0]).rstrip('.')}; nothing was started.", file=sys.stderr)
+            return EXIT_INVALID
+        raise failure[0]
+    done = result[0]
+    _print_done(done, args, spec, out)
+    if cancel.is_set():
+        return EXIT_CANCELLED
+    return done.exit_code
+
+
+def _planned(args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """The base spec and the sweep's plan, or None once the reason it cannot be planned is printed."""
+    from neffbench.cli.spec_args import print_problems, read_spec
     from neffbench.sweeps import plan as make_plan
 
     if args.jobs is not None and args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)
-        return EXIT_INVALID
+        return None
     if args.memory_per_job is not None and args.memory_per_job <= 0:
         print("--memory-per-job must be a positive number of GiB.", file=sys.stderr)
-        return EXIT_INVALID
+        return None
     # Read, not validated as a whole: a swept field may be what makes the base spec valid; each point is checked.
     spec = read_spec(args, refusal="nothing was started")
     if spec is None:
-        return EXIT_INVALID
+        return None
     memory = args.memory_per_job * 2**30 if args.memory_per_job is not None else None
     plan = make_plan(spec, args.over, zip=args.zip, backend=args.backend, memory_per_job=memory)
-    out = sys.stderr if args.json else sys.stdout
     if plan.problems:
         print_problems(plan.problems, file=sys.stderr)
         print("neffbench: the sweep cannot be planned; nothing was started.", file=sys.stderr)
-        return EXIT_INVALID
-    _prepare(plan, spec)
-    _report_plan(plan, args, out)
+        return None
+    return spec, plan
+
+
+def _stopped_before_running(plan: Any, args: argparse.Namespace, out: TextIO) -> int | None:
+    """The exit code of a dry run or of a sweep refused as planned; None when its points are to run."""
     if args.strict and plan.duplicates:
         print(
             f"neffbench: {len(plan.duplicates)} group(s) of points would compile the same thing and --strict "
@@ -327,6 +354,17 @@ def _sweep(args: argparse.Namespace) -> int:
     if not plan.valid:
         print("neffbench: no point is valid; nothing was started.", file=sys.stderr)
         return EXIT_INVALID
+    return None
+
+
+def _run_points(
+    args: argparse.Namespace, plan: Any, spec: Any, out: TextIO
+) -> tuple[list[Any], list[BaseException], threading.Event]:
+    """The sweep's valid points on its executor, Ctrl-C cancelling them. Returns the sweep's result (one, unless
+    it raised), what it raised and the cancel event."""
+    from neffbench.cli.cancellable import run_cancellable
+    from neffbench.sweeps import run_sweep
+
     prestarted = getattr(args, "prestarted", None)
     labels = plan.labels
     on_line = _writer(out, labels)
@@ -366,12 +404,11 @@ def _sweep(args: argparse.Namespace) -> int:
             None, "neffbench: cancelling every point: SIGTERM to each job's processes, SIGKILL after a grace period"
         ),
     )
-    if failure:
-        if isinstance(failure[0], (SweepError, WorkdirError)):
-            print(f"neffbench: {str(failure[0]).rstrip('.')}; nothing was started.", file=sys.stderr)
-            return EXIT_INVALID
-        raise failure[0]
-    done = result[0]
+    return result, failure, cancel
+
+
+def _print_done(done: Any, args: argparse.Namespace, spec: Any, out: TextIO) -> None:
+    """The finished sweep's record as JSON, or its table and the command that shows it again."""
     from neffbench.sweeps import as_json, load
 
     sweep = load(None, done.path)
@@ -381,6 +418,3 @@ def _sweep(args: argparse.Namespace) -> int:
         print(file=out)
         _print_sweep(sweep, out)
         print(f"neffbench sweep show {done.sweep_id} --workdir {spec.workdir}", file=out)
-    if cancel.is_set():
-        return EXIT_CANCELLED
-    return done.exit_code
