@@ -43,8 +43,33 @@ class Run(RunIO):
     # ---- the run -----------------------------------------------------------------------------
 
     def run(self) -> None:
-        req = self.req
         self.enter("loading")
+        neff_info = self._neff_info()
+        name, mode = self._runtime()
+        feeds = self._feeds(neff_info)
+
+        self.enter("checking")
+        self._check(name, neff_info, feeds)
+
+        session = self._session(name, neff_info, feeds)
+        self.enter("running")
+        try:
+            outputs = session.call()
+        except Exception as exc:  # noqa: BLE001 - a runtime error is the run's failure, explained
+            raise RunFailure(_explained(exc, "running the NEFF")) from exc
+        self._numerics(outputs)
+        self.enter("benchmarking")
+        self._bench(session, mode)
+        if self.req.get("profile"):
+            self.enter("profiling")
+            from neffbench.runs.profile import capture
+
+            self.event("profile", **capture(self.req, feeds, self.out))
+        self.enter("done")
+
+    def _neff_info(self) -> Any:
+        """The NEFF's own description (None when there is no NEFF to read); the job's warning, when it has one."""
+        req = self.req
         neff_info = None
         if req.get("neff"):
             from neffbench.neff import NeffError, read_neff
@@ -59,6 +84,11 @@ class Run(RunIO):
                 "of a good compile"
             )
             self.event("warning", message=req["job_warning"])
+        return neff_info
+
+    def _runtime(self) -> tuple[str, str]:
+        """The runtime and the timing mode, announced with the reason for the runtime."""
+        req = self.req
         table = runtimes.availability(
             bool(req.get("neff")),
             bool(req.get("job_dir")),
@@ -84,9 +114,10 @@ class Run(RunIO):
             versions=_versions(name),
         )
         self.out.line(f"neffbench: runtime {name} ({runtimes.LABELS[name]}): {reason}")
-        feeds = self._feeds(neff_info)
+        return name, mode
 
-        self.enter("checking")
+    def _check(self, name: str, neff_info: Any, feeds: arrays.Arrays) -> None:
+        """Before loading: on a NeuronCore runtime, the feeds against the NEFF's IO and the host against its target."""
         problems: list[str] = []
         if name in ("nrtpy", "spike") and neff_info is not None:
             notes, problems = checks.downcast_int64(neff_info, feeds)
@@ -110,14 +141,9 @@ class Run(RunIO):
                 self.out.line(f"neffbench: {p}")
             raise RunFailure(f"{len(problems)} problem(s) before loading, so nothing was run: {problems[0]}")
 
-        session = self._session(name, neff_info, feeds)
-        self.enter("running")
-        try:
-            outputs = session.call()
-        except Exception as exc:  # noqa: BLE001 - a runtime error is the run's failure, explained
-            raise RunFailure(_explained(exc, "running the NEFF")) from exc
-        self._numerics(outputs)
-        self.enter("benchmarking")
+    def _bench(self, session: runtimes.Session, mode: str) -> None:
+        """Warm-up and timed iterations, and those of the session timed beside it (the eager module)."""
+        req = self.req
         try:
             timing = session.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), mode, lambda: self._stop)
         except Exception as exc:  # noqa: BLE001
@@ -134,12 +160,6 @@ class Run(RunIO):
         if extra is not None:
             t2 = extra.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), "host", lambda: self._stop)
             self.event("timing_secondary", variant=extra.variant, cold_ms=t2.cold_ms, durations_ms=t2.durations_ms)
-        if req.get("profile"):
-            self.enter("profiling")
-            from neffbench.runs.profile import capture
-
-            self.event("profile", **capture(req, feeds, self.out))
-        self.enter("done")
 
     def _session(self, name: str, neff_info: Any, feeds: arrays.Arrays) -> runtimes.Session:
         req = self.req
