@@ -245,7 +245,7 @@ def test_other_inputs_are_compared_with_the_job_module_run_on_them(tmp_path):
 
 def test_a_sweep_says_when_a_point_built_another_module_than_its_twin(tmp_path):
     """Points with one [module] section and closure must have one weights digest, wherever they ran."""
-    from neffbench.sweeps.run import Tracker
+    from neffbench.sweeps.tracker import Tracker
 
     class Record:
         sweep_id = "s"

@@ -203,7 +203,7 @@ def test_an_address_where_nothing_listens_is_said_at_once():
 
 
 def test_a_node_with_other_versions_is_reported_and_recorded(tmp_path):
-    from neffbench.sweeps.run import Tracker
+    from neffbench.sweeps.tracker import Tracker
     from neffbench.sweeps.versions import tool_versions
 
     record = _record(tmp_path)

@@ -150,17 +150,8 @@ def _input_keys(job: Any, neffs: list[Path], built: Any, report: Any) -> dict[in
     return keys
 
 
-def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) -> Compiled:
-    """Compile ``built`` for the job (``job`` is the worker's Job: its emitter, stage and metrics)."""
-    import torch
-
-    job_dir = Path(job.job_dir)
-    compiler_dir = job_dir / "compiler"
-    compiler_dir.mkdir(exist_ok=True)
-    _autoload()
-    device = tn.device()
-    _check_device(backend, device)
-    os.environ.update(tn.compiler_env(spec, compiler_dir))
+def _announce(job: Any, spec: Any, job_dir: Path, compiler_dir: Path, device: str) -> None:
+    """The compiler command TorchNeuron will run, as an event and a line, before anything is compiled."""
     where = tn.host()
     flags = tn.cc_flags(spec, compiler_dir)
     job.out.event(
@@ -176,15 +167,24 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
         f'neffbench: torch.compile(backend="neuron") on device {device!r}; NEURON_CC_FLAGS='
         f"{os.environ['NEURON_CC_FLAGS']!r}, NEURON_COMPILER_OPT_LEVEL={tn.opt_level(spec)}"
     )
+
+
+def _on_device(module: Any, device: str) -> Any:
     try:
         # A copy moves to the device: the eager module stays on the CPU for the reference and verification.
-        module = copy.deepcopy(built.module).to(device)
+        return copy.deepcopy(module).to(device)
     except Exception as exc:  # noqa: BLE001 - any module may refuse a copy or a device
         raise JobFailure(
             f"the module cannot be moved to {device!r}: {type(exc).__name__}: "
             f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no message'}"
         ) from exc
-    compiled = torch.compile(module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": spec.name})
+
+
+def _first_call(
+    job: Any, job_dir: Path, backend: Backend, torch: Any, compiled: Any, built: Any, device: str, log_tail: Any
+) -> None:
+    """The call that compiles, with the compiler's log copied into the job's; ``log_tail`` stops if it fails."""
+    compiler_dir = job_dir / "compiler"
     started: list[float] = []
 
     def compiler_started() -> None:
@@ -192,9 +192,6 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
         job.stage = "compiling"
         job.out.stage("compiling")
 
-    # TorchNeuron's log is copied until verification has run the module too (Compiled.close stops it).
-    log_tail = job.log_tail(job_dir, job_dir / tn.LOG_NAME)
-    log_tail.__enter__()
     with job.log_tail(compiler_dir, compiler_dir / LOGFILE_NAME, compiler_started):
         try:
             with torch.no_grad():
@@ -208,6 +205,10 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
             raise _explain(exc, job_dir, backend, torch) from exc
     if started:
         job.metric("compile_s", round(time.perf_counter() - started[0], 4), "s")
+
+
+def _collected_neffs(job: Any, job_dir: Path, device: str, log_tail: Any) -> list[Path]:
+    """The NEFFs the call left in the job's cache, announced with TorchNeuron's debug files; none is a failure."""
     neffs = tn.neff_files(job_dir)
     artifacts = tn.debug_artifacts(job_dir)
     job.out.event(
@@ -230,6 +231,28 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
     for kind in ("fx_graphs", "stablehlo"):
         for rel in artifacts[kind]:
             job.out.line(f"neffbench: {kind.replace('_', ' ').rstrip('s')} {rel}")
+    return neffs
+
+
+def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) -> Compiled:
+    """Compile ``built`` for the job (``job`` is the worker's Job: its emitter, stage and metrics)."""
+    import torch
+
+    job_dir = Path(job.job_dir)
+    compiler_dir = job_dir / "compiler"
+    compiler_dir.mkdir(exist_ok=True)
+    _autoload()
+    device = tn.device()
+    _check_device(backend, device)
+    os.environ.update(tn.compiler_env(spec, compiler_dir))
+    _announce(job, spec, job_dir, compiler_dir, device)
+    module = _on_device(built.module, device)
+    compiled = torch.compile(module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": spec.name})
+    # TorchNeuron's log is copied until verification has run the module too (Compiled.close stops it).
+    log_tail = job.log_tail(job_dir, job_dir / tn.LOG_NAME)
+    log_tail.__enter__()
+    _first_call(job, job_dir, backend, torch, compiled, built, device, log_tail)
+    neffs = _collected_neffs(job, job_dir, device, log_tail)
 
     def call(*inputs: Any) -> Any:
         out = compiled(*_to(inputs, device))

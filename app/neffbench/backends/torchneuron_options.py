@@ -140,7 +140,16 @@ def expected_command(spec: Any, where: Host, flags: list[str]) -> list[str]:
 
 def problems(spec: Any, where: Host) -> list[Problem]:
     """What the spec asks for that a TorchNeuron compile will not do, and which value it uses instead."""
-    c = spec.compiler
+    return [
+        *_target_problems(spec.compiler, where),
+        *_lnc_problems(spec.compiler, where),
+        *_always_added_problems(spec, where),
+        *_unsupported_problems(spec.compiler),
+    ]
+
+
+def _target_problems(c: Any, where: Host) -> list[Problem]:
+    """The target comes from the instance (or the platform override), never from the spec."""
     out: list[Problem] = []
     if where.target is None:
         out.append(
@@ -162,6 +171,12 @@ def problems(spec: Any, where: Host) -> list[Problem]:
                 "warning",
             )
         )
+    return out
+
+
+def _lnc_problems(c: Any, where: Host) -> list[Problem]:
+    """The LNC comes from its variable (or the instance's default), never from the spec."""
+    out: list[Problem] = []
     if where.lnc is not None and c.lnc is not None and c.lnc != where.lnc:
         out.append(
             Problem(
@@ -183,6 +198,13 @@ def problems(spec: Any, where: Host) -> list[Problem]:
                 "warning",
             )
         )
+    return out
+
+
+def _always_added_problems(spec: Any, where: Host) -> list[Problem]:
+    """The options TorchNeuron always passes, where the spec wants another value and does not undo them."""
+    c = spec.compiler
+    out: list[Problem] = []
     flags = cc_flags(spec)
     effective = effective_options(expected_command(spec, where, flags))
     spec_values = {"--model-type": ("model_type", c.model_type), "--auto-cast": ("auto_cast", c.auto_cast)}
@@ -199,6 +221,12 @@ def problems(spec: Any, where: Host) -> list[Problem]:
                     "warning",
                 )
             )
+    return out
+
+
+def _unsupported_problems(c: Any) -> list[Problem]:
+    """The legacy backend's CPU option, and extra args TorchNeuron would split at their blanks."""
+    out: list[Problem] = []
     if c.cpu_backend == "on":
         out.append(
             Problem(

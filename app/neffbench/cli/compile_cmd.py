@@ -157,29 +157,59 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
+    from neffbench.jobs.records import WorkdirError
+
+    ready = _checked(args)
+    if ready is None:
+        return EXIT_INVALID
+    spec, prepared = ready
+    results, failure, cancel = _compile(args, spec, prepared, standby)
+    if failure:
+        if isinstance(failure[0], WorkdirError):
+            print(f"neffbench: {failure[0]}.", file=sys.stderr)
+            return EXIT_INVALID if not results else EXIT_FAILED
+        raise failure[0]
+    _print_results(args, results)
+    outcomes = {r.outcome for r in results}
+    if "cancelled" in outcomes or cancel.is_set():
+        return EXIT_CANCELLED
+    if outcomes - {"succeeded"}:
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _checked(args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """The spec and its prepared build, or None once the reason nothing can start is printed."""
     from neffbench.cli.spec_args import checked_spec
-    from neffbench.jobs import run_buckets
-    from neffbench.jobs.summary import bucket_table, summary_lines
 
     spec = checked_spec(args, refusal="nothing was started")
     if spec is None:
-        return EXIT_INVALID
+        return None
     if args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)
-        return EXIT_INVALID
-    from neffbench.cli.cancellable import run_cancellable
+        return None
     from neffbench.jobs.records import WorkdirError, prepare_workdir
 
     try:
         prepare_workdir(spec.workdir)
     except WorkdirError as exc:
         print(f"neffbench: {exc}; nothing was started.", file=sys.stderr)  # exc: a sentence without its period
-        return EXIT_INVALID
+        return None
     from neffbench.cli.preparing import prepared_or_refused
 
     prepared = prepared_or_refused(args.spec, spec)
     if prepared is None:
-        return EXIT_INVALID
+        return None
+    return spec, prepared
+
+
+def _compile(
+    args: argparse.Namespace, spec: Any, prepared: Any, standby: StandbyWorker | None
+) -> tuple[list[Any], list[BaseException], threading.Event]:
+    """Every bucket's job, its log streamed as it comes; Ctrl-C cancels them. Returns the results, what the
+    bucket loop raised (if anything) and the cancel event."""
+    from neffbench.cli.cancellable import run_cancellable
+    from neffbench.jobs import run_buckets
 
     out = sys.stderr if args.json else sys.stdout
     progress = Progress(out) if out.isatty() else None
@@ -220,11 +250,12 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     on_line.close()
     if progress:
         progress.close()
-    if failure:
-        if isinstance(failure[0], WorkdirError):
-            print(f"neffbench: {failure[0]}.", file=sys.stderr)
-            return EXIT_INVALID if not results else EXIT_FAILED
-        raise failure[0]
+    return results, failure, cancel
+
+
+def _print_results(args: argparse.Namespace, results: list[Any]) -> None:
+    """The job.json records as JSON, or each job's summary (and a table of the buckets when there are several)."""
+    from neffbench.jobs.summary import bucket_table, summary_lines
 
     records = [r.record for r in results]
     if args.json:
@@ -238,9 +269,3 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
             print()
             for line in bucket_table(records):
                 print(line)
-    outcomes = {r.outcome for r in results}
-    if "cancelled" in outcomes or cancel.is_set():
-        return EXIT_CANCELLED
-    if outcomes - {"succeeded"}:
-        return EXIT_FAILED
-    return EXIT_OK

@@ -141,6 +141,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.spec == SHOW:
+        from neffbench.cli.sweep_show import show
+
         return show(args)
     if args.sweep_id is not None:
         print(
@@ -149,61 +151,6 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_INVALID
     return _sweep(args)
-
-
-def _workdir_option(args: argparse.Namespace) -> str | None:
-    return getattr(args, "spec:--workdir", None)
-
-
-def show(args: argparse.Namespace) -> int:
-    from neffbench.sweeps import SweepNotFound, as_json, list_sweeps, load
-
-    workdir = _workdir_option(args) or "neffbench-workdir"
-    if args.sweep_id is None:
-        sweeps = list_sweeps(workdir)
-        if args.json:
-            print(
-                json.dumps(
-                    [{k: s.get(k) for k in ("sweep_id", "path", "state", "created", "counts")} for s in sweeps],
-                    indent=2,
-                )
-            )
-        elif not sweeps:
-            print(f"No sweep in {workdir} yet (neffbench sweep SPEC --over FIELD=V1,V2 starts one).")
-        for s in [] if args.json else sweeps:
-            counts = ", ".join(f"{n} {k}" for k, n in sorted((s.get("counts") or {}).items()))
-            print(f"{s['sweep_id']}  {s.get('state')}  {s.get('created')}  {counts}")
-        return EXIT_OK
-    try:
-        sweep = load(workdir, args.sweep_id)
-    except (SweepNotFound, ValueError) as exc:
-        print(f"neffbench: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    if args.json:
-        print(json.dumps(as_json(sweep), indent=2, default=str))
-        return EXIT_OK
-    _print_sweep(sweep, sys.stdout)
-    return EXIT_OK
-
-
-def _print_sweep(sweep: dict[str, Any], out: TextIO) -> None:
-    from neffbench.sweeps import table_lines
-
-    axes = " x ".join(f"{a['field']} ({len(a['values'])})" for a in sweep.get("axes") or [])
-    counts = ", ".join(f"{n} {k}" for k, n in sorted((sweep.get("counts") or {}).items()))
-    print(
-        f"sweep {sweep['sweep_id']}: {sweep.get('state')}; {axes}{' zipped' if sweep.get('zip') else ''}; {counts}",
-        file=out,
-    )
-    for host, node in (sweep.get("nodes") or {}).items():
-        if node.get("differs"):
-            from neffbench.sweeps.versions import describe
-
-            print(f"warning: {describe(host, node['differs'])}", file=out)
-    for line in table_lines(sweep):
-        print(line, file=out)
-    if sweep.get("path"):
-        print(f"record: {sweep['path']}", file=out)
 
 
 def _writer(out: TextIO, labels: dict[int, str]) -> Any:
@@ -284,31 +231,58 @@ def _dry_run(plan: Any, out: TextIO) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from neffbench.cli.cancellable import run_cancellable
-    from neffbench.cli.spec_args import print_problems, read_spec
     from neffbench.jobs.records import WorkdirError
-    from neffbench.sweeps import SweepError, run_sweep
+    from neffbench.sweeps import SweepError
+
+    planned = _planned(args)
+    if planned is None:
+        return EXIT_INVALID
+    spec, plan = planned
+    out = sys.stderr if args.json else sys.stdout
+    _prepare(plan, spec)
+    _report_plan(plan, args, out)
+    stopped = _stopped_before_running(plan, args, out)
+    if stopped is not None:
+        return stopped
+    result, failure, cancel = _run_points(args, plan, spec, out)
+    if failure:
+        if isinstance(failure[0], (SweepError, WorkdirError)):
+            print(f"neffbench: {str(failure[0]).rstrip('.')}; nothing was started.", file=sys.stderr)
+            return EXIT_INVALID
+        raise failure[0]
+    done = result[0]
+    _print_done(done, args, spec, out)
+    if cancel.is_set():
+        return EXIT_CANCELLED
+    return done.exit_code
+
+
+def _planned(args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """The base spec and the sweep's plan, or None once the reason it cannot be planned is printed."""
+    from neffbench.cli.spec_args import print_problems, read_spec
     from neffbench.sweeps import plan as make_plan
 
     if args.jobs is not None and args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)
-        return EXIT_INVALID
+        return None
     if args.memory_per_job is not None and args.memory_per_job <= 0:
         print("--memory-per-job must be a positive number of GiB.", file=sys.stderr)
-        return EXIT_INVALID
+        return None
     # Read, not validated as a whole: a swept field may be what makes the base spec valid; each point is checked.
     spec = read_spec(args, refusal="nothing was started")
     if spec is None:
-        return EXIT_INVALID
+        return None
     memory = args.memory_per_job * 2**30 if args.memory_per_job is not None else None
     plan = make_plan(spec, args.over, zip=args.zip, backend=args.backend, memory_per_job=memory)
-    out = sys.stderr if args.json else sys.stdout
     if plan.problems:
         print_problems(plan.problems, file=sys.stderr)
         print("neffbench: the sweep cannot be planned; nothing was started.", file=sys.stderr)
-        return EXIT_INVALID
-    _prepare(plan, spec)
-    _report_plan(plan, args, out)
+        return None
+    return spec, plan
+
+
+def _stopped_before_running(plan: Any, args: argparse.Namespace, out: TextIO) -> int | None:
+    """The exit code of a dry run or of a sweep refused as planned; None when its points are to run."""
     if args.strict and plan.duplicates:
         print(
             f"neffbench: {len(plan.duplicates)} group(s) of points would compile the same thing and --strict "
@@ -327,6 +301,17 @@ def _sweep(args: argparse.Namespace) -> int:
     if not plan.valid:
         print("neffbench: no point is valid; nothing was started.", file=sys.stderr)
         return EXIT_INVALID
+    return None
+
+
+def _run_points(
+    args: argparse.Namespace, plan: Any, spec: Any, out: TextIO
+) -> tuple[list[Any], list[BaseException], threading.Event]:
+    """The sweep's valid points on its executor, Ctrl-C cancelling them. Returns the sweep's result (one, unless
+    it raised), what it raised and the cancel event."""
+    from neffbench.cli.cancellable import run_cancellable
+    from neffbench.sweeps import run_sweep
+
     prestarted = getattr(args, "prestarted", None)
     labels = plan.labels
     on_line = _writer(out, labels)
@@ -366,12 +351,12 @@ def _sweep(args: argparse.Namespace) -> int:
             None, "neffbench: cancelling every point: SIGTERM to each job's processes, SIGKILL after a grace period"
         ),
     )
-    if failure:
-        if isinstance(failure[0], (SweepError, WorkdirError)):
-            print(f"neffbench: {str(failure[0]).rstrip('.')}; nothing was started.", file=sys.stderr)
-            return EXIT_INVALID
-        raise failure[0]
-    done = result[0]
+    return result, failure, cancel
+
+
+def _print_done(done: Any, args: argparse.Namespace, spec: Any, out: TextIO) -> None:
+    """The finished sweep's record as JSON, or its table and the command that shows it again."""
+    from neffbench.cli.sweep_show import print_sweep
     from neffbench.sweeps import as_json, load
 
     sweep = load(None, done.path)
@@ -379,8 +364,5 @@ def _sweep(args: argparse.Namespace) -> int:
         print(json.dumps(as_json(sweep), indent=2, default=str))
     else:
         print(file=out)
-        _print_sweep(sweep, out)
+        print_sweep(sweep, out)
         print(f"neffbench sweep show {done.sweep_id} --workdir {spec.workdir}", file=out)
-    if cancel.is_set():
-        return EXIT_CANCELLED
-    return done.exit_code

@@ -117,6 +117,19 @@ def readme_text(
 ) -> str:
     """The README of one bundle. ``included`` names members under ``root``; ``skipped`` is (count, bytes) of
     compiler files that are neither inputs, logs nor NEFFs."""
+    out = _job_lines(record, record_problem, job_dir, root, made)
+    out += _contents_lines(root, included, left_out, missing, skipped)
+    out += [
+        "",
+        "Paths under the home directory of the user who made this bundle were shortened to ~ in the text",
+        f"files ({', '.join(TEXT_SUFFIXES)}); other files (HLO, weights, NEFFs) are copied unchanged.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _job_lines(record: dict[str, Any], record_problem: str | None, job_dir: Path, root: str, made: str) -> list[str]:
+    """The title, where the bundle came from, and the job: its record's main keys, versions and first error."""
     from neffbench import __version__
 
     job_id = record.get("job_id") or job_dir.name
@@ -145,25 +158,39 @@ def readme_text(
     if record_problem:
         out.append(f"  job.json could not be read: {record_problem}")
     out += [f"  {line}" for line in _error_lines(record)]
+    return out
 
+
+def _about(rel: str) -> str:
+    """What a member is, by its name under the bundle's folder."""
+    return _ABOUT.get(rel) or (
+        "the compiler's input (HLO and metadata)"
+        if rel.startswith("compiler/model/")
+        else "TorchNeuron's FX graph"
+        if rel.endswith(".fx.txt")
+        else "the StableHLO TorchNeuron handed the compiler"
+        if rel.endswith(".mlir")
+        else "a NEFF the compiler wrote"
+        if rel.endswith(".neff")
+        else ""
+    )
+
+
+def _contents_lines(
+    root: str,
+    included: list[tuple[str, int]],
+    left_out: list[tuple[str, int, str]],
+    missing: list[str],
+    skipped: tuple[int, int],
+) -> list[str]:
+    """What is inside (each member with its size and what it is), what was left out or missing, what was skipped."""
     prefix = f"{root}/"
     rows = [(README_NAME, "", "this file")]
     for name, size in included:
         rel = name[len(prefix) :] if name.startswith(prefix) else name
-        about = _ABOUT.get(rel) or (
-            "the compiler's input (HLO and metadata)"
-            if rel.startswith("compiler/model/")
-            else "TorchNeuron's FX graph"
-            if rel.endswith(".fx.txt")
-            else "the StableHLO TorchNeuron handed the compiler"
-            if rel.endswith(".mlir")
-            else "a NEFF the compiler wrote"
-            if rel.endswith(".neff")
-            else ""
-        )
-        rows.append((rel, human_bytes(size), about))
+        rows.append((rel, human_bytes(size), _about(rel)))
     total = human_bytes(sum(s for _, s in included))
-    out += ["", f"What is inside ({_files(len(included))}, {total}, and this README)", *_rows(rows)]
+    out = ["", f"What is inside ({_files(len(included))}, {total}, and this README)", *_rows(rows)]
     if left_out:
         out += ["", f"Left out ({_files(len(left_out))}, {human_bytes(sum(s for _, s, _ in left_out))})"]
         out += [
@@ -179,10 +206,4 @@ def readme_text(
             f"{n} other {'file' if n == 1 else 'files'} in compiler/ ({human_bytes(skipped[1])} of "
             f"intermediate compiler output) {verb} not included.",
         ]
-    out += [
-        "",
-        "Paths under the home directory of the user who made this bundle were shortened to ~ in the text",
-        f"files ({', '.join(TEXT_SUFFIXES)}); other files (HLO, weights, NEFFs) are copied unchanged.",
-        "",
-    ]
-    return "\n".join(out)
+    return out

@@ -37,7 +37,6 @@ def new_record(
     predicted = cache.predicted_backend(backend_requested)
     kernel = registry.for_spec(spec)
     bucket = kernel.buckets(spec)[0]
-    pid = os.getpid()
     digest = (sources or {}).get("digest")
     servable = digest is not None or not kernel.runs_user_code
     return {
@@ -71,6 +70,15 @@ def new_record(
         "stage": None,
         "stages": {},
         "timeout_s": timeout,
+        **_results_to_come(),
+        **_provenance(argv),
+        "files": _files(),
+    }
+
+
+def _results_to_come() -> dict[str, Any]:
+    """What the worker and the runner fill in as the job goes: its command, outputs, numerics, metrics, warnings."""
+    return {
         "compiler_command": {
             "requested": None,
             "requested_args": None,
@@ -86,6 +94,13 @@ def new_record(
         "numerics": None,
         "metrics": {},
         "warnings": [],
+    }
+
+
+def _provenance(argv: list[str] | None) -> dict[str, Any]:
+    """Where the job runs: versions, host, command line, and the processes (the worker's once it starts)."""
+    pid = os.getpid()
+    return {
         "versions": {
             "python": platform.python_version(),
             "torch": None,
@@ -100,14 +115,18 @@ def new_record(
         "worker_pid": None,
         "worker_pid_start": None,
         "exit_code": None,
-        "files": {
-            "spec": "spec.toml",
-            "log": "job.log",
-            "events": "events.jsonl",
-            "reproduce": "reproduce.py",
-            "compiler_workdir": "compiler",
-            "inputs": "inputs.npz",
-            "reference": "reference.npz",
-            "runs": "runs",
-        },
+    }
+
+
+def _files() -> dict[str, str]:
+    """The job directory's files by role, relative to it."""
+    return {
+        "spec": "spec.toml",
+        "log": "job.log",
+        "events": "events.jsonl",
+        "reproduce": "reproduce.py",
+        "compiler_workdir": "compiler",
+        "inputs": "inputs.npz",
+        "reference": "reference.npz",
+        "runs": "runs",
     }

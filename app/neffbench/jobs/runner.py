@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import threading
@@ -13,17 +12,14 @@ from typing import Any
 
 from neffbench import procs
 from neffbench.backends.registry import CHOICES as BACKENDS
-from neffbench.backends.registry import NEFF_BACKENDS
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs import prepare, record_start, records
-from neffbench.jobs.finish import Finishing, JobResult, _close_stage, _from_unix  # noqa: F401 - JobResult re-exported
+from neffbench.jobs.finish import Finishing, JobResult  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.prepare import Prepared
-from neffbench.jobs.protocol import LOGFILE_PREFIX
-from neffbench.jobs.record_events import apply_event
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
+from neffbench.jobs.streaming import Streaming
 from neffbench.kernels import registry
-from neffbench.neff.diff import file_differences
-from neffbench.procs import Child, parse_event, stage_event
+from neffbench.procs import Child
 from neffbench.spec import SpecError, errors, save
 from neffbench.usercode import closure as sources
 
@@ -38,7 +34,7 @@ LineCallback = Callable[[str], None]
 EventCallback = Callable[[dict], None]
 
 
-class JobRunner(Finishing):
+class JobRunner(Streaming, Finishing):
     """One compile of a single-bucket spec in a child process.
 
     ``start`` and ``wait`` belong to one thread (the GUI runs them on a QThread; ``on_line`` and
@@ -271,135 +267,3 @@ class JobRunner(Finishing):
             if not self._cancelled:
                 self._timed_out = True
                 self._terminate_locked()
-
-    # ---- lines and events --------------------------------------------------------------------
-
-    def _handle_line(self, line: str) -> None:
-        event = parse_event(line)
-        if event is not None:
-            self._handle_event(event)
-            return
-        from_logfile = line.startswith(LOGFILE_PREFIX)
-        if from_logfile:
-            line = line[len(LOGFILE_PREFIX) :]
-        keep, derived = self._parser.feed(line, from_logfile=from_logfile)
-        if (
-            keep
-            and self.record.get("stage") == "tracing"
-            and self.record.get("backend") in NEFF_BACKENDS
-            and self._parser.last_was_record
-        ):
-            # The worker notices the compiler by polling its workdir; its first log record here is sooner.
-            self._handle_event({**stage_event("compiling"), "source": "compiler output"})
-        if keep:
-            self._write(self._log_fh, line + "\n")
-            self._call(self.on_line, line)
-        for ev in derived:
-            self._emit(ev)
-
-    def _handle_event(self, ev: dict[str, Any]) -> None:
-        kind = ev["type"]
-        if kind == "stage":
-            if ev.get("stage") == self.record.get("stage"):
-                return  # already entered on the compiler's first line
-            self._enter_stage(ev.get("stage", "?"), ev.get("t"))
-        elif kind == "outcome":
-            self._child_outcome = ev
-        elif kind == "sources":
-            self._on_sources({k: v for k, v in ev.items() if k != "type"})
-        elif apply_event(self.record, ev):
-            self._write_record()
-        self._emit(ev)
-
-    def _on_sources(self, block: dict[str, Any]) -> None:
-        """What the build read: the record's closure from now on. Its spec hash and cache key follow it when it
-        differs from what was known before the job started (a file edited meanwhile, an import only the forward
-        makes), so the cache never serves this NEFF for files it was not built from."""
-        from neffbench.jobs import cache
-        from neffbench.spec import spec_hash
-
-        before = self.record.get("sources") or {}
-        self.record["sources"] = {**block, "key": prepare.sources_key(self.spec), "how": "read by this job's build"}
-        if not registry.for_spec(self.spec).runs_user_code or before.get("digest") == block.get("digest"):
-            self._write_record()
-            return
-        self.record["spec_hash"] = spec_hash(self.spec, block.get("digest"))
-        self.record["cache_key"] = cache.digest(
-            cache.key(self.spec, self.record["cache_key_backend"], block.get("digest"))
-        )
-        if before:
-            changed = ", ".join(name for name, _, _ in file_differences(before, block)) or "its digest"
-            self._note(
-                f"neffbench: the build read other files than were known before it started ({changed}); "
-                f"this job's spec hash is now {self.record['spec_hash'][:8]}"
-            )
-        self._write_record()
-
-    def _enter_stage(self, stage: str, t: float | None) -> None:
-        when = records.iso(_from_unix(t))
-        stages = self.record["stages"]
-        current = self.record.get("stage")
-        if current in stages and stages[current].get("end") is None:
-            _close_stage(stages[current], when)
-        stages[stage] = {"start": when, "end": None, "duration_s": None}
-        if stage == "done":
-            _close_stage(stages[stage], when)
-        self.record["stage"] = stage
-        self._write_record()
-
-    def _emit(self, ev: dict[str, Any]) -> None:
-        ev = {
-            **ev,
-            "job_id": self.record.get("job_id"),
-            "bucket": self.record.get("bucket"),
-            "num_tokens": self.record.get("num_tokens"),
-        }
-        if self._events_fh is not None and not self._events_fh.closed:
-            self._write(self._events_fh, json.dumps(ev, default=str, ensure_ascii=False) + "\n")
-        self._call(self.on_event, ev)
-
-    def _call(self, callback: Callable[[Any], None] | None, arg: Any) -> None:
-        if callback is None:
-            return
-        try:
-            callback(arg)
-        except Exception:  # noqa: BLE001 - a presenter's bug must not lose the job or its record
-            log.exception("on_line/on_event callback failed")
-
-    def _note(self, text: str) -> None:
-        """A line of the runner's own in the log (and on_line)."""
-        self._parser.feed(text)  # counted, so job.json's line numbers are job.log's
-        self._write(self._log_fh, text + "\n")
-        self._call(self.on_line, text)
-
-    # ---- writes that may fail (a full disk, a file-size limit) ----
-
-    def _write(self, fh: Any, text: str) -> None:
-        if self._write_error is not None or fh is None or fh.closed:
-            return
-        try:
-            fh.write(text)
-        except OSError as exc:
-            self._write_failed(Path(fh.name), exc)
-
-    def _flush_log(self) -> None:
-        if self._write_error is None and not self._log_fh.closed:
-            try:
-                self._log_fh.flush()
-            except OSError as exc:
-                self._write_failed(Path(self._log_fh.name), exc)
-
-    def _write_record(self) -> None:
-        if self._write_error is not None:
-            return
-        try:
-            records.write_record(self.job_dir, self.record)
-        except OSError as exc:
-            self._write_failed(Path(self.job_dir) / records.RECORD_NAME, exc)
-
-    def _write_failed(self, path: Path, exc: OSError) -> None:
-        """The job cannot be recorded any more: say why once, stop the worker, and fail the job."""
-        self._write_error = records.cannot_write(path, exc)
-        self._call(self.on_line, f"neffbench: {self._write_error}; stopping the job")
-        with self._lock:
-            self._terminate_locked()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from neffbench.neff.errors import NeffError
@@ -76,24 +77,61 @@ def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffH
     f.seek(HEADER_SIZE)
     gzipped = magic == _GZIP_MAGIC
     payload = _Payload(raw, gzipped, limits)
+    found = _scan(payload, limits)
+    payload_size = payload.pos
+    payload.drain()
 
-    members: list[MemberInfo] = []
-    info: dict[str, Any] | None = None
-    kelfs: dict[int, tuple[str, dict[str, Any]]] = {}
-    signature: tuple[list[TensorInfo], list[TensorInfo]] | None = None
-    tmaps: dict[str, dict[str, list[TensorInfo]]] = {}
-    dvars: dict[str, dict[str, list[tuple[str, int]]]] = {}
-    const_count = const_bytes = 0
     warnings: list[str] = []
+    tool_version, compiler_version = _versions(found.info, warnings)
+    target, kelf_version, subgraphs = _kelf_facts(found.kelfs, warnings)
+    io, source = _io(found, warnings)
+    return NeffInfo(
+        path=where,
+        size=size,
+        header=header,
+        sha256=sha.hexdigest(),
+        compressed=gzipped,
+        payload_size=payload_size,
+        compiler_version=compiler_version,
+        tool_version=tool_version,
+        target=target,
+        kelf_version=kelf_version,
+        subgraphs=tuple(subgraphs),
+        inputs=tuple(io["inputs"]),
+        outputs=tuple(io["outputs"]),
+        io_source=source,
+        constants_count=found.const_count,
+        constants_bytes=found.const_bytes,
+        members=tuple(found.members),
+        warnings=tuple(warnings),
+    )
 
+
+@dataclass
+class _Found:
+    """What one pass over the tar gathered: every member, the JSON members that describe the NEFF, the constants."""
+
+    members: list[MemberInfo] = field(default_factory=list)
+    info: dict[str, Any] | None = None
+    kelfs: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    signature: tuple[list[TensorInfo], list[TensorInfo]] | None = None
+    tmaps: dict[str, dict[str, list[TensorInfo]]] = field(default_factory=dict)
+    dvars: dict[str, dict[str, list[tuple[str, int]]]] = field(default_factory=dict)
+    const_count: int = 0
+    const_bytes: int = 0
+
+
+def _scan(payload: _Payload, limits: Limits) -> _Found:
+    """Every member of the tar, reading only the JSON members that describe the NEFF (each under the size limit)."""
+    found = _Found()
     for member, _ in _iter_tar(payload, limits):
-        members.append(member)
+        found.members.append(member)
         if member.type != "file":
             continue
         name = member.name[2:] if member.name.startswith("./") else member.name
         if name.endswith(".npy"):
-            const_count += 1
-            const_bytes += member.size
+            found.const_count += 1
+            found.const_bytes += member.size
             continue
         kelf = _KELF.fullmatch(name)
         sg = _SG_FILE.fullmatch(name)
@@ -109,25 +147,33 @@ def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffH
             raise NeffError(f"the tar archive ends inside member {member.name!r} (payload offset {payload.pos})")
         doc = _load_json(data, member.name)
         if name == "info.json":
-            info = _obj(doc, name, "the document")
+            found.info = _obj(doc, name, "the document")
         elif name == "neff.json":
-            signature = _signature(doc, name)
+            found.signature = _signature(doc, name)
         elif kelf:
-            kelfs[int(kelf.group(1))] = (name, _obj(doc, name, "the document"))
+            found.kelfs[int(kelf.group(1))] = (name, _obj(doc, name, "the document"))
         elif sg and sg.group(2) == "tensor_map":
-            tmaps[sg.group(1)] = _tensor_map(doc, member.name)
+            found.tmaps[sg.group(1)] = _tensor_map(doc, member.name)
         elif sg:
-            dvars[sg.group(1)] = _def_vars(doc, member.name)
-    payload_size = payload.pos
-    payload.drain()
+            found.dvars[sg.group(1)] = _def_vars(doc, member.name)
+    return found
 
+
+def _versions(info: dict[str, Any] | None, warnings: list[str]) -> tuple[str | None, str | None]:
+    """The tool version info.json gives, and the compiler version it starts with."""
     tool_version = compiler_version = None
     if info is None:
         warnings.append("no info.json member: the compiler version is unknown")
     else:
         tool_version = _opt_str(info, "tool_version", "info.json")
         compiler_version = tool_version.split("+", 1)[0].strip() if tool_version else None
+    return tool_version, compiler_version
 
+
+def _kelf_facts(
+    kelfs: dict[int, tuple[str, dict[str, Any]]], warnings: list[str]
+) -> tuple[str | None, str | None, list[str]]:
+    """The target and kelf version (from the first kelf that has them) and every kelf's subgraph names."""
     target = kelf_version = None
     subgraphs: list[str] = []
     if not kelfs:
@@ -143,7 +189,12 @@ def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffH
             graph_name = _opt_str(_obj(graph, member_name, f"graphs[{i}]"), "name", member_name)
             if graph_name:
                 subgraphs.append(graph_name)
+    return target, kelf_version, subgraphs
 
+
+def _io(found: _Found, warnings: list[str]) -> tuple[dict[str, list[TensorInfo]], dict[str, str | None]]:
+    """The inputs and outputs, each side with the member it was read from."""
+    signature, tmaps, dvars = found.signature, found.tmaps, found.dvars
     # Each side from the best source that has it: the sample's neff.json lists inputs but no outputs.
     sizes = {n: s for sg_vars in dvars.values() for side in sg_vars.values() for n, s in side}
     io: dict[str, list[TensorInfo]] = {}
@@ -167,24 +218,4 @@ def _read_payload(f: BinaryIO, where: str, size: int, head: bytes, header: NeffH
         ]
     if not io["inputs"] and not io["outputs"]:
         warnings.append("no inputs or outputs found in neff.json, tensor_map.json or def.json")
-
-    return NeffInfo(
-        path=where,
-        size=size,
-        header=header,
-        sha256=sha.hexdigest(),
-        compressed=gzipped,
-        payload_size=payload_size,
-        compiler_version=compiler_version,
-        tool_version=tool_version,
-        target=target,
-        kelf_version=kelf_version,
-        subgraphs=tuple(subgraphs),
-        inputs=tuple(io["inputs"]),
-        outputs=tuple(io["outputs"]),
-        io_source=source,
-        constants_count=const_count,
-        constants_bytes=const_bytes,
-        members=tuple(members),
-        warnings=tuple(warnings),
-    )
+    return io, source

@@ -73,6 +73,30 @@ class RunPanel(QWidget):
         self.target_label.setObjectName("run-target")
         self.target_label.setWordWrap(True)
         self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        controls = self._build_controls()
+        self._build_status()
+        self._build_tabs()
+        self._build_history()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.target_label)
+        layout.addWidget(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.splitter, 1)
+        for first, second in (
+            (self.runtime_combo, self.iterations_spin),
+            (self.iterations_spin, self.warmup_spin),
+            (self.warmup_spin, self.mode_combo),
+            (self.mode_combo, self.run_button),
+            (self.run_button, self.cancel_button),
+            (self.cancel_button, self.tabs),
+            (self.tabs, self.table),
+        ):
+            QWidget.setTabOrder(first, second)
+
+    def _build_controls(self) -> QWidget:
+        """The runtime, iterations, warm-up and mode fields with the Run and Cancel buttons, as one flow row."""
         self.runtime_combo = QComboBox()
         self.runtime_combo.setObjectName("run-runtime")
         self.runtime_combo.addItems(list(RUNTIMES))
@@ -119,14 +143,18 @@ class RunPanel(QWidget):
             label = QLabel(text)
             label.setBuddy(widget)
             pairs.append(kept_together(label, widget))
-        controls = flow_row(*pairs, kept_together(self.run_button, self.cancel_button))
+        return flow_row(*pairs, kept_together(self.run_button, self.cancel_button))
 
+    def _build_status(self) -> None:
+        """The live stage, verdict and numerics lines."""
         self.status = RunStatus()
         # The parts tests and the window read.
         self.stage_label, self.status_label = self.status.stage_label, self.status.status_label
         self.verdict_label, self.numerics_label = self.status.verdict_label, self.status.numerics_label
         self.problems_label = self.status.problems_label
 
+    def _build_tabs(self) -> None:
+        """The Latency, Buckets, Details and Log pages."""
         self.latency = LatencyPlots()
         self.selection_label = QLabel()
         self.selection_label.setObjectName("run-comparison")
@@ -147,6 +175,8 @@ class RunPanel(QWidget):
         for page, name in zip((latency_page, self.buckets, self.details, self.log_view), TABS):
             self.tabs.addTab(page, name)
 
+    def _build_history(self) -> None:
+        """The history table, and the splitter that puts it under the tabs."""
         self.table = HistoryTable()
         self.history_label = QLabel("History")
         self.history_label.setObjectName("run-history-label")
@@ -162,23 +192,6 @@ class RunPanel(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.target_label)
-        layout.addWidget(controls)
-        layout.addWidget(self.status)
-        layout.addWidget(self.splitter, 1)
-        for first, second in (
-            (self.runtime_combo, self.iterations_spin),
-            (self.iterations_spin, self.warmup_spin),
-            (self.warmup_spin, self.mode_combo),
-            (self.mode_combo, self.run_button),
-            (self.run_button, self.cancel_button),
-            (self.cancel_button, self.tabs),
-            (self.tabs, self.table),
-        ):
-            QWidget.setTabOrder(first, second)
 
     def _wire(self) -> None:
         self.run_button.clicked.connect(self._on_run_button_clicked)

@@ -64,6 +64,26 @@ def bind(target: Any, label: str, inputs: list[str], constants: dict[str, Any]) 
             "parameters (or wrap it in a module that has them)."
         )
         return out
+    _check_names(out, label, inputs, constants, named, var_kw)
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        _bind_parameter(out, label, p, params, given, constants, _scalar_kind(p, hints))
+    if var_pos is not None and named:
+        out.warnings.append(f"{label} also takes *{var_pos.name}: nothing is passed there.")
+    return out
+
+
+def _check_names(
+    out: Binding,
+    label: str,
+    inputs: list[str],
+    constants: dict[str, Any],
+    named: dict[str, inspect.Parameter],
+    var_kw: inspect.Parameter | None,
+) -> None:
+    """Each input and constant must name a parameter (the closest one is suggested), and no name may be both."""
+    given = set(inputs)
     for name in inputs:
         if name in named:
             continue
@@ -86,48 +106,53 @@ def bind(target: Any, label: str, inputs: list[str], constants: dict[str, Any]) 
             close = difflib.get_close_matches(name, list(named), n=1, cutoff=0.6)
             hint = f" Did you mean '{close[0]}'?" if close else f" Its parameters: {', '.join(named) or 'none'}."
             out.errors.append(f"constant '{name}' names no parameter of {label}.{hint}")
-    for p in params:
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        scalar = _scalar_kind(p, hints)
-        if p.name in given:
-            if scalar is not None:
-                out.errors.append(
-                    f"parameter '{p.name}' of {label} takes {scalar}, not a tensor: bind "
-                    f"`{p.name}` as a constant ([module.constants] {p.name} = ...)."
-                )
-                continue
-            out.inputs.append(p.name)
-            if p.kind is p.POSITIONAL_ONLY:
-                out.positional_only.add(p.name)
-            if p.kind is p.KEYWORD_ONLY:
-                out.warnings.append(
-                    f"parameter '{p.name}' of {label} is keyword-only: the traced wrapper passes "
-                    "it by name, and so does reproduce.py."
-                )
-        elif p.name in constants:
-            if p.kind is p.POSITIONAL_ONLY:
-                out.errors.append(
-                    f"parameter '{p.name}' of {label} is positional-only, so it cannot be bound as a constant by name."
-                )
-        elif p.default is inspect.Parameter.empty:
-            if scalar is not None:
-                out.errors.append(
-                    f"parameter '{p.name}' of {label} takes {scalar} and has no default: bind "
-                    f"`{p.name}` as a constant ([module.constants] {p.name} = ...)."
-                )
-            else:
-                out.errors.append(
-                    f"parameter '{p.name}' of {label} has no input and no default: add it under "
-                    "[inputs] (or [module.constants] for a non-tensor)."
-                )
-        elif p.kind is p.POSITIONAL_ONLY and any(
-            q.name in given for q in params[params.index(p) + 1 :] if q.kind is q.POSITIONAL_ONLY
-        ):
+
+
+def _bind_parameter(
+    out: Binding,
+    label: str,
+    p: inspect.Parameter,
+    params: list[inspect.Parameter],
+    given: set[str],
+    constants: dict[str, Any],
+    scalar: str | None,
+) -> None:
+    """One named parameter: an input (a tensor), a constant, its default, or a problem."""
+    if p.name in given:
+        if scalar is not None:
             out.errors.append(
-                f"parameter '{p.name}' of {label} is positional-only and comes before an input, "
-                "so it needs an input (or a constant) too."
+                f"parameter '{p.name}' of {label} takes {scalar}, not a tensor: bind "
+                f"`{p.name}` as a constant ([module.constants] {p.name} = ...)."
             )
-    if var_pos is not None and named:
-        out.warnings.append(f"{label} also takes *{var_pos.name}: nothing is passed there.")
-    return out
+            return
+        out.inputs.append(p.name)
+        if p.kind is p.POSITIONAL_ONLY:
+            out.positional_only.add(p.name)
+        if p.kind is p.KEYWORD_ONLY:
+            out.warnings.append(
+                f"parameter '{p.name}' of {label} is keyword-only: the traced wrapper passes "
+                "it by name, and so does reproduce.py."
+            )
+    elif p.name in constants:
+        if p.kind is p.POSITIONAL_ONLY:
+            out.errors.append(
+                f"parameter '{p.name}' of {label} is positional-only, so it cannot be bound as a constant by name."
+            )
+    elif p.default is inspect.Parameter.empty:
+        if scalar is not None:
+            out.errors.append(
+                f"parameter '{p.name}' of {label} takes {scalar} and has no default: bind "
+                f"`{p.name}` as a constant ([module.constants] {p.name} = ...)."
+            )
+        else:
+            out.errors.append(
+                f"parameter '{p.name}' of {label} has no input and no default: add it under "
+                "[inputs] (or [module.constants] for a non-tensor)."
+            )
+    elif p.kind is p.POSITIONAL_ONLY and any(
+        q.name in given for q in params[params.index(p) + 1 :] if q.kind is q.POSITIONAL_ONLY
+    ):
+        out.errors.append(
+            f"parameter '{p.name}' of {label} is positional-only and comes before an input, "
+            "so it needs an input (or a constant) too."
+        )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +17,9 @@ import numpy as np
 import torch
 
 from neffbench.kernels.rope.build import TOLERANCES, build_module, example_inputs, rope_scaling
-from neffbench.kernels.rope.ops import TORCH_DTYPES, _yarn_correction_dim, build_cos_sin_cache, frequencies
+from neffbench.kernels.rope.ops import _yarn_correction_dim, frequencies
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
+from neffbench.kernels.rope.preview_table import Table, cached_table, clear_cache  # noqa: F401 - clear_cache: the preview's API
 from neffbench.schema import is_active
 
 # The rotation preview needs every example input in memory; above this many query elements
@@ -27,7 +27,6 @@ from neffbench.schema import is_active
 MAX_PREVIEW_ELEMENTS = 8_000_000
 # Relative change of an inverse frequency that still counts as "left as it is".
 _SAME = 1e-6
-_BLOCK_ROWS = 512
 _COARSENESS = {"float32": 0, "float16": 1, "bfloat16": 2}
 
 
@@ -180,68 +179,6 @@ class Preview:
         }
 
 
-# ---- the table, cached: editing anything else should not rebuild 131072 rows ------------------
-
-
-@dataclass(frozen=True)
-class _Table:
-    reference: np.ndarray
-    cast: torch.Tensor  # in the cache dtype (numpy has no bfloat16)
-    error: float
-    error_at: tuple[int, int]
-
-
-_REFERENCE_CACHE: dict[tuple, torch.Tensor] = {}
-_TABLE_CACHE: dict[tuple, _Table] = {}
-_CACHE_LOCK = threading.Lock()
-
-
-def _reference_key(spec: CompileSpec) -> tuple:
-    scaling = rope_scaling(spec) or {}
-    return (spec.model.effective_rotary_dim, spec.rope.max_pos, spec.rope.base, tuple(sorted(scaling.items())))
-
-
-def _cast(reference: torch.Tensor, cache_dtype: str) -> _Table:
-    dtype = TORCH_DTYPES[cache_dtype]
-    if dtype == torch.float32:
-        return _Table(reference.numpy(), reference, 0.0, (0, 0))
-    # Cast and measure block by block: each block stays in cache, which is several times faster
-    # than whole-table temporaries at 131072 positions.
-    cast = torch.empty(reference.shape, dtype=dtype)
-    error, error_at = -1.0, 0
-    for start in range(0, reference.shape[0], _BLOCK_ROWS):
-        block = reference[start : start + _BLOCK_ROWS]
-        out = cast[start : start + _BLOCK_ROWS]
-        out.copy_(block)
-        worst, where = out.float().sub_(block).abs_().view(-1).max(0)
-        if float(worst) > error:
-            error, error_at = float(worst), start * reference.shape[1] + int(where)
-    return _Table(reference.numpy(), cast, max(error, 0.0), divmod(error_at, reference.shape[1]))
-
-
-def _table(spec: CompileSpec) -> tuple[_Table, bool]:
-    """The spec's table, reusing the last one when only other fields changed (one of each is kept:
-    at 131072 positions a table is tens of MB)."""
-    ref_key = _reference_key(spec)
-    key = (*ref_key, spec.rope.cache_dtype)
-    with _CACHE_LOCK:
-        hit = _TABLE_CACHE.get(key)
-        reference = _REFERENCE_CACHE.get(ref_key)
-    if hit is not None:
-        return hit, True
-    if reference is None:
-        reference = build_cos_sin_cache(
-            spec.model.effective_rotary_dim, spec.rope.max_pos, spec.rope.base, rope_scaling(spec)
-        )
-    table = _cast(reference, spec.rope.cache_dtype)
-    with _CACHE_LOCK:
-        _REFERENCE_CACHE.clear()
-        _REFERENCE_CACHE[ref_key] = reference
-        _TABLE_CACHE.clear()
-        _TABLE_CACHE[key] = table
-    return table, False
-
-
 # ---- frequencies ------------------------------------------------------------------------------
 
 
@@ -313,7 +250,7 @@ def _preview_tokens(spec: CompileSpec, bucket: int) -> tuple[int, str]:
     )
 
 
-def _rotate(spec: CompileSpec, table: _Table, bucket: int) -> Rotation:
+def _rotate(spec: CompileSpec, table: Table, bucket: int) -> Rotation:
     n, note = _preview_tokens(spec, bucket)
     # The example inputs exactly as the compile makes them, minus the table (already built above).
     as_buffer = dataclasses.replace(spec, rope=dataclasses.replace(spec.rope, cache_mode="buffer"))
@@ -388,7 +325,7 @@ def compute(spec: CompileSpec, *, bucket: int | None = None) -> Preview:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     try:
-        table, cached = _table(spec)
+        table, cached = cached_table(spec)
         t1 = time.perf_counter()
         timings["table_cached" if cached else "table"] = t1 - t0
         freqs = _frequencies(spec)
@@ -413,9 +350,3 @@ def compute(spec: CompileSpec, *, bucket: int | None = None) -> Preview:
         check,
         timings,
     )
-
-
-def clear_cache() -> None:
-    with _CACHE_LOCK:
-        _REFERENCE_CACHE.clear()
-        _TABLE_CACHE.clear()

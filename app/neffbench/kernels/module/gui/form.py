@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import html
 import typing
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from neffbench.kernels.module.gui.buckets import BucketsEditor
 from neffbench.kernels.module.gui.inputs import InputsEditor
 from neffbench.kernels.module.gui.kwargs import KwargsEditor
 from neffbench.kernels.module.gui.parts import FieldRow, disclosure, form_layout, group_box
-from neffbench.kernels.module.gui.report import entry_names, resolve_entry, summary_lines
+from neffbench.kernels.module.gui.report import NOT_RESOLVED, entry_names, resolve_entry, summary_html
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate
 from neffbench.spec.ignored import ignored_fields
@@ -43,9 +42,6 @@ _PLACEHOLDERS = {
     "module.examples": "file.py:make_examples",
     "module.entry": "package.module:attr or path/to/file.py:attr",
 }
-NOT_RESOLVED = (
-    "Not resolved yet. Resolve reads the entry's signature in a separate process: the window never imports your code."
-)
 
 
 class ModuleForm(QScrollArea):
@@ -353,25 +349,9 @@ class ModuleForm(QScrollArea):
         self.spec_changed.emit(spec)
 
     def _show_summary(self) -> None:
-        parts = []
-        if self._waiting:
-            parts.append(f"<i>Resolving {html.escape(self._request_entry)}…</i>")
-        failure = self._failure
-        if failure is not None and failure.get("entry") == self._spec.module.entry:
-            error = failure.get("error") or "Resolve failed."
-            parts.append(f'<span style="color: {theme.BAD}">✖ {html.escape(error)}</span>')
-        report = self._report
-        if report is None:
-            if not parts:
-                parts.append(html.escape(NOT_RESOLVED))
-        else:
-            parts += summary_lines(report)
-            if report["entry"] != self._spec.module.entry:
-                parts.append(
-                    f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; '
-                    "press Resolve again.</span>"
-                )
-        self.summary.setText("<br>".join(parts))
+        self.summary.setText(
+            summary_html(self._waiting, self._request_entry, self._failure, self._report, self._spec.module.entry)
+        )
 
     def _on_resolver_returned(self, result: tuple[int, dict[str, Any]]) -> None:
         token, report = result

@@ -8,6 +8,10 @@ from typing import Any
 
 from neffbench.gui.shell import theme
 
+NOT_RESOLVED = (
+    "Not resolved yet. Resolve reads the entry's signature in a separate process: the window never imports your code."
+)
+
 
 def resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Worker thread: the window's warm probe child resolves the entry; failures come back as reports too.
@@ -73,6 +77,29 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     if report.get("forward_note"):
         lines.append(f'<span style="color: {theme.WARN}">⚠ {e(report["forward_note"])}</span>')
     return lines
+
+
+def summary_html(
+    waiting: bool, request_entry: str, failure: dict[str, Any] | None, report: dict[str, Any] | None, entry: str
+) -> str:
+    """The form's Resolve summary: a Resolve under way, the last failure for this entry, then the last report (or
+    that there is none yet), warned when the entry has changed since."""
+    parts = []
+    if waiting:
+        parts.append(f"<i>Resolving {html.escape(request_entry)}…</i>")
+    if failure is not None and failure.get("entry") == entry:
+        error = failure.get("error") or "Resolve failed."
+        parts.append(f'<span style="color: {theme.BAD}">✖ {html.escape(error)}</span>')
+    if report is None:
+        if not parts:
+            parts.append(html.escape(NOT_RESOLVED))
+    else:
+        parts += summary_lines(report)
+        if report["entry"] != entry:
+            parts.append(
+                f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; press Resolve again.</span>'
+            )
+    return "<br>".join(parts)
 
 
 def _short(report: dict[str, Any], key: str, limit: int = 160) -> str:
