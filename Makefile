@@ -22,13 +22,25 @@ STAMP := $(ENV_DIR)/.neffbench-installed
 LEGACY_PY := $(LEGACY_VENV)/bin/python
 LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test test-legacy test-legacy-torch-floor bench setup setup-legacy system-deps install-desktop clean
+.PHONY: run test lint test-legacy test-legacy-torch-floor bench setup setup-legacy system-deps install-desktop clean
 
 run: setup
 	$(ENV_DIR)/bin/neffbench
 
+# The suite and, on the other core at the same time, the habits (make lint); either failing fails the target.
 test: setup system-deps
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory lint > "$(ENV_DIR)/lint.log" 2>&1 & lint=$$!; \
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS); suite=$$?; \
+	wait $$lint; habits=$$?; cat "$(ENV_DIR)/lint.log"; \
+	if [ $$habits -ne 0 ]; then echo "make test: make lint failed (above)"; fi; \
+	if [ $$suite -ne 0 ]; then exit $$suite; fi; exit $$habits
+
+# Lint rules, format, import layers and types, as pyproject.toml sets them.
+lint: setup
+	$(ENV_DIR)/bin/ruff check app tests
+	$(ENV_DIR)/bin/ruff format --check app tests
+	$(ENV_DIR)/bin/lint-imports
+	$(ENV_DIR)/bin/mypy
 
 # Not part of .ci/run: the first run downloads several GB (PyPI's torch 2.9 for Linux is the CUDA build).
 test-legacy: setup-legacy system-deps
@@ -50,7 +62,7 @@ $(STAMP): pyproject.toml
 	else \
 	    echo "Installing $(TORCH_SPEC)"; "$(PY)" -m pip install --quiet "$(TORCH_SPEC)"; \
 	fi
-	"$(PY)" -m pip install --quiet -e ".[test]"
+	"$(PY)" -m pip install --quiet -e ".[test,lint]"
 	@touch "$(STAMP)"
 
 setup-legacy: $(LEGACY_STAMP)

@@ -107,7 +107,7 @@ def host(environ: Mapping[str, str] | None = None) -> Host:
     if env.get(TARGET_ENV):
         target, target_source = env[TARGET_ENV], TARGET_ENV
     else:
-        from neffbench.runs.checks import instance_family
+        from neffbench.toolchain.instance import instance_family
 
         target = instance_family()
         target_source = "the instance type" if target else "no Trn2/Trn3 instance type found"

@@ -11,7 +11,8 @@ from typing import Any
 from neffbench import __version__
 from neffbench.backends import registry as backends
 from neffbench.jobs import cache
-from neffbench.jobs.records import SCHEMA_VERSION, iso, process_start_time
+from neffbench.jobs.records import iso, process_start_time
+from neffbench.views.job import SCHEMA_VERSION
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash, to_dict
 

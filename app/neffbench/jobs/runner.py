@@ -22,6 +22,7 @@ from neffbench.jobs.protocol import LOGFILE_PREFIX
 from neffbench.jobs.record_events import apply_event
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.kernels import registry
+from neffbench.neff.diff import file_differences
 from neffbench.procs import Child, parse_event, stage_event
 from neffbench.spec import SpecError, errors, save
 from neffbench.usercode import closure as sources
@@ -327,7 +328,7 @@ class JobRunner(Finishing):
             cache.key(self.spec, self.record["cache_key_backend"], block.get("digest"))
         )
         if before:
-            changed = ", ".join(name for name, _, _ in sources.file_differences(before, block)) or "its digest"
+            changed = ", ".join(name for name, _, _ in file_differences(before, block)) or "its digest"
             self._note(
                 f"neffbench: the build read other files than were known before it started ({changed}); "
                 f"this job's spec hash is now {self.record['spec_hash'][:8]}"

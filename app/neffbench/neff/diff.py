@@ -114,6 +114,19 @@ def _commands(a: JobRecord, b: JobRecord) -> list[Difference]:
     return out
 
 
+def file_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[tuple[str, str | None, str | None]]:
+    """(name, what A has, what B has) for each source file, data file or distribution that differs."""
+
+    def table(block: dict[str, Any] | None) -> dict[str, str]:
+        block = block or {}
+        out = {f"{f['kind']} {f['name']}": f"sha256 {f['sha256'][:12]}" for f in block.get("files") or []}
+        out.update({f"distribution {d}": v for d, v in (block.get("distributions") or {}).items()})
+        return out
+
+    ta, tb = table(a), table(b)
+    return [(k, ta.get(k), tb.get(k)) for k in dict.fromkeys([*ta, *tb]) if ta.get(k) != tb.get(k)]
+
+
 def diff_neffs(
     a: NeffInfo, b: NeffInfo, *, job_a: JobRecord | None = None, job_b: JobRecord | None = None
 ) -> list[Difference]:
@@ -145,8 +158,6 @@ def diff_jobs(job_a: JobRecord, job_b: JobRecord) -> list[Difference]:
     """What differs between two job records: outcome and hash, spec fields, the files and library versions the
     module was built from (a changed source file is why two specs alike compile differently), its weights, and
     the compiler commands."""
-    from neffbench.usercode.closure import file_differences
-
     diffs = _compare(
         "job",
         {"job_id": job_a.job_id, "outcome": job_a.outcome, "backend": job_a.backend, "spec_hash": job_a.spec_hash},

@@ -11,13 +11,12 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from neffbench import targets
 from neffbench.runs.arrays import Arrays
+from neffbench.toolchain.instance import instance_family
 
-DMI_PRODUCT = Path("/sys/devices/virtual/dmi/id/product_name")
 LNC_ENV = "NEURON_LOGICAL_NC_CONFIG"
 
 
@@ -40,15 +39,6 @@ class HostFacts:
     def holders(self) -> list[dict[str, Any]]:
         """Processes neuron-ls says hold NeuronCores (pid, command)."""
         return [p for d in self.devices for p in d.get("neuron_processes") or []]
-
-
-def instance_family() -> str | None:
-    try:
-        product = DMI_PRODUCT.read_text(encoding="utf-8").strip().lower()
-    except OSError:
-        return None
-    family = product.split(".")[0]
-    return family if family in targets.FAMILIES else None
 
 
 def host_facts(timeout: float = 10.0) -> HostFacts:

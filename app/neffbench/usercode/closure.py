@@ -155,19 +155,6 @@ def changes(block: dict[str, Any]) -> list[str]:
     return found
 
 
-def file_differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[tuple[str, str | None, str | None]]:
-    """(name, what A has, what B has) for each source file, data file or distribution that differs."""
-
-    def table(block: dict[str, Any] | None) -> dict[str, str]:
-        block = block or {}
-        out = {f"{f['kind']} {f['name']}": f"sha256 {f['sha256'][:12]}" for f in block.get("files") or []}
-        out.update({f"distribution {d}": v for d, v in (block.get("distributions") or {}).items()})
-        return out
-
-    ta, tb = table(a), table(b)
-    return [(k, ta.get(k), tb.get(k)) for k in dict.fromkeys([*ta, *tb]) if ta.get(k) != tb.get(k)]
-
-
 def summary(block: dict[str, Any] | None) -> str:
     """``3 source files, 1 data file, transformers 4.57.6``: the closure in one phrase."""
     if not block:

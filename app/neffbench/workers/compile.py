@@ -38,7 +38,8 @@ def _preload() -> None:
     try:
         import torch  # noqa: F401
 
-        from neffbench.jobs import preflight, reproduce, verify  # noqa: F401
+        from neffbench.backends import verify  # noqa: F401
+        from neffbench.jobs import preflight, reproduce  # noqa: F401
         from neffbench.kernels import registry
 
         # The job's kernel is not known yet; the default one is the likeliest. (Preloading every kernel
