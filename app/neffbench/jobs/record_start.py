@@ -12,9 +12,9 @@ from neffbench import __version__
 from neffbench.backends import registry as backends
 from neffbench.jobs import cache
 from neffbench.jobs.records import iso, process_start_time
-from neffbench.views.job import SCHEMA_VERSION
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash, to_dict
+from neffbench.views.job import SCHEMA_VERSION
 
 
 def new_record(
