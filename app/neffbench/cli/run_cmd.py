@@ -78,19 +78,19 @@ def _inputs(values: list[str] | None) -> tuple[str | None, dict[str, str] | None
 
 
 def run(args: argparse.Namespace) -> int:
-    from neffbench.runs.runner import RunRunner
+    from neffbench.runs.neff_run import NeffRun
+    from neffbench.runs.subject import SubjectError, resolve
     from neffbench.runs.summary import summary_lines
-    from neffbench.runs.target import TargetError, resolve
 
     npz, npy, problem = _inputs(args.inputs)
     if problem or (args.random and args.inputs):
         print(problem or "--random and --inputs exclude each other.", file=sys.stderr)
         return EXIT_INVALID
     try:
-        target = resolve(args.target, neff=args.neff)
+        subject = resolve(args.target, neff=args.neff)
         out = sys.stderr if args.json else sys.stdout
-        runner = RunRunner(
-            target,
+        runner = NeffRun(
+            subject,
             runtime=args.runtime,
             iterations=args.iterations,
             warmup=args.warmup,
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             on_line=lambda line: print(line, file=out, flush=True),
         )
-    except (TargetError, ValueError) as exc:
+    except (SubjectError, ValueError) as exc:
         print(f"{args.target}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     cancelled = threading.Event()

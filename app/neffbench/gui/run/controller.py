@@ -1,4 +1,4 @@
-"""Runs a RunRunner on a Python thread (start and the blocking wait there) and re-emits what it reports as Qt signals."""
+"""Runs a NeffRun on a Python thread (start and the blocking wait there) and re-emits what it reports as Qt signals."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from neffbench.gui.widgets.threaded import LineBuffer, ThreadedController
-from neffbench.runs.runner import RunResult, RunRunner
-from neffbench.runs.target import TargetError, resolve
+from neffbench.runs.neff_run import NeffRun, RunResult
+from neffbench.runs.subject import SubjectError, resolve
 
 log = logging.getLogger(__name__)
 
 
 class _RunLoop(QObject):
-    """Runs on the run thread: ``RunRunner.start`` and the blocking ``wait``, never on the GUI thread."""
+    """Runs on the run thread: ``NeffRun.start`` and the blocking ``wait``, never on the GUI thread."""
 
     started = Signal(str)
     event_received = Signal(dict)
@@ -23,7 +23,7 @@ class _RunLoop(QObject):
     failed = Signal(str)
     done = Signal()
 
-    def __init__(self, runner: RunRunner):
+    def __init__(self, runner: NeffRun):
         super().__init__()
         self.runner = runner
 
@@ -51,7 +51,7 @@ class RunController(ThreadedController):
     started = Signal(str)  # the run record's path (renamed for the runtime once an ``auto`` run has chosen)
     event_received = Signal(dict)
     finished = Signal(object)  # RunResult
-    failed = Signal(str)  # nothing started: a TargetError or ValueError sentence (or the runner raised)
+    failed = Signal(str)  # nothing started: a SubjectError or ValueError sentence (or the runner raised)
     status_changed = Signal(str)
 
     def __init__(self, parent: QObject | None = None):
@@ -71,12 +71,12 @@ class RunController(ThreadedController):
             return
         self._buffer = LineBuffer()
         try:
-            target = resolve(target_path)
-            runner = RunRunner(target, **(options or {}), on_line=self._buffer.append)
-        except (TargetError, ValueError) as exc:
+            subject = resolve(target_path)
+            runner = NeffRun(subject, **(options or {}), on_line=self._buffer.append)
+        except (SubjectError, ValueError) as exc:
             self.failed.emit(str(exc))
             return
-        except TypeError as exc:  # an option RunRunner does not take
+        except TypeError as exc:  # an option NeffRun does not take
             self.failed.emit(f"The run options are not understood: {exc}.")
             return
         loop = _RunLoop(runner)

@@ -41,7 +41,7 @@ class History:
     """What the worker thread read for one target: what it is, its runs (oldest first), its compile's buckets."""
 
     path: str
-    target: Any = None  # RunTarget
+    subject: Any = None  # RunSubject
     error: str | None = None
     runs: list[dict[str, Any]] = field(default_factory=list)
     curve: list[dict[str, Any]] = field(default_factory=list)
@@ -51,18 +51,18 @@ class History:
 def load_history(path: str) -> History:
     """Runs on a worker thread: JSON reads only (the target's job.json, run records, sibling jobs' runs)."""
     from neffbench.runs.history import bucket_curve, runs
-    from neffbench.runs.target import TargetError, resolve
+    from neffbench.runs.subject import SubjectError, resolve
 
     try:
-        target = resolve(path)
-    except TargetError as exc:
+        subject = resolve(path)
+    except SubjectError as exc:
         return History(path, error=str(exc))
-    found = runs(target.runs_dir) if target.runs_dir.is_dir() else []
+    found = runs(subject.runs_dir) if subject.runs_dir.is_dir() else []
     done = [r for r in found if r.get("outcome") == "succeeded" and r.get("runtime")]
     # The curve of the runtime last run with success here: CPU and device points never share a curve.
     runtime = max(done, key=lambda r: r.get("started") or "")["runtime"] if done else None
-    curve = bucket_curve(target.job_dir, runtime) if target.job_dir is not None else []
-    return History(path, target, None, found, curve, runtime)
+    curve = bucket_curve(subject.job_dir, runtime) if subject.job_dir is not None else []
+    return History(path, subject, None, found, curve, runtime)
 
 
 def started_text(iso: str | None) -> str:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.run.history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history
 from neffbench.gui.run.plots import BucketPlots, LatencyPlots
-from neffbench.gui.run.status import RunStatus, target_text
+from neffbench.gui.run.status import RunStatus, subject_text
 from neffbench.gui.shell import theme
 from neffbench.gui.widgets.flow import flow_row, kept_together
 from neffbench.runs.runtimes import RUNTIMES
@@ -336,7 +336,7 @@ class RunPanel(QWidget):
             self.history_label.setText("History: none (not a runnable target)")
             self.history_loaded.emit(history)
             return
-        text, cpu_only = target_text(history.target)
+        text, cpu_only = subject_text(history.subject)
         self.target_label.setText(text)
         if cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
             self.runtime_combo.setCurrentText("auto")

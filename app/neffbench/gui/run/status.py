@@ -16,21 +16,21 @@ from neffbench.runs.summary import numerics_text
 from neffbench.views.job import bucket_of
 
 
-def target_text(target: Any) -> tuple[str, bool]:
-    """A RunTarget in a few lines of rich text, and whether it runs only on the CPU (a cpu-check job)."""
-    record = target.record
+def subject_text(subject: Any) -> tuple[str, bool]:
+    """A RunSubject in a few lines of rich text, and whether it runs only on the CPU (a cpu-check job)."""
+    record = subject.record
     rows = []
-    if target.job_dir is not None:
-        rows.append(f"<b>Job</b> {record.get('job_id') or target.job_dir.name}")
+    if subject.job_dir is not None:
+        rows.append(f"<b>Job</b> {record.get('job_id') or subject.job_dir.name}")
     bucket = bucket_of(record)
     if bucket:
         rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
-    if target.backend:
-        rows.append(f"<b>Backend</b> {target.backend}")
+    if subject.backend:
+        rows.append(f"<b>Backend</b> {subject.backend}")
     line = " &nbsp;·&nbsp; ".join(rows)
-    if target.neff is not None:
-        return (f"{line}<br>" if line else "") + f"<b>NEFF</b> {target.neff}", False
-    cpu_only = backends.makes_no_neff(target.backend)
+    if subject.neff is not None:
+        return (f"{line}<br>" if line else "") + f"<b>NEFF</b> {subject.neff}", False
+    cpu_only = backends.makes_no_neff(subject.backend)
     why = (
         (
             f"<span style='color:{CPU_COLOUR}'><b>No NEFF</b>: this is a cpu-check job (the Neuron toolchain was not "
@@ -38,7 +38,7 @@ def target_text(target: Any) -> tuple[str, bool]:
             "ones.</span>"
         )
         if cpu_only
-        else f"<b>No NEFF</b> in {target.job_dir}."
+        else f"<b>No NEFF</b> in {subject.job_dir}."
     )
     return f"{line}<br>{why}", cpu_only
 

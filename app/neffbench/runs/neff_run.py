@@ -19,7 +19,7 @@ from typing import Any, cast
 from neffbench import procs
 from neffbench.procs import Child, parse_event
 from neffbench.runs.stats import summarize
-from neffbench.runs.target import RunTarget
+from neffbench.runs.subject import RunSubject
 from neffbench.views.clock import iso, utc_now
 from neffbench.views.job import bucket_of
 
@@ -48,12 +48,12 @@ def _items_per_call(record: dict[str, Any]) -> int:
     return kernel.items_per_call(bucket_of(record))
 
 
-class RunRunner:
-    """One run of one target. ``start``/``wait`` on one thread; ``cancel`` from any thread."""
+class NeffRun:
+    """One run of one subject (a job or a NEFF). ``start``/``wait`` on one thread; ``cancel`` from any thread."""
 
     def __init__(
         self,
-        target: RunTarget,
+        subject: RunSubject,
         *,
         runtime: str = "auto",
         iterations: int = 50,
@@ -74,7 +74,7 @@ class RunRunner:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
         if warmup < 0:
             raise ValueError(f"warm-up must be 0 or more; got {warmup}")
-        self.target = target
+        self.subject = subject
         self.opts: dict[str, Any] = {
             "runtime": runtime,
             "iterations": iterations,
@@ -101,7 +101,7 @@ class RunRunner:
     # ---- start ----
 
     def _request(self, run_dir: Path) -> dict[str, Any]:
-        t = self.target
+        t = self.subject
         return {
             **self.opts,
             "neff": str(t.neff) if t.neff else None,
@@ -120,7 +120,7 @@ class RunRunner:
         }
 
     def start(self) -> Path:
-        runs = self.target.runs_dir
+        runs = self.subject.runs_dir
         runs.mkdir(parents=True, exist_ok=True)
         from neffbench.runs.history import mark_interrupted
 
@@ -132,8 +132,8 @@ class RunRunner:
         self.record = {
             "schema_version": SCHEMA_VERSION,
             "run_id": name,
-            "job_id": self.target.record.get("job_id"),
-            "neff": str(self.target.neff) if self.target.neff else None,
+            "job_id": self.subject.record.get("job_id"),
+            "neff": str(self.subject.neff) if self.subject.neff else None,
             "runtime_requested": requested,
             "runtime": None,
             "label": None,
@@ -161,8 +161,8 @@ class RunRunner:
             "reported": None,
             "secondary": None,
             "profile": None,
-            "bucket": bucket_of(self.target.record) if self.target.record else None,
-            "items_per_call": _items_per_call(self.target.record),
+            "bucket": bucket_of(self.subject.record) if self.subject.record else None,
+            "items_per_call": _items_per_call(self.subject.record),
             "run_dir": name,
         }
         procs.write_json(path, self.record)
@@ -185,19 +185,19 @@ class RunRunner:
         for n in range(1000):
             name = f"{self._stamp}-{runtime}" + (f"-{n}" if n else "")
             try:
-                fd = os.open(self.target.runs_dir / f"{name}.json", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                fd = os.open(self.subject.runs_dir / f"{name}.json", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
                 continue
             os.close(fd)
             return name
-        raise FileExistsError(f"no free run record name for {self._stamp}-{runtime} in {self.target.runs_dir}")
+        raise FileExistsError(f"no free run record name for {self._stamp}-{runtime} in {self.subject.runs_dir}")
 
     def _rename_for(self, runtime: str) -> None:
         """Once the child has chosen (``auto``), the record is named for the runtime that runs."""
         if self.path is None or self.path.stem.endswith(f"-{runtime}"):
             return
         name = self._claim(runtime)
-        old, self.path = self.path, self.target.runs_dir / f"{name}.json"
+        old, self.path = self.path, self.subject.runs_dir / f"{name}.json"
         os.replace(old, self.path)
         self.record["run_id"] = self.record["run_dir"] = name
 

@@ -13,12 +13,12 @@ from neffbench.runs.arrays import INPUTS_NAME, REFERENCE_NAME
 RUNS_DIR = "runs"
 
 
-class TargetError(ValueError):
+class SubjectError(ValueError):
     """Nothing runnable at the path given; one sentence saying why."""
 
 
 @dataclass
-class RunTarget:
+class RunSubject:
     """Paths only (read in the parent, cheaply); the child loads what they point at."""
 
     neff: Path | None  # None for a cpu-check job, which made no NEFF
@@ -110,15 +110,15 @@ def _read_record(job_dir: Path) -> dict[str, Any]:
     try:
         record = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise TargetError(f"{job_dir} has no job.json: it is not a job directory.") from None
+        raise SubjectError(f"{job_dir} has no job.json: it is not a job directory.") from None
     except (OSError, ValueError) as exc:
-        raise TargetError(f"{job_dir}/job.json cannot be read: {exc}.") from None
+        raise SubjectError(f"{job_dir}/job.json cannot be read: {exc}.") from None
     if not isinstance(record, dict):
-        raise TargetError(f"{job_dir}/job.json does not hold a job record.")
+        raise SubjectError(f"{job_dir}/job.json does not hold a job record.")
     return record
 
 
-def resolve(path: str | Path, *, neff: str | None = None) -> RunTarget:
+def resolve(path: str | Path, *, neff: str | None = None) -> RunSubject:
     """A job directory (its NEFF, or ``neff`` among several) or a NEFF file (with the job above it, if any)."""
     p = Path(path).expanduser().resolve()
     if p.is_dir():
@@ -126,22 +126,22 @@ def resolve(path: str | Path, *, neff: str | None = None) -> RunTarget:
         neffs = [n.get("path") for n in record.get("neffs") or [] if n.get("path")]
         if neff is not None:
             if neff not in neffs:
-                raise TargetError(f"--neff {neff} is not one of the job's NEFFs ({', '.join(neffs) or 'none'}).")
+                raise SubjectError(f"--neff {neff} is not one of the job's NEFFs ({', '.join(neffs) or 'none'}).")
             neffs = [neff]
         if len(neffs) > 1:
-            raise TargetError(f"the job has {len(neffs)} NEFFs ({', '.join(neffs)}); pick one with --neff.")
+            raise SubjectError(f"the job has {len(neffs)} NEFFs ({', '.join(neffs)}); pick one with --neff.")
         chosen = p / neffs[0] if neffs else None
         if chosen is not None and not chosen.is_file():
-            raise TargetError(f"the job's NEFF {chosen} is gone.")
+            raise SubjectError(f"the job's NEFF {chosen} is gone.")
         if record.get("outcome") not in ("succeeded", "failed", "interrupted", None) and chosen is None:
-            raise TargetError(f"the job in {p} is {record.get('outcome')} and made no NEFF.")
-        return RunTarget(chosen, p, record, p / RUNS_DIR)
+            raise SubjectError(f"the job in {p} is {record.get('outcome')} and made no NEFF.")
+        return RunSubject(chosen, p, record, p / RUNS_DIR)
     if p.is_file():
         from neffbench.neff.index import find_job
 
         job_json = find_job(p)
         if job_json is not None:
             job_dir = Path(job_json).parent
-            return RunTarget(p, job_dir, _read_record(job_dir), job_dir / RUNS_DIR)
-        return RunTarget(p, None, {}, _bare_runs_dir(p))
-    raise TargetError(f"{p} does not exist.")
+            return RunSubject(p, job_dir, _read_record(job_dir), job_dir / RUNS_DIR)
+        return RunSubject(p, None, {}, _bare_runs_dir(p))
+    raise SubjectError(f"{p} does not exist.")
