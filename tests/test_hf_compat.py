@@ -198,3 +198,19 @@ def test_a_gpt2_compile_with_the_fake_toolchain_records_the_remedy_and_its_scrip
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert list((tmp_path / "out" / "compiler").glob("**/*.neff"))
+
+
+def test_the_mask_remedy_says_it_changed_something_only_once(monkeypatch):
+    """A second masks_without_vmap() finds its broadcast in place (the check once looked for a mark that the
+    installed function never carried, so every call said it changed something)."""
+    import contextlib
+    import types
+
+    from neffbench.kernels.module import hf_masks
+
+    masking = types.SimpleNamespace(_vmap_for_bhqkv=lambda *a: None, TransformGetItemToIndex=object)
+    monkeypatch.setitem(sys.modules, "transformers.masking_utils", masking)
+    assert hf_masks.masks_without_vmap() is True
+    assert masking._vmap_for_bhqkv is hf_masks._broadcast_for_bhqkv
+    assert masking.TransformGetItemToIndex is contextlib.nullcontext
+    assert hf_masks.masks_without_vmap() is False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -140,3 +142,17 @@ def test_auto_prefers_a_device_runtime_only_with_a_device():
     assert runtimes.choose("nrtpy", table)[0] == "nrtpy"  # asked for by name: the runtime says what is missing
     with pytest.raises(runtimes.RuntimeUnavailable, match="the spike runtime cannot run here: no spike."):
         runtimes.choose("spike", table)
+
+
+def test_a_run_cancelled_before_it_started_returns_its_record_path(tmp_path):
+    """start() returns the record's path even when cancel() came first (it once returned the RunResult)."""
+    from neffbench.runs.neff_run import NeffRun
+    from neffbench.runs.subject import RunSubject
+
+    run = NeffRun(RunSubject(tmp_path / "model.neff", None, {}, tmp_path / "runs"), runtime="cpu")
+    run.cancel()
+    path = run.start()
+    assert path == run.path and path.parent == tmp_path / "runs" and path.suffix == ".json"
+    result = run.wait()
+    assert (result.path, result.outcome, result.reason) == (path, "cancelled", "cancelled before it started")
+    assert json.loads(path.read_text(encoding="utf-8"))["outcome"] == "cancelled"

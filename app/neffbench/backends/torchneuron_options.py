@@ -104,6 +104,7 @@ class Host:
 def host(environ: Mapping[str, str] | None = None) -> Host:
     """Read cheaply (no subprocess): the platform override, else the instance type; LNC from its variable."""
     env = os.environ if environ is None else environ
+    target: str | None
     if env.get(TARGET_ENV):
         target, target_source = env[TARGET_ENV], TARGET_ENV
     else:

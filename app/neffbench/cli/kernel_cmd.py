@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import typing
@@ -104,8 +105,8 @@ def _field_rows(cls: type) -> list[dict[str, typing.Any]]:
     out = []
     for section, f in rows:
         m = f.metadata
-        default = f.default if f.default is not f.default_factory else None  # noqa: PLR0124
-        if callable(getattr(f, "default_factory", None)) and f.default_factory is not None:
+        default = None if f.default is dataclasses.MISSING else f.default
+        if f.default_factory is not dataclasses.MISSING:
             try:
                 default = f.default_factory()
             except TypeError:

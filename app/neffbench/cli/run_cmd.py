@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import threading
+from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -108,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     cancelled = threading.Event()
     on_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda s, f: (cancelled.set(), runner.cancel())) if on_main else None
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        cancelled.set()
+        runner.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt) if on_main else None
     try:
         runner.start()
         result = runner.wait()

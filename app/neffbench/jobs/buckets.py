@@ -121,8 +121,12 @@ class BucketLoop:
         if not parallel:
             results = [self._run_one(*job) for job in jobs]
         else:
+
+            def run_alone(job: tuple[dict, JobRunner, JobRunner | None]) -> JobResult | None:
+                return self._run_one(*job, prestart=False)
+
             with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="neffbench-job") as pool:
-                results = list(pool.map(lambda job: self._run_one(*job, prestart=False), jobs))
+                results = list(pool.map(run_alone, jobs))
         return [r for r in results if r is not None]
 
     def _run_one(

@@ -36,7 +36,8 @@ def versions_doc(record: dict[str, Any]) -> dict[str, Any]:
     """What the job recorded about its machine, beside what this machine is; the two are kept apart."""
     from neffbench import __version__
 
-    compiler = record.get("compiler") if isinstance(record.get("compiler"), dict) else {}
+    compiler = record.get("compiler")
+    compiler = compiler if isinstance(compiler, dict) else {}
     job = {
         "versions": record.get("versions"),
         "host": record.get("host"),
@@ -86,7 +87,8 @@ def command_text(record: dict[str, Any]) -> str | None:
 
 
 def _error_lines(record: dict[str, Any]) -> list[str]:
-    compiler = record.get("compiler") if isinstance(record.get("compiler"), dict) else {}
+    compiler = record.get("compiler")
+    compiler = compiler if isinstance(compiler, dict) else {}
     error = compiler.get("first_error") or record.get("error")
     if isinstance(error, dict):
         return first_error_lines(error)

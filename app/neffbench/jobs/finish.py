@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,9 @@ from typing import Any
 from neffbench.backends import registry as backends
 from neffbench.compilerlog.commands import command_from_text, dropped_options
 from neffbench.compilerlog.exits import meaning as explain_exit_code
+from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs import records
+from neffbench.procs import Child
 
 log = logging.getLogger("neffbench.jobs.runner")
 
@@ -42,7 +45,22 @@ class JobResult:
 
 
 class Finishing:
-    """The runner's last steps; the attributes it reads are the runner's."""
+    """The runner's last steps; the attributes it reads are the runner's (declared here, set by JobRunner)."""
+
+    record: dict[str, Any]
+    job_dir: Path | None
+    timeout: float
+    _proc: Child | None
+    _cancelled: bool
+    _timed_out: bool
+    _child_outcome: dict[str, Any] | None
+    _write_error: str | None
+    _parser: CompilerLog
+    _log_fh: Any
+    _events_fh: Any
+    _t0: float
+    _emit: Callable[[dict[str, Any]], None]
+    _note: Callable[[str], None]
 
     def _verdict(
         self, returncode: int | None, spawn_error: str | None, interrupted: str | None
@@ -76,8 +94,9 @@ class Finishing:
     def _finalize(
         self, returncode: int | None, *, spawn_error: str | None = None, interrupted: str | None = None
     ) -> JobResult:
-        rec = self.record
-        job_dir = Path(self.job_dir)
+        if self.job_dir is None:
+            raise RuntimeError("a job is finalised only once its directory exists")
+        rec, job_dir = self.record, self.job_dir
         outcome, reason = self._verdict(returncode, spawn_error, interrupted)
         now = records.utc_now()
         current = rec.get("stage")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -106,9 +107,13 @@ class HomeShortener:
             if final:
                 return written
 
-    def _cut(self, prev: bytes, data: bytes, cut: int, clean: bool) -> tuple[bytes, bytes, bytes]:
+    # builtins.bytes: in the class body, ``bytes`` is the method above.
+    def _cut(
+        self, prev: builtins.bytes, data: builtins.bytes, cut: int, clean: bool
+    ) -> tuple[builtins.bytes, builtins.bytes, builtins.bytes]:
         buf, off = prev + data, len(prev)
-        pieces, pos = [], off
+        pieces: list[builtins.bytes] = []
+        pos = off
         if self.pattern is not None:
             for m in self.pattern.finditer(buf, off):  # the look-behind sees ``prev`` before ``off``
                 if m.start() >= off + cut:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from neffbench.jobs.protocol import encode_logfile_line
 from neffbench.procs import Emitter, LineSplitter
@@ -29,7 +30,7 @@ class LogTail:
         self._started = False
         self._stop = threading.Event()
         self._splitter = LineSplitter()
-        self._fh = None
+        self._fh: BinaryIO | None = None
         self._thread = threading.Thread(target=self._run, name="neffbench-logtail", daemon=True)
 
     def __enter__(self) -> LogTail:

@@ -152,23 +152,24 @@ class JobRunner(Streaming, Finishing):
         if self._serve_from_cache(job_dir):
             return job_dir
         spawn_error = None
+        proc = None
         with self._lock:
             cancelled = self._cancelled
             if not cancelled:
                 try:
-                    self._proc = self._take_standby(job_dir) or self._spawn(job_dir)
+                    proc = self._proc = self._take_standby(job_dir) or self._spawn(job_dir)
                 except OSError as exc:
                     spawn_error = f"could not start the worker: {exc}"
-        if cancelled or spawn_error:
-            # Finalised outside the lock: callbacks may call cancel().
+        if proc is None:
+            # Cancelled or not spawned. Finalised outside the lock: callbacks may call cancel().
             self._result = self._finalize(None, spawn_error=spawn_error)
             return job_dir
         self._t0 = time.monotonic()
-        self.record["worker_pid"] = self._proc.pid
-        self.record["worker_pid_start"] = procs.process_start_time(self._proc.pid)
+        self.record["worker_pid"] = proc.pid
+        self.record["worker_pid_start"] = procs.process_start_time(proc.pid)
         self.record["stage"] = "starting"
         records.write_record(job_dir, self.record)
-        self._emit({"type": "started", "job_dir": str(job_dir), "pid": self._proc.pid})
+        self._emit({"type": "started", "job_dir": str(job_dir), "pid": proc.pid})
         return job_dir
 
     def _serve_from_cache(self, job_dir: Path) -> bool:

@@ -162,12 +162,12 @@ class Streaming:
                 self._write_failed(Path(self._log_fh.name), exc)
 
     def _write_record(self) -> None:
-        if self._write_error is not None:
+        if self._write_error is not None or self.job_dir is None:
             return
         try:
             records.write_record(self.job_dir, self.record)
         except OSError as exc:
-            self._write_failed(Path(self.job_dir) / records.RECORD_NAME, exc)
+            self._write_failed(self.job_dir / records.RECORD_NAME, exc)
 
     def _write_failed(self, path: Path, exc: OSError) -> None:
         """The job cannot be recorded any more: say why once, stop the worker, and fail the job."""

@@ -270,8 +270,8 @@ def buckets_text(buckets: list[dict[str, int]]) -> str:
     """``1, 8 tokens`` or ``batch=1 seq=128; batch=1 seq=512``."""
     if buckets == [{}]:
         return "no bucket axes"
-    counted = [_counted(b) for b in buckets]
-    if buckets and all(counted) and len({c[0] for c in counted}) == 1:
+    counted = [c for c in map(_counted, buckets) if c is not None]
+    if buckets and len(counted) == len(buckets) and len({c[0] for c in counted}) == 1:
         return f"{', '.join(str(c[1]) for c in counted)} {counted[0][0]}"
     return "; ".join(bucket_label(b) for b in buckets)
 

@@ -11,11 +11,28 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from neffbench.kernels.api import Bucket, Kernel
 from neffbench.schema.fields import DTYPES, ui
+from neffbench.schema.header import dataclass_transform
 from neffbench.schema.problems import Problem
+
+_T = TypeVar("_T")
+
+if TYPE_CHECKING:
+
+    @dataclass(frozen=True, kw_only=True)
+    class TokenInputs:
+        """What ``token_inputs`` adds to an ``[inputs]`` section, as a type checker sees it."""
+
+        num_tokens: tuple[int, ...] = ()
+        dtype: str = "float32"
+        seed: int = 0
+
+else:
+    # At run time the decorator adds the fields itself: num_tokens first, dtype and seed last.
+    TokenInputs = object
 
 AXIS = "num_tokens"
 FIELD = f"inputs.{AXIS}"
@@ -42,6 +59,7 @@ class TokenKernel(Kernel):
         return int(bucket.get(AXIS, 1))
 
 
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def token_inputs(
     *,
     tokens: tuple[int, ...],
@@ -49,17 +67,15 @@ def token_inputs(
     dtype_help: str,
     seed_help: str = SEED_HELP,
     max_tokens: int | None = MAX_TOKENS,
-) -> Callable[[type], type]:
+) -> Callable[[type[_T]], type[_T]]:
     """Decorate a class of a kernel's own ``[inputs]`` fields (none, or RoPE's positions): the frozen section with
     ``num_tokens`` (default ``tokens``; ``per_call`` says what one token is) first and ``dtype``, ``seed`` last."""
 
-    def make(cls: type) -> type:
+    def make(cls: type[_T]) -> type[_T]:
         own = dict(cls.__dict__.get("__annotations__", {}))
         cls.__annotations__ = {AXIS: tuple[int, ...], **own, "dtype": str, "seed": int}
-        setattr(
-            cls,
-            AXIS,
-            field(
+        added = {
+            AXIS: field(
                 default=tokens,
                 metadata=ui(
                     "Tokens (buckets)",
@@ -69,9 +85,11 @@ def token_inputs(
                     max=max_tokens,
                 ),
             ),
-        )
-        cls.dtype = field(default="float32", metadata=ui("Dtype", dtype_help, choices=DTYPES))
-        cls.seed = field(default=0, metadata=ui("Seed", seed_help, min=0, max=2**31 - 1, neff=False))
+            "dtype": field(default="float32", metadata=ui("Dtype", dtype_help, choices=DTYPES)),
+            "seed": field(default=0, metadata=ui("Seed", seed_help, min=0, max=2**31 - 1, neff=False)),
+        }
+        for attr, value in added.items():
+            setattr(cls, attr, value)
         return dataclass(frozen=True)(cls)
 
     return make

@@ -78,7 +78,9 @@ def save(path: Path, arrays: Arrays) -> Path:
     meta = json.dumps({"dtypes": arrays.dtypes, "roles": arrays.roles, "order": list(arrays.arrays)})
     # numpy's zip writer loses the file name: replacing puts it back, the message must name the path.
     with replacing(path, fsync=False) as tmp, tmp.open("wb") as fh:
-        np.savez(fh, **arrays.arrays, **{META: np.array(meta)})
+        # Any: to mypy a name could be np.savez's own allow_pickle; none is (NEFF and parameter names).
+        members: dict[str, Any] = {**arrays.arrays, META: np.array(meta)}
+        np.savez(fh, **members)
     return path
 
 

@@ -78,8 +78,8 @@ def check_io(neff: Any, feeds: Arrays) -> list[str]:
             problems.append(f"'{name}' is not an input of the NEFF (its inputs: {', '.join(wanted) or 'none'}).")
     for name, t in wanted.items():
         if name not in names:
-            shape = "?" if t.shape is None else list(t.shape)
-            problems.append(f"the NEFF takes {name} ({t.dtype} {shape}), but no array is given for it.")
+            shown = "?" if t.shape is None else list(t.shape)
+            problems.append(f"the NEFF takes {name} ({t.dtype} {shown}), but no array is given for it.")
             continue
         dtype, shape = feeds.dtypes[name], feeds.shape(name)
         if t.dtype is not None and dtype != t.dtype:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from neffbench import procs
 from neffbench.procs import Child, parse_event
@@ -75,7 +75,7 @@ class NeffRun:
         if warmup < 0:
             raise ValueError(f"warm-up must be 0 or more; got {warmup}")
         self.subject = subject
-        self.opts = {
+        self.opts: dict[str, Any] = {
             "runtime": runtime,
             "iterations": iterations,
             "warmup": warmup,
@@ -128,7 +128,7 @@ class NeffRun:
         self._stamp = utc_now().strftime("%Y%m%dT%H%M%S.%fZ")
         requested = self.opts["runtime"]
         name = self._claim(requested)
-        self.path = runs / f"{name}.json"
+        path = self.path = runs / f"{name}.json"
         self.record = {
             "schema_version": SCHEMA_VERSION,
             "run_id": name,
@@ -165,19 +165,20 @@ class NeffRun:
             "items_per_call": _items_per_call(self.subject.record),
             "run_dir": name,
         }
-        procs.write_json(self.path, self.record)
+        procs.write_json(path, self.record)
         with self._lock:
             if self._cancelled:
-                return self._finish(None, "cancelled before it started")
-            self._proc = procs.spawn([sys.executable, "-m", CHILD_MODULE], stdin="pipe")
+                self._finish(None, "cancelled before it started")
+                return path
+            proc = self._proc = procs.spawn([sys.executable, "-m", CHILD_MODULE], stdin="pipe")
         try:
-            self._proc.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
-            self._proc.close_stdin()
+            proc.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
+            proc.close_stdin()
         except OSError:  # it died before reading its request: wait() tells how
             pass
         self._t0 = time.monotonic()
-        self._emit({"type": "started", "run": str(self.path), "pid": self._proc.pid})
-        return self.path
+        self._emit({"type": "started", "run": str(path), "pid": proc.pid})
+        return path
 
     def _claim(self, runtime: str) -> str:
         """A record name of our own (exclusive creation: two runs never share one)."""
@@ -213,25 +214,26 @@ class NeffRun:
 
     def wait(self) -> RunResult:
         """Read the child's events until it ends; returns once nothing of the run (its process group) is left."""
-        if self._proc is None:
-            return RunResult(self.path, self.record["outcome"], self.record["reason"], self.record)
+        proc = self._proc
+        if proc is None:
+            return RunResult(self._record_path, self.record["outcome"], self.record["reason"], self.record)
         timed_out: list[bool] = []
 
         def on_deadline() -> None:
             timed_out.append(True)
-            self._proc.kill()
+            proc.kill()
 
         try:
             procs.pump(
-                self._proc,
+                proc,
                 self._handle,
                 on_deadline=on_deadline,
                 deadline=self._t0 + self.timeout if self.timeout else None,
             )
         except BaseException:
-            self._proc.kill_and_reap()  # a record that cannot be written: nothing of the run outlives it
+            proc.kill_and_reap()  # a record that cannot be written: nothing of the run outlives it
             raise
-        code = self._proc.reap()
+        code = proc.reap()
         reason = None
         if self._cancelled:
             timed = len(self.record.get("durations_ms") or [])
@@ -269,9 +271,10 @@ class NeffRun:
         rec["exit_code"] = code
         rec["finished"] = iso()
         rec["log_tail"] = self._log[-200:]
-        procs.write_json(self.path, rec)
-        self._emit({"type": "finished", "outcome": rec["outcome"], "reason": rec["reason"], "run": str(self.path)})
-        return RunResult(self.path, rec["outcome"], rec["reason"], rec)
+        path = self._record_path
+        procs.write_json(path, rec)
+        self._emit({"type": "finished", "outcome": rec["outcome"], "reason": rec["reason"], "run": str(path)})
+        return RunResult(path, rec["outcome"], rec["reason"], rec)
 
     def _handle(self, line: str) -> None:
         event = parse_event(line)
@@ -284,7 +287,7 @@ class NeffRun:
         if kind == "stage":
             rec["stage"] = event.get("stage")
         elif kind == "runtime":
-            self._rename_for(event.get("runtime"))
+            self._rename_for(cast(str, event.get("runtime")))  # the run child names it always
             for key in ("runtime", "label", "on_device", "mode", "versions", "available"):
                 rec[key] = event.get(key)
             rec["runtime_reason"] = event.get("reason")
@@ -311,8 +314,14 @@ class NeffRun:
             }
         elif kind == "outcome":
             self._outcome = event
-        procs.write_json(self.path, rec)
+        procs.write_json(self._record_path, rec)
         self._emit(event)
+
+    @property
+    def _record_path(self) -> Path:
+        if self.path is None:
+            raise RuntimeError("start() the run before waiting for it")
+        return self.path
 
     def _emit(self, event: dict[str, Any]) -> None:
         if self.on_event:

@@ -76,6 +76,6 @@ def explain(message: str) -> NrtError | None:
     m = _LOG_RE.search(message)
     if m:
         by_name = {name: (code, why) for code, (name, why) in CODES.items()}
-        code, why = by_name.get(m.group("name"), (None, "See the runtime's log lines around it."))
-        return NrtError(code, m.group("name"), m.group("text").strip(), why)
+        named, why = by_name.get(m.group("name"), (None, "See the runtime's log lines around it."))
+        return NrtError(named, m.group("name"), m.group("text").strip(), why)
     return None

@@ -77,8 +77,9 @@ class RunSubject:
     def no_neff_reason(self) -> str:
         """Why there is no NEFF to load, in the job's own terms."""
         backend = backends.recorded(self.record.get("backend"))
-        if backend is not None and backend.no_neff_reason():
-            return backend.no_neff_reason()
+        by_design = backend.no_neff_reason() if backend is not None else None
+        if by_design:
+            return by_design
         if self.record.get("outcome") not in (None, "succeeded"):
             return f"the job ended {self.record.get('outcome')} before making one: {self.record.get('reason')}"
         return "the job recorded no NEFF"

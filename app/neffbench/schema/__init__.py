@@ -15,7 +15,14 @@ from neffbench.schema.fields import (
     top_fields_of,
     ui,
 )
-from neffbench.schema.header import compiler_field, description_field, kernel_spec, name_field, workdir_field
+from neffbench.schema.header import (
+    SpecHeader,
+    compiler_field,
+    description_field,
+    kernel_spec,
+    name_field,
+    workdir_field,
+)
 from neffbench.schema.problems import Problem, SpecError
 
 __all__ = [
@@ -24,6 +31,7 @@ __all__ = [
     "CompilerSpec",
     "Problem",
     "SpecError",
+    "SpecHeader",
     "check_ranges",
     "compiler_args",
     "compiler_field",

@@ -38,7 +38,11 @@ def _field(spec: Any, key: str) -> tuple[Any, dataclasses.Field]:
 
 
 def _default(f: dataclasses.Field) -> Any:
-    return f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    raise TypeError(f"{f.name} has no default")
 
 
 def _reset(spec: Any, keys: list[str]) -> Any:

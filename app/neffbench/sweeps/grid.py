@@ -141,7 +141,9 @@ def _text(value: Any) -> str:
 
 def split_values(text: str) -> list[str]:
     """``1,2`` / ``[1,8],[32]`` / ``"a,b",c``: commas inside brackets or quotes do not split."""
-    out, depth, quote, current = [], 0, None, []
+    out: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, None
     for ch in text:
         if quote:
             quote = None if ch == quote else quote
@@ -242,8 +244,8 @@ def plan(
     for item in given:
         try:
             if isinstance(item, tuple):
-                name, values = item
-                axes.append(axis(spec, name, split_values(values) if isinstance(values, str) else list(values)))
+                name, listed = item
+                axes.append(axis(spec, name, split_values(listed) if isinstance(listed, str) else list(listed)))
             else:
                 axes.append(parse_over(spec, item))
         except PlanError as exc:
@@ -308,6 +310,8 @@ def duplicates(points: Sequence[Point], backend: str) -> list[tuple[list[int], l
     groups: dict[str, list[Point]] = {}
     for point in points:
         spec = point.spec
+        if spec is None:  # an invalid point compiles nothing
+            continue
         if not backends.get(backend).runs_compiler:  # the compiler's options cannot change what it checks
             spec = dataclasses.replace(spec, compiler=type(spec.compiler)())
         groups.setdefault(cache.digest(cache.key(spec, backend)), []).append(point)

@@ -60,8 +60,10 @@ def unpack(data: bytes, workdir: Path) -> Path:
             if m.name.startswith("/") or ".." in Path(m.name).parts or m.issym() or m.isdev():
                 raise ValueError(f"a job's archive holds {m.name!r}, which it never should")
         staging = workdir / f".incoming-{name}-{os.getpid()}-{threading.get_ident()}"
-        kwargs = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        tar.extractall(staging, **kwargs)
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(staging, filter="data")
+        else:
+            tar.extractall(staging)
     target = workdir / name
     for n in range(1, 1000):
         try:

@@ -92,7 +92,7 @@ def rows(sweep: dict[str, Any]) -> list[dict[str, Any]]:
             "numerics": None,
             "latency": None,
         }
-        if job is not None:
+        if job is not None and job_dir is not None:
             row["compile_s"], row["trace_s"] = _times(job)
             row["duration_s"] = job.get("duration_s", row["duration_s"])
             row["backend"], row["makes_neff"] = job.get("backend"), job.get("makes_neff")

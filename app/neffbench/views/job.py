@@ -27,6 +27,10 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _number(value: Any) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -82,8 +86,8 @@ class JobView:
         bucket = record.get("bucket")
         if not isinstance(bucket, dict):  # records written before kernels existed have only num_tokens
             bucket = {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
-        neffs = record.get("neffs") if isinstance(record.get("neffs"), list) else []
-        warnings = record.get("warnings") if isinstance(record.get("warnings"), list) else []
+        neffs = _list(record.get("neffs"))
+        warnings = _list(record.get("warnings"))
         return cls(
             schema_version=version,
             job_id=_text(record.get("job_id")),

@@ -20,6 +20,7 @@ def _broadcast_for_bhqkv(mask_function: Any, bh_indices: bool = True) -> Any:
     """What ``masking_utils._vmap_for_bhqkv`` returns, made by broadcasting the index tensors instead."""
 
     def expanded(batch_idx: Any, head_idx: Any, q_idx: Any, kv_idx: Any) -> Any:
+        shape: tuple[int, ...]
         if bh_indices:
             shape = (batch_idx.shape[0], head_idx.shape[0], q_idx.shape[0], kv_idx.shape[0])
             mask = mask_function(
@@ -33,14 +34,13 @@ def _broadcast_for_bhqkv(mask_function: Any, bh_indices: bool = True) -> Any:
             mask = mask_function(None, None, q_idx[:, None], kv_idx[None, :])
         return mask.expand(shape)
 
-    expanded.neffbench_broadcast = True
     return expanded
 
 
 def masks_without_vmap() -> bool:
     """Make transformers 4.5x build its masks by broadcasting; True when this call changed something."""
     module = vmap_masking_utils()
-    if module is None or getattr(module._vmap_for_bhqkv, "neffbench_broadcast", False):
+    if module is None or module._vmap_for_bhqkv is _broadcast_for_bhqkv:
         return False
     module._vmap_for_bhqkv = _broadcast_for_bhqkv
     # The mode only turns vmap's scalar-tensor indexing into index ops; broadcast indices need nothing,

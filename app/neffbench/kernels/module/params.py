@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from neffbench.schema import kernel_spec, ui
+from neffbench.schema import SpecHeader, kernel_spec, ui
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class ModuleSection:
 
 
 @kernel_spec("module")
-class ModuleCompileSpec:
+class ModuleCompileSpec(SpecHeader):
     """Any nn.Module or function: inputs by forward-parameter name, one NEFF per bucket combination."""
 
     seed: int = field(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import overload
+
 import torch
 from torch import nn
 
@@ -15,6 +17,16 @@ TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16":
 WEIGHT_SEED = 0
 
 # ---- pasted into reproduce.py as they are: torch only, plain arguments -------------------------
+
+
+@overload
+def rms_norm_forward(x: torch.Tensor, weight: torch.Tensor, eps: float, residual: None = None) -> torch.Tensor: ...
+
+
+@overload
+def rms_norm_forward(
+    x: torch.Tensor, weight: torch.Tensor, eps: float, residual: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]: ...
 
 
 def rms_norm_forward(
@@ -42,24 +54,31 @@ def rms_norm_forward(
     return x, residual
 
 
-class RmsNormModule(nn.Module):
-    """eps (and, as a buffer, the weight) bound so that only tensors cross the trace boundary.
+class BoundRmsNorm(nn.Module):
+    """eps (and, as a buffer, the weight) bound so that only tensors cross the trace boundary; the two
+    modules below differ in the arguments their forward takes."""
 
-    ``forward(x, [residual], [weight])``: the weight is an argument only when none is bound.
-    """
+    weight: torch.Tensor | None
 
     def __init__(self, eps: float, weight: torch.Tensor | None = None):
         super().__init__()
         self.eps = float(eps)
         self.register_buffer("weight", weight)  # None: the weight comes as an argument
 
+
+class RmsNormModule(BoundRmsNorm):
+    """``forward(x, [residual], [weight])``: the weight is an argument only when none is bound."""
+
     def forward(
         self, x: torch.Tensor, residual: torch.Tensor | None = None, weight: torch.Tensor | None = None
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        return rms_norm_forward(x, self.weight if weight is None else weight, self.eps, residual)
+        bound = self.weight if weight is None else weight
+        if bound is None:
+            raise TypeError("forward() needs the weight: the module holds none")
+        return rms_norm_forward(x, bound, self.eps, residual)
 
 
-class RmsNormWeightInputModule(RmsNormModule):
+class RmsNormWeightInputModule(BoundRmsNorm):
     """``forward(x, weight)``: the weight as an input without a residual (positional arguments would
     otherwise bind it to ``residual``)."""
 
@@ -95,7 +114,7 @@ def make_inputs(
 
 def make_module(
     eps: float, hidden_size: int, dtype: torch.dtype, with_residual: bool, weight_input: bool, weight_init: str
-) -> RmsNormModule:
+) -> BoundRmsNorm:
     """The module variant whose positional arguments match ``make_inputs``."""
     if weight_input:
         return RmsNormModule(eps) if with_residual else RmsNormWeightInputModule(eps)
@@ -106,7 +125,7 @@ def make_module(
 # ---- spec-level helpers ---------------------------------------------------------------------------
 
 
-def build_module(spec: CompileSpec) -> RmsNormModule:
+def build_module(spec: CompileSpec) -> BoundRmsNorm:
     """The traceable module for a spec; with ``weight_mode = "buffer"`` it holds the weight."""
     n = spec.norm
     return make_module(
@@ -133,7 +152,7 @@ def io_signature(spec: CompileSpec, num_tokens: int | None = None) -> tuple[list
     """What the traced module takes and returns, without building any tensor."""
     tokens = spec.inputs.num_tokens[0] if num_tokens is None else num_tokens
     h, dt = spec.norm.hidden_size, spec.inputs.dtype
-    ins = [("x", dt, (tokens, h))]
+    ins: list[tuple[str, str, tuple[int, ...]]] = [("x", dt, (tokens, h))]
     outs = [("out", dt, (tokens, h))]
     if spec.norm.with_residual:
         ins.append(("residual", dt, (tokens, h)))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from neffbench.kernels.token import token_inputs
-from neffbench.schema import kernel_spec, sections_of, ui
+from neffbench.kernels.token import TokenInputs, token_inputs
+from neffbench.schema import SpecHeader, kernel_spec, sections_of, ui
 
 WEIGHT_MODES = ("buffer", "input")
 WEIGHT_INITS = ("ones", "random")
@@ -74,12 +74,12 @@ class NormSpec:
     seed_help="Seed for the example values of x and the residual (and the weight when it is an input); values do "
     "not change the NEFF.",
 )
-class InputsSpec:
+class InputsSpec(TokenInputs):
     """The concrete example inputs the trace is made with: shapes and dtypes are fixed by them."""
 
 
 @kernel_spec("rms_norm")
-class RmsNormCompileSpec:
+class RmsNormCompileSpec(SpecHeader):
     """An RMSNorm compile: what a spec file with ``kernel = "rms_norm"`` describes."""
 
     norm: NormSpec = field(default_factory=NormSpec)

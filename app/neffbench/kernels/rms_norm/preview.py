@@ -49,7 +49,7 @@ def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
     timings["eager"] = t2 - t1
 
     out, res_out = (got[0], got[1]) if n.with_residual else (got, None)
-    weight = inputs[-1] if n.weight_mode == "input" else module.weight
+    weight = inputs[-1] if module.weight is None else module.weight  # None: the weight is the last input
     ref, h, rms_before = reference(inputs[0], inputs[1] if n.with_residual else None, weight, n.eps)
     out32 = out.float()
     atol, rtol = TOLERANCES[dtype]

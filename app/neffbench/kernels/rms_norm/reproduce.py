@@ -10,6 +10,7 @@ from neffbench.kernels.rms_norm.params import RmsNormCompileSpec
 # What the script needs of build.py, in definition order; each is torch-only with plain arguments.
 _PASTED = (
     build.rms_norm_forward,
+    build.BoundRmsNorm,
     build.RmsNormModule,
     build.RmsNormWeightInputModule,
     build.make_weight,

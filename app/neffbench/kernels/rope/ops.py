@@ -108,8 +108,8 @@ def _yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
     return 0.1 * mscale * math.log(scale) + 1.0
 
 
-def _scaling(rope_scaling: dict[str, Any] | None, key: str, default: Any = None) -> Any:
-    value = (rope_scaling or {}).get(key, default)
+def _scaling(rope_scaling: dict[str, Any], key: str, default: Any = None) -> Any:
+    value = rope_scaling.get(key, default)
     if value is None:
         raise ValueError(f"rope_scaling for {rope_scaling.get('rope_type')!r} needs '{key}'")
     return value
@@ -139,13 +139,13 @@ def frequencies(rotary_dim: int, max_pos: int, base: float, rope_scaling: dict[s
     if rope_type == "llama3":
         low = float(_scaling(scaling, "low_freq_factor"))
         high = float(_scaling(scaling, "high_freq_factor"))
-        original = float(_scaling(scaling, "original_max_position_embeddings"))
+        old_context_len = float(_scaling(scaling, "original_max_position_embeddings"))
         inv_freq = _base_inv_freq(rotary_dim, base)
-        low_freq_wavelen = original / low
-        high_freq_wavelen = original / high
+        low_freq_wavelen = old_context_len / low
+        high_freq_wavelen = old_context_len / high
         wavelen = 2 * math.pi / inv_freq
         scaled = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
-        smooth = (original / wavelen - low) / (high - low)
+        smooth = (old_context_len / wavelen - low) / (high - low)
         smoothed = (1 - smooth) * scaled / factor + smooth * scaled
         is_medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
         return Frequencies(torch.where(is_medium, smoothed, scaled))
@@ -202,6 +202,8 @@ class RopeModule(nn.Module):
     output cannot be traced. With a ``cache`` tensor the table is a buffer (inlined into the NEFF);
     without one the table is the last input, as in vLLM.
     """
+
+    cos_sin_cache: torch.Tensor  # the buffer, when there is one (cache_is_buffer)
 
     def __init__(
         self,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from neffbench.kernels.token import token_inputs
-from neffbench.schema import DTYPES, kernel_spec, sections_of, ui
+from neffbench.kernels.token import TokenInputs, token_inputs
+from neffbench.schema import DTYPES, SpecHeader, kernel_spec, sections_of, ui
 
 ROPE_TYPES = ("default", "linear", "dynamic", "llama3", "yarn")
 
@@ -175,7 +175,7 @@ class RopeSpec:
 
 
 @token_inputs(tokens=(1,), per_call="Tokens per call.", dtype_help="Dtype of query and key.")
-class InputsSpec:
+class InputsSpec(TokenInputs):
     """The concrete example inputs the trace is made with: shapes and dtypes are fixed by them."""
 
     positions: str = field(
@@ -195,7 +195,7 @@ class InputsSpec:
 
 
 @kernel_spec("rope")
-class RopeCompileSpec:
+class RopeCompileSpec(SpecHeader):
     """A RoPE compile: what a spec file without ``kernel`` (or with ``kernel = "rope"``) describes."""
 
     model: ModelSpec = field(default_factory=ModelSpec)

@@ -206,7 +206,8 @@ def _frequencies(spec: CompileSpec) -> Frequencies:
 
 def _boundaries(rotary_dim: int, base: float, scaling: dict[str, Any] | None) -> tuple[tuple[Boundary, ...], str]:
     """The band edges and the rule they draw, by the formulas (and defaults) of :func:`ops.frequencies`."""
-    rope_type = (scaling or {}).get("rope_type")
+    scaling = scaling or {}
+    rope_type = scaling.get("rope_type")
     if rope_type == "llama3":
         original = float(scaling["original_max_position_embeddings"])
         low, high = float(scaling["low_freq_factor"]), float(scaling["high_freq_factor"])
@@ -263,8 +264,8 @@ def _rotate(spec: CompileSpec, table: Table, bucket: int) -> Rotation:
     k_out = out[1] if spec.model.with_key else None
     hs = spec.model.head_size
 
-    def heads(t: torch.Tensor | None) -> np.ndarray | None:
-        return None if t is None else t.float().reshape(n, -1, hs).numpy()
+    def heads(t: torch.Tensor) -> np.ndarray:
+        return t.float().reshape(n, -1, hs).numpy()
 
     return Rotation(
         n,
@@ -273,7 +274,7 @@ def _rotate(spec: CompileSpec, table: Table, bucket: int) -> Rotation:
         heads(inputs[1]),
         heads(q_out),
         heads(inputs[2]) if spec.model.with_key else None,
-        heads(k_out),
+        None if k_out is None else heads(k_out),
         note,
     )
 
@@ -294,7 +295,7 @@ def _pair_check(spec: CompileSpec, rotation: Rotation, mscale: float) -> PairChe
     atol, rtol = TOLERANCES[coarse]
     worst_dev, worst, passed, tail = 0.0, None, True, 0.0
     pairs = [("query", rotation.query, rotation.query_out)]
-    if rotation.key is not None:
+    if rotation.key is not None and rotation.key_out is not None:
         pairs.append(("key", rotation.key, rotation.key_out))
     for name, before, after in pairs:
         expected = _pair_norms(before, dim, neox) * mscale

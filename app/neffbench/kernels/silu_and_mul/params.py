@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from neffbench.kernels.token import token_inputs
-from neffbench.schema import kernel_spec, sections_of, ui
+from neffbench.kernels.token import TokenInputs, token_inputs
+from neffbench.schema import SpecHeader, kernel_spec, sections_of, ui
 
 
 @dataclass(frozen=True)
@@ -29,12 +29,12 @@ class ActSpec:
     per_call="Rows of x per call.",
     dtype_help="Dtype of the input and the output; vLLM computes SiLU and the product in this dtype too.",
 )
-class InputsSpec:
+class InputsSpec(TokenInputs):
     """The concrete example inputs the trace is made with: shapes and dtypes are fixed by them."""
 
 
 @kernel_spec("silu_and_mul")
-class SiluAndMulCompileSpec:
+class SiluAndMulCompileSpec(SpecHeader):
     """A SiluAndMul compile: what a spec file with ``kernel = "silu_and_mul"`` describes."""
 
     act: ActSpec = field(default_factory=ActSpec)
