@@ -23,6 +23,7 @@ from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import logs as window_logs
+from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
 from neffbench.gui.shell.actions import build_actions, build_toolbar
 from neffbench.gui.shell.first_paint import FirstPaint
@@ -100,29 +101,9 @@ class MainWindow(QMainWindow):
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
         if self.panels_ready:
             return
-        from neffbench.gui.artifacts.panel import ArtifactsPanel
-        from neffbench.gui.compile.controller import CompileController
-        from neffbench.gui.compile.panel import CompilePanel
-        from neffbench.gui.preview.controller import PreviewController
-        from neffbench.gui.preview.host import PreviewHost
-        from neffbench.gui.run.controller import RunController
-        from neffbench.gui.run.panel import RunPanel
-
-        self.controller = CompileController(self)
-        self.preview_controller = PreviewController(self)
-        self.preview_stack = PreviewHost()
-        self.compile_panel = CompilePanel()
-        self.artifacts = ArtifactsPanel()
-        self.artifacts.workdir = self.workdir
-        self.run_controller = RunController(self)
-        self.run_panel = RunPanel()
-        for page, panel in zip(self._pages, (self.preview_stack, self.compile_panel, self.artifacts, self.run_panel)):
-            page.layout().addWidget(panel)
-        from neffbench.gui.shell.sweeps import WindowSweeps
-
-        self.sweeps = WindowSweeps(self, self._pages[SWEEPS_TAB])
+        window_panels.build(self)
         self.preview_stack.show_kernel(self.form.kernel)
-        self._wire_panels()
+        window_panels.wire(self)
         self.panels_ready = True
         for key, splitter in self._splitters().items():
             state = self.settings.bytes(f"splitter/{key}")
@@ -147,39 +128,6 @@ class MainWindow(QMainWindow):
         for name, action in self.preset_actions.items():
             action.triggered.connect(lambda _checked=False, name=name: self.apply_preset(name))
         self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
-
-    def _wire_panels(self) -> None:
-        preview, ctl = self.preview_controller, self.controller
-        preview.torch_loaded.connect(self._on_preview_controller_torch_loaded)
-        host = self.preview_stack
-        preview.computing.connect(host.show_computing)
-        preview.computed.connect(host.show_result)
-        preview.failed.connect(host.show_invalid)
-        preview.checked.connect(host.show_check)
-        host.bucket_chosen.connect(self._on_preview_stack_bucket_chosen)
-        host.check_requested.connect(self._on_preview_stack_check_requested)
-        self.form.kernel_changed.connect(self._on_form_kernel_changed)
-        ctl.started.connect(self._on_controller_started)
-        ctl.lines_received.connect(self.compile_panel.show_lines)
-        ctl.event_received.connect(self.compile_panel.show_event)
-        ctl.job_started.connect(self.compile_panel.show_job_started)
-        ctl.job_finished.connect(self._on_controller_job_finished)
-        ctl.finished.connect(self._on_controller_finished)
-        self.compile_panel.job_activated.connect(self._on_compile_panel_job_activated)
-        self.artifacts.spec_requested.connect(self._on_artifacts_spec_requested)
-        self.artifacts.run_requested.connect(self._on_artifacts_run_requested)
-        self.artifacts.deleted.connect(self.compile_panel.forget_job)
-        self.artifacts.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        run, runs = self.run_panel, self.run_controller
-        run.run_requested.connect(runs.start)
-        run.cancel_requested.connect(runs.cancel)
-        runs.started.connect(run.show_started)
-        runs.event_received.connect(run.show_event)
-        runs.lines_received.connect(run.show_lines)
-        runs.status_changed.connect(run.show_status)
-        runs.finished.connect(run.show_finished)
-        runs.failed.connect(run.show_failed)
-        window_logs.install(self)
 
     def explain_log(self, path: str) -> None:
         window_logs.explain_log(self, path)

@@ -1,0 +1,69 @@
+"""The window's tabs' contents: the panels and controllers built after the first paint, and their wiring."""
+
+from __future__ import annotations
+
+from neffbench.gui.shell import logs as window_logs
+from neffbench.gui.shell.tabs import SWEEPS_TAB
+
+
+def build(window) -> None:
+    """The Preview, Compile, Artifacts, Run and Sweeps tabs' panels and their controllers (their modules are
+    imported here, so the window paints first)."""
+    from neffbench.gui.artifacts.panel import ArtifactsPanel
+    from neffbench.gui.compile.controller import CompileController
+    from neffbench.gui.compile.panel import CompilePanel
+    from neffbench.gui.preview.controller import PreviewController
+    from neffbench.gui.preview.host import PreviewHost
+    from neffbench.gui.run.controller import RunController
+    from neffbench.gui.run.panel import RunPanel
+
+    window.controller = CompileController(window)
+    window.preview_controller = PreviewController(window)
+    window.preview_stack = PreviewHost()
+    window.compile_panel = CompilePanel()
+    window.artifacts = ArtifactsPanel()
+    window.artifacts.workdir = window.workdir
+    window.run_controller = RunController(window)
+    window.run_panel = RunPanel()
+    for page, panel in zip(
+        window._pages, (window.preview_stack, window.compile_panel, window.artifacts, window.run_panel)
+    ):
+        page.layout().addWidget(panel)
+    from neffbench.gui.shell.sweeps import WindowSweeps
+
+    window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
+
+
+def wire(window) -> None:
+    """The panels' signals to their controllers and to the window's slots."""
+    preview, ctl = window.preview_controller, window.controller
+    preview.torch_loaded.connect(window._on_preview_controller_torch_loaded)
+    host = window.preview_stack
+    preview.computing.connect(host.show_computing)
+    preview.computed.connect(host.show_result)
+    preview.failed.connect(host.show_invalid)
+    preview.checked.connect(host.show_check)
+    host.bucket_chosen.connect(window._on_preview_stack_bucket_chosen)
+    host.check_requested.connect(window._on_preview_stack_check_requested)
+    window.form.kernel_changed.connect(window._on_form_kernel_changed)
+    ctl.started.connect(window._on_controller_started)
+    ctl.lines_received.connect(window.compile_panel.show_lines)
+    ctl.event_received.connect(window.compile_panel.show_event)
+    ctl.job_started.connect(window.compile_panel.show_job_started)
+    ctl.job_finished.connect(window._on_controller_job_finished)
+    ctl.finished.connect(window._on_controller_finished)
+    window.compile_panel.job_activated.connect(window._on_compile_panel_job_activated)
+    window.artifacts.spec_requested.connect(window._on_artifacts_spec_requested)
+    window.artifacts.run_requested.connect(window._on_artifacts_run_requested)
+    window.artifacts.deleted.connect(window.compile_panel.forget_job)
+    window.artifacts.message.connect(lambda text: window.statusBar().showMessage(text, 6000))
+    run, runs = window.run_panel, window.run_controller
+    run.run_requested.connect(runs.start)
+    run.cancel_requested.connect(runs.cancel)
+    runs.started.connect(run.show_started)
+    runs.event_received.connect(run.show_event)
+    runs.lines_received.connect(run.show_lines)
+    runs.status_changed.connect(run.show_status)
+    runs.finished.connect(run.show_finished)
+    runs.failed.connect(run.show_failed)
+    window_logs.install(window)
