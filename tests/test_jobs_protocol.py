@@ -60,3 +60,32 @@ def test_unterminated_last_line_and_truncated_character_are_flushed():
     assert splitter.feed(b"one\ntwo \xe2\x9c") == ["one"]
     assert splitter.flush() == ["two \ufffd"]
     assert splitter.flush() == []
+
+
+def test_a_tool_s_partial_line_glued_to_the_worker_s_own_is_split_at_the_marker():
+    # The compiler shares the worker's stdout: its unfinished line and the worker's next line arrive as one.
+    from neffbench.jobs.protocol import LOGFILE_PREFIX
+    from neffbench.jobs.streaming import Streaming
+    from neffbench.procs import encode_event
+
+    seen: list[tuple[str, str]] = []
+
+    class Probe(Streaming):
+        def __init__(self):
+            pass
+
+        def _handle_event(self, ev):
+            seen.append(("event", ev["type"]))
+
+    probe = Probe()
+    probe._parser = type(
+        "P", (), {"feed": lambda self, line, from_logfile: seen.append(("line", line)) or (False, [])}
+    )()
+    probe._handle_line("neuronx-cc 2.21.33363.0+fake" + LOGFILE_PREFIX + "INFO: a log line")
+    probe._handle_line("partial" + encode_event({"type": "metric", "name": "x", "value": 1}).rstrip("\n"))
+    assert seen == [
+        ("line", "neuronx-cc 2.21.33363.0+fake"),
+        ("line", "INFO: a log line"),
+        ("line", "partial"),
+        ("event", "metric"),
+    ]

@@ -21,7 +21,7 @@ from neffbench.jobs.protocol import LOGFILE_PREFIX
 from neffbench.jobs.record_events import apply_event
 from neffbench.kernels import registry
 from neffbench.neff.diff import file_differences
-from neffbench.procs import parse_event, stage_event
+from neffbench.procs import EVENT_PREFIX, parse_event, stage_event
 
 log = logging.getLogger("neffbench.jobs.runner")
 
@@ -47,6 +47,14 @@ class Streaming:
     # ---- lines and events --------------------------------------------------------------------
 
     def _handle_line(self, line: str) -> None:
+        # A tool the worker starts shares its stdout: a partial line of the tool's, followed by one of the
+        # worker's own, arrives glued to it. Split it where the worker's marker starts, so neither is misread.
+        for marker in (EVENT_PREFIX, LOGFILE_PREFIX):
+            cut = line.find(marker, 1)
+            if cut > 0:
+                self._handle_line(line[:cut])
+                self._handle_line(line[cut:])
+                return
         event = parse_event(line)
         if event is not None:
             self._handle_event(event)
