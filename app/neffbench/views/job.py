@@ -43,6 +43,7 @@ class JobView:
     outcome: str | None
     reason: str | None
     created: str | None
+    finished: str | None
     duration_s: float | None
     stage: str | None
     backend: str | None
@@ -89,6 +90,7 @@ class JobView:
             outcome=text(record.get("outcome")),
             reason=text(record.get("reason")),
             created=text(record.get("created")),
+            finished=text(record.get("finished")),
             duration_s=number(record.get("duration_s")),
             stage=text(record.get("stage")),
             backend=text(record.get("backend")),
