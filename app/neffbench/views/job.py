@@ -18,6 +18,7 @@ from neffbench.backends.base import Backend
 from neffbench.views.fields import (
     RecordError,
     as_dict,
+    as_list,
     integer,
     mapping_of,
     maybe_dict,
@@ -79,8 +80,8 @@ class JobView:
         bucket = record.get("bucket")
         if not isinstance(bucket, dict):  # records written before kernels existed have only num_tokens
             bucket = {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
-        neffs = record.get("neffs") if isinstance(record.get("neffs"), list) else []
-        warnings = record.get("warnings") if isinstance(record.get("warnings"), list) else []
+        neffs = as_list(record.get("neffs"))
+        warnings = as_list(record.get("warnings"))
         return cls(
             schema_version=version,
             job_id=text(record.get("job_id")),
