@@ -12,7 +12,9 @@ from typing import Any
 from neffbench.procs import process_alive, remove_stale_temporaries
 from neffbench.procs import write_json as write_json_atomic
 from neffbench.views.clock import iso
-from neffbench.views.job import bucket_of
+from neffbench.views.fields import RecordError
+from neffbench.views.job import JobView
+from neffbench.views.run import RunView
 
 
 def mark_interrupted(runs_dir: str | Path) -> list[Path]:
@@ -30,19 +32,14 @@ def mark_interrupted(runs_dir: str | Path) -> list[Path]:
             if '"running"' not in text:
                 continue
             record = json.loads(text)
+            run = RunView.of(record, str(path))  # a newer schema's record is not ours to rewrite
         except (OSError, ValueError):
             continue
-        if (
-            not isinstance(record, dict)
-            or record.get("outcome") != "running"
-            or record.get("host") != platform.node()
-            or process_alive(record.get("pid"), record.get("pid_start"))
-        ):
+        if run.outcome != "running" or run.host != platform.node() or process_alive(run.pid, run.pid_start):
             continue
         record["outcome"] = "interrupted"
         record["reason"] = (
-            f"the process that ran it (pid {record.get('pid')}) ended before it finished, during "
-            f"{record.get('stage') or 'start'}"
+            f"the process that ran it (pid {run.pid}) ended before it finished, during {run.stage or 'start'}"
         )
         record["finished"] = iso()
         try:
@@ -54,25 +51,36 @@ def mark_interrupted(runs_dir: str | Path) -> list[Path]:
 
 
 def runs(runs_dir: str | Path) -> list[dict[str, Any]]:
-    """Every run record in a runs directory, oldest first (unreadable ones left out), each with its ``path``;
-    runs whose process is gone are marked interrupted first."""
+    """Every run record in a runs directory, oldest first, each with its ``path``; runs whose process is gone
+    are marked interrupted first. Unreadable ones are left out, and so are those of a newer schema (RunView
+    refuses them), whose fields this version could misread."""
     mark_interrupted(runs_dir)
     out = []
     for path in sorted(Path(runs_dir).glob("*.json")):
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            RunView.of(record, str(path))
+        except (OSError, ValueError):  # RecordError is a ValueError
             continue
-        if isinstance(record, dict):
-            out.append({**record, "path": str(path)})
+        out.append({**record, "path": str(path)})
     return out
+
+
+def latest_timed(records: list[dict[str, Any]], runtime: str | None = None) -> dict[str, Any] | None:
+    """The latest succeeded run with timings (of ``runtime``, when given), or None."""
+    done = [
+        r
+        for r in records
+        if RunView.of(r).succeeded_with_timings and (runtime is None or RunView.of(r).runtime == runtime)
+    ]
+    return max(done, key=lambda r: RunView.of(r).started or "") if done else None
 
 
 def _spec(record: dict[str, Any]) -> Any:
     from neffbench.spec import SpecError, from_dict
 
     try:
-        return from_dict(record.get("spec") or {})
+        return from_dict(JobView.of(record).spec or {})
     except SpecError:
         return None
 
@@ -88,7 +96,8 @@ def siblings(job_dir: str | Path) -> list[tuple[dict[str, Any], Path]]:
     job_dir = Path(job_dir)
     try:
         mine = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        JobView.of(mine, str(job_dir / "job.json"))
+    except (OSError, ValueError):  # RecordError is a ValueError
         return []
     spec = _spec(mine)
     if spec is None:
@@ -100,8 +109,12 @@ def siblings(job_dir: str | Path) -> list[tuple[dict[str, Any], Path]]:
             record = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        try:
+            job = JobView.of(record, str(path))
+        except RecordError:
+            continue
         other = _spec(record)
-        bucket = bucket_of(record)
+        bucket = job.bucket
         if other is None or type(other) is not type(spec) or not bucket:
             continue
         try:
@@ -111,13 +124,13 @@ def siblings(job_dir: str | Path) -> list[tuple[dict[str, Any], Path]]:
         if same:
             key = json.dumps(bucket, sort_keys=True)
             # The newest job of each bucket, as a user re-compiling would expect.
-            if key not in found or record.get("created", "") > found[key][0].get("created", ""):
+            if key not in found or (job.created or "") > (JobView.of(found[key][0]).created or ""):
                 found[key] = (record, path.parent)
     return sorted(found.values(), key=lambda rp: kernel_items(kernel, rp[0]))
 
 
 def kernel_items(kernel: Any, record: dict[str, Any]) -> int:
-    return kernel.items_per_call(bucket_of(record))
+    return kernel.items_per_call(JobView.of(record).bucket)
 
 
 def bucket_curve(job_dir: str | Path, runtime: str | None = None) -> list[dict[str, Any]]:
@@ -127,16 +140,11 @@ def bucket_curve(job_dir: str | Path, runtime: str | None = None) -> list[dict[s
     """
     rows = []
     for record, path in siblings(job_dir):
-        done = [
-            r
-            for r in runs(path / "runs")
-            if r.get("outcome") == "succeeded" and r.get("stats") and (runtime is None or r.get("runtime") == runtime)
-        ]
-        latest = max(done, key=lambda r: r.get("started") or "") if done else None
+        latest = latest_timed(runs(path / "runs"), runtime)
         rows.append(
             {
-                "bucket": bucket_of(record),
-                "items_per_call": latest.get("items_per_call") if latest else None,
+                "bucket": JobView.of(record).bucket,
+                "items_per_call": RunView.of(latest).items_per_call if latest else None,
                 "job_dir": str(path),
                 "run": latest,
             }

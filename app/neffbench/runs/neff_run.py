@@ -21,11 +21,11 @@ from neffbench.procs import Child, parse_event
 from neffbench.runs.stats import summarize
 from neffbench.runs.subject import RunSubject
 from neffbench.views.clock import iso, utc_now
-from neffbench.views.job import bucket_of
+from neffbench.views.job import JobView, bucket_of
+from neffbench.views.run import SCHEMA_VERSION
 
 GRACE_S = 3.0
 CHILD_MODULE = "neffbench.workers.run"
-SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -41,11 +41,12 @@ def _items_per_call(record: dict[str, Any]) -> int:
         return 1
     from neffbench.kernels import registry
 
+    job = JobView.of(record)
     try:
-        kernel = registry.get(record.get("kernel") or (record.get("spec") or {}).get("kernel") or registry.DEFAULT)
+        kernel = registry.get(job.kernel or (job.spec or {}).get("kernel") or registry.DEFAULT)
     except KeyError:
         return 1
-    return kernel.items_per_call(bucket_of(record))
+    return kernel.items_per_call(job.bucket)
 
 
 class NeffRun:

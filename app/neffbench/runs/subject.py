@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neffbench.backends import registry as backends
 from neffbench.runs.arrays import INPUTS_NAME, REFERENCE_NAME
+from neffbench.views.job import JobView, RecordError
 
 RUNS_DIR = "runs"
 
@@ -39,16 +39,21 @@ class RunSubject:
         return self._job_file("model.pt")
 
     @property
+    def job(self) -> JobView:
+        """The job record's view (an empty one for a NEFF without a job)."""
+        return JobView.of(self.record)
+
+    @property
     def spec(self) -> dict[str, Any] | None:
-        return self.record.get("spec")
+        return self.job.spec
 
     @property
     def backend(self) -> str | None:
-        return self.record.get("backend")
+        return self.job.backend
 
     @property
     def tolerance(self) -> tuple[float, float, str] | None:
-        numerics = self.record.get("numerics") or {}
+        numerics = self.job.numerics or {}
         if isinstance(numerics.get("atol"), (int, float)) and isinstance(numerics.get("rtol"), (int, float)):
             return float(numerics["atol"]), float(numerics["rtol"]), str(numerics.get("tolerance_basis"))
         return None
@@ -62,7 +67,7 @@ class RunSubject:
     @property
     def job_warning(self) -> str | None:
         """What a run must say of a job that did not succeed: its NEFF (if any) is run, but not as a good one."""
-        outcome = self.record.get("outcome")
+        outcome = self.job.outcome
         if self.job_dir is None or outcome in (None, "succeeded"):
             return None
         verb = {
@@ -71,23 +76,23 @@ class RunSubject:
             "interrupted": "was interrupted",
             "running": "is still running",
         }.get(outcome, f"ended {outcome}")
-        return f"the job that made this {verb}: {self.record.get('reason') or 'no reason recorded'}"
+        return f"the job that made this {verb}: {self.job.reason or 'no reason recorded'}"
 
     @property
     def no_neff_reason(self) -> str:
         """Why there is no NEFF to load, in the job's own terms."""
-        backend = backends.recorded(self.record.get("backend"))
+        backend = self.job.backend_class
         by_design = backend.no_neff_reason() if backend is not None else None
         if by_design:
             return by_design
-        if self.record.get("outcome") not in (None, "succeeded"):
-            return f"the job ended {self.record.get('outcome')} before making one: {self.record.get('reason')}"
+        if self.job.outcome not in (None, "succeeded"):
+            return f"the job ended {self.job.outcome} before making one: {self.job.reason}"
         return "the job recorded no NEFF"
 
     def describe(self) -> str:
         if self.neff is not None:
             return str(self.neff)
-        return f"{self.job_dir} (no NEFF: {self.record.get('backend')} job)"
+        return f"{self.job_dir} (no NEFF: {self.job.backend} job)"
 
 
 def _bare_runs_dir(neff: Path) -> Path:
@@ -115,6 +120,10 @@ def _read_record(job_dir: Path) -> dict[str, Any]:
         raise SubjectError(f"{job_dir}/job.json cannot be read: {exc}.") from None
     if not isinstance(record, dict):
         raise SubjectError(f"{job_dir}/job.json does not hold a job record.")
+    try:
+        JobView.of(record, f"{job_dir}/job.json")
+    except RecordError as exc:
+        raise SubjectError(f"{exc}.") from None
     return record
 
 
@@ -123,7 +132,8 @@ def resolve(path: str | Path, *, neff: str | None = None) -> RunSubject:
     p = Path(path).expanduser().resolve()
     if p.is_dir():
         record = _read_record(p)
-        neffs = [n.get("path") for n in record.get("neffs") or [] if n.get("path")]
+        job = JobView.of(record)
+        neffs = [n["path"] for n in job.neffs if isinstance(n.get("path"), str) and n["path"]]
         if neff is not None:
             if neff not in neffs:
                 raise SubjectError(f"--neff {neff} is not one of the job's NEFFs ({', '.join(neffs) or 'none'}).")
@@ -133,8 +143,8 @@ def resolve(path: str | Path, *, neff: str | None = None) -> RunSubject:
         chosen = p / neffs[0] if neffs else None
         if chosen is not None and not chosen.is_file():
             raise SubjectError(f"the job's NEFF {chosen} is gone.")
-        if record.get("outcome") not in ("succeeded", "failed", "interrupted", None) and chosen is None:
-            raise SubjectError(f"the job in {p} is {record.get('outcome')} and made no NEFF.")
+        if job.outcome not in ("succeeded", "failed", "interrupted", None) and chosen is None:
+            raise SubjectError(f"the job in {p} is {job.outcome} and made no NEFF.")
         return RunSubject(chosen, p, record, p / RUNS_DIR)
     if p.is_file():
         from neffbench.neff.index import find_job

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from neffbench.views.run import RunView
 
 
 def latency_text(stats: dict[str, Any] | None) -> str:
@@ -32,33 +35,31 @@ def numerics_text(numerics: dict[str, Any] | None) -> str:
     )
 
 
-def summary_lines(record: dict[str, Any], path: str | None = None) -> list[str]:
-    outcome = record.get("outcome") or "?"
-    head = f"{record.get('run_id')}: {outcome if outcome == 'succeeded' else outcome.upper()}"
-    if record.get("reason"):
-        head += f": {record['reason']}"
+def summary_lines(record: RunView | Mapping[str, Any], path: str | None = None) -> list[str]:
+    run = RunView.of(record)
+    outcome = run.outcome or "?"
+    head = f"{run.run_id}: {outcome if outcome == 'succeeded' else outcome.upper()}"
+    if run.reason:
+        head += f": {run.reason}"
     lines = [head]
-    for warning in record.get("warnings") or []:
+    for warning in run.warnings:
         lines.append(f"  warning: {warning}")
-    if record.get("runtime"):
-        where = record.get("label")
-        lines.append(
-            f"  runtime {record['runtime']} ({where}, {record.get('mode')} mode): {record.get('runtime_reason')}"
-        )
-        if not record.get("on_device"):
+    if run.runtime:
+        lines.append(f"  runtime {run.runtime} ({run.label}, {run.mode} mode): {run.runtime_reason}")
+        if not run.on_device:
             lines.append("  CPU figures: the NEFF did not run; these time the job's module on this host's CPU")
-    for problem in record.get("checks") or []:
+    for problem in run.checks:
         lines.append(f"  check: {problem}")
-    lines.append(f"  {numerics_text(record.get('numerics'))}")
-    if record.get("cold_ms") is not None:
-        lines.append(f"  first (cold) call {record['cold_ms']:.3f} ms")
-    if record.get("stats"):
-        variant = f" [{record['variant']}]" if record.get("variant") else ""
-        lines.append(f"  latency{variant}: {latency_text(record['stats'])}")
-    secondary = record.get("secondary")
+    lines.append(f"  {numerics_text(run.numerics)}")
+    if run.cold_ms is not None:
+        lines.append(f"  first (cold) call {run.cold_ms:.3f} ms")
+    if run.stats:
+        variant = f" [{run.variant}]" if run.variant else ""
+        lines.append(f"  latency{variant}: {latency_text(run.stats)}")
+    secondary = run.secondary
     if secondary:
         lines.append(f"  latency [{secondary['variant']}]: {latency_text(secondary.get('stats'))}")
-    profile = record.get("profile")
+    profile = run.profile
     if profile:
         if profile.get("captured"):
             summary = profile.get("summary") or {}

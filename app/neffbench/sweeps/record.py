@@ -20,8 +20,9 @@ from typing import Any
 
 from neffbench.jobs import records
 from neffbench.spec import kernel_of, spec_hash, to_dict
+from neffbench.views.job import JobView
+from neffbench.views.sweep import SCHEMA_VERSION, SweepView
 
-SCHEMA_VERSION = 1
 FOLDER = "sweeps"
 RECORD_NAME = "sweep.json"
 # A point is invalid (never run), pending, waiting (for memory), running, or one of a job's outcomes.
@@ -172,11 +173,9 @@ class SweepRecord:
             logging.getLogger(__name__).warning("%s", records.cannot_write(self.path, exc))
 
 
-def _is_stale(data: dict[str, Any]) -> bool:
+def _is_stale(view: SweepView) -> bool:
     return (
-        data.get("state") == "running"
-        and data.get("host") == platform.node()
-        and not records.process_alive(data.get("pid"), data.get("pid_start"))
+        view.state == "running" and view.host == platform.node() and not records.process_alive(view.pid, view.pid_start)
     )
 
 
@@ -191,8 +190,8 @@ def _mark_stale(path: Path, data: dict[str, Any]) -> dict[str, Any]:
         if point["state"] in FINAL_STATES:
             continue
         job = _job_record(workdir, point)
-        if job is not None and job.get("outcome") in records.FINAL_OUTCOMES:
-            point["state"], point["reason"] = job["outcome"], job.get("reason")
+        if job is not None and job.outcome in records.FINAL_OUTCOMES:
+            point["state"], point["reason"] = job.outcome, job.reason
         else:
             point["state"] = "interrupted"
             point["reason"] = "the sweep's process ended before this point finished"
@@ -207,12 +206,12 @@ def _mark_stale(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _job_record(workdir: Path, point: dict[str, Any]) -> dict[str, Any] | None:
+def _job_record(workdir: Path, point: dict[str, Any]) -> JobView | None:
     if not point.get("job_id"):
         return None
     try:
-        return records.read_record(Path(workdir) / point["job_id"])
-    except (OSError, ValueError):
+        return JobView.of(records.read_record(Path(workdir) / point["job_id"]))
+    except (OSError, ValueError):  # RecordError is a ValueError
         return None
 
 
@@ -246,7 +245,7 @@ def load(workdir: str | Path | None, sweep_id: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} cannot be read: {exc}") from None
     if not isinstance(data, dict) or "points" not in data:
         raise ValueError(f"{path} is not a sweep record")
-    if _is_stale(data):
+    if _is_stale(SweepView.of(data, str(path))):  # RecordError (a ValueError) for a newer schema's sweep
         data = _mark_stale(path, data)
     return {**data, "path": str(path)}
 
@@ -259,4 +258,4 @@ def list_sweeps(workdir: str | Path) -> list[dict[str, Any]]:
             out.append(load(None, path))
         except (ValueError, SweepNotFound):
             continue
-    return sorted(out, key=lambda d: d.get("created") or "", reverse=True)
+    return sorted(out, key=lambda d: SweepView.of(d).created or "", reverse=True)

@@ -8,21 +8,25 @@ from typing import Any
 
 from neffbench.backends import registry as backends
 from neffbench.jobs.summary import human_bytes
+from neffbench.views.job import JobView
+from neffbench.views.run import RunView
+from neffbench.views.sweep import PointView, SweepView
 
 
-def workdir_of(sweep: dict[str, Any]) -> Path:
+def workdir_of(sweep: SweepView | dict[str, Any]) -> Path:
     """The workdir holding the sweep's jobs: where its sweep.json lies (the workdir may have moved), else as recorded."""
-    if sweep.get("path"):
-        return Path(sweep["path"]).parent.parent.parent
-    return Path(sweep.get("workdir") or ".")
+    view = SweepView.of(sweep)
+    if view.path:
+        return Path(view.path).parent.parent.parent
+    return Path(view.workdir or ".")
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _read(path: Path) -> JobView | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return JobView.of(data, str(path))
+    except (OSError, ValueError):  # RecordError (a newer job.json, or no object) is a ValueError
         return None
-    return data if isinstance(data, dict) else None
 
 
 def _latency(job_dir: Path) -> dict[str, Any] | None:
@@ -30,83 +34,85 @@ def _latency(job_dir: Path) -> dict[str, Any] | None:
     runs_dir = job_dir / "runs"
     if not runs_dir.is_dir():
         return None
-    from neffbench.runs.history import runs
+    from neffbench.runs.history import latest_timed, runs
 
-    done = [r for r in runs(runs_dir) if r.get("outcome") == "succeeded" and r.get("stats")]
-    if not done:
+    latest = latest_timed(runs(runs_dir))
+    if latest is None:
         return None
-    latest = max(done, key=lambda r: r.get("started") or "")
-    stats = latest["stats"]
+    run = RunView.of(latest)
+    stats = run.stats or {}
     return {
         "p50_ms": stats.get("p50_ms"),
         "mean_ms": stats.get("mean_ms"),
         "items_per_s": stats.get("items_per_s"),
-        "runtime": latest.get("runtime"),
-        "mode": latest.get("mode"),
-        "run": latest.get("path"),
+        "runtime": run.runtime,
+        "mode": run.mode,
+        "run": run.path,
     }
 
 
-def _times(job: dict[str, Any]) -> tuple[float | None, float | None]:
+def _times(job: JobView) -> tuple[float | None, float | None]:
     """(compile_s, trace_s); a cache hit's are those of the compile it reuses."""
-    metrics = job.get("metrics") or {}
-    cache = job.get("cache") or {}
-    if cache.get("hit") and cache.get("served_from"):
-        source = _read(Path(cache["served_from"]) / "job.json")
-        metrics = (source or {}).get("metrics") or metrics
+    metrics = job.metrics
+    served_from = job.cache.get("served_from")
+    if job.cache_hit and served_from:
+        source = _read(Path(served_from) / "job.json")
+        metrics = (source.metrics if source is not None else None) or metrics
     return metrics.get("compile_s"), metrics.get("trace_s")
 
 
-def rows(sweep: dict[str, Any]) -> list[dict[str, Any]]:
+def _row(workdir: Path, point: PointView) -> dict[str, Any]:
+    job_dir = workdir / point.job_id if point.job_id else None
+    job = _read(job_dir / "job.json") if job_dir is not None else None
+    state = point.state
+    if job is not None and job.outcome not in (None, "running"):
+        state = job.outcome  # the job's record is the authority on the job
+    row: dict[str, Any] = {
+        "point": point.index,
+        "label": point.label,
+        "values": point.values,
+        "bucket": point.bucket or (job.bucket if job is not None else {}),
+        "outcome": state,
+        "cached": point.cached or (job is not None and job.cache_hit),
+        "reason": job.reason if job is not None and state != "succeeded" else point.reason,
+        "problems": list(point.problems),
+        "job_id": point.job_id,
+        "job_dir": str(job_dir) if job_dir is not None and job_dir.is_dir() else None,
+        "node": point.node,
+        "attempts": point.attempts,
+        "lost_attempts": list(point.lost_attempts),
+        "memory_bytes": point.memory_bytes,
+        "peak_rss_bytes": point.peak_rss_bytes,
+        "duration_s": point.duration_s,
+        "compile_s": None,
+        "trace_s": None,
+        "backend": None,
+        "makes_neff": None,
+        "neff_bytes": None,
+        "numerics": None,
+        "latency": None,
+    }
+    if job is not None and job_dir is not None:
+        row["compile_s"], row["trace_s"] = _times(job)
+        if "duration_s" in job.raw:  # a job that says nothing of its duration keeps the point's
+            row["duration_s"] = job.duration_s
+        row["backend"], row["makes_neff"] = job.backend, job.makes_neff
+        row["neff_bytes"] = sum(int(n.get("size") or 0) for n in job.neffs) if job.neffs else None
+        numerics = job.numerics or {}
+        if numerics.get("checked"):
+            row["numerics"] = {k: numerics.get(k) for k in ("match", "max_abs_error", "max_rel_error", "where")}
+        row["latency"] = _latency(job_dir)
+    return row
+
+
+def rows(sweep: SweepView | dict[str, Any]) -> list[dict[str, Any]]:
     """One dict per point: what the table shows, as numbers (None where unknown). Reads each point's job.json."""
-    workdir = workdir_of(sweep)
-    out = []
-    for point in sweep.get("points") or []:
-        job_dir = workdir / point["job_id"] if point.get("job_id") else None
-        job = _read(job_dir / "job.json") if job_dir is not None else None
-        state = point["state"]
-        if job is not None and job.get("outcome") not in (None, "running"):
-            state = job["outcome"]  # the job's record is the authority on the job
-        row: dict[str, Any] = {
-            "point": point["index"],
-            "label": point.get("label"),
-            "values": point.get("values") or {},
-            "bucket": point.get("bucket") or (job or {}).get("bucket") or {},
-            "outcome": state,
-            "cached": bool(point.get("cached") or ((job or {}).get("cache") or {}).get("hit")),
-            "reason": (job or {}).get("reason") if job is not None and state != "succeeded" else point.get("reason"),
-            "problems": point.get("problems") or [],
-            "job_id": point.get("job_id"),
-            "job_dir": str(job_dir) if job_dir is not None and job_dir.is_dir() else None,
-            "node": point.get("node"),
-            "attempts": point.get("attempts"),
-            "lost_attempts": point.get("lost_attempts") or [],
-            "memory_bytes": point.get("memory_bytes"),
-            "peak_rss_bytes": point.get("peak_rss_bytes"),
-            "duration_s": point.get("duration_s"),
-            "compile_s": None,
-            "trace_s": None,
-            "backend": None,
-            "makes_neff": None,
-            "neff_bytes": None,
-            "numerics": None,
-            "latency": None,
-        }
-        if job is not None and job_dir is not None:
-            row["compile_s"], row["trace_s"] = _times(job)
-            row["duration_s"] = job.get("duration_s", row["duration_s"])
-            row["backend"], row["makes_neff"] = job.get("backend"), job.get("makes_neff")
-            neffs = job.get("neffs") or []
-            row["neff_bytes"] = sum(int(n.get("size") or 0) for n in neffs) if neffs else None
-            numerics = job.get("numerics") or {}
-            if numerics.get("checked"):
-                row["numerics"] = {k: numerics.get(k) for k in ("match", "max_abs_error", "max_rel_error", "where")}
-            row["latency"] = _latency(job_dir)
-        out.append(row)
-    return out
+    view = SweepView.of(sweep)
+    workdir = workdir_of(view)
+    return [_row(workdir, point) for point in view.points]
 
 
-def as_json(sweep: dict[str, Any]) -> dict[str, Any]:
+def as_json(sweep: SweepView | dict[str, Any]) -> dict[str, Any]:
     """What ``--json`` prints: the sweep's record without its points, and the rows."""
     keep = (
         "sweep_id",
@@ -125,7 +131,9 @@ def as_json(sweep: dict[str, Any]) -> dict[str, Any]:
         "versions",
         "workdir",
     )
-    return {**{k: sweep.get(k) for k in keep}, "rows": rows(sweep)}
+    view = SweepView.of(sweep)
+    # The record's own values, as written, so the JSON printed is what the file says.
+    return {**{k: view.raw.get(k) for k in keep}, "rows": rows(view)}
 
 
 def _seconds(value: Any) -> str:
@@ -171,12 +179,13 @@ def _sort_key(value: Any) -> Any:
 
 
 def table_cells(
-    sweep: dict[str, Any], table_rows: list[dict[str, Any]] | None = None
+    sweep: SweepView | dict[str, Any], table_rows: list[dict[str, Any]] | None = None
 ) -> tuple[list[str], list[list[str]], list[list[Any]]]:
     """The table: its head, each row's cells as text, and each cell's sort key (numbers where there are)."""
     table_rows = rows(sweep) if table_rows is None else table_rows
-    axes = [a["field"] for a in sweep.get("axes") or []]
-    short = sweep.get("short_names") or {}
+    view = SweepView.of(sweep)
+    axes = view.fields
+    short = view.short_names
     tails = {f.rsplit(".", 1)[-1] for f in axes}
     bucket_axes = [k for k in dict.fromkeys(k for r in table_rows for k in r["bucket"]) if k not in tails]
     show_bucket = bool(bucket_axes) and len({json.dumps(r["bucket"], sort_keys=True) for r in table_rows}) > 1

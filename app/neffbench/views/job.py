@@ -15,28 +15,21 @@ from typing import Any
 
 from neffbench.backends import registry as backends
 from neffbench.backends.base import Backend
+from neffbench.views.fields import (
+    RecordError,
+    as_dict,
+    as_list,
+    integer,
+    mapping_of,
+    maybe_dict,
+    number,
+    schema_version_of,
+    text,
+)
+
+__all__ = ["SCHEMA_VERSION", "JobView", "RecordError", "bucket_of"]
 
 SCHEMA_VERSION = 1
-
-
-class RecordError(ValueError):
-    """A job record that cannot be read as one; the message says why in a sentence."""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _number(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
@@ -51,6 +44,7 @@ class JobView:
     outcome: str | None
     reason: str | None
     created: str | None
+    finished: str | None
     duration_s: float | None
     stage: str | None
     backend: str | None
@@ -65,6 +59,14 @@ class JobView:
     cache: dict[str, Any]
     compiler: dict[str, Any]
     spec_hash: str | None
+    spec: dict[str, Any] | None
+    makes_neff: bool | None
+    compiler_command: dict[str, Any]
+    stages: dict[str, Any]
+    sources: dict[str, Any] | None
+    weights: dict[str, Any]
+    pid: int | None
+    pid_start: Any
     # The whole document as written, for what no field above names (a detail view shows all of it).
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -73,44 +75,45 @@ class JobView:
         """The view of ``record`` (a view passes through); RecordError for one from a newer schema."""
         if isinstance(record, JobView):
             return record
-        if not isinstance(record, Mapping):
-            raise RecordError(f"{where} holds a JSON {type(record).__name__}, not a job record object")
-        version = record.get("schema_version")
-        # Records before the field existed are the first layout.
-        version = version if isinstance(version, int) and not isinstance(version, bool) else 1
-        if version > SCHEMA_VERSION:
-            raise RecordError(
-                f"{where} has schema_version {version}, newer than this neffbench reads (up to "
-                f"{SCHEMA_VERSION}): it was written by a newer neffbench, which is needed to read it"
-            )
+        record = mapping_of(record, where, "job record")
+        version = schema_version_of(record, where, SCHEMA_VERSION, "job record")
         bucket = record.get("bucket")
         if not isinstance(bucket, dict):  # records written before kernels existed have only num_tokens
             bucket = {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
-        neffs = _list(record.get("neffs"))
-        warnings = _list(record.get("warnings"))
+        neffs = as_list(record.get("neffs"))
+        warnings = as_list(record.get("warnings"))
         return cls(
             schema_version=version,
-            job_id=_text(record.get("job_id")),
-            name=_text(record.get("name")),
-            kernel=_text(record.get("kernel")),
+            job_id=text(record.get("job_id")),
+            name=text(record.get("name")),
+            kernel=text(record.get("kernel")),
             bucket=bucket,
-            outcome=_text(record.get("outcome")),
-            reason=_text(record.get("reason")),
-            created=_text(record.get("created")),
-            duration_s=_number(record.get("duration_s")),
-            stage=_text(record.get("stage")),
-            backend=_text(record.get("backend")),
-            backend_reason=_text(record.get("backend_reason")),
+            outcome=text(record.get("outcome")),
+            reason=text(record.get("reason")),
+            created=text(record.get("created")),
+            finished=text(record.get("finished")),
+            duration_s=number(record.get("duration_s")),
+            stage=text(record.get("stage")),
+            backend=text(record.get("backend")),
+            backend_reason=text(record.get("backend_reason")),
             neffs=tuple(n for n in neffs if isinstance(n, dict)),
-            neff_note=_text(record.get("neff_note")),
-            model_pt=record.get("model_pt") if isinstance(record.get("model_pt"), dict) else None,
-            numerics=record.get("numerics") if isinstance(record.get("numerics"), dict) else None,
-            metrics=_dict(record.get("metrics")),
+            neff_note=text(record.get("neff_note")),
+            model_pt=maybe_dict(record.get("model_pt")),
+            numerics=maybe_dict(record.get("numerics")),
+            metrics=as_dict(record.get("metrics")),
             warnings=tuple(str(w) for w in warnings),
-            error=record.get("error") if isinstance(record.get("error"), dict) else None,
-            cache=_dict(record.get("cache")),
-            compiler=_dict(record.get("compiler")),
-            spec_hash=_text(record.get("spec_hash")),
+            error=maybe_dict(record.get("error")),
+            cache=as_dict(record.get("cache")),
+            compiler=as_dict(record.get("compiler")),
+            spec_hash=text(record.get("spec_hash")),
+            spec=maybe_dict(record.get("spec")),
+            makes_neff=record["makes_neff"] if isinstance(record.get("makes_neff"), bool) else None,
+            compiler_command=as_dict(record.get("compiler_command")),
+            stages=as_dict(record.get("stages")),
+            sources=maybe_dict(record.get("sources")),
+            weights=as_dict(record.get("weights")),
+            pid=integer(record.get("pid")),
+            pid_start=record.get("pid_start"),
             raw=record,
         )
 

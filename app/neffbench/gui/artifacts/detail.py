@@ -16,6 +16,7 @@ from neffbench.neff.diff import diff_jobs
 from neffbench.spec import SpecError, dumps_toml, from_dict
 from neffbench.targets import codename_label
 from neffbench.usercode import closure
+from neffbench.views.job import JobView, RecordError
 
 
 def _value(v) -> str:
@@ -80,32 +81,44 @@ def fill_neff(tree: QTreeWidget, art: Artifact) -> None:
 
 
 def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> None:
-    record = art.record
     if art.job_dir is None:
         add(tree, None, "Job", "no job.json above this NEFF", colour=theme.WARN)
         return
     if art.job_error:
         add(tree, None, "Error", art.job_error, colour=theme.BAD)
     add(tree, None, "Directory", str(art.job_dir))
-    for key in ("job_id", "outcome", "reason", "backend", "backend_reason", "created", "finished"):
-        add(tree, None, key, record.get(key), colour=OUTCOME_COLOURS.get(record.get(key)) if key == "outcome" else None)
+    try:
+        record = JobView.of(art.record, str(art.job_dir / "job.json"))
+    except RecordError as exc:  # a newer neffbench's record: say so rather than misread it
+        add(tree, None, "Error", str(exc), colour=theme.BAD)
+        return
+    for key, value in (
+        ("job_id", record.job_id),
+        ("outcome", record.outcome),
+        ("reason", record.reason),
+        ("backend", record.backend),
+        ("backend_reason", record.backend_reason),
+        ("created", record.created),
+        ("finished", record.finished),
+    ):
+        add(tree, None, key, value, colour=OUTCOME_COLOURS.get(value) if key == "outcome" else None)
     _fill_failure(tree, record)
-    duration = record.get("duration_s")
-    add(tree, None, "duration", f"{duration:.1f} s" if isinstance(duration, (int, float)) else None)
-    add(tree, None, "numerics", numerics_text(record.get("numerics")))
+    duration = record.duration_s
+    add(tree, None, "duration", f"{duration:.1f} s" if duration is not None else None)
+    add(tree, None, "numerics", numerics_text(record.numerics))
     _fill_sources(tree, record)
-    command = record.get("compiler_command") or {}
+    command = record.compiler_command
     cmd = add(tree, None, "compiler command", command.get("note") or "")
     for key in ("requested", "actual", "dropped"):
         value = command.get(key)
         add(tree, cmd, key, " ".join(value) if isinstance(value, list) and key != "dropped" else value)
     cmd.setExpanded(True)
     stages = add(tree, None, "timings", "")
-    for name, entry in (record.get("stages") or {}).items():
+    for name, entry in record.stages.items():
         d = entry.get("duration_s") if isinstance(entry, dict) else None
         add(tree, stages, name, f"{d:.2f} s" if isinstance(d, (int, float)) else "—")
     stages.setExpanded(True)
-    spec = art.job.spec if art.job else record.get("spec")
+    spec = art.job.spec if art.job else record.spec
     if spec:
         try:
             spec_text.setPlainText(dumps_toml(from_dict(spec)))
@@ -113,9 +126,9 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
             spec_text.setPlainText(f"# this job's spec no longer loads: {exc}\n{json.dumps(spec, indent=2)}")
 
 
-def _fill_sources(tree: QTreeWidget, record: dict) -> None:
+def _fill_sources(tree: QTreeWidget, record: JobView) -> None:
     """What the module was built from: the user's files and checkpoints with their sha256, libraries, weights."""
-    block = record.get("sources")
+    block = record.sources
     if not block or not (block.get("files") or block.get("distributions")):
         return
     built = add(tree, None, "built from", closure.summary(block))
@@ -124,7 +137,7 @@ def _fill_sources(tree: QTreeWidget, record: dict) -> None:
         item.setToolTip(1, f["path"])
     for dist, version in (block.get("distributions") or {}).items():
         add(tree, built, "library", f"{dist} {version}")
-    weights = record.get("weights") or {}
+    weights = record.weights
     if weights.get("sha256"):
         add(
             tree,
@@ -134,10 +147,10 @@ def _fill_sources(tree: QTreeWidget, record: dict) -> None:
         )
 
 
-def _fill_failure(tree: QTreeWidget, record: dict) -> None:
+def _fill_failure(tree: QTreeWidget, record: JobView) -> None:
     """A failed job's first error (code, message, the lines around it) and its exit status, near the top."""
-    error = record.get("error")
-    if record.get("outcome") != "succeeded" and isinstance(error, dict) and error.get("message"):
+    error = record.error
+    if record.outcome != "succeeded" and error is not None and error.get("message"):
         code = error.get("code")
         message = str(error["message"])
         head = f"[{code}] {message}" if code and code not in message else message
@@ -153,7 +166,7 @@ def _fill_failure(tree: QTreeWidget, record: dict) -> None:
         for line in error.get("after") or []:
             add(tree, item, "", line)
         item.setExpanded(True)
-    compiler = record.get("compiler") or {}
+    compiler = record.compiler
     if compiler.get("exit_code") is not None:
         add(
             tree,

@@ -10,6 +10,7 @@ from typing import Any
 
 from neffbench.neff import JobRecord, JobRecordError, NeffRecord, read_job, scan_workdir
 from neffbench.targets import codename_label
+from neffbench.views.job import JobView, RecordError
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Artifact:
     @property
     def io(self) -> str:
         if self.neff is None:
-            return self.record.get("neff_note") or self.record.get("reason") or ""
+            job = _view(self.record)
+            return (job.neff_note or job.reason or "") if job is not None else ""
         if self.neff.info is None:
             return f"unreadable: {self.neff.error}"
         return self.neff.info.io_summary()
@@ -117,11 +119,23 @@ def delete_job(workdir: str | Path, job_dir: str | Path) -> None:
         record = read_job(target / "job.json").record
     except JobRecordError:
         record = {}
-    if record.get("outcome") == "running":
+    try:
+        job = JobView.of(record, str(target / "job.json"))
+    except RecordError as exc:  # whether a newer neffbench's job is still running cannot be told here
+        raise ValueError(str(exc)) from None
+    if job.outcome == "running":
         from neffbench.jobs.records import process_alive
 
-        if process_alive(record.get("pid"), record.get("pid_start")):
+        if process_alive(job.pid, job.pid_start):
             raise ValueError(f"{target.name} is still running")
     if os.path.islink(target):
         raise ValueError(f"{target} is a symbolic link")
     shutil.rmtree(target)
+
+
+def _view(record: dict[str, Any]) -> JobView | None:
+    """The record's view; None for one a newer neffbench wrote (the detail view says so in a sentence)."""
+    try:
+        return JobView.of(record)
+    except RecordError:
+        return None

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from neffbench.gui.shell import theme
+from neffbench.views.run import RunView
 
 OUTCOME_COLOURS = {
     "succeeded": theme.GOOD,
@@ -58,9 +59,9 @@ def load_history(path: str) -> History:
     except SubjectError as exc:
         return History(path, error=str(exc))
     found = runs(subject.runs_dir) if subject.runs_dir.is_dir() else []
-    done = [r for r in found if r.get("outcome") == "succeeded" and r.get("runtime")]
+    done = [v for v in map(RunView.of, found) if v.outcome == "succeeded" and v.runtime]
     # The curve of the runtime last run with success here: CPU and device points never share a curve.
-    runtime = max(done, key=lambda r: r.get("started") or "")["runtime"] if done else None
+    runtime = max(done, key=lambda v: v.started or "").runtime if done else None
     curve = bucket_curve(subject.job_dir, runtime) if subject.job_dir is not None else []
     return History(path, subject, None, found, curve, runtime)
 
@@ -76,9 +77,9 @@ def started_text(iso: str | None) -> str:
     return when.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def runtime_text(record: dict[str, Any]) -> str:
+def runtime_text(record: RunView | dict[str, Any]) -> str:
     """``CPU`` or ``NeuronCore (nrtpy)``: the label, which names the runtime; the runtime asked for when none ran."""
-    return record.get("label") or record.get("runtime") or f"({record.get('runtime_requested') or '?'})"
+    return RunView.of(record).where
 
 
 def verdict(numerics: dict[str, Any] | None) -> tuple[str, bool | None]:
@@ -90,9 +91,10 @@ def verdict(numerics: dict[str, Any] | None) -> tuple[str, bool | None]:
     return "match", True
 
 
-def kind_of(record: dict[str, Any]) -> str:
+def kind_of(record: RunView | dict[str, Any]) -> str:
     """``CPU`` for anything that did not run on a NeuronCore; the label otherwise."""
-    return (record.get("label") or "NeuronCore") if record.get("on_device") else "CPU"
+    run = RunView.of(record)
+    return (run.label or "NeuronCore") if run.on_device else "CPU"
 
 
 def _ms(stats: dict[str, Any] | None, key: str) -> str:
@@ -141,7 +143,7 @@ class HistoryTable(QTableWidget):
 
     def set_runs(self, runs: list[dict[str, Any]], select: str | None = None) -> None:
         """Fills the table; keeps the selection by record path, or selects ``select`` (a record path)."""
-        keep = [r["path"] for r in self.selected_runs()]
+        keep = [RunView.of(r).path for r in self.selected_runs()]
         self.blockSignals(True)
         try:
             self.setSortingEnabled(False)
@@ -153,7 +155,7 @@ class HistoryTable(QTableWidget):
         finally:
             self.blockSignals(False)
         wanted = [select] if select else keep
-        self.select_paths([p for p in wanted if p] or [r["path"] for r in runs[-1:]])
+        self.select_paths([p for p in wanted if p] or [RunView.of(r).path for r in runs[-1:]])
 
     def select_paths(self, paths: list[str]) -> None:
         """Selects the rows of these record paths (the first becomes current); emits ``runs_selected`` once."""
@@ -163,7 +165,7 @@ class HistoryTable(QTableWidget):
             flags = self.selectionModel().SelectionFlag
             for path in paths:
                 for row in range(self.rowCount()):
-                    if self._record(row).get("path") == path:
+                    if RunView.of(self._record(row)).path == path:
                         index = self.model().index(row, 0)
                         self.selectionModel().select(index, flags.Select | flags.Rows)
                         if path == paths[0]:
@@ -185,19 +187,20 @@ class HistoryTable(QTableWidget):
         return item.data(RECORD_ROLE) if item is not None else {}
 
     def _fill_row(self, row: int, record: dict[str, Any]) -> None:
-        stats = record.get("stats") or {}
+        run = RunView.of(record)
+        stats = run.stats or {}
         iterations = stats.get("iterations") or 0
-        requested = record.get("iterations_requested")
+        requested = run.iterations_requested
         iter_text = (
             f"{iterations:,}" if iterations == requested or not requested else f"{iterations:,} of {requested:,}"
         )
         rate = stats.get("items_per_s")
-        word, good = verdict(record.get("numerics"))
-        outcome = record.get("outcome") or "?"
+        word, good = verdict(run.numerics)
+        outcome = run.outcome or "?"
         cells = [
-            QTableWidgetItem(started_text(record.get("started"))),
-            QTableWidgetItem(runtime_text(record)),
-            QTableWidgetItem(record.get("mode") or "–"),
+            QTableWidgetItem(started_text(run.started)),
+            QTableWidgetItem(runtime_text(run)),
+            QTableWidgetItem(run.mode or "–"),
             _Number(iter_text, iterations),
             _Number(_ms(stats, "p50_ms"), stats.get("p50_ms")),
             _Number(_ms(stats, "p90_ms"), stats.get("p90_ms")),
@@ -208,31 +211,31 @@ class HistoryTable(QTableWidget):
             QTableWidgetItem(outcome),
         ]
         cells[0].setData(RECORD_ROLE, record)
-        if record.get("runtime") and not record.get("on_device"):
+        if run.runtime and not run.on_device:
             cells[1].setForeground(QColor(theme.WARN))
             cells[1].setToolTip("CPU figures: the NEFF did not run; these time the job's module on this host's CPU.")
         if good is not None:
             cells[9].setForeground(QColor(theme.GOOD if good else theme.BAD))
         cells[10].setForeground(QColor(OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)))
-        tip = f"{record.get('run_id')}\n{record.get('path')}"
-        if record.get("reason"):
-            tip += f"\n{record['reason']}"
+        tip = f"{run.run_id}\n{run.path}"
+        if run.reason:
+            tip += f"\n{run.reason}"
         for col, cell in enumerate(cells):
             if not cell.toolTip():
                 cell.setToolTip(tip)
             self.setItem(row, col, cell)
 
     def _on_self_item_selection_changed(self) -> None:
-        self.runs_selected.emit(sorted(self.selected_runs(), key=lambda r: r.get("started") or ""))
+        self.runs_selected.emit(sorted(self.selected_runs(), key=lambda r: RunView.of(r).started or ""))
 
 
 def comparison_html(a: dict[str, Any], b: dict[str, Any]) -> str:
     """p50, p90 and mean of two runs, one row each, the second's with its ratio to the first's (B / A)."""
-    sa, sb = a.get("stats") or {}, b.get("stats") or {}
+    sa, sb = RunView.of(a).stats or {}, RunView.of(b).stats or {}
     keys = (("p50_ms", "p50"), ("p90_ms", "p90"), ("mean_ms", "mean"))
 
     def who(record: dict[str, Any], mark: str) -> str:
-        when = started_text(record.get("started")).rpartition(" ")[2]
+        when = started_text(RunView.of(record).started).rpartition(" ")[2]
         return f"<td><b>{mark}</b> {html.escape(kind_of(record))} · {html.escape(when)}</td>"
 
     def ratio(key: str) -> str:

@@ -26,6 +26,7 @@ from neffbench.gui.shell import theme
 from neffbench.gui.widgets.flow import flow_row, kept_together
 from neffbench.runs.runtimes import RUNTIMES
 from neffbench.runs.summary import latency_text, summary_lines
+from neffbench.views.run import RunView
 
 MODES = (("default", None), ("device", "device"), ("host", "host"))
 TABS = ("Latency", "Buckets", "Details", "Log")
@@ -288,23 +289,23 @@ class RunPanel(QWidget):
     def show_finished(self, result: Any) -> None:
         self._running = False
         self._update_buttons()
-        record, outcome = result.record, result.outcome
+        run, outcome = RunView.of(result.record), result.outcome
         good = {"succeeded": True, "failed": False}.get(outcome)
         self.status.set_stage(outcome, good)
-        head = summary_lines(record, str(result.path))[0]
-        stats = record.get("stats") or {}
+        head = summary_lines(run, str(result.path))[0]
+        stats = run.stats or {}
         if outcome == "cancelled":
-            done, asked = stats.get("iterations") or 0, record.get("iterations_requested")
+            done, asked = stats.get("iterations") or 0, run.iterations_requested
             head = (
                 f"Cancelled after {done:,} of {asked:,} timed iterations (they are kept in the record)."
                 if done and asked
                 else "Cancelled before any iteration was timed."
             )
-        elif record.get("stats"):
-            head += f" — {latency_text(record['stats'])}"
+        elif run.stats:
+            head += f" — {latency_text(run.stats)}"
         self.status.set_text(head, OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
-        self.status.show_verdict(record.get("numerics"))
-        self.status.show_problems(record.get("checks") or [])
+        self.status.show_verdict(run.numerics)
+        self.status.show_problems(list(run.checks))
         if self.target_path is not None:
             self.refresh(select=str(result.path))
 
@@ -368,13 +369,13 @@ class RunPanel(QWidget):
 
     def _on_table_runs_selected(self, records: list[dict]) -> None:
         self.latency.show_runs(records)
-        self.details.setPlainText("\n\n".join("\n".join(summary_lines(r, r.get("path"))) for r in records))
+        self.details.setPlainText("\n\n".join("\n".join(summary_lines(r, RunView.of(r).path)) for r in records))
         if len(records) == 2:
             self.selection_label.setText(comparison_html(*records))
         elif len(records) == 1:
-            record = records[0]
-            variant = f" [{record['variant']}]" if record.get("variant") else ""
-            self.selection_label.setText(f"{kind_of(record)}{variant}: {latency_text(record.get('stats'))}")
+            run = RunView.of(records[0])
+            variant = f" [{run.variant}]" if run.variant else ""
+            self.selection_label.setText(f"{kind_of(run)}{variant}: {latency_text(run.stats)}")
         elif records:
             self.selection_label.setText(
                 f"{len(records)} runs selected: the plots show the two oldest. Select one or two runs."

@@ -20,6 +20,7 @@ from neffbench.gui.shell import theme
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.kernels.api import bucket_phrase, items_unit
+from neffbench.views.run import RunView
 
 DEVICE_COLOUR = theme.ROTATED  # NeuronCore figures
 CPU_COLOUR = theme.WARN  # CPU figures: a caveat, not a device number
@@ -33,13 +34,13 @@ MIN_BINS, MAX_BINS = 10, 80
 
 
 def run_colour(record: dict[str, Any], second: bool = False) -> QColor:
-    colour = QColor(DEVICE_COLOUR if record.get("on_device") else CPU_COLOUR)
+    colour = QColor(DEVICE_COLOUR if RunView.of(record).on_device else CPU_COLOUR)
     return colour.lighter(165) if second else colour
 
 
 def what_ran(records: list[dict[str, Any]]) -> str:
     """``CPU (not device figures)``, ``NeuronCore`` or ``CPU and NeuronCore``, for a plot's title."""
-    kinds = {bool(r.get("on_device")) for r in records}
+    kinds = {RunView.of(r).on_device for r in records}
     if kinds == {False}:
         return "CPU, not device figures"
     if kinds == {True}:
@@ -79,13 +80,14 @@ def upper_edge(d: np.ndarray) -> float:
 
 
 def _durations(record: dict[str, Any]) -> np.ndarray:
-    return np.asarray(record.get("durations_ms") or [], dtype=np.float64)
+    return np.asarray(RunView.of(record).durations_ms, dtype=np.float64)
 
 
 def _name(record: dict[str, Any], mark: str) -> str:
-    stats = record.get("stats") or {}
+    run = RunView.of(record)
+    stats = run.stats or {}
     p50 = f", p50 {stats['p50_ms']:.3f} ms" if isinstance(stats.get("p50_ms"), (int, float)) else ""
-    when = started_text(record.get("started")).rpartition(" ")[2]  # the time of day; the table has the date
+    when = started_text(run.started).rpartition(" ")[2]  # the time of day; the table has the date
     return f"{mark}{kind_of(record)} · {when}{p50}"
 
 
@@ -131,7 +133,7 @@ class LatencyPlots(QWidget):
 
     def show_runs(self, records: list[dict[str, Any]]) -> None:
         """Draws the first two of ``records`` (with timings); the rest are left out."""
-        records = [r for r in records if r.get("durations_ms")][:2]
+        records = [r for r in records if RunView.of(r).durations_ms][:2]
         self.records = records
         self.hist_legend.clear()
         self.time_legend.clear()
@@ -230,16 +232,17 @@ class BucketPlots(QWidget):
     def show_curve(self, rows: list[dict[str, Any]], runtime: str | None) -> None:
         """``rows`` from ``history.bucket_curve``; buckets without a run are listed, not drawn."""
         done = sorted((r for r in rows if r.get("run")), key=lambda r: r["items_per_call"] or 0)
+        runs = [RunView.of(r["run"]) for r in done]
         self.points = [
             {
                 "bucket": r["bucket"],
                 "items_per_call": r["items_per_call"],
-                "p50_ms": r["run"]["stats"]["p50_ms"],
-                "items_per_s": r["run"]["stats"].get("items_per_s"),
-                "on_device": bool(r["run"].get("on_device")),
-                "run": r["run"].get("path"),
+                "p50_ms": (run.stats or {})["p50_ms"],
+                "items_per_s": (run.stats or {}).get("items_per_s"),
+                "on_device": run.on_device,
+                "run": run.path,
             }
-            for r in done
+            for r, run in zip(done, runs)
         ]
         x = np.array([p["items_per_call"] for p in self.points], dtype=np.float64)
         log_x = x.size > 1 and x.min() > 0 and x.max() / x.min() >= 10

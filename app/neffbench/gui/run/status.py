@@ -13,16 +13,16 @@ from neffbench.gui.run.plots import CPU_COLOUR
 from neffbench.gui.shell import theme
 from neffbench.kernels.api import bucket_phrase
 from neffbench.runs.summary import numerics_text
-from neffbench.views.job import bucket_of
+from neffbench.views.job import JobView
 
 
 def subject_text(subject: Any) -> tuple[str, bool]:
     """A RunSubject in a few lines of rich text, and whether it runs only on the CPU (a cpu-check job)."""
-    record = subject.record
+    job = JobView.of(subject.record)
     rows = []
     if subject.job_dir is not None:
-        rows.append(f"<b>Job</b> {record.get('job_id') or subject.job_dir.name}")
-    bucket = bucket_of(record)
+        rows.append(f"<b>Job</b> {job.job_id or subject.job_dir.name}")
+    bucket = job.bucket
     if bucket:
         rows.append(f"<b>Bucket</b> {bucket_phrase(bucket)}")
     if subject.backend:

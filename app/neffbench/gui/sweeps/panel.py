@@ -27,6 +27,7 @@ from neffbench.gui.shell import theme
 from neffbench.gui.widgets import background
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.views.sweep import SweepView
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, "-" (unknown) last
 # The chart's measures: (label, axis title, how to read it from a row).
@@ -45,7 +46,7 @@ def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dic
     sweeps = list_sweeps(workdir)
     chosen = None
     if sweeps:
-        ids = [s["sweep_id"] for s in sweeps]
+        ids = [SweepView.of(s).sweep_id for s in sweeps]
         chosen = load(workdir, sweep_id if sweep_id in ids else ids[0])
     return token, sweeps, chosen, rows(chosen) if chosen else []
 
@@ -139,7 +140,7 @@ class SweepsPanel(QWidget):
             _load,
             self._token,
             str(self.workdir),
-            self._wanted or (self.sweep or {}).get("sweep_id"),
+            self._wanted or (SweepView.of(self.sweep).sweep_id if self.sweep is not None else None),
             returned=self._on_loaded,
         )
 
@@ -157,13 +158,11 @@ class SweepsPanel(QWidget):
         self.sweep, self.rows = sweep, rows
         self._wanted = None
         self.sweep_combo.clear()
-        for s in sweeps:
-            counts = ", ".join(f"{n} {k}" for k, n in (s.get("counts") or {}).items() if n)
-            self.sweep_combo.addItem(
-                f"{s['sweep_id']} · {s.get('name') or ''} · {counts or s.get('state')}", s["sweep_id"]
-            )
+        for s in map(SweepView.of, sweeps):
+            counts = ", ".join(f"{n} {k}" for k, n in s.counts.items() if n)
+            self.sweep_combo.addItem(f"{s.sweep_id} · {s.name or ''} · {counts or s.state}", s.sweep_id)
         if self.sweep is not None:
-            self.sweep_combo.setCurrentIndex(self.sweep_combo.findData(self.sweep["sweep_id"]))
+            self.sweep_combo.setCurrentIndex(self.sweep_combo.findData(SweepView.of(self.sweep).sweep_id))
         self._fill_table()
         self._fill_axes()
         self._draw_chart()
@@ -194,18 +193,20 @@ class SweepsPanel(QWidget):
                     item.setForeground(pg.mkColor(OUTCOME_COLOURS.get(row["outcome"], theme.ORIGINAL)))
                 items.append(item)
             self.model.appendRow(items)
-        counts = ", ".join(f"{n} {k}" for k, n in (self.sweep.get("counts") or {}).items() if n)
+        sweep = SweepView.of(self.sweep)
+        counts = ", ".join(f"{n} {k}" for k, n in sweep.counts.items() if n)
         self.summary.setText(
-            f"{self.sweep.get('name') or self.sweep['sweep_id']}: {len(self.rows)} points "
-            f"({counts}) · {self.sweep.get('state')} · {Path(self.sweep['path']).parent}"
+            f"{sweep.name or sweep.sweep_id}: {len(self.rows)} points "
+            f"({counts}) · {sweep.state} · {Path(sweep.path or '.').parent}"
         )
 
     def _fill_axes(self) -> None:
         self.x_combo.blockSignals(True)
         current = self.x_combo.currentData()
         self.x_combo.clear()
-        for axis in (self.sweep or {}).get("axes") or []:
-            self.x_combo.addItem((self.sweep.get("short_names") or {}).get(axis["field"], axis["field"]), axis["field"])
+        sweep = SweepView.of(self.sweep or {})
+        for name in sweep.fields:
+            self.x_combo.addItem(sweep.short_names.get(name, name), name)
         if current is not None and self.x_combo.findData(current) >= 0:
             self.x_combo.setCurrentIndex(self.x_combo.findData(current))
         self.x_combo.blockSignals(False)
