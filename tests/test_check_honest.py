@@ -381,7 +381,7 @@ def test_a_failed_save_of_model_pt_leaves_nothing(tmp_path):
     import torch
 
     from neffbench.procs import Emitter
-    from neffbench.workers.compile_job import Job
+    from neffbench.workers.stages import Job
 
     namespace: dict = {}
     exec(compile(PYTHON_OP, "<pyop>", "exec"), namespace)  # noqa: S102 - the test's own module

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from neffbench.jobs import JobRunner, mark_interrupted, read_record
+from neffbench.jobs import CompileJob, mark_interrupted, read_record
 from neffbench.jobs.records import process_alive
 from neffbench.presets import load_preset
 from tests.fakes import fake_env, read_pidfile
@@ -48,18 +48,18 @@ def _cleanup(job_dir: Path | None) -> None:
         os.killpg(rec["worker_pid"], signal.SIGKILL)
 
 
-def _cancelling_runner(tmp_path, monkeypatch, **env) -> tuple[JobRunner, Path]:
+def _cancelling_runner(tmp_path, monkeypatch, **env) -> tuple[CompileJob, Path]:
     pidfile = tmp_path / "pids.txt"
     for key, value in fake_env("slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile), **env).items():
         monkeypatch.setenv(key, value)
-    holder: list[JobRunner] = []
+    holder: list[CompileJob] = []
 
     def on_line(line: str) -> None:
         # The fake compiler logs this after writing its own and its grandchild's pid.
         if "Running Frontend" in line:
             holder[0].cancel()
 
-    runner = JobRunner(SEED, workdir=tmp_path / "work", on_line=on_line)
+    runner = CompileJob(SEED, workdir=tmp_path / "work", on_line=on_line)
     holder.append(runner)
     return runner, pidfile
 
@@ -102,7 +102,7 @@ def test_timeout_from_the_spec_fails_the_job(tmp_path, monkeypatch):
     for key, value in fake_env("slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile)).items():
         monkeypatch.setenv(key, value)
     spec = dataclasses.replace(SEED, compiler=dataclasses.replace(SEED.compiler, timeout=2.0))
-    runner = JobRunner(spec, workdir=tmp_path / "work")
+    runner = CompileJob(spec, workdir=tmp_path / "work")
     try:
         job_dir = runner.start()
         result = runner.wait()
@@ -116,14 +116,14 @@ def test_timeout_from_the_spec_fails_the_job(tmp_path, monkeypatch):
 
 _CRASHING_PARENT = """
 import os, signal, sys
-from neffbench.jobs import JobRunner
+from neffbench.jobs import CompileJob
 from neffbench.presets import load_preset
 
 def on_line(line):
     if "Running Frontend" in line:
         os.kill(os.getpid(), signal.SIGKILL)
 
-runner = JobRunner(load_preset("seed"), workdir=sys.argv[1], on_line=on_line)
+runner = CompileJob(load_preset("seed"), workdir=sys.argv[1], on_line=on_line)
 runner.start()
 runner.wait()
 """

@@ -9,7 +9,7 @@ import threading
 import pytest
 import torch
 
-from neffbench.jobs import JobRunner, read_record, run_buckets
+from neffbench.jobs import CompileJob, read_record, run_buckets
 from neffbench.kernels.rope.build import build_module, example_inputs
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load, spec_hash
@@ -21,7 +21,7 @@ SEED = load_preset("seed")
 def seed_job(tmp_path_factory):
     lines: list[str] = []
     events: list[dict] = []
-    runner = JobRunner(
+    runner = CompileJob(
         SEED, workdir=tmp_path_factory.mktemp("cpu"), backend="cpu-check", on_line=lines.append, on_event=events.append
     )
     job_dir = runner.start()
@@ -85,22 +85,22 @@ def test_cpu_check_log_and_events(seed_job):
 def test_runner_rejects_what_it_cannot_run(tmp_path):
     two_buckets = dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, num_tokens=(1, 2)))
     with pytest.raises(ValueError, match="one bucket"):
-        JobRunner(two_buckets, workdir=tmp_path)
+        CompileJob(two_buckets, workdir=tmp_path)
     with pytest.raises(ValueError, match="backend"):
-        JobRunner(SEED, workdir=tmp_path, backend="gpu")
+        CompileJob(SEED, workdir=tmp_path, backend="gpu")
     bad = dataclasses.replace(SEED, model=dataclasses.replace(SEED.model, rotary_dim=63))
     with pytest.raises(SpecError):
-        JobRunner(bad, workdir=tmp_path)
+        CompileJob(bad, workdir=tmp_path)
     with pytest.raises(SpecError):
         run_buckets(bad, workdir=tmp_path)
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(RuntimeError, match="start"):
-        JobRunner(SEED, workdir=tmp_path).wait()
+        CompileJob(SEED, workdir=tmp_path).wait()
 
 
 def test_cancel_before_start_records_a_cancelled_job_without_a_process(tmp_path):
     events: list[dict] = []
-    runner = JobRunner(SEED, workdir=tmp_path, backend="cpu-check", on_event=events.append)
+    runner = CompileJob(SEED, workdir=tmp_path, backend="cpu-check", on_event=events.append)
     runner.cancel()
     job_dir = runner.start()
     result = runner.wait()

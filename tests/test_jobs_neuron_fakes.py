@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from neffbench.jobs import JobResult, JobRunner
+from neffbench.jobs import CompileJob, JobResult
 from neffbench.kernels.rope.build import io_signature
 from neffbench.presets import load_preset
 from tests.fakes import fake_env
@@ -58,14 +58,14 @@ class Run:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Run]:
     workdir = tmp_path_factory.mktemp("neuron-jobs")
-    started: dict[str, tuple[JobRunner, list, list]] = {}
+    started: dict[str, tuple[CompileJob, list, list]] = {}
     for name, (scenario, spec, backend, on_path) in SCENARIOS.items():
         lines: list[str] = []
         events: list[dict] = []
         with pytest.MonkeyPatch.context() as mp:
             for key, value in fake_env(scenario, path=on_path).items():
                 mp.setenv(key, value)
-            runner = JobRunner(spec, workdir=workdir, backend=backend, on_line=lines.append, on_event=events.append)
+            runner = CompileJob(spec, workdir=workdir, backend=backend, on_line=lines.append, on_event=events.append)
             runner.start()  # the worker takes this environment with it
         started[name] = (runner, lines, events)
     with ThreadPoolExecutor(len(started)) as pool:

@@ -130,7 +130,7 @@ def test_unreadable_records_are_skipped(tmp_path):
 def test_the_parent_side_imports_neither_torch_nor_qt():
     code = (
         "import sys, neffbench.jobs, neffbench.jobs.summary, neffbench.cli.compile_cmd\n"
-        "from neffbench.jobs import JobRunner, run_buckets\n"
+        "from neffbench.jobs import CompileJob, run_buckets\n"
         "print(sorted(m for m in ('torch', 'PySide6', 'torch_neuronx') if m in sys.modules))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

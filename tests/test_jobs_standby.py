@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from neffbench.jobs import JobRunner, run_buckets
+from neffbench.jobs import CompileJob, run_buckets
 from neffbench.jobs.records import process_alive, process_start_time
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.presets import load_preset
@@ -80,8 +80,8 @@ def two_jobs(tmp_path_factory):
     handed_start = process_start_time(handed.pid)
     unused = StandbyWorker("auto")
     lines: list[str] = []
-    via_standby = JobRunner(SEED, workdir=workdir, backend="cpu-check", standby=handed, on_line=lines.append)
-    spawned = JobRunner(SEED, workdir=workdir, backend="cpu-check", standby=unused)
+    via_standby = CompileJob(SEED, workdir=workdir, backend="cpu-check", standby=handed, on_line=lines.append)
+    spawned = CompileJob(SEED, workdir=workdir, backend="cpu-check", standby=unused)
     try:
         via_standby.start()
         spawned.start()

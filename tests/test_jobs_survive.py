@@ -680,7 +680,7 @@ def test_a_file_size_limit_in_the_middle_of_a_job_fails_it_with_the_path_and_the
 
 @pytest.mark.parametrize("full_from", ["the-fourth-write", "the-compiling-stage"])
 def test_a_full_disk_under_job_json_fails_the_job_and_stops_its_processes(tmp_path, monkeypatch, tag, full_from):
-    from neffbench.jobs import JobRunner
+    from neffbench.jobs import CompileJob
     from neffbench.presets import load_preset
 
     pidfile = tmp_path / "pids.txt"
@@ -701,7 +701,7 @@ def test_a_full_disk_under_job_json_fails_the_job_and_stops_its_processes(tmp_pa
 
     monkeypatch.setattr(records, "write_record", write_record)
     lines: list[str] = []
-    runner = JobRunner(load_preset("seed"), workdir=tmp_path / "work", on_line=lines.append)
+    runner = CompileJob(load_preset("seed"), workdir=tmp_path / "work", on_line=lines.append)
     runner.grace_s = 2.0
     job_dir = runner.start()
     t0 = time.monotonic()

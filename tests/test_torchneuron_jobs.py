@@ -1,7 +1,7 @@
 """The torchneuron backend against the fake TorchNeuron and neuronx-cc: each case a real worker process.
 
 The seed goes through the CLI (a standby worker, started before the job exists, as in every
-`neffbench compile`); the other jobs through JobRunner. They start one after another, each with its
+`neffbench compile`); the other jobs through CompileJob. They start one after another, each with its
 own fake environment, then run side by side.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neffbench.jobs import JobRunner
+from neffbench.jobs import CompileJob
 from neffbench.presets import load_preset
 from neffbench.spec import load
 from tests.explain_agreement import check_jobs_below
@@ -111,7 +111,7 @@ def jobs(tmp_path_factory) -> dict[str, dict]:
         with pytest.MonkeyPatch.context() as mp:
             for key, value in env.items():
                 mp.setenv(key, value)
-            runner = JobRunner(spec, workdir=root / name, backend=backend, use_cache=False)
+            runner = CompileJob(spec, workdir=root / name, backend=backend, use_cache=False)
             runner.start()  # the worker takes this environment with it
         runners[name] = runner
     with ThreadPoolExecutor(len(runners)) as pool:
@@ -319,7 +319,7 @@ def test_an_identical_compile_is_served_from_the_cache(jobs):
     with pytest.MonkeyPatch.context() as mp:
         for key, value in torchneuron_env().items():
             mp.setenv(key, value)
-        result = JobRunner(RMS_NORM, workdir=job.parent, backend="torchneuron").start()
+        result = CompileJob(RMS_NORM, workdir=job.parent, backend="torchneuron").start()
     rec = json.loads((result / "job.json").read_text())
     assert rec["cache"]["hit"] is True and rec["outcome"] == "succeeded"
     assert [n["path"] for n in rec["neffs"]] == [n["path"] for n in jobs["rms_norm"]["neffs"]]

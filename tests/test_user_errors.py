@@ -94,9 +94,7 @@ def test_a_job_keeps_the_whole_traceback_and_the_terminal_gets_the_sentence(tmp_
     assert "a Python traceback of" in proc.stdout and "is in the job's job.log" in proc.stdout
     (failed,) = [p.parent for p in (tmp_path / "wd").glob("*/job.log") if "Traceback" in p.read_text()]
     log = (failed / "job.log").read_text()
-    assert (
-        "Traceback (most recent call last)" in log and 'layers.py", line 13' in log and "workers/compile_job.py" in log
-    )
+    assert "Traceback (most recent call last)" in log and 'layers.py", line 13' in log and "workers/stages.py" in log
 
 
 @pytest.mark.slow

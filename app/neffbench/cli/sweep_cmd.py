@@ -63,7 +63,7 @@ def prestart(argv: list[str]) -> Prestarted | None:
 def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.backends.registry import CHOICES as BACKENDS
     from neffbench.cli.spec_args import add_spec_arguments
-    from neffbench.sweeps.run import EXECUTORS
+    from neffbench.sweeps.sweep import EXECUTORS
 
     p = sub.add_parser(
         "sweep",

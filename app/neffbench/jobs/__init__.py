@@ -1,4 +1,4 @@
-"""The compile pipeline: job records, the worker protocol, the runner that drives the worker, and buckets.
+"""The compile pipeline: job records, the worker protocol, the compile job that drives the worker, and buckets.
 
 Imports no Qt and no torch (torch is imported by the worker only), so the CLI and the GUI can use it
 freely. Names are loaded on first use so that the worker, which needs only a few submodules, starts fast.
@@ -16,8 +16,8 @@ _EXPORTS = {
     "SCHEMA_VERSION": "records",
     "mark_interrupted": "records",
     "read_record": "records",
-    "JobResult": "runner",
-    "JobRunner": "runner",
+    "CompileJob": "compile_job",
+    "JobResult": "compile_job",
     "run_buckets": "buckets",
 }
 __all__ = sorted(_EXPORTS)

@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from neffbench.jobs.compile_job import POLL_S, CompileJob, EventCallback, JobResult, LineCallback
 from neffbench.jobs.prepare import Prepared, prepare
-from neffbench.jobs.runner import POLL_S, EventCallback, JobResult, JobRunner, LineCallback
 from neffbench.jobs.standby import StandbyWorker
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_label
@@ -64,7 +64,7 @@ class BucketLoop:
         self._standbys = [standby] if standby is not None else []
         self._lock = threading.Lock()
         self._cancelled = False
-        self._runners: list[JobRunner] = []
+        self._runners: list[CompileJob] = []
 
     def cancel(self) -> None:
         """Stop the running jobs (SIGTERM now, SIGKILL after their grace period) and start no other."""
@@ -99,7 +99,7 @@ class BucketLoop:
             prefix = f"[{bucket_label(bucket)}] "
             line_cb = _prefixed(self.on_line, prefix) if parallel and self.on_line is not None else self.on_line
             runners.append(
-                JobRunner(
+                CompileJob(
                     kernel.for_bucket(self.spec, bucket),
                     workdir=self.workdir,
                     backend=self.backend,
@@ -122,7 +122,7 @@ class BucketLoop:
             results = [self._run_one(*job) for job in jobs]
         else:
 
-            def run_alone(job: tuple[dict, JobRunner, JobRunner | None]) -> JobResult | None:
+            def run_alone(job: tuple[dict, CompileJob, CompileJob | None]) -> JobResult | None:
                 return self._run_one(*job, prestart=False)
 
             with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="neffbench-job") as pool:
@@ -130,7 +130,7 @@ class BucketLoop:
         return [r for r in results if r is not None]
 
     def _run_one(
-        self, bucket: dict, runner: JobRunner, next_runner: JobRunner | None, prestart: bool = True
+        self, bucket: dict, runner: CompileJob, next_runner: CompileJob | None, prestart: bool = True
     ) -> JobResult | None:
         if self._cancelled and not self.record_skipped:
             return None  # a compile not started is not a job: no directory, no record (the window's way)

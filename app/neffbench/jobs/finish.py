@@ -1,6 +1,6 @@
 """How a job ends: the verdict from what happened, and the final record (NEFFs, compiler command, cache key).
 
-A mixin of :class:`neffbench.jobs.runner.JobRunner`, kept apart because it reads everything the
+A mixin of :class:`neffbench.jobs.compile_job.CompileJob`, kept apart because it reads everything the
 runner saw and decides nothing about running.
 """
 
@@ -21,7 +21,7 @@ from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs import records
 from neffbench.procs import Child
 
-log = logging.getLogger("neffbench.jobs.runner")
+log = logging.getLogger("neffbench.jobs.compile_job")
 
 
 def _signal_name(code: int) -> str:
@@ -45,7 +45,7 @@ class JobResult:
 
 
 class Finishing:
-    """The runner's last steps; the attributes it reads are the runner's (declared here, set by JobRunner)."""
+    """The runner's last steps; the attributes it reads are the runner's (declared here, set by CompileJob)."""
 
     record: dict[str, Any]
     job_dir: Path | None

@@ -57,7 +57,7 @@ class StandbyWorker:
     - from the constructor until ``hand_over`` or ``discard``: this object, and so whoever holds it,
       who must call one of the two (``discard`` after ``hand_over`` does nothing, so a ``finally:
       discard()`` is always safe);
-    - after ``hand_over`` returned a Child: the caller (a JobRunner, which cancels, times out and
+    - after ``hand_over`` returned a Child: the caller (a CompileJob, which cancels, times out and
       reaps it like any worker it spawned; the standby has led its own process group from the start);
     - after ``hand_over`` returned None, or ``discard``: nobody, it has been killed and reaped here;
     - if the parent dies first: the standby reads EOF on its stdin and exits by itself.

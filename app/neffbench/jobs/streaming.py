@@ -1,6 +1,6 @@
 """What the worker says, as the job runner records it: lines into job.log, events into events.jsonl and job.json.
 
-A mixin of :class:`neffbench.jobs.runner.JobRunner`, kept apart because it turns the worker's output into the
+A mixin of :class:`neffbench.jobs.compile_job.CompileJob`, kept apart because it turns the worker's output into the
 job's files and callbacks and decides nothing about starting, cancelling or waiting.
 """
 
@@ -23,7 +23,7 @@ from neffbench.kernels import registry
 from neffbench.neff.diff import file_differences
 from neffbench.procs import EVENT_PREFIX, parse_event, stage_event
 
-log = logging.getLogger("neffbench.jobs.runner")
+log = logging.getLogger("neffbench.jobs.compile_job")
 
 
 class Streaming:

@@ -56,8 +56,8 @@ from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.fields import SweepField, sweepable
 from neffbench.sweeps.grid import Axis, PlanError, Point, SweepPlan, plan
 from neffbench.sweeps.record import SweepNotFound, list_sweeps, load
-from neffbench.sweeps.run import EXECUTORS, SweepResult, run_sweep
 from neffbench.sweeps.show import as_json, rows, table_lines
+from neffbench.sweeps.sweep import EXECUTORS, SweepResult, run_sweep
 
 __all__ = [
     "EXECUTORS",

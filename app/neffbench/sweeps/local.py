@@ -15,7 +15,7 @@ POLL_S = 0.2
 
 
 class LocalExecutor:
-    """Each point is a :class:`~neffbench.jobs.runner.JobRunner` on a thread of a pool of ``jobs``.
+    """Each point is a :class:`~neffbench.jobs.compile_job.CompileJob` on a thread of a pool of ``jobs``.
 
     A thread takes a point, waits for the memory limiter, then runs the job: the worker and compiler
     are child processes in their own group, as for ``compile``. ``limiter`` may be given (tests give
@@ -91,8 +91,8 @@ def _run_one(
     lock: threading.Lock,
     take_standby: Any,
 ) -> None:
+    from neffbench.jobs.compile_job import CompileJob
     from neffbench.jobs.records import WorkdirError
-    from neffbench.jobs.runner import JobRunner
 
     index = task.index
     if cancel_event.is_set():
@@ -115,7 +115,7 @@ def _run_one(
                 tracker.started(index, job_dir=ev.get("job_dir"))
             tracker.job_event(index, ev)
 
-        runner = JobRunner(
+        runner = CompileJob(
             task.spec,
             workdir=options.workdir,
             backend=options.backend,

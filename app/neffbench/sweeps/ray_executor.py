@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from neffbench.jobs.runner import GRACE_S
+from neffbench.jobs.compile_job import GRACE_S
 from neffbench.spec import to_dict
 from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.memory import GiB

@@ -109,7 +109,7 @@ def run_point(payload: dict[str, Any], channel: Any) -> dict[str, Any]:
     """Run one point's job here; returns its outcome and the job directory (tar bytes, or its path when shared)."""
     import ray
 
-    from neffbench.jobs.runner import JobRunner
+    from neffbench.jobs.compile_job import CompileJob
     from neffbench.spec import from_dict
     from neffbench.sweeps.procmem import GroupSampler
     from neffbench.sweeps.versions import tool_versions
@@ -136,7 +136,7 @@ def run_point(payload: dict[str, Any], channel: Any) -> dict[str, Any]:
         outbox.event({**ev, "node": host})
 
     runner.append(
-        JobRunner(
+        CompileJob(
             from_dict(payload["spec"]),
             workdir=workdir,
             backend=payload["backend"],

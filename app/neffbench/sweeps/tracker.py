@@ -12,7 +12,7 @@ from neffbench.jobs import records
 from neffbench.sweeps.record import SweepRecord
 from neffbench.sweeps.versions import describe, differences
 
-log = logging.getLogger("neffbench.sweeps.run")
+log = logging.getLogger("neffbench.sweeps.sweep")
 
 SweepLineCallback = Callable[[int | None, str], None]
 EventCallback = Callable[[dict], None]

@@ -1,8 +1,8 @@
 """The compile worker: ``python -m neffbench.workers.compile JOB_DIR [--backend B]`` runs one job, reported as protocol lines.
 
-Started by :class:`neffbench.jobs.JobRunner` (through :mod:`neffbench.procs`) as the leader of its own
+Started by :class:`neffbench.jobs.CompileJob` (through :mod:`neffbench.procs`) as the leader of its own
 process group, with stdout and stderr merged into one pipe. The job itself is
-:class:`~neffbench.workers.compile_job.Job` (with the torchneuron backend, TorchNeuron writes
+:class:`~neffbench.workers.stages.Job` (with the torchneuron backend, TorchNeuron writes
 ``neff_cache/``, ``debug/`` and ``torchneuron.log`` in the job directory too: backends/torchneuron_compile.py).
 
 With ``--standby`` instead of JOB_DIR (:class:`neffbench.jobs.standby.StandbyWorker`) it imports
@@ -22,7 +22,7 @@ from pathlib import Path
 from neffbench.backends.base import JobFailure
 from neffbench.backends.registry import CHOICES as BACKENDS
 from neffbench.procs import Emitter, watch
-from neffbench.workers.compile_job import Job
+from neffbench.workers.stages import Job
 
 
 def _reason(exc: BaseException, stage: str) -> str:

@@ -1,6 +1,6 @@
 """The compile worker's CPU trace with its graph checks (the cpu-check job itself, or a probe before a compile).
 
-It takes the running :class:`~neffbench.workers.compile_job.Job`, for its output and its pre-flight gate.
+It takes the running :class:`~neffbench.workers.stages.Job`, for its output and its pre-flight gate.
 """
 
 from __future__ import annotations

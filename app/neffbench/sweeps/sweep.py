@@ -71,7 +71,7 @@ def _cached(task: Task, options: JobOptions) -> bool:
 
 
 def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:
-    from neffbench.jobs.runner import JobRunner
+    from neffbench.jobs.compile_job import CompileJob
 
     def on_event(ev: dict[str, Any]) -> None:
         if ev.get("type") == "started":
@@ -80,7 +80,7 @@ def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:
 
     from neffbench.jobs.records import WorkdirError
 
-    runner = JobRunner(
+    runner = CompileJob(
         task.spec,
         workdir=options.workdir,
         backend=options.backend,

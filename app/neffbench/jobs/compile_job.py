@@ -34,7 +34,7 @@ LineCallback = Callable[[str], None]
 EventCallback = Callable[[dict], None]
 
 
-class JobRunner(Streaming, Finishing):
+class CompileJob(Streaming, Finishing):
     """One compile of a single-bucket spec in a child process.
 
     ``start`` and ``wait`` belong to one thread (the GUI runs them on a QThread; ``on_line`` and
