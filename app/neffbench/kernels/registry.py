@@ -13,6 +13,7 @@ import logging
 import pkgutil
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from neffbench.kernels import checks
@@ -62,7 +63,7 @@ def entries() -> dict[str, KernelEntry]:
             ep.name if _dist_name(ep) == DISTRIBUTION else "",
         )
     )
-    out: dict[str, KernelEntry] = {}
+    out = _folders()
     for ep in found:
         dist = _dist_name(ep)
         origin = BUILT_IN if dist == DISTRIBUTION else (dist or "a plugin")
@@ -72,6 +73,17 @@ def entries() -> dict[str, KernelEntry]:
             continue
         out[ep.name] = KernelEntry(ep.name, ep.value, origin)
     return out
+
+
+def _folders() -> dict[str, KernelEntry]:
+    """The built-in kernels as their folders say (a ``kernel.py`` in ``kernels/<name>/``), in LISTED_FIRST's
+    order, found without importing them: the workbench's own kernels must not depend on its metadata being
+    current (an editable install made before they were entry points, a checkout on ``PYTHONPATH``)."""
+    here = Path(__file__).parent
+    folders = [f.name for f in pkgutil.iter_modules([str(here)]) if f.ispkg and (here / f.name / "kernel.py").is_file()]
+    first = {name: i for i, name in enumerate(LISTED_FIRST)}
+    folders.sort(key=lambda name: (first.get(name, len(first)), name))
+    return {name: KernelEntry(name, f"neffbench.kernels.{name}.kernel:KERNEL", BUILT_IN) for name in folders}
 
 
 def names() -> list[str]:
