@@ -220,3 +220,30 @@ def test_the_sweep_package_imports_neither_qt_nor_ray():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_one_probe_answers_for_every_point_that_builds_the_same_module(tmp_path):
+    """Points differing only in compiler options or buckets share one probe (the kernel's prepare_key); a
+    different constructor argument is a different build, probed on its own."""
+    from neffbench.sweeps.preparing import prepare_points
+
+    spec = ModuleCompileSpec(
+        name="mlp",
+        workdir=str(tmp_path),
+        module=ModuleSection(entry="torch.nn:Linear", kwargs={"in_features": 4, "out_features": 2}),
+        inputs={"input": "f32[{batch},4]"},
+        buckets={"batch": (1,)},
+    )
+    asked: list[dict] = []
+
+    def ask(kind, payload, **_):
+        asked.append(payload["spec"]["module"]["kwargs"])
+        return {"ok": True, "sources": {"digest": "d", "files": []}}
+
+    same = plan(spec, ["compiler.optlevel=1,2", "buckets.batch=1,[2,4]"], backend="cpu-check")
+    assert prepare_points(same, tmp_path, ask) == 1 and len(asked) == 1
+    assert all(pt.prepared is not None for pt in same.points)
+    asked.clear()
+    two = plan(spec, ["module.kwargs.out_features=2,3", "compiler.optlevel=1,2"], backend="cpu-check")
+    assert prepare_points(two, tmp_path, ask) == 2
+    assert sorted(a["out_features"] for a in asked) == [2, 3]

@@ -24,8 +24,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_spec_arguments(p)
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory for the PNG files")
-    p.add_argument("--token", type=int, default=0, help="example token whose lanes are plotted (default 0)")
-    p.add_argument("--head", type=int, default=0, help="query head whose lanes are plotted (default 0)")
     p.add_argument(
         "--at",
         dest="bucket",
@@ -38,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--size", default="1400x900", metavar="WxH", help="size of the full preview image (default 1400x900)"
     )
     p.add_argument("--check", action="store_true", help="also run the CPU check (in a child process) and save it")
+    for kernel in registry.available():  # what each kernel's panel lets one choose (RoPE: a token and a head)
+        kernel.add_preview_options(p.add_argument_group(f"{kernel.title or kernel.name} preview"))
     p.set_defaults(func=run)
 
 
@@ -81,17 +81,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"The CPU check of {args.spec} did not report: {exc}", file=sys.stderr)
             return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    paths = render(kernel, preview, report, args.out, token=args.token, head=args.head, size=(width, height))
+    paths = render(kernel, preview, report, args.out, size=(width, height), **kernel.preview_options(args))
     if preview is not None:
-        numbers = preview.numbers() if hasattr(preview, "numbers") else preview.to_json()
-        paths.append(_write_json(args.out / "preview.json", numbers))
+        paths.append(_write_json(args.out / "preview.json", kernel.preview_numbers(preview)))
     if report is not None:
         paths.append(_write_json(args.out / "check.json", report))
     for path in paths:
         print(path)
-    summary = getattr(getattr(preview, "pair_check", None), "summary", None)
-    if summary is not None:
-        print(f"pair-norm check {summary()}")
+    for line in kernel.preview_summary(preview) if preview is not None else []:
+        print(line)
     if report is not None:
         problems = report.get("problems") or []
         errors = [p["message"] for p in problems if p["severity"] == "error"] or (
@@ -113,10 +111,9 @@ def _write_json(path: Path, data) -> Path:
     return path
 
 
-def render(
-    kernel, preview, report, out: Path, *, token: int = 0, head: int = 0, size: tuple[int, int] = (1400, 900)
-) -> list[Path]:
-    """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG."""
+def render(kernel, preview, report, out: Path, *, size: tuple[int, int] = (1400, 900), **options) -> list[Path]:
+    """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG;
+    ``options`` are the kernel's ``preview_options``."""
     import pkgutil
 
     import shiboken6
@@ -128,7 +125,7 @@ def render(
     theme.apply(app)
     panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.preview.kernel_panel:KernelPreviewPanel")()
     panel.resize(*size)
-    paths = panel.save_images(out, preview, token=token, head=head, report=report)
+    paths = panel.save_images(out, preview, report=report, **options)
     # Delete the scene graph now, while the application still exists: left to interpreter
     # shutdown, pyqtgraph's items can outlive QApplication and crash on the way out.
     shiboken6.delete(panel)

@@ -6,7 +6,8 @@ merged into the same pipe, and the compiler it spawns inherits both. Lines the w
 stream into lines and tells events from log text with :mod:`neffbench.procs`.
 
 Events passed to ``on_event`` are dicts with a ``type``; every event the runner forwards also
-carries ``job_id`` and ``num_tokens``. ``t`` is a Unix time in seconds.
+carries ``job_id``, ``bucket`` and the legacy bucket field (``views.job.legacy_bucket_fields``). ``t`` is a Unix
+time in seconds.
 
 From the worker:
 

@@ -14,7 +14,7 @@ from neffbench.jobs import cache
 from neffbench.jobs.records import iso, process_start_time
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash, to_dict
-from neffbench.views.job import SCHEMA_VERSION
+from neffbench.views.job import SCHEMA_VERSION, legacy_bucket_fields
 
 
 def new_record(
@@ -45,8 +45,7 @@ def new_record(
         "name": spec.name,
         "kernel": kernel.name,
         "bucket": bucket,
-        # Records before kernels had only this; it stays for the kernels whose bucket is a token count.
-        "num_tokens": bucket.get("num_tokens"),
+        **legacy_bucket_fields(bucket),  # the layout before kernels, for what reads it
         "spec": to_dict(spec),
         "spec_hash": spec_hash(spec, digest),
         # What the build reads: the user's files with their sha256, the libraries' versions (user code only).

@@ -22,6 +22,7 @@ from neffbench.jobs.record_events import apply_event
 from neffbench.kernels import registry
 from neffbench.neff.diff import file_differences
 from neffbench.procs import EVENT_PREFIX, parse_event, stage_event
+from neffbench.views.job import legacy_bucket_fields
 
 log = logging.getLogger("neffbench.jobs.compile_job")
 
@@ -132,7 +133,7 @@ class Streaming:
             **ev,
             "job_id": self.record.get("job_id"),
             "bucket": self.record.get("bucket"),
-            "num_tokens": self.record.get("num_tokens"),
+            **legacy_bucket_fields(self.record.get("bucket") or {}),
         }
         if self._events_fh is not None and not self._events_fh.closed:
             self._write(self._events_fh, json.dumps(ev, default=str, ensure_ascii=False) + "\n")

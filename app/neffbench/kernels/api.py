@@ -215,6 +215,12 @@ class Kernel:
     def build(self, spec: Any) -> Built:  # pragma: no cover - every kernel overrides it
         raise NotImplementedError
 
+    def prepare_key(self, spec: Any) -> dict[str, Any]:
+        """What decides the object ``prepare`` makes (the files read, the inputs, the constants): sweep points with
+        equal keys prepare the same build, so one probe answers for all of them. Default: the sources key and
+        every field that can change the NEFF."""
+        return {"sources": self.sources_key(spec), "spec": self.neff_relevant(spec)}
+
     def prepare(self, spec: Any) -> Any:
         """What a compile of a kernel that ``runs_user_code`` checks in a probe before any job starts (the entry
         resolves, the module is made, the inputs bind), raising KernelError with the problem; returns the object
@@ -240,6 +246,24 @@ class Kernel:
     def preview(self, spec: Any, bucket: Bucket | None = None) -> Any:
         """Preview data for ``gui_preview`` (and ``neffbench preview``); None: the generic one."""
         return None
+
+    # ---- neffbench preview (no torch) ----------------------------------------------------------
+
+    def add_preview_options(self, group: argparse._ArgumentGroup) -> None:
+        """Options of ``neffbench preview`` that choose what this kernel's panel draws (RoPE: the token and head
+        whose lanes are plotted). Every kernel's are offered, as for ``add_cli_options``."""
+
+    def preview_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The keyword arguments those options give the panel's ``save_images``. Default: none."""
+        return {}
+
+    def preview_numbers(self, preview: Any) -> dict[str, Any]:
+        """What ``neffbench preview`` writes to preview.json for this kernel's preview data."""
+        return preview.to_json()
+
+    def preview_summary(self, preview: Any) -> list[str]:
+        """Lines ``neffbench preview`` prints after the files it wrote (RoPE: its pair-norm check). Default: none."""
+        return []
 
 
 def bucket_label(bucket: Bucket | None) -> str:

@@ -8,20 +8,14 @@ import json
 from typing import Any
 
 from neffbench.jobs import prepare
+from neffbench.kernels import registry
 from neffbench.spec import Problem
 from neffbench.sweeps.grid import SweepPlan
 
 
 def _build_key(spec: Any) -> str:
     """Points with equal keys make the same module from the same inputs: one probe answers for all of them."""
-    return prepare.sources_key(spec) + json.dumps(
-        {
-            "inputs": getattr(spec, "inputs", None),
-            "constants": getattr(getattr(spec, "module", None), "constants", None),
-        },
-        sort_keys=True,
-        default=str,
-    )
+    return json.dumps(registry.for_spec(spec).prepare_key(spec), sort_keys=True, default=str)
 
 
 def prepare_points(plan: SweepPlan, workdir: Any, ask: prepare.Ask) -> int:

@@ -27,9 +27,17 @@ from neffbench.views.fields import (
     text,
 )
 
-__all__ = ["SCHEMA_VERSION", "JobView", "RecordError", "bucket_of"]
+__all__ = ["LEGACY_BUCKET_FIELD", "SCHEMA_VERSION", "JobView", "RecordError", "bucket_of", "legacy_bucket_fields"]
 
 SCHEMA_VERSION = 1
+# Records written before kernels existed named their bucket by this one field; records and events still carry
+# it beside ``bucket`` (None for a bucket without that axis), for what reads that layout.
+LEGACY_BUCKET_FIELD = "num_tokens"
+
+
+def legacy_bucket_fields(bucket: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level field of the layout before kernels, as a record or an event writes it beside ``bucket``."""
+    return {LEGACY_BUCKET_FIELD: bucket.get(LEGACY_BUCKET_FIELD)}
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,8 @@ class JobView:
         version = schema_version_of(record, where, SCHEMA_VERSION, "job record")
         bucket = record.get("bucket")
         if not isinstance(bucket, dict):  # records written before kernels existed have only num_tokens
-            bucket = {"num_tokens": record["num_tokens"]} if record.get("num_tokens") is not None else {}
+            legacy = record.get(LEGACY_BUCKET_FIELD)
+            bucket = {LEGACY_BUCKET_FIELD: legacy} if legacy is not None else {}
         neffs = as_list(record.get("neffs"))
         warnings = as_list(record.get("warnings"))
         return cls(

@@ -146,6 +146,10 @@ class ModuleKernel(Kernel):
             "cwd": os.getcwd(),
         }
 
+    def prepare_key(self, spec: ModuleCompileSpec) -> dict[str, Any]:
+        # The files read, and what the probe binds: the inputs and the constants (the buckets only resize).
+        return {"sources": self.sources_key(spec), "inputs": spec.inputs, "constants": spec.module.constants}
+
     def anchor(self, spec: ModuleCompileSpec, base_dir: Path) -> ModuleCompileSpec:
         """Relative paths in a spec file are relative to the file: make them absolute as it is read."""
         m = spec.module
