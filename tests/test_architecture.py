@@ -88,23 +88,52 @@ def test_the_layers_below_the_spec_documents_never_import_up(package, above):
     assert offenders == []
 
 
+def _code_words(path: Path) -> str:
+    """The names, attributes, imports and non-docstring strings of a module: what its code says, not its prose."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    words = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            words.append(node.attr)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            words += [getattr(node, "module", None) or "", *(a.name for a in node.names)]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words.append(node.value)
+    return "\n".join(words)
+
+
 def test_gui_and_cli_name_no_kernel_field():
-    """The window, the CLI, jobs, runs and sweeps ask the kernel; a kernel's own names live in its folder."""
+    """The window, the CLI, jobs, runs, sweeps and the workers ask the kernel; a kernel's own names live in its
+    folder (the legacy num_tokens field of old records in views/job.py alone)."""
     words = (
         "rotary",
         "head_size",
         "rope_scaling",
         "hidden_size",
         "intermediate_size",
+        "num_tokens",
         "kernels.rope",
         "kernels.rms_norm",
         "kernels.silu_and_mul",
+        "kernels.module",
     )
     offenders = sorted(
         f"{p.relative_to(APP)}: {w}"
-        for d in ("gui", "cli", "runs", "sweeps")
+        for d in ("gui", "cli", "jobs", "runs", "sweeps", "workers")
         for p in (APP / d).rglob("*.py")
         for w in words
-        if w in p.read_text(encoding="utf-8")
+        if w in _code_words(p)
     )
     assert offenders == []

@@ -40,11 +40,13 @@ def _explain_trace_failure(exc: RuntimeError) -> None:
     """A trace failure that has a known cause becomes a JobFailure saying it (and what to do)."""
     import traceback
 
-    from neffbench.kernels.module.hf_compat import explain_trace_failure
+    from neffbench.kernels import registry
 
-    sentence = explain_trace_failure("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-    if sentence:
-        raise JobFailure(sentence) from exc
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    for kernel in registry.available():
+        sentence = kernel.explain_trace_failure(text)
+        if sentence:
+            raise JobFailure(sentence) from exc
 
 
 def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str]]:

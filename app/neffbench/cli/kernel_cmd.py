@@ -1,4 +1,4 @@
-"""``neffbench kernel list|show`` and ``neffbench resolve``: what can be compiled, and what an entry is."""
+"""``neffbench kernel list|show``: what can be compiled (kernels bring commands of their own: ``Kernel.commands``)."""
 
 from __future__ import annotations
 
@@ -25,18 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=run_show)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
-    rp = sub.add_parser(
-        "resolve",
-        help="what a module entry is: its kind and its factory and forward signatures",
-        description="Resolve ENTRY ('package.module:attr' or 'path/to/file.py:attr') in a child "
-        "process and show what it found, as the window's Resolve does.",
-    )
-    rp.add_argument("entry", metavar="ENTRY")
-    rp.add_argument("--kwarg", action="append", metavar="NAME=VALUE", help="factory argument (to see what it builds)")
-    rp.add_argument("--call", choices=("auto", "factory", "object"), default="auto")
-    rp.add_argument("--path", action="append", default=[], metavar="DIR", help="folder to put on sys.path first")
-    rp.add_argument("--json", action="store_true")
-    rp.set_defaults(func=run_resolve)
 
 
 def _presets_by_kernel() -> dict[str, list[str]]:
@@ -175,50 +163,4 @@ def run_show(args: argparse.Namespace) -> int:
         default = "" if row["default"] in (None, "", (), {}) else f" (default {row['default']!r})"
         print(f"  {row['key']}{rng}{default}\n      {row['help']}")
     print(f"\npresets: {', '.join(presets) if presets else 'none'}")
-    return 0
-
-
-def run_resolve(args: argparse.Namespace) -> int:
-    from neffbench.kernels.module.kernel import _pairs, _value
-    from neffbench.probe.client import ProbeError, ask
-    from neffbench.spec import SpecError
-
-    try:
-        kwargs = {k: _value(v) for k, v in _pairs(args.kwarg, "--kwarg").items()}
-    except SpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    from pathlib import Path
-
-    from neffbench.kernels.module import entry as entries
-
-    request = {
-        "entry": entries.anchored(args.entry, Path.cwd()),
-        "kwargs": kwargs,
-        "call": args.call,
-        "path": [str(Path(p).resolve()) for p in args.path],
-    }
-    try:
-        report = ask("resolve", request)
-    except ProbeError as exc:
-        print(f"{args.entry}: {exc}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return 0 if report.get("ok") else 1
-    if not report.get("ok"):
-        print(f"{args.entry}: {report.get('error')}", file=sys.stderr)
-        return 1
-    sep = ":" if str(report["module"]).endswith(".py") else "."
-    print(f"{args.entry}: {report['kind']} {report['module']}{sep}{report['qualname']}")
-    if report.get("doc"):
-        print(f"  {report['doc'].splitlines()[0]}")
-    if report.get("factory_text"):
-        print(f"  factory: {report['qualname']}{report['factory_text']}")
-    if report.get("built"):
-        print(f"  builds: {report['built']}")
-    if report.get("forward_text"):
-        print(f"  forward{report['forward_text']}")
-    if report.get("forward_note"):
-        print(f"  forward: unknown ({report['forward_note']})")
     return 0

@@ -21,11 +21,22 @@ COMMANDS = {
     "doctor": "neffbench.cli.doctor_cmd",
     "kernel": "neffbench.cli.kernel_cmd",
     "run": "neffbench.cli.run_cmd",
-    "resolve": "neffbench.cli.kernel_cmd",
     "explain": "neffbench.cli.explain_cmd",
     "bundle": "neffbench.cli.bundle_cmd",
     "sweep": "neffbench.cli.sweep_cmd",
 }
+
+
+def _kernel_commands() -> dict[str, str]:
+    """The subcommands kernels bring (``Kernel.commands``: the module kernel's ``resolve``)."""
+    from neffbench.kernels import registry
+
+    return {name: module for kernel in registry.available() for name, module in kernel.commands.items()}
+
+
+def command_module(command: str) -> str | None:
+    """The module that registers ``command``: the CLI's own, else a kernel's; None for no such command."""
+    return COMMANDS.get(command) or _kernel_commands().get(command)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -39,7 +50,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"neffbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    modules = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    known = command_module(command) if command else None
+    modules = [known] if known else list(dict.fromkeys([*COMMANDS.values(), *_kernel_commands().values()]))
     for name in modules:
         importlib.import_module(name).register(sub)
     return parser
@@ -51,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         return gui_main()
     command = args_list[0]
     # A command may start slow work before its arguments are even parsed (compile starts its worker).
-    module = importlib.import_module(COMMANDS[command]) if command in COMMANDS else None
+    known = command_module(command)
+    module = importlib.import_module(known) if known else None
     prestarted = module.prestart(args_list[1:]) if module is not None and hasattr(module, "prestart") else None
     try:
         parser = build_parser(command)

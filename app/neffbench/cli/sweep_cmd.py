@@ -89,8 +89,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="FIELD=V1,V2,...",
-        help="a field by its dotted name (compiler.optlevel, inputs.num_tokens, SECTION.FIELD, "
-        "buckets.AXIS, module.kwargs.NAME) and its values; commas inside [..] or quotes do not split",
+        help="a field by its dotted name, as `neffbench kernel show KERNEL` lists them (compiler.optlevel, "
+        "SECTION.FIELD, buckets.AXIS, SECTION.TABLE.KEY), and its values; commas inside [..] or quotes do not split",
     )
     g.add_argument("--zip", action="store_true", help="pair the lists (all of one length) instead of crossing them")
     g.add_argument("--strict", action="store_true", help="start nothing when any point is invalid")

@@ -101,6 +101,11 @@ class Kernel:
     # What ``neffbench compile SPEC`` accepts as SPEC besides files and presets (``spec_from_source``), in
     # the words of ``--help``; empty for a kernel that takes only files.
     source_help: str = ""
+    # Subcommands of ``neffbench`` this kernel brings, by name: a module whose ``register(subparsers)`` adds it,
+    # as the CLI's own command modules do. And requests its probe child answers, by name: "module:function"
+    # taking the request dict and returning the report (for what only running the user's code can tell).
+    commands: dict[str, str] = {}
+    probe_requests: dict[str, str] = {}
 
     # ---- spec (no torch) ---------------------------------------------------------------------
 
@@ -225,6 +230,12 @@ class Kernel:
         """What a compile of a kernel that ``runs_user_code`` checks in a probe before any job starts (the entry
         resolves, the module is made, the inputs bind), raising KernelError with the problem; returns the object
         made, whose code names the distributions recorded. Default: nothing to check."""
+        return None
+
+    def explain_trace_failure(self, text: str) -> str | None:
+        """One sentence for a trace that failed in a way this kernel's modules are known to (``text``: the error with
+        its traceback), said to the user instead of the bare error; None: not one of them. Every kernel is asked,
+        since a traced module may hold another kernel's (the module kernel knows transformers' vmap masks)."""
         return None
 
     def example_inputs(self, spec: Any) -> tuple[Any, ...]:

@@ -58,7 +58,7 @@ def _signature_problem(name: str, spec: Any, impl: Any) -> str | None:
 def problems(kernel: Any, name: str) -> list[str]:
     """Every way ``kernel`` (registered as ``name``) breaks the declared hooks; empty when it is sound."""
     if not isinstance(kernel, Kernel):
-        return [f"is a {type(kernel).__name__}, not a neffbench.kernels.api.Kernel"]
+        return [f"is of type {type(kernel).__name__}, not a neffbench.kernels.api.Kernel"]
     out = []
     if kernel.name != name:
         out.append(f"names itself {kernel.name!r}")
@@ -79,6 +79,14 @@ def problems(kernel: Any, name: str) -> list[str]:
                     out.append(problem)
         elif inspect.isfunction(value):
             out.append(f"defines {attr} as a method, but {attr} is a value (a property may compute it)")
+        elif isinstance(declared, (str, bool, dict)) and not isinstance(value, (type(declared), property)):
+            out.append(
+                f"sets {attr} to a {type(value).__name__}, but kernels/api.py declares a {type(declared).__name__}"
+            )
+        elif attr in ("commands", "probe_requests") and not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            out.append(f"{attr} must map names to qualified names (strings), as kernels/api.py says")
     if type(kernel).build is Kernel.build:
         out.append("does not implement build")
     cls = kernel.spec_class

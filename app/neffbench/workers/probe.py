@@ -1,8 +1,9 @@
-"""The probe: ``python -m neffbench.workers.probe resolve|check|prepare`` reads a JSON request on stdin, prints one JSON report.
+"""The probe: ``python -m neffbench.workers.probe check|prepare|REQUEST`` reads a JSON request on stdin, prints one
+JSON report.
 
-resolve: the entry's kind, qualified name, factory and forward signatures (built with the given
-kwargs when only the built object has a forward). check: the kernel's build, the eager run, the
-CPU trace and pre-flight, and per-tensor statistics and histograms of inputs and outputs.
+check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
+inputs and outputs. prepare: what a compile checks before any job. A kernel may bring requests of its own
+(``Kernel.probe_requests``; the module kernel's ``resolve``), answered the same way.
 """
 
 from __future__ import annotations
@@ -23,76 +24,6 @@ SAMPLE = 1_000_000
 def _sentence(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-def resolve(request: dict[str, Any]) -> dict[str, Any]:
-    import inspect
-    from pathlib import Path
-
-    from neffbench.kernels.module import entry as entries
-    from neffbench.kernels.module.build import build_value
-    from neffbench.kernels.module.kwargs_check import problems as kwargs_problems
-    from neffbench.kernels.module.signature import describe_params, format_params, forward_of, kind_of
-
-    text = request["entry"]
-    paths = tuple(request.get("path") or ())
-    kwargs = request.get("kwargs") or {}
-    try:
-        obj = entries.resolve(text, paths)
-    except entries.EntryError as exc:
-        return {"ok": False, "error": str(exc)}
-    kind = kind_of(obj)
-    module = getattr(obj, "__module__", None) if kind != "instance" else type(obj).__module__
-    parsed = entries.parse(text)
-    if parsed.is_file and str(module).startswith(entries.USER_PREFIX):
-        module = Path(parsed.target).name
-    # Its own docstring only: an undocumented module would otherwise show nn.Module's.
-    own_doc = (obj.__dict__.get("__doc__") if kind == "class" else getattr(obj, "__doc__", None)) or ""
-    out: dict[str, Any] = {
-        "ok": True,
-        "entry": text,
-        "kind": kind,
-        "qualname": getattr(obj, "__qualname__", type(obj).__qualname__),
-        "module": module,
-        "doc": inspect.cleandoc(own_doc).split("\n\n")[0][:400] if own_doc else "",
-        "factory": None,
-        "forward": None,
-        "forward_note": None,
-    }
-    if kind == "class":
-        out["factory"] = describe_params(obj.__init__, skip_self=True)
-        forward = getattr(obj, "forward", None)
-        if forward is not None:
-            out["forward"] = describe_params(forward, skip_self=True)
-    elif kind == "function":
-        params = describe_params(obj)
-        out["function"] = params
-        # A function may be the forward itself or a factory; building it shows which.
-        takes_tensors = any(p["widget"] == "tensor" for p in params)
-        if request.get("call") == "object" or (request.get("call") != "factory" and takes_tensors):
-            out["forward"] = params
-        else:
-            out["factory"] = params
-            try:
-                made = obj(**{k: build_value(v, paths, f"kwargs.{k}") for k, v in kwargs.items()})
-                out["forward"] = describe_params(forward_of(made), skip_self=True)
-                out["built"] = type(made).__qualname__
-            except Exception as exc:  # noqa: BLE001 - the user's factory may raise anything
-                out["forward_note"] = (
-                    f"calling {text}(**kwargs) to see its forward raised {type(exc).__name__}: {_sentence(exc)}"
-                )
-    else:
-        out["forward"] = describe_params(forward_of(obj), skip_self=True)
-    for key in ("factory", "forward", "function"):
-        if out.get(key) is not None:
-            out[f"{key}_text"] = format_params(out[key])
-    # Keys a callable would silently ignore (a misspelt config field), for the kwargs they were given.
-    callee = obj if out.get("factory") is not None and request.get("call") != "object" else None
-    out["kwargs_checked"] = kwargs
-    out["kwargs_problems"] = [
-        {"severity": sev, "field": f, "message": m} for sev, f, m in kwargs_problems(callee, kwargs, paths)
-    ]
-    return out
 
 
 def _tensor_report(name: str, tensor: Any) -> dict[str, Any]:
@@ -217,7 +148,21 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     return {**out, **report.to_json()}
 
 
-COMMANDS = {"resolve": resolve, "check": check, "prepare": prepare}
+COMMANDS = {"check": check, "prepare": prepare}
+
+
+def _handler(command: str) -> Any:
+    """The workbench's own request, or one a kernel brings (``Kernel.probe_requests``: the module kernel's resolve)."""
+    if command in COMMANDS:
+        return COMMANDS[command]
+    import pkgutil
+
+    from neffbench.kernels import registry
+
+    for kernel in registry.available():
+        if command in kernel.probe_requests:
+            return pkgutil.resolve_name(kernel.probe_requests[command])
+    return None
 
 
 def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +175,7 @@ def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
     watching = _recorder()
     try:
         with watching:
-            return COMMANDS[command](request)
+            return _handler(command)(request)
     except Exception as exc:  # noqa: BLE001 - whatever the user's code does ends as a report
         from neffbench.usercode.errors import describe, format_traceback
 
@@ -268,9 +213,10 @@ def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore", DeprecationWarning)
     if argv == ["serve"]:
         return serve()
-    if len(argv) != 1 or argv[0] not in COMMANDS:
+    if len(argv) != 1 or _handler(argv[0]) is None:
         print(
-            "usage: python -m neffbench.workers.probe resolve|check|prepare < request.json, or serve", file=sys.stderr
+            "usage: python -m neffbench.workers.probe check|prepare|<a kernel's request> < request.json, or serve",
+            file=sys.stderr,
         )
         return 2
     report = answer(argv[0], json.loads(sys.stdin.read() or "{}"))

@@ -42,6 +42,8 @@ def _pairs(items: list[str] | None, option: str, sep: str = "=") -> dict[str, st
 
 class ModuleKernel(Kernel):
     name = "module"
+    commands = {"resolve": "neffbench.kernels.module.resolve"}
+    probe_requests = {"resolve": "neffbench.kernels.module.resolve:report"}
     title = "Any PyTorch module or function"
     summary = (
         "An nn.Module, a factory that builds one (a Hugging Face model from its config), or a plain "
@@ -145,6 +147,11 @@ class ModuleKernel(Kernel):
             "pythonpath": os.environ.get("PYTHONPATH", ""),
             "cwd": os.getcwd(),
         }
+
+    def explain_trace_failure(self, text: str) -> str | None:
+        from neffbench.kernels.module.hf_compat import explain_trace_failure
+
+        return explain_trace_failure(text)
 
     def prepare_key(self, spec: ModuleCompileSpec) -> dict[str, Any]:
         # The files read, and what the probe binds: the inputs and the constants (the buckets only resize).
