@@ -15,11 +15,10 @@ def settings_path(tmp_path) -> Path:
 @pytest.fixture
 def make_window(qtbot, tmp_path, settings_path):
     """``make_window(background=False)`` opens a window; each is closed, and the worker pool drained, at teardown."""
-    from neffbench.gui.shell import theme
     from neffbench.gui.shell.gc_guard import MainThreadGC
     from neffbench.gui.shell.main_window import MainWindow
     from neffbench.gui.shell.settings import Settings
-    from neffbench.gui.widgets import background
+    from neffbench.gui.widgets import background, theme
 
     theme.configure_plots()
     collector = MainThreadGC()  # as the application does: a worker thread never deletes a widget

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,24 @@ def test_gui_and_cli_name_no_kernel_field():
         if w in _code_words(p)
     )
     assert offenders == []
+
+
+def test_every_module_imports():
+    """A name moved away from where another module imports it is caught here, not by the test that happens to
+    open that tab (the GUI modules are outside the type checker)."""
+    code = (
+        "import importlib, pkgutil, neffbench\n"
+        "bad = []\n"
+        "for m in pkgutil.walk_packages(neffbench.__path__, 'neffbench.'):\n"
+        "    if m.name.endswith('__main__'):\n"
+        "        continue\n"
+        "    try:\n"
+        "        importlib.import_module(m.name)\n"
+        "    except Exception as exc:\n"
+        "        bad.append(f'{m.name}: {exc!r}')\n"
+        "print('\\n'.join(bad))\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

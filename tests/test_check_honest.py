@@ -244,16 +244,18 @@ def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_t
 
 def test_complex_advice_follows_the_installed_toolchain():
     from neffbench.backends.complex_ops import Finding, advice
+    from neffbench.backends.legacy import LegacyTrace
+    from neffbench.backends.torchneuron import TorchNeuron
 
     found = [Finding("torch.view_as_complex", "m.py:3", "complex"), Finding("torch.fft.fft", "m.py:4", None)]
-    (old,) = advice(found, "neuron", "2.21.33363.0", "2.9.1")
+    (old,) = advice(found, LegacyTrace, "2.21.33363.0", "2.9.1")
     assert old[0] == "error" and "NCC_EVRF004" in old[1]
-    (new,) = advice(found, "neuron", "2.27.5334.0", "2.9.1")
+    (new,) = advice(found, LegacyTrace, "2.27.5334.0", "2.9.1")
     assert new[0] == "warning" and "torch.fft.fft at m.py:4" in new[1] and "not among them" in new[1]
     assert "view_as_complex" not in new[1]  # it is on the documented list
-    (native,) = advice(found, "torchneuron", None, "2.13.0")
+    (native,) = advice(found, TorchNeuron, None, "2.13.0")
     assert native[0] == "warning" and "TORCH_NEURONX_COMPLEX_DECOMPOSE" in native[1]
-    assert advice([], "neuron", "2.21", "2.9") == []
+    assert advice([], LegacyTrace, "2.21", "2.9") == []
 
 
 def test_check_of_a_python_file_without_a_name_says_to_add_one(tmp_path):

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 
 from neffbench.gui.preview.kernel_panel import KernelPreviewPanel
 from neffbench.gui.preview.plots import quietest_corner
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.kernels.plots import KernelPreview, Plot, Series, histogram
 
 pytestmark = pytest.mark.gui

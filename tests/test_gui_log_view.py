@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtGui import QColor
 
 from neffbench.gui.compile.log_view import LogView
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 
 pytestmark = pytest.mark.gui
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QToolButton,
 )
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.kernels.module.gui.form import ModuleForm
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import dumps_toml, loads_toml

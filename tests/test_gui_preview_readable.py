@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QMainWindow
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.kernels.api import TOLERANCES
 from neffbench.presets import load_preset
 

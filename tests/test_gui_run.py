@@ -55,7 +55,7 @@ def rig(qtbot):
     """A RunPanel wired to a RunController as the window wires them."""
     from neffbench.gui.run.controller import RunController
     from neffbench.gui.run.panel import RunPanel
-    from neffbench.gui.shell import theme
+    from neffbench.gui.widgets import theme
 
     theme.configure_plots()
     panel = RunPanel()
@@ -297,7 +297,7 @@ def test_panel_fits_1024x700_and_is_keyboard_reachable(rig, jobs, qtbot):
 
 
 def test_a_runtime_that_cannot_run_here_fails_with_its_reason_in_red(rig, jobs, qtbot):
-    from neffbench.gui.shell import theme
+    from neffbench.gui.widgets import theme
 
     panel, controller = rig
     set_target(panel, qtbot, jobs[0])

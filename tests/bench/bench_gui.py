@@ -121,7 +121,7 @@ def _app():
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["bench"])
-    from neffbench.gui.shell import theme
+    from neffbench.gui.widgets import theme
 
     theme.apply(app)
     return app
@@ -283,7 +283,7 @@ def log_ingestion() -> list[str]:
 
     from neffbench.compilerlog.lines import parse_line
     from neffbench.gui.compile.log_view import MAX_LINES, LogView
-    from neffbench.gui.shell import theme
+    from neffbench.gui.widgets import theme
 
     app = _app()
     lines = _compiler_lines(LOG_LINES)

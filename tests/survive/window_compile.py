@@ -27,9 +27,9 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([sys.argv[0]])
-    from neffbench.gui.shell import theme
     from neffbench.gui.shell.main_window import MainWindow
     from neffbench.gui.shell.settings import Settings
+    from neffbench.gui.widgets import theme
     from neffbench.presets import load_preset
 
     theme.configure_plots()

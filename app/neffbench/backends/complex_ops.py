@@ -207,16 +207,14 @@ _REMEDY = (
 )
 
 
-def advice(findings: list[Finding], backend: str, neuronx_cc: str | None, torch_version: str) -> list[tuple[str, str]]:
+def advice(findings: list[Finding], backend: Any, neuronx_cc: str | None, torch_version: str) -> list[tuple[str, str]]:
     """(severity, sentence) for pre-flight: what the toolchain that compiles this job does with these operations
-    (each backend says what it does with them: Backend.complex_advice)."""
-    from neffbench.backends import registry
-
+    (``backend``: its class; each says what it does with them: Backend.complex_advice)."""
     if not findings:
         return []
     ops = _listed(findings)
     outside = [f for f in findings if f.supported_as is None]
-    own = registry.get(backend).complex_advice(ops, outside, neuronx_cc, torch_version)
+    own = backend.complex_advice(ops, outside, neuronx_cc, torch_version)
     if own is not None:
         return own
     # cpu-check, or the toolchain's version unknown: what each Neuron compile would do.

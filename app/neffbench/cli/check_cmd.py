@@ -7,7 +7,7 @@ import sys
 
 from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 from neffbench.kernels import registry
-from neffbench.kernels.api import describe_buckets
+from neffbench.kernels.api import buckets_text
 from neffbench.spec import spec_hash
 
 
@@ -53,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
         code, digest = _preflight(args, spec)
         if code:
             return code
-    print(f"{args.spec}: OK ({spec.name}, {describe_buckets(spec)}, spec hash {spec_hash(spec, digest)[:8]})")
     kernel = registry.for_spec(spec)
     buckets = kernel.buckets(spec)
+    described = f"{len(buckets)} bucket(s): {buckets_text(buckets)}"
+    print(f"{args.spec}: OK ({spec.name}, {described}, spec hash {spec_hash(spec, digest)[:8]})")
     if len(buckets) > 1:  # each bucket is a job of its own, named by its own hash
         from neffbench.kernels.api import bucket_label
 

@@ -120,7 +120,7 @@ def render(kernel, preview, report, out: Path, *, size: tuple[int, int] = (1400,
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["neffbench-preview", "-platform", "offscreen"])
-    from neffbench.gui.shell import theme
+    from neffbench.gui.widgets import theme
 
     theme.apply(app)
     panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.preview.kernel_panel:KernelPreviewPanel")()

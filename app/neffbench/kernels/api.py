@@ -284,14 +284,6 @@ def bucket_label(bucket: Bucket | None) -> str:
     return " ".join(f"{k}={v}" for k, v in bucket.items())
 
 
-def describe_buckets(spec: Any) -> str:
-    """``2 bucket(s): 1, 8 tokens`` or ``2 bucket(s): batch=1 seq=128; batch=1 seq=512``."""
-    from neffbench.kernels import registry
-
-    buckets = registry.for_spec(spec).buckets(spec)
-    return f"{len(buckets)} bucket(s): {buckets_text(buckets)}"
-
-
 def _counted(bucket: Bucket | None) -> tuple[str, int] | None:
     """(unit, count) for a bucket of one counted axis alone (``{"num_tokens": 8}``: ("tokens", 8))."""
     if bucket and len(bucket) == 1:

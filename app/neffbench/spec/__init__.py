@@ -28,9 +28,9 @@ from neffbench.spec.files import (
     loads_json,
     loads_toml,
     save,
-    spec_hash,
     to_dict,
 )
+from neffbench.spec.hashing import spec_hash
 from neffbench.spec.validate import errors, validate
 
 __all__ = [

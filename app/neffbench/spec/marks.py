@@ -19,6 +19,7 @@ from typing import Any
 import tomli_w
 
 from neffbench.schema import sections_of, top_fields_of
+from neffbench.spec.hashing import spec_hash
 from neffbench.spec.ignored import all_ignored
 
 
@@ -56,8 +57,6 @@ def _reset(spec: Any, keys: list[str]) -> Any:
 
 def marks(spec: Any) -> list[Mark]:
     """The ignored fields of ``spec`` that hold a value of their own, in field order."""
-    from neffbench.spec.files import spec_hash
-
     ignored = all_ignored(spec)
     if not ignored:
         return []

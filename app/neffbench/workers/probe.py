@@ -124,7 +124,7 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
         from neffbench.toolchain.probe import neuronx_cc_version
 
         compiler = neuronx_cc_version()
-    for severity, sentence in complex_ops.advice(complex_found, backend, compiler, torch.__version__):
+    for severity, sentence in complex_ops.advice(complex_found, backends.get(backend), compiler, torch.__version__):
         (report.error if severity == "error" else report.warning)(sentence)
     preflight.check_outputs(report, built.output_names, reference)
     t1 = time.perf_counter()

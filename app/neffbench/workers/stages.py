@@ -122,7 +122,7 @@ class Job:
         with _in_build_folder():
             reference, complex_found = complex_ops.watch_call(built.module, built.inputs)
         compiler = neuronx_cc_version() if complex_found and backend.makes_neff else None
-        for severity, sentence in complex_ops.advice(complex_found, backend.name, compiler, torch.__version__):
+        for severity, sentence in complex_ops.advice(complex_found, backend, compiler, torch.__version__):
             (report.error if severity == "error" else report.warning)(sentence)
         preflight.check_outputs(report, built.output_names, as_tuple(reference))
         after = weights_digest(built.module)

@@ -9,8 +9,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QPlainTextEdit, QTreeWidget, QTreeWidgetItem
 
 from neffbench.gui.artifacts.model import Artifact
-from neffbench.gui.compile.panel import OUTCOME_COLOURS, numerics_text
-from neffbench.gui.shell import theme
+from neffbench.gui.compile.panel import numerics_text
+from neffbench.gui.widgets import theme
 from neffbench.neff import diff_neffs
 from neffbench.neff.diff import diff_jobs
 from neffbench.spec import SpecError, dumps_toml, from_dict
@@ -101,7 +101,7 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
         ("created", record.created),
         ("finished", record.finished),
     ):
-        add(tree, None, key, value, colour=OUTCOME_COLOURS.get(value) if key == "outcome" else None)
+        add(tree, None, key, value, colour=theme.JOB_OUTCOME_COLOURS.get(value) if key == "outcome" else None)
     _fill_failure(tree, record)
     duration = record.duration_s
     add(tree, None, "duration", f"{duration:.1f} s" if duration is not None else None)

@@ -27,11 +27,9 @@ from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.artifacts.detail import fill_diff, fill_job, fill_neff
 from neffbench.gui.artifacts.model import Artifact, delete_job, scan
-from neffbench.gui.compile.panel import OUTCOME_COLOURS
 from neffbench.gui.explain.view import ExplanationView
-from neffbench.gui.shell import theme
-from neffbench.gui.shell.desktop import no_launcher, open_path
-from neffbench.gui.widgets import background
+from neffbench.gui.widgets import background, theme
+from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row
 from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.spec import SpecError, from_dict
@@ -219,7 +217,7 @@ class ArtifactsPanel(QWidget):
             item.setData(0, Qt.ItemDataRole.UserRole, index)
             item.setToolTip(5, art.io)
             item.setToolTip(1, str(art.job_dir or ""))
-            item.setForeground(2, QColor(OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
+            item.setForeground(2, QColor(theme.JOB_OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
             if art.neff is not None and art.neff.info is None:
                 item.setForeground(5, QColor(theme.BAD))
                 item.setToolTip(5, art.neff.error)

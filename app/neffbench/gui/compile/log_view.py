@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 from neffbench.compilerlog.codes import describe
 from neffbench.compilerlog.lines import parse_line
 from neffbench.gui.compile.traceback_fold import FOLDED, TracebackFolder
-from neffbench.gui.shell import theme
-from neffbench.gui.shell.desktop import open_path
+from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.desktop import open_path
 
 # Lines kept in the view (and for filtering); older ones are only in job.log.
 MAX_LINES = 50_000

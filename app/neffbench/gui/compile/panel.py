@@ -24,15 +24,13 @@ from neffbench.gui.compile.controller import CompileRun
 from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.compile.stages import StageTree
 from neffbench.gui.explain.view import ExplanationView
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
 from neffbench.views.job import bucket_of
-
-OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
 
 
 def clock(seconds: float) -> str:
@@ -167,7 +165,7 @@ class CompilePanel(QWidget):
         self._show_elapsed()
         self.life_label.clear()
         self.state_label.setText(text)
-        self.state_label.setStyleSheet(f"color: {OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
+        self.state_label.setStyleSheet(f"color: {theme.JOB_OUTCOME_COLOURS.get(outcome, theme.ORIGINAL)};")
 
     def show_started(self, spec, backend_hint: str = "") -> None:
         self._buckets = registry.for_spec(spec).buckets(spec)
@@ -249,7 +247,7 @@ class CompilePanel(QWidget):
             ]
         )
         item.setData(0, Qt.ItemDataRole.UserRole, str(result.job_dir))
-        item.setForeground(1, QColor(OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
+        item.setForeground(1, QColor(theme.JOB_OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
         if result.outcome != "succeeded":
             for col in range(5):
                 item.setToolTip(col, failure_sentence(result.record))

@@ -13,12 +13,11 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 
 RUNNING = "running"
 # What a job's outcome makes of the stages and passes still running in it.
 ENDED_AS = {"failed": "failed", "cancelled": "cancelled", "interrupted": "interrupted", "succeeded": "done"}
-OUTCOME_COLOURS = {"succeeded": theme.GOOD, "failed": theme.BAD, "cancelled": theme.WARN, "interrupted": theme.WARN}
 
 
 def seconds_text(seconds: float) -> str:
@@ -127,7 +126,7 @@ class StageTree(QTreeWidget):
     def finish_job(self, outcome: str, label: str, duration_s: float | None) -> None:
         """The job ended: it and everything still running in it take the outcome."""
         ended = ENDED_AS.get(outcome, outcome)
-        colour = QColor(OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
+        colour = QColor(theme.JOB_OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
         for item, _ in list(self._running.values()):
             if item is self.job:
                 continue
@@ -157,8 +156,8 @@ class StageTree(QTreeWidget):
             self._stop(item, state, seconds)
         else:
             item.setText(1, state)
-        if state in OUTCOME_COLOURS:
-            item.setForeground(1, QColor(OUTCOME_COLOURS[state]))
+        if state in theme.JOB_OUTCOME_COLOURS:
+            item.setForeground(1, QColor(theme.JOB_OUTCOME_COLOURS[state]))
 
     def tick(self) -> None:
         """Running items show how long they have run so far."""

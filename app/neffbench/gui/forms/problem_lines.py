@@ -7,7 +7,7 @@ import re
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.spec import Problem
 
 _ZWSP = "\u200b"

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QScrollArea, QTool
 
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.spec import Problem, fields_of, is_active, sections_of, top_fields_of, validate
 from neffbench.spec.ignored import ignored_fields
 

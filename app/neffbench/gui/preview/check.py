@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.preview.tensors import BAD_BACKGROUND, FitTree, TensorView
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.kernels.api import bucket_label
 
 DATA_DEPENDENT_WHY = (

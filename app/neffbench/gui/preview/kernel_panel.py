@@ -15,7 +15,7 @@ from superqt import QElidingLabel, QFlowLayout
 
 from neffbench.gui.preview.check import CheckView, verdict
 from neffbench.gui.preview.plots import PlotGrid, PlotScroll
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 
 if TYPE_CHECKING:
     import pyqtgraph as pg

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.plot_titles import set_title
 
 if TYPE_CHECKING:  # only for annotations: the plots arrive built

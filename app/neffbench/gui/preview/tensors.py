@@ -10,7 +10,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.plot_titles import set_title
 
 TENSOR_COLUMNS = ("name", "dtype", "shape", "min", "max", "mean", "std", "NaN", "Inf")

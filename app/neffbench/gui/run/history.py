@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.views.run import RunView
 
 OUTCOME_COLOURS = {

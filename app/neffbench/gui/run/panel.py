@@ -22,7 +22,7 @@ from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.run.history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history
 from neffbench.gui.run.plots import BucketPlots, LatencyPlots
 from neffbench.gui.run.status import RunStatus, subject_text
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import flow_row, kept_together
 from neffbench.runs.runtimes import RUNTIMES
 from neffbench.runs.summary import latency_text, summary_lines

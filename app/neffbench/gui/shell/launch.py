@@ -24,8 +24,8 @@ def make_app(argv: list[str] | None = None):
         )
 
     from neffbench import __version__
-    from neffbench.gui.shell import theme
     from neffbench.gui.shell.settings import APPLICATION, ORGANIZATION
+    from neffbench.gui.widgets import theme
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)

@@ -7,7 +7,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 
 # Short, for the status bar (its permanent widgets count in the window's minimum width); the tooltip has
 # the backends' whole labels and the reason.

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import QSignalDebouncer
 
-from neffbench.gui.shell import theme
 from neffbench.gui.sweeps.controller import SweepOptions
+from neffbench.gui.widgets import theme
 
 GiB = 1024**3
 

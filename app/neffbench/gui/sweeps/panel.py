@@ -22,9 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.compile.panel import OUTCOME_COLOURS
-from neffbench.gui.shell import theme
-from neffbench.gui.widgets import background
+from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.views.sweep import SweepView
@@ -190,7 +188,7 @@ class SweepsPanel(QWidget):
                 item.setData(key, SORT_ROLE)
                 item.setData(row["point"], Qt.ItemDataRole.UserRole)
                 if col == outcome_col:
-                    item.setForeground(pg.mkColor(OUTCOME_COLOURS.get(row["outcome"], theme.ORIGINAL)))
+                    item.setForeground(pg.mkColor(theme.JOB_OUTCOME_COLOURS.get(row["outcome"], theme.ORIGINAL)))
                 items.append(item)
             self.model.appendRow(items)
         sweep = SweepView.of(self.sweep)
@@ -238,7 +236,7 @@ class SweepsPanel(QWidget):
         xs, ys, outcomes, ticks = self.chart_points()
         field = self.x_combo.currentText() or "swept value"
         metric = self.y_combo.currentText()
-        brushes = [pg.mkBrush(OUTCOME_COLOURS.get(o, theme.ORIGINAL)) for o in outcomes]
+        brushes = [pg.mkBrush(theme.JOB_OUTCOME_COLOURS.get(o, theme.ORIGINAL)) for o in outcomes]
         self.scatter.setData(xs, ys, brush=brushes)
         self.chart.setLabel("bottom", field)
         self.chart.setLabel("left", METRICS[metric][0])

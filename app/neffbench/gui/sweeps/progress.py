@@ -9,8 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTreeWidgetItem
 
-from neffbench.gui.compile.stages import OUTCOME_COLOURS
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.jobs.summary import human_bytes
 
 ENDED = ("succeeded", "failed", "cancelled", "interrupted")
@@ -100,7 +99,7 @@ class SweepProgress:
         job = ev.get("job_id") or ""
         item = QTreeWidgetItem([self.labels[index], shown, self.neffs.get(index, ""), ev.get("reason") or "", job])
         self.rows[index] = item
-        item.setForeground(1, QColor(OUTCOME_COLOURS.get(ev.get("state"), theme.ORIGINAL)))
+        item.setForeground(1, QColor(theme.JOB_OUTCOME_COLOURS.get(ev.get("state"), theme.ORIGINAL)))
         if job:
             item.setData(0, Qt.ItemDataRole.UserRole, str(Path(self.panel.workdir or ".") / job))
         if ev.get("reason"):

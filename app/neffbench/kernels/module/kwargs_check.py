@@ -151,39 +151,3 @@ def unknown_keys(obj: Any, keys: list[str] | dict[str, Any]) -> list[str]:
     """The errors of :func:`check` for these keys (values unknown: each tried as None)."""
     kwargs = keys if isinstance(keys, dict) else {k: None for k in keys}
     return check(obj, kwargs).errors
-
-
-def problems(
-    obj: Any, kwargs: dict[str, Any], paths: tuple[str, ...], where: str = "module.kwargs"
-) -> list[tuple[str, str, str]]:
-    """(severity, field, sentence) for every key of ``kwargs`` (and of the nested tables with an ``entry``) that
-    its callable would not honour: what the form shows after a Resolve. Resolves nested entries (runs user
-    code); the values are the raw ones of the spec (a nested table stays a table)."""
-    from neffbench.kernels.module import entry as entries
-
-    out: list[tuple[str, str, str]] = []
-    if obj is not None:
-        found = check(obj, {k: _plain_value(v, paths) for k, v in kwargs.items()})
-        out += [("error", where, m) for m in found.errors] + [("warning", where, m) for m in found.warnings]
-    for name, value in kwargs.items():
-        if not (isinstance(value, dict) and "entry" in value) or value.get("call", "factory") == "object":
-            continue
-        try:
-            nested = entries.resolve(str(value["entry"]), paths)
-        except entries.EntryError as exc:
-            out.append(("error", f"{where}.{name}", str(exc)))
-            continue
-        out += problems(nested, value.get("kwargs") or {}, paths, f"{where}.{name}.kwargs")
-    return out
-
-
-def _plain_value(value: Any, paths: tuple[str, ...]) -> Any:
-    """A nested table's object made, so that a trial construction gets what the real one will."""
-    if isinstance(value, dict) and "entry" in value:
-        from neffbench.kernels.module.build import build_value
-
-        try:
-            return build_value(value, paths, "")
-        except Exception:  # noqa: BLE001 - reported where it is built
-            return None
-    return value

@@ -12,6 +12,7 @@ from typing import Any
 
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module.kernel import _pairs, _value
+from neffbench.kernels.module.kwargs_check import check as check_kwargs
 from neffbench.schema.problems import SpecError
 
 
@@ -76,7 +77,6 @@ def report(request: dict[str, Any]) -> dict[str, Any]:
     from pathlib import Path
 
     from neffbench.kernels.module.build import build_value
-    from neffbench.kernels.module.kwargs_check import problems as kwargs_problems
     from neffbench.kernels.module.signature import describe_params, format_params, forward_of, kind_of
     from neffbench.usercode.errors import message
 
@@ -139,3 +139,37 @@ def report(request: dict[str, Any]) -> dict[str, Any]:
         {"severity": sev, "field": f, "message": m} for sev, f, m in kwargs_problems(callee, kwargs, paths)
     ]
     return out
+
+
+def kwargs_problems(
+    obj: Any, kwargs: dict[str, Any], paths: tuple[str, ...], where: str = "module.kwargs"
+) -> list[tuple[str, str, str]]:
+    """(severity, field, sentence) for every key of ``kwargs`` (and of the nested tables with an ``entry``) that
+    its callable would not honour: what the form shows after a Resolve. Resolves nested entries (runs user
+    code); the values are the raw ones of the spec (a nested table stays a table)."""
+    out: list[tuple[str, str, str]] = []
+    if obj is not None:
+        found = check_kwargs(obj, {k: _plain_value(v, paths) for k, v in kwargs.items()})
+        out += [("error", where, m) for m in found.errors] + [("warning", where, m) for m in found.warnings]
+    for name, value in kwargs.items():
+        if not (isinstance(value, dict) and "entry" in value) or value.get("call", "factory") == "object":
+            continue
+        try:
+            nested = entries.resolve(str(value["entry"]), paths)
+        except entries.EntryError as exc:
+            out.append(("error", f"{where}.{name}", str(exc)))
+            continue
+        out += kwargs_problems(nested, value.get("kwargs") or {}, paths, f"{where}.{name}.kwargs")
+    return out
+
+
+def _plain_value(value: Any, paths: tuple[str, ...]) -> Any:
+    """A nested table's object made, so that a trial construction gets what the real one will."""
+    if isinstance(value, dict) and "entry" in value:
+        from neffbench.kernels.module.build import build_value
+
+        try:
+            return build_value(value, paths, "")
+        except Exception:  # noqa: BLE001 - reported where it is built
+            return None
+    return value

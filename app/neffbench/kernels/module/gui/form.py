@@ -23,8 +23,7 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
 from neffbench.gui.forms.problem_lines import show_problems
-from neffbench.gui.shell import theme
-from neffbench.gui.widgets import background
+from neffbench.gui.widgets import background, theme
 from neffbench.kernels.module.gui.buckets import BucketsEditor
 from neffbench.kernels.module.gui.inputs import InputsEditor
 from neffbench.kernels.module.gui.kwargs import KwargsEditor

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.kernels.module.gui.parts import (
     DTYPES,
     TOML_EXAMPLES,

@@ -6,7 +6,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 
 NOT_RESOLVED = (
     "Not resolved yet. Resolve reads the entry's signature in a separate process: the window never imports your code."

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QSizePolicy
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.hover import throttled_mouse_moves
 from neffbench.gui.widgets.plot_titles import BESIDE, fit, set_title
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.kernels.rope.gui.frequencies import FrequencyPlots
 from neffbench.kernels.rope.gui.rotation import RotationPlots

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 
-from neffbench.gui.shell import theme
+from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.hover import throttled_mouse_moves
 from neffbench.gui.widgets.plot_titles import set_title
 

@@ -18,6 +18,8 @@ LEVEL_COLOURS = {
 BAND_COLOURS = {"unchanged": "#1f77b4", "interpolated": "#ff7f0e", "blended": "#9467bd"}
 GOOD, BAD, WARN = "#2e7d32", "#c62828", "#a15c00"
 ORIGINAL, ROTATED = "#8c8c8c", "#1f77b4"
+# A compile job's (and a sweep point's) outcome, wherever one is drawn.
+JOB_OUTCOME_COLOURS = {"succeeded": GOOD, "failed": BAD, "cancelled": WARN, "interrupted": WARN}
 PROBLEM_COLOURS = {"error": BAD, "warning": WARN}
 
 
