@@ -103,11 +103,11 @@ def _output(root: Path, out: str | Path | None, job_id: str, force: bool) -> Pat
 
 
 def _read_record(root: Path) -> tuple[dict[str, Any], str | None]:
-    from neffbench.neff.index import JobRecordError, read_job
+    from neffbench.views.job_file import RecordError, read_job
 
     try:
-        return read_job(root / "job.json").record, None
-    except JobRecordError as exc:  # a broken record is worth reporting too: bundle what there is
+        return dict(read_job(root / "job.json").raw), None
+    except RecordError as exc:  # a broken record is worth reporting too: bundle what there is
         return {}, str(exc)
 
 
