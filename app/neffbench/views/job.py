@@ -68,6 +68,12 @@ class JobView:
     weights: dict[str, Any]
     pid: int | None
     pid_start: Any
+    cache_key: str | None = None
+    versions: dict[str, Any] | None = None
+    host: str | None = None
+    exit_code: int | None = None
+    torchneuron: dict[str, Any] = field(default_factory=dict)
+    error_text: str | None = None  # the error of a record older than the error dict: a plain sentence
     # The job.json it was read from (views/job_file.py sets it); None for a record handed over in memory.
     path: str | None = None
     # The whole document as written, for what no field above names (a detail view shows all of it).
@@ -120,6 +126,12 @@ class JobView:
             weights=as_dict(record.get("weights")),
             pid=integer(record.get("pid")),
             pid_start=record.get("pid_start"),
+            cache_key=text(record.get("cache_key")),
+            versions=maybe_dict(record.get("versions")),
+            host=text(record.get("host")),
+            exit_code=integer(record.get("exit_code")),
+            torchneuron=as_dict(record.get("torchneuron")),
+            error_text=text(record.get("error")),
             path=path,
             raw=record,
         )
