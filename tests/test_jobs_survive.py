@@ -514,7 +514,7 @@ def make_half_created(workdir: Path) -> dict[str, bytes | None]:
 
 def assert_index_tolerates(workdir: Path, tag: str) -> list[dict[str, Any]]:
     from neffbench.gui.artifacts.model import scan
-    from neffbench.neff import scan_workdir
+    from neffbench.views.workdir import scan_workdir
 
     listing = neffbench_list(workdir, tag, "--json")
     assert listing.returncode == 0, listing.stderr

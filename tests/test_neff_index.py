@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 import neffbench.neff.index as index_module
-from neffbench.neff import NeffCache, find_job, read_job, scan_workdir
+import neffbench.views.job_file as job_file_module
+from neffbench.neff import find_job
+from neffbench.views.fields import RecordError
+from neffbench.views.job_file import read_job
+from neffbench.views.workdir import WorkdirCache, scan_workdir
 from tests.neff_factory import build_neff, write_job
 
 IO = {"inputs": {"x": ("float16", (4, 8))}, "outputs": {"output0": ("float16", (4, 8))}}
@@ -41,7 +45,7 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def test_scan_finds_pairs_and_sorts_newest_first(workdir: Path) -> None:
-    records = scan_workdir(workdir, cache=NeffCache())
+    records = scan_workdir(workdir, cache=WorkdirCache())
     assert [r.rel_path for r in records] == [
         "scratch/bad.neff",
         "rope-20260102T050000Z-deadbeef/graph.neff",
@@ -63,7 +67,7 @@ def test_scan_finds_pairs_and_sorts_newest_first(workdir: Path) -> None:
 
 
 def test_rescan_of_unchanged_tree_reads_nothing(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = NeffCache()
+    cache = WorkdirCache()
     first = scan_workdir(workdir, cache=cache)
     assert (cache.neff_reads, cache.job_reads) == (5, 3)
 
@@ -71,7 +75,7 @@ def test_rescan_of_unchanged_tree_reads_nothing(workdir: Path, monkeypatch: pyte
         raise AssertionError("an unchanged NEFF was read again")
 
     monkeypatch.setattr(index_module, "read_neff", no_reads)
-    monkeypatch.setattr(index_module, "read_job", no_reads)
+    monkeypatch.setattr(job_file_module, "read_job", no_reads)
     again = scan_workdir(workdir, cache=cache)
     assert [(r.rel_path, r.error, r.info) for r in again] == [(r.rel_path, r.error, r.info) for r in first]
     # A full read also answers a header-only listing.
@@ -80,7 +84,7 @@ def test_rescan_of_unchanged_tree_reads_nothing(workdir: Path, monkeypatch: pyte
 
 
 def test_changed_files_are_read_again_and_deleted_ones_forgotten(workdir: Path) -> None:
-    cache = NeffCache()
+    cache = WorkdirCache()
     scan_workdir(workdir, cache=cache)
     loose = workdir / "scratch" / "loose.neff"
     build_neff(loose, **IO, name="loose2")
@@ -93,7 +97,7 @@ def test_changed_files_are_read_again_and_deleted_ones_forgotten(workdir: Path) 
 
 
 def test_header_only_scan_then_full_scan(workdir: Path) -> None:
-    cache = NeffCache()
+    cache = WorkdirCache()
     quick = scan_workdir(workdir, cache=cache, header_only=True)
     assert all(r.info is None or (r.info.header_only and r.info.sha256 is None) for r in quick)
     assert quick[0].error  # the bad file fails even header-only
@@ -104,7 +108,7 @@ def test_header_only_scan_then_full_scan(workdir: Path) -> None:
 def test_changed_after_job_is_flagged(workdir: Path) -> None:
     neff = workdir / "rope-20260102T030405Z-1a2b3c4d" / "compiler" / "graph.neff"
     build_neff(neff, **IO, name="rewritten")
-    record = next(r for r in scan_workdir(workdir, cache=NeffCache()) if r.path == str(neff))
+    record = next(r for r in scan_workdir(workdir, cache=WorkdirCache()) if r.path == str(neff))
     assert record.warnings and "changed after job rope-20260102T030405Z-1a2b3c4d" in record.warnings[0]
 
 
@@ -115,12 +119,12 @@ def test_nested_jobs_pair_with_the_nearest(tmp_path: Path) -> None:
     write_job(inner, outcome="cancelled")
     build_neff(outer / "x.neff", **IO)
     build_neff(inner / "deeper" / "y.neff", **IO)
-    by_name = {Path(r.path).name: r.job.outcome for r in scan_workdir(tmp_path, cache=NeffCache())}
+    by_name = {Path(r.path).name: r.job.outcome for r in scan_workdir(tmp_path, cache=WorkdirCache())}
     assert by_name == {"x.neff": "succeeded", "y.neff": "cancelled"}
     # A job.json above the scan root is not paired.
-    records = scan_workdir(inner, cache=NeffCache())
+    records = scan_workdir(inner, cache=WorkdirCache())
     assert records[0].job.outcome == "cancelled"
-    assert scan_workdir(outer / "sub" / "inner-job" / "deeper", cache=NeffCache())[0].job is None
+    assert scan_workdir(outer / "sub" / "inner-job" / "deeper", cache=WorkdirCache())[0].job is None
 
 
 def test_find_job_levels(tmp_path: Path) -> None:
@@ -142,9 +146,9 @@ def test_job_records_are_read_defensively(tmp_path: Path) -> None:
         )
     )
     job = read_job(path)
-    assert job.outcome is None and job.spec == {} and job.requested_command is None and job.job_id == "j"
+    assert job.outcome is None and job.spec is None and job.requested_command is None and job.job_id == "j"
     (tmp_path / "list.json").write_text("[1, 2]")
-    with pytest.raises(index_module.JobRecordError, match="not a job record"):
+    with pytest.raises(RecordError, match="not a job record"):
         read_job(tmp_path / "list.json")
 
 
@@ -155,7 +159,7 @@ def test_thousands_of_files_rescan_from_cache(tmp_path: Path) -> None:
         d = root / f"job-{i // 50:03d}"
         d.mkdir(parents=True, exist_ok=True)
         (d / f"g{i}.neff").write_bytes(one)
-    cache = NeffCache()
+    cache = WorkdirCache()
     assert len(scan_workdir(root, cache=cache, header_only=True)) == 1500
     assert len(scan_workdir(root, cache=cache, header_only=True)) == 1500
     assert cache.neff_reads == 1500
@@ -167,3 +171,13 @@ def test_bad_root(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(NotADirectoryError):
         scan_workdir(tmp_path / "file")
+
+
+def test_the_copies_a_backend_keeps_are_not_listed_twice(tmp_path: Path) -> None:
+    job = tmp_path / "tn-job"
+    kept = build_neff(job / "cache" / "m.neff", **IO)
+    build_neff(job / "debug" / "neff" / "proc_0" / "m.neff", **IO)  # TorchNeuron's debug copy of the same NEFF
+    write_job(job, neffs=[kept], backend="torchneuron")
+    assert [r.rel_path for r in scan_workdir(tmp_path, cache=WorkdirCache())] == ["tn-job/cache/m.neff"]
+    write_job(job, neffs=[kept], backend="neuron")  # another backend's debug/ folder is its own
+    assert len(scan_workdir(tmp_path, cache=WorkdirCache())) == 2

@@ -8,7 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from neffbench.neff import HEADER_SIZE, NeffCache, scan_workdir
+from neffbench.neff import HEADER_SIZE
+from neffbench.views.workdir import WorkdirCache, scan_workdir
 from tests.conftest import SAMPLE_NEFF
 from tests.neff_factory import build_neff, write_job
 
@@ -64,9 +65,9 @@ def run() -> list[str]:
     try:
         data, what = _source(tmp)
         paths = _tree(tmp / "work", data)
-        cache = NeffCache()
+        cache = WorkdirCache()
         full_s, full = _timed(lambda: scan_workdir(tmp / "work", cache=cache))
-        head_s, _ = _timed(lambda: scan_workdir(tmp / "work", cache=NeffCache(), header_only=True))
+        head_s, _ = _timed(lambda: scan_workdir(tmp / "work", cache=WorkdirCache(), header_only=True))
         again_s, _ = _timed(lambda: scan_workdir(tmp / "work", cache=cache))
         tar_s, tar_members = _timed(lambda: _tar_tzf(paths))
         assert isinstance(full, list) and not any(r.error for r in full)

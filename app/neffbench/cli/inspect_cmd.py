@@ -153,8 +153,8 @@ def run_inspect(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     from neffbench.jobs.records import mark_interrupted
     from neffbench.jobs.summary import outcome_label
-    from neffbench.neff import scan_workdir
     from neffbench.targets import codename_label
+    from neffbench.views.workdir import scan_workdir
 
     try:
         for job_dir in mark_interrupted(args.dir):
@@ -174,7 +174,7 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for r in records:
-        job = outcome_label(r.job.record, r.job.outcome) if r.job else ("job.json unreadable" if r.job_error else "-")
+        job = outcome_label(r.job, r.job.outcome) if r.job else ("job.json unreadable" if r.job_error else "-")
         problem = r.error or r.job_error or "; ".join(r.warnings)
         info = r.info
         # The header alone does not name the target (kelf-0.json in the payload does): "-" then.
@@ -210,32 +210,35 @@ def _diff_side(path: str) -> tuple[str | None, Any]:
     """(NEFF path or None, job record or None) of a .neff file or a job directory (or its job.json)."""
     from pathlib import Path
 
-    from neffbench.neff import JobRecordError, find_job, read_job
+    from neffbench.neff import find_job
+    from neffbench.views.job_file import RecordError, read_job
 
     p = Path(path)
     if p.name == "job.json" or (p.is_dir() and (p / "job.json").is_file()):
-        job = read_job(p if p.name == "job.json" else p / "job.json")
-        neffs = [job.directory / n["path"] for n in job.neffs if isinstance(n.get("path"), str)]
+        job_json = p if p.name == "job.json" else p / "job.json"
+        job = read_job(job_json)
+        neffs = [job_json.parent / n["path"] for n in job.neffs if isinstance(n.get("path"), str)]
         return (str(neffs[0]) if neffs and neffs[0].is_file() else None), job
     if p.is_dir():
-        raise JobRecordError(f"{path} is a folder without a job.json: not a job directory")
+        raise RecordError(f"{path} is a folder without a job.json: not a job directory")
     job_path = find_job(path)
     try:
         return path, read_job(job_path) if job_path else None
-    except JobRecordError as exc:
+    except RecordError as exc:
         print(f"warning: {exc}", file=sys.stderr)
         return path, None
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from neffbench.neff import JobRecordError, NeffError, diff_neffs, read_neff
-    from neffbench.neff.diff import diff_jobs
+    from neffbench.neff import NeffError, read_neff
+    from neffbench.views.job_diff import diff_built, diff_jobs
+    from neffbench.views.job_file import RecordError
 
     sides = []
     for path in (args.a, args.b):
         try:
             sides.append(_diff_side(path))
-        except (JobRecordError, OSError) as exc:
+        except (RecordError, OSError) as exc:
             print(exc, file=sys.stderr)
             return 1
     (neff_a, job_a), (neff_b, job_b) = sides
@@ -246,7 +249,7 @@ def run_diff(args: argparse.Namespace) -> int:
         except NeffError as exc:
             print(exc, file=sys.stderr)
             return 1
-        diffs = diff_neffs(info_a, info_b, job_a=job_a, job_b=job_b)
+        diffs = diff_built(info_a, info_b, job_a=job_a, job_b=job_b)
     elif job_a is not None and job_b is not None:
         diffs = diff_jobs(job_a, job_b)  # a job without a NEFF (cpu-check): its record is what there is
     else:

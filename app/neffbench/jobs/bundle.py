@@ -14,6 +14,7 @@ from neffbench.jobs import bundle_readme as readme
 from neffbench.jobs.bundle_plan import DEFAULT_LIMIT, MIB, Plan, make_plan
 from neffbench.jobs.home_paths import BLOCK, HomeShortener
 from neffbench.procs import replacing
+from neffbench.views.job import JobView
 
 __all__ = ["DEFAULT_LIMIT", "MIB", "BundleError", "BundleResult", "find_job_dir", "job_root", "make_bundle"]
 
@@ -102,13 +103,13 @@ def _output(root: Path, out: str | Path | None, job_id: str, force: bool) -> Pat
     return target
 
 
-def _read_record(root: Path) -> tuple[dict[str, Any], str | None]:
-    from neffbench.neff.index import JobRecordError, read_job
+def _read_record(root: Path) -> tuple[JobView, str | None]:
+    from neffbench.views.job_file import RecordError, read_job
 
     try:
-        return read_job(root / "job.json").record, None
-    except JobRecordError as exc:  # a broken record is worth reporting too: bundle what there is
-        return {}, str(exc)
+        return read_job(root / "job.json"), None
+    except RecordError as exc:  # a broken record is worth reporting too: bundle what there is
+        return JobView.of({}), str(exc)
 
 
 def make_bundle(
@@ -116,24 +117,24 @@ def make_bundle(
 ) -> BundleResult:
     """Write the bundle of ``job_dir`` (default ``<job_id>-bugreport.zip`` beside it); BundleError says why not."""
     root = job_root(job_dir)
-    record, problem = _read_record(root)
-    job_id = record.get("job_id")
+    job, problem = _read_record(root)
+    job_id = job.job_id
     # It names the zip and its folder: only a plain file name will do, else the directory's own name.
-    if not (isinstance(job_id, str) and re.fullmatch(r"[\w.+-]+", job_id) and job_id.strip(".")):
+    if not (job_id is not None and re.fullmatch(r"[\w.+-]+", job_id) and job_id.strip(".")):
         job_id = root.name
     target = _output(root, out, job_id, force)
     rerun = f"neffbench bundle {root}" + ("" if out is None else f" --out {target}")
-    plan = make_plan(root, record, size_limit, lambda mib: f"rerun `{rerun} --max-size {mib} --force` to include it")
+    plan = make_plan(root, job, size_limit, lambda mib: f"rerun `{rerun} --max-size {mib} --force` to include it")
     try:
         with replacing(target) as tmp, open(tmp, "wb") as fh:  # a crash never leaves a half zip under the name
-            result = _write(fh, record, problem, root, plan, job_id)
+            result = _write(fh, job, problem, root, plan, job_id)
     except OSError as exc:
         raise BundleError(f"cannot write {target}: {exc.strerror or exc}.") from None
     result.path = target
     return result
 
 
-def _write(fh: Any, record: dict[str, Any], problem: str | None, root: Path, plan: Plan, job_id: str) -> BundleResult:
+def _write(fh: Any, job: JobView, problem: str | None, root: Path, plan: Plan, job_id: str) -> BundleResult:
     shortener = HomeShortener()
     result = BundleResult(Path(), left_out=plan.left_out, missing=plan.missing)
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -158,13 +159,13 @@ def _write(fh: Any, record: dict[str, Any], problem: str | None, root: Path, pla
             result.included.append((info.filename, size))
         made = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         for name, text in (
-            (readme.COMMAND_NAME, readme.command_text(record)),
-            (readme.VERSIONS_NAME, readme.versions_text(record)),
+            (readme.COMMAND_NAME, readme.command_text(job)),
+            (readme.VERSIONS_NAME, readme.versions_text(job)),
         ):
             if text is not None:
                 result.included.append(_add_text(zf, f"{job_id}/{name}", shortener.text(text)))
         text = readme.readme_text(
-            record=record,
+            job=job,
             record_problem=problem,
             job_dir=root,
             root=job_id,

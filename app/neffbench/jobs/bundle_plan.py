@@ -8,10 +8,9 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from neffbench.backends import registry as backends
 from neffbench.jobs.summary import human_bytes
+from neffbench.views.job import JobView
 
 MIB = 1 << 20
 DEFAULT_LIMIT = 50 * MIB
@@ -109,11 +108,11 @@ def _walk(root: Path, plan: Plan, neffs: set[str]) -> tuple[dict[str, list[Picke
     return picked, seen
 
 
-def make_plan(root: Path, record: dict[str, Any], limit: int, hint: Callable[[int], str]) -> Plan:
+def make_plan(root: Path, job: JobView, limit: int, hint: Callable[[int], str]) -> Plan:
     """What to bundle from the (resolved) job directory ``root``; ``hint(mib)`` tells how to include a file
     left out for its size."""
     plan = Plan()
-    neffs = {n["path"] for n in record.get("neffs") or [] if isinstance(n, dict) and isinstance(n.get("path"), str)}
+    neffs = {n["path"] for n in job.neffs if isinstance(n.get("path"), str)}
     picked, seen = _walk(root, plan, neffs)
     over = f"over the {limit_text(limit)} limit"
     order = {name: i for i, name in enumerate(COMPILER_FILES)}
@@ -135,7 +134,7 @@ def make_plan(root: Path, record: dict[str, Any], limit: int, hint: Callable[[in
         else:
             plan.left_out.append((f[0], f[2].st_size, f"{over}; {hint(suggest_mib(f[2].st_size))}"))
     expected = list(CORE_FILES)
-    backend = backends.recorded(record.get("backend"))
+    backend = job.backend_class
     if (
         backend is not None and not backend.keeps_model_pt
     ):  # no command.txt, model/ or model.pt: TorchNeuron keeps neither

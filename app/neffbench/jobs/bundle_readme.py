@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.jobs.summary import first_error_lines, human_bytes
+from neffbench.views.job import JobView
 
 TEXT_SUFFIXES = (".toml", ".json", ".jsonl", ".log", ".txt", ".py")
 COMMAND_NAME = "compiler-command.txt"
@@ -32,22 +33,20 @@ _ABOUT = {
 }
 
 
-def versions_doc(record: dict[str, Any]) -> dict[str, Any]:
+def versions_doc(job: JobView) -> dict[str, Any]:
     """What the job recorded about its machine, beside what this machine is; the two are kept apart."""
     from neffbench import __version__
 
-    compiler = record.get("compiler")
-    compiler = compiler if isinstance(compiler, dict) else {}
-    job = {
-        "versions": record.get("versions"),
-        "host": record.get("host"),
-        "backend": record.get("backend"),
-        "backend_reason": record.get("backend_reason"),
+    recorded: dict[str, Any] = {
+        "versions": job.versions,
+        "host": job.host,
+        "backend": job.backend,
+        "backend_reason": job.backend_reason,
     }
-    if compiler.get("version_from_log"):
-        job["neuronx_cc_from_log"] = compiler["version_from_log"]
+    if job.compiler.get("version_from_log"):
+        recorded["neuronx_cc_from_log"] = job.compiler["version_from_log"]
     return {
-        "job": {"about": "the machine that ran the compile, as job.json recorded it", **job},
+        "job": {"about": "the machine that ran the compile, as job.json recorded it", **recorded},
         "bundle": {
             "about": "the machine that made this bundle (neffbench bundle)",
             "neffbench": __version__,
@@ -60,17 +59,17 @@ def versions_doc(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def versions_text(record: dict[str, Any]) -> str:
-    return json.dumps(versions_doc(record), indent=2, default=str) + "\n"
+def versions_text(job: JobView) -> str:
+    return json.dumps(versions_doc(job), indent=2, default=str) + "\n"
 
 
-def command_text(record: dict[str, Any]) -> str | None:
+def command_text(job: JobView) -> str | None:
     """Shell lines of job.json's ``compiler_command``, or None when the job recorded none (cpu-check, old jobs)."""
-    cmd = record.get("compiler_command")
-    if not isinstance(cmd, dict) or not (cmd.get("actual") or cmd.get("requested")):
+    cmd = job.compiler_command
+    if not (cmd.get("actual") or cmd.get("requested")):
         return None
     lines = [
-        f"# The neuronx-cc command of job {record.get('job_id')}, from job.json's compiler_command.",
+        f"# The neuronx-cc command of job {job.job_id}, from job.json's compiler_command.",
         "# Paths name the job directory where it ran; in this bundle compiler/model/ is the compiler's input.",
     ]
     source = cmd.get("actual_source") or "unknown"
@@ -86,10 +85,8 @@ def command_text(record: dict[str, Any]) -> str | None:
     return "\n".join(lines) + "\n"
 
 
-def _error_lines(record: dict[str, Any]) -> list[str]:
-    compiler = record.get("compiler")
-    compiler = compiler if isinstance(compiler, dict) else {}
-    error = compiler.get("first_error") or record.get("error")
+def _error_lines(job: JobView) -> list[str]:
+    error = job.compiler.get("first_error") or job.error or job.error_text
     if isinstance(error, dict):
         return first_error_lines(error)
     return [f"first error: {error}"] if error else []
@@ -107,7 +104,7 @@ def _rows(rows: list[tuple[str, str, str]]) -> list[str]:
 
 def readme_text(
     *,
-    record: dict[str, Any],
+    job: JobView,
     record_problem: str | None,
     job_dir: Path,
     root: str,
@@ -119,7 +116,7 @@ def readme_text(
 ) -> str:
     """The README of one bundle. ``included`` names members under ``root``; ``skipped`` is (count, bytes) of
     compiler files that are neither inputs, logs nor NEFFs."""
-    out = _job_lines(record, record_problem, job_dir, root, made)
+    out = _job_lines(job, record_problem, job_dir, root, made)
     out += _contents_lines(root, included, left_out, missing, skipped)
     out += [
         "",
@@ -130,11 +127,11 @@ def readme_text(
     return "\n".join(out)
 
 
-def _job_lines(record: dict[str, Any], record_problem: str | None, job_dir: Path, root: str, made: str) -> list[str]:
+def _job_lines(job: JobView, record_problem: str | None, job_dir: Path, root: str, made: str) -> list[str]:
     """The title, where the bundle came from, and the job: its record's main keys, versions and first error."""
     from neffbench import __version__
 
-    job_id = record.get("job_id") or job_dir.name
+    job_id = job.job_id or job_dir.name
     title = f"neffbench bug report: job {job_id}"
     out = [
         title,
@@ -145,21 +142,29 @@ def _job_lines(record: dict[str, Any], record_problem: str | None, job_dir: Path
         "",
         "The job",
     ]
-    for key in ("job_id", "name", "kernel", "backend", "outcome", "reason", "created", "finished"):
-        if record.get(key) is not None:
-            out.append(f"  {key + ':':<10}{record[key]}")
-    versions = record.get("versions") if isinstance(record.get("versions"), dict) else {}
-    if versions:
+    for key, value in (
+        ("job_id", job.job_id),
+        ("name", job.name),
+        ("kernel", job.kernel),
+        ("backend", job.backend),
+        ("outcome", job.outcome),
+        ("reason", job.reason),
+        ("created", job.created),
+        ("finished", job.finished),
+    ):
+        if value is not None:
+            out.append(f"  {key + ':':<10}{value}")
+    if job.versions:
         out.append(
             f"  {'versions:':<10}"
-            + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
-            + f" (on host {record.get('host')}; see {VERSIONS_NAME})"
+            + ", ".join(f"{k} {v}" for k, v in job.versions.items() if v)
+            + f" (on host {job.host}; see {VERSIONS_NAME})"
         )
-    if record.get("outcome") == "running":
+    if job.outcome == "running":
         out.append("  The job was still running when this bundle was made: its files may stop mid-way.")
     if record_problem:
         out.append(f"  job.json could not be read: {record_problem}")
-    out += [f"  {line}" for line in _error_lines(record)]
+    out += [f"  {line}" for line in _error_lines(job)]
     return out
 
 

@@ -24,6 +24,8 @@ from neffbench.spec import spec_hash
 from neffbench.toolchain.facts import dist_version
 from neffbench.toolchain.flavour import neuronx_flavour
 from neffbench.versions import torch_neuronx_version, torch_version
+from neffbench.views.fields import RecordError, as_dict, number, text
+from neffbench.views.job import JobView
 
 # What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
 # the script, and the compiler's own small files (its log and command).
@@ -60,18 +62,25 @@ def digest(k: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(k, sort_keys=True).encode()).hexdigest()
 
 
-def lookup(workdir: Path, wanted: str) -> tuple[dict[str, Any], Path] | None:
-    """The newest succeeded job of that key whose NEFFs are still there as recorded."""
-    best: tuple[dict[str, Any], Path] | None = None
+def lookup(workdir: Path, wanted: str) -> tuple[JobView, Path] | None:
+    """The newest succeeded job of that key whose NEFFs are still there as recorded (a newer neffbench's job is
+    never served: what its record means is not known here)."""
+    best: tuple[JobView, Path] | None = None
     for job_dir, record in records.records_mentioning(workdir, wanted):
-        if record.get("cache_key") != wanted or record.get("outcome") != "succeeded":
+        try:
+            job = JobView.of(record, str(job_dir / records.RECORD_NAME))
+        except RecordError:
+            continue
+        if job.cache_key != wanted or job.outcome != "succeeded":
             continue
         intact = all(
-            (job_dir / n["path"]).is_file() and (job_dir / n["path"]).stat().st_size == n.get("size")
-            for n in record.get("neffs") or []
+            isinstance(n.get("path"), str)
+            and (job_dir / n["path"]).is_file()
+            and (job_dir / n["path"]).stat().st_size == n.get("size")
+            for n in job.neffs
         )
-        if intact and (best is None or record.get("created", "") > best[0].get("created", "")):
-            best = (record, job_dir)
+        if intact and (best is None or (job.created or "") > (best[0].created or "")):
+            best = (job, job_dir)
     return best
 
 
@@ -85,22 +94,22 @@ def _link(src: Path, dst: Path) -> str:
         return "copy"
 
 
-def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[str, Any]) -> list[str]:
+def serve(source: JobView, source_dir: Path, job_dir: Path, record: dict[str, Any]) -> list[str]:
     """Bring the source job's products into ``job_dir`` and fill ``record`` from the source's; returns log lines."""
     how = set()
-    debug = (source.get("torchneuron") or {}).get("debug") or {}
+    debug = as_dict(source.torchneuron.get("debug"))
     files = (
-        [n["path"] for n in source.get("neffs") or []]
+        [n["path"] for n in source.neffs if isinstance(n.get("path"), str)]
         + list(PRODUCTS)
         + list(COMPILER_FILES)
-        + [rel for paths in debug.values() for rel in paths]
+        + [rel for paths in debug.values() if isinstance(paths, list) for rel in paths]
     )
     for rel in files:
         src = source_dir / rel
         if src.is_file():
             how.add(_link(src, job_dir / rel))
-    origin = (source.get("cache") or {}).get("from") or str(source_dir)
-    saved = (source.get("cache") or {}).get("saved_s") or source.get("duration_s")
+    origin = text(source.cache.get("from")) or str(source_dir)
+    saved = number(source.cache.get("saved_s")) or source.duration_s
     for field in (
         "backend",
         "backend_reason",
@@ -119,9 +128,9 @@ def serve(source: dict[str, Any], source_dir: Path, job_dir: Path, record: dict[
         "sources",
         "weights",
     ):
-        if field in source:
-            record[field] = source[field]
-    record["versions"] = {**record.get("versions", {}), **(source.get("versions") or {})}
+        if field in source.raw:  # carried over as written: the new record says what the source's said
+            record[field] = source.raw[field]
+    record["versions"] = {**record.get("versions", {}), **(source.versions or {})}
     record["neffs"] = records.neff_entries(job_dir, record.get("backend"))
     model_pt = job_dir / "model.pt"
     record["model_pt"] = records.file_entry(job_dir, model_pt) if model_pt.is_file() else None

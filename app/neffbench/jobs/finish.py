@@ -20,6 +20,7 @@ from neffbench.compilerlog.exits import meaning as explain_exit_code
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs import records
 from neffbench.procs import Child
+from neffbench.views.job import JobView
 
 log = logging.getLogger("neffbench.jobs.compile_job")
 
@@ -42,6 +43,11 @@ class JobResult:
     neffs: list[dict]
     numerics: dict | None
     record: dict
+
+    @property
+    def view(self) -> JobView:
+        """The final record as every reader takes it (the dict stays the runner's, to write)."""
+        return JobView.of(self.record, str(self.job_dir / records.RECORD_NAME))
 
 
 class Finishing:

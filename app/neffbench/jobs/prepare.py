@@ -20,6 +20,8 @@ from typing import Any
 from neffbench.jobs.records import records_mentioning
 from neffbench.kernels import registry
 from neffbench.usercode import closure as sources
+from neffbench.views.fields import RecordError
+from neffbench.views.job import JobView
 
 Ask = Callable[[str, dict], dict]
 
@@ -54,9 +56,13 @@ def recorded(workdir: str | Path, spec: Any, *, tries: int = 5) -> Prepared | No
     wanted = sources_key(spec)
     found: list[tuple[str, dict[str, Any], str]] = []
     for job_dir, record in records_mentioning(workdir, wanted):
-        block = record.get("sources") or {}
+        try:
+            job = JobView.of(record, str(job_dir / "job.json"))
+        except RecordError:  # a newer neffbench's closure may not mean what this one's does
+            continue
+        block = job.sources or {}
         if block.get("key") == wanted and block.get("files") is not None:
-            found.append((record.get("created") or "", block, job_dir.name))
+            found.append((job.created or "", block, job_dir.name))
     for _, block, job_id in sorted(found, key=lambda item: item[0], reverse=True)[:tries]:
         if not sources.changes(block):
             return Prepared(sources=_keyed(block, wanted, f"as the build of {job_id} read them, unchanged since"))

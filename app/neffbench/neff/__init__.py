@@ -1,15 +1,7 @@
 """NEFF files: read one without Neuron tools, index a workdir of them, and compare two."""
 
 from neffbench.neff.diff import Difference, diff_neffs
-from neffbench.neff.index import (
-    JobRecord,
-    JobRecordError,
-    NeffCache,
-    NeffRecord,
-    find_job,
-    read_job,
-    scan_workdir,
-)
+from neffbench.neff.index import JOB_FILE, NeffCache, NeffFile, find_job, scan_neffs, walk
 from neffbench.neff.reader import (
     DEFAULT_LIMITS,
     HEADER_SIZE,
@@ -25,20 +17,19 @@ from neffbench.neff.reader import (
 __all__ = [
     "DEFAULT_LIMITS",
     "HEADER_SIZE",
+    "JOB_FILE",
     "Difference",
-    "JobRecord",
-    "JobRecordError",
     "Limits",
     "MemberInfo",
     "NeffCache",
     "NeffError",
+    "NeffFile",
     "NeffHeader",
     "NeffInfo",
-    "NeffRecord",
     "TensorInfo",
     "diff_neffs",
     "find_job",
-    "read_job",
     "read_neff",
-    "scan_workdir",
+    "scan_neffs",
+    "walk",
 ]

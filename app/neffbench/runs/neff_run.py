@@ -114,8 +114,8 @@ class NeffRun:
             "backend": t.backend,
             "tolerance": list(t.tolerance) if t.tolerance else None,
             "run_dir": str(run_dir),
-            "weights": t.record.get("weights"),
-            "sources": t.record.get("sources"),
+            "weights": t.job.weights or None,
+            "sources": t.job.sources,
             "job_warning": t.job_warning,
             "no_neff_reason": t.no_neff_reason,
         }
@@ -133,7 +133,7 @@ class NeffRun:
         self.record = {
             "schema_version": SCHEMA_VERSION,
             "run_id": name,
-            "job_id": self.subject.record.get("job_id"),
+            "job_id": self.subject.job.job_id,
             "neff": str(self.subject.neff) if self.subject.neff else None,
             "runtime_requested": requested,
             "runtime": None,

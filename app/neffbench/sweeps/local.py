@@ -150,6 +150,6 @@ def _run_one(
         result.reason,
         job_dir=result.job_dir,
         peak_rss=peak,
-        cached=bool((result.record.get("cache") or {}).get("hit")),
-        duration_s=result.record.get("duration_s"),
+        cached=result.view.cache_hit,
+        duration_s=result.view.duration_s,
     )

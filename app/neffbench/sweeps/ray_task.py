@@ -113,6 +113,7 @@ def run_point(payload: dict[str, Any], channel: Any) -> dict[str, Any]:
     from neffbench.spec import from_dict
     from neffbench.sweeps.procmem import GroupSampler
     from neffbench.sweeps.versions import tool_versions
+    from neffbench.views.job import JobView
 
     index, host = payload["index"], platform.node()
     node = {"host": host, "pid": os.getpid(), "versions": tool_versions()}
@@ -156,23 +157,23 @@ def run_point(payload: dict[str, Any], channel: Any) -> dict[str, Any]:
             job.wait()
         except KeyboardInterrupt:
             # ray.cancel: the runner has already killed the job's process group and recorded how it ended.
-            if job.job_dir is None or job.record.get("outcome") in (None, "running"):
+            if job.job_dir is None or JobView.of(job.record).outcome in (None, "running"):
                 raise
     finally:
         if pgid:
             peak = sampler.forget(pgid[0])
         sampler.close()
         outbox.close()
-    record, job_dir = job.record, Path(job.job_dir)
+    record, job_dir = JobView.of(job.record), Path(job.job_dir)
     out = {
-        "outcome": record["outcome"],
-        "reason": record.get("reason"),
+        "outcome": record.outcome,
+        "reason": record.reason,
         "host": host,
         "peak_rss": peak,
         "attempt": attempt,
-        "duration_s": record.get("duration_s"),
+        "duration_s": record.duration_s,
         "job_name": job_dir.name,
-        "cached": bool((record.get("cache") or {}).get("hit")),
+        "cached": record.cache_hit,
     }
     if payload["shared"]:
         out["job_dir"] = str(job_dir)

@@ -101,8 +101,8 @@ def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:
         result.outcome,
         result.reason,
         job_dir=result.job_dir,
-        cached=bool((result.record.get("cache") or {}).get("hit")),
-        duration_s=result.record.get("duration_s"),
+        cached=result.view.cache_hit,
+        duration_s=result.view.duration_s,
     )
 
 

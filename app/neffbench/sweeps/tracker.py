@@ -11,6 +11,7 @@ from typing import Any
 from neffbench.jobs import records
 from neffbench.sweeps.record import SweepRecord
 from neffbench.sweeps.versions import describe, differences
+from neffbench.views.job import JobView
 
 log = logging.getLogger("neffbench.sweeps.sweep")
 
@@ -139,13 +140,13 @@ class Tracker:
         weights, wherever they ran; a node whose files or libraries differ is said so, not left to look like a
         numerical difference. Returns what to record in the point."""
         try:
-            job = records.read_record(job_dir)
-        except (OSError, ValueError):
+            job = JobView.of(records.read_record(job_dir), str(job_dir / records.RECORD_NAME))
+        except (OSError, ValueError):  # RecordError is a ValueError too
             return {}
-        weights, key = job.get("weights") or {}, (job.get("sources") or {}).get("key")
+        weights, key = job.weights, (job.sources or {}).get("key")
         if not weights.get("sha256") or not key:
             return {}
-        where = node or job.get("host")
+        where = node or job.host
         with self._lock:
             first = self._modules.setdefault(key, (index, weights, where))
         if first[0] == index or first[1].get("sha256") == weights["sha256"]:

@@ -10,6 +10,10 @@ class RecordError(ValueError):
     """A record that cannot be read as one; the message says why in a sentence."""
 
 
+class NewerRecordError(RecordError):
+    """A record from a newer schema than this code reads: well formed, but not to be read as if it were ours."""
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -38,7 +42,7 @@ def schema_version_of(record: Mapping[str, Any], where: str, newest: int, what: 
     """The record's schema_version (1 before the field existed); RecordError for one newer than ``newest``."""
     version = integer(record.get("schema_version")) or 1
     if version > newest:
-        raise RecordError(
+        raise NewerRecordError(
             f"{where} has schema_version {version}, newer than this neffbench reads (up to {newest}): "
             f"it was written by a newer neffbench, which is needed to read this {what}"
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from neffbench.backends import registry as backends
@@ -75,12 +76,23 @@ class JobView:
     weights: dict[str, Any]
     pid: int | None
     pid_start: Any
+    cache_key: str | None = None
+    versions: dict[str, Any] | None = None
+    host: str | None = None
+    exit_code: int | None = None
+    torchneuron: dict[str, Any] = field(default_factory=dict)
+    error_text: str | None = None  # the error of a record older than the error dict: a plain sentence
+    # The job.json it was read from (views/job_file.py sets it); None for a record handed over in memory.
+    path: str | None = None
     # The whole document as written, for what no field above names (a detail view shows all of it).
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def of(cls, record: JobView | Mapping[str, Any], where: str = "job.json") -> JobView:
-        """The view of ``record`` (a view passes through); RecordError for one from a newer schema."""
+    def of(cls, record: JobView | Mapping[str, Any], where: str = "job.json", *, path: str | None = None) -> JobView:
+        """The view of ``record`` (a view passes through); RecordError for one from a newer schema.
+
+        ``path`` is the job.json the record was read from, when it was read from one.
+        """
         if isinstance(record, JobView):
             return record
         record = mapping_of(record, where, "job record")
@@ -123,8 +135,49 @@ class JobView:
             weights=as_dict(record.get("weights")),
             pid=integer(record.get("pid")),
             pid_start=record.get("pid_start"),
+            cache_key=text(record.get("cache_key")),
+            versions=maybe_dict(record.get("versions")),
+            host=text(record.get("host")),
+            exit_code=integer(record.get("exit_code")),
+            torchneuron=as_dict(record.get("torchneuron")),
+            error_text=text(record.get("error")),
+            path=path,
             raw=record,
         )
+
+    @property
+    def directory(self) -> Path | None:
+        """The job directory, the one its NEFFs' recorded paths are relative to; None when not read from a file."""
+        return Path(self.path).parent if self.path is not None else None
+
+    @property
+    def requested_command(self) -> tuple[str, ...] | None:
+        """The compiler command the backend asked for, when the record holds one as a list of strings."""
+        return _argv(self.compiler_command.get("requested"))
+
+    @property
+    def actual_command(self) -> tuple[str, ...] | None:
+        """The compiler command that ran, when the record holds one as a list of strings."""
+        return _argv(self.compiler_command.get("actual"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields ``neffbench`` prints of a job, as JSON-ready values."""
+        return {
+            "path": self.path,
+            "job_id": self.job_id,
+            "schema_version": self.schema_version,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "created": self.created,
+            "backend": self.backend,
+            "spec": self.spec if self.spec is not None else {},
+            "spec_hash": self.spec_hash,
+            "compiler_command": {
+                "requested": None if self.requested_command is None else list(self.requested_command),
+                "actual": None if self.actual_command is None else list(self.actual_command),
+            },
+            "neffs": [dict(n) for n in self.neffs],
+        }
 
     @property
     def backend_class(self) -> type[Backend] | None:
@@ -140,6 +193,12 @@ class JobView:
     @property
     def cache_hit(self) -> bool:
         return bool(self.cache.get("hit"))
+
+
+def _argv(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(a, str) for a in value):
+        return tuple(value)
+    return None
 
 
 def bucket_of(record: JobView | Mapping[str, Any]) -> dict[str, Any]:

@@ -11,12 +11,11 @@ from PySide6.QtWidgets import QPlainTextEdit, QTreeWidget, QTreeWidgetItem
 from neffbench.gui.artifacts.model import Artifact
 from neffbench.gui.compile.panel import numerics_text
 from neffbench.gui.widgets import theme
-from neffbench.neff import diff_neffs
-from neffbench.neff.diff import diff_jobs
 from neffbench.spec import SpecError, dumps_toml, from_dict
 from neffbench.targets import codename_label
 from neffbench.usercode import closure
-from neffbench.views.job import JobView, RecordError
+from neffbench.views.job import JobView
+from neffbench.views.job_diff import diff_built, diff_jobs
 
 
 def _value(v) -> str:
@@ -87,10 +86,8 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
     if art.job_error:
         add(tree, None, "Error", art.job_error, colour=theme.BAD)
     add(tree, None, "Directory", str(art.job_dir))
-    try:
-        record = JobView.of(art.record, str(art.job_dir / "job.json"))
-    except RecordError as exc:  # a newer neffbench's record: say so rather than misread it
-        add(tree, None, "Error", str(exc), colour=theme.BAD)
+    record = art.job
+    if record is None:  # unreadable, or a newer neffbench's record: the error above says which
         return
     for key, value in (
         ("job_id", record.job_id),
@@ -118,7 +115,7 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
         d = entry.get("duration_s") if isinstance(entry, dict) else None
         add(tree, stages, name, f"{d:.2f} s" if isinstance(d, (int, float)) else "—")
     stages.setExpanded(True)
-    spec = art.job.spec if art.job else record.spec
+    spec = record.spec
     if spec:
         try:
             spec_text.setPlainText(dumps_toml(from_dict(spec)))
@@ -179,7 +176,7 @@ def _fill_failure(tree: QTreeWidget, record: JobView) -> None:
 
 def fill_diff(tree: QTreeWidget, a: Artifact, b: Artifact) -> None:
     if a.neff and a.neff.info and b.neff and b.neff.info:
-        diffs = diff_neffs(a.neff.info, b.neff.info, job_a=a.job, job_b=b.job)
+        diffs = diff_built(a.neff.info, b.neff.info, job_a=a.job, job_b=b.job)
     elif a.job and b.job:  # jobs without a NEFF (cpu-check): their records are what there is to compare
         diffs = diff_jobs(a.job, b.job)
     else:

@@ -6,11 +6,12 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from neffbench.neff import JobRecord, JobRecordError, NeffRecord, read_job, scan_workdir
 from neffbench.targets import codename_label
-from neffbench.views.job import JobView, RecordError
+from neffbench.views.fields import NewerRecordError, RecordError
+from neffbench.views.job import JobView
+from neffbench.views.job_file import read_job
+from neffbench.views.workdir import NeffRecord, scan_workdir
 
 
 @dataclass(frozen=True)
@@ -18,9 +19,8 @@ class Artifact:
     """One row: a NEFF (``neff`` set) or a job without a NEFF (cpu-check, failed, cancelled)."""
 
     neff: NeffRecord | None
-    job: JobRecord | None
+    job: JobView | None  # None when there is no job.json, or job_error says why it could not be read
     job_dir: Path | None
-    record: dict[str, Any]  # job.json as written (stages, numerics, durations), {} when there is none
     job_error: str | None = None
 
     @property
@@ -54,8 +54,7 @@ class Artifact:
     @property
     def io(self) -> str:
         if self.neff is None:
-            job = _view(self.record)
-            return (job.neff_note or job.reason or "") if job is not None else ""
+            return (self.job.neff_note or self.job.reason or "") if self.job is not None else ""
         if self.neff.info is None:
             return f"unreadable: {self.neff.error}"
         return self.neff.info.io_summary()
@@ -95,7 +94,7 @@ def scan(workdir: str | Path) -> list[Artifact]:
         job_dir = Path(rec.job_path).parent if rec.job_path else None
         if job_dir is not None:
             jobs_with_neffs.add(job_dir)
-        rows.append(Artifact(rec, rec.job, job_dir, rec.job.record if rec.job else {}, rec.job_error))
+        rows.append(Artifact(rec, rec.job, job_dir, rec.job_error))
     others = []
     for job_json in root.glob("*/job.json"):
         job_dir = job_json.parent
@@ -103,9 +102,9 @@ def scan(workdir: str | Path) -> list[Artifact]:
             continue
         try:
             job, error = read_job(job_json), None
-        except JobRecordError as exc:
+        except RecordError as exc:
             job, error = None, str(exc)
-        others.append(Artifact(None, job, job_dir, job.record if job else {}, error))
+        others.append(Artifact(None, job, job_dir, error))
     others.sort(key=lambda a: a.created, reverse=True)
     return rows + others
 
@@ -116,14 +115,12 @@ def delete_job(workdir: str | Path, job_dir: str | Path) -> None:
     if target.parent != root or not (target / "job.json").is_file():
         raise ValueError(f"{target} is not a job directory of {root}")
     try:
-        record = read_job(target / "job.json").record
-    except JobRecordError:
-        record = {}
-    try:
-        job = JobView.of(record, str(target / "job.json"))
-    except RecordError as exc:  # whether a newer neffbench's job is still running cannot be told here
+        job: JobView | None = read_job(target / "job.json")
+    except NewerRecordError as exc:  # whether a newer neffbench's job is still running cannot be told here
         raise ValueError(str(exc)) from None
-    if job.outcome == "running":
+    except RecordError:
+        job = None  # a broken record tells of no running process: the directory may go
+    if job is not None and job.outcome == "running":
         from neffbench.jobs.records import process_alive
 
         if process_alive(job.pid, job.pid_start):
@@ -131,11 +128,3 @@ def delete_job(workdir: str | Path, job_dir: str | Path) -> None:
     if os.path.islink(target):
         raise ValueError(f"{target} is a symbolic link")
     shutil.rmtree(target)
-
-
-def _view(record: dict[str, Any]) -> JobView | None:
-    """The record's view; None for one a newer neffbench wrote (the detail view says so in a sentence)."""
-    try:
-        return JobView.of(record)
-    except RecordError:
-        return None

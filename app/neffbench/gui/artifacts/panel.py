@@ -206,7 +206,7 @@ class ArtifactsPanel(QWidget):
                 [
                     art.name,
                     art.job_id,
-                    outcome_label(art.record, art.outcome),
+                    outcome_label(art.job, art.outcome),
                     human_bytes(art.size) if art.size is not None else "",
                     art.created,
                     art.io,

@@ -38,7 +38,7 @@ class CompileRun:
     @property
     def cpu_check_only(self) -> bool:
         """Every job ran the CPU check: whatever the outcome, nothing was compiled for Neuron."""
-        return bool(self.results) and not any(r.record.get("makes_neff") for r in self.results)
+        return bool(self.results) and not any(r.view.makes_neff for r in self.results)
 
     @property
     def headline(self) -> str:

@@ -30,7 +30,6 @@ from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
-from neffbench.views.job import bucket_of
 
 
 def clock(seconds: float) -> str:
@@ -231,16 +230,17 @@ class CompilePanel(QWidget):
             self.stages.set_job_state(f"compiler {event.get('status')}")
 
     def show_job_finished(self, result: JobResult) -> None:
-        self.stages.finish_job(result.outcome, outcome_label(result.record), result.record.get("duration_s"))
+        job = result.view
+        self.stages.finish_job(result.outcome, outcome_label(job), job.duration_s)
         neffs = result.neffs
         if neffs:
             neff_text = ", ".join(f"{Path(n['path']).name} ({human_bytes(n.get('size'))})" for n in neffs)
         else:
-            neff_text = result.record.get("neff_note") or "no NEFF"
+            neff_text = job.neff_note or "no NEFF"
         item = QTreeWidgetItem(
             [
-                _bucket_cell(bucket_of(result.record)),
-                outcome_label(result.record),
+                _bucket_cell(job.bucket),
+                outcome_label(job),
                 neff_text,
                 numerics_text(result.numerics),
                 result.job_dir.name,
@@ -250,8 +250,8 @@ class CompilePanel(QWidget):
         item.setForeground(1, QColor(theme.JOB_OUTCOME_COLOURS.get(result.outcome, theme.ORIGINAL)))
         if result.outcome != "succeeded":
             for col in range(5):
-                item.setToolTip(col, failure_sentence(result.record))
-        if not neffs and backends.makes_no_neff(result.record.get("backend")):
+                item.setToolTip(col, failure_sentence(job))
+        if not neffs and job.no_neff_by_design:
             item.setToolTip(
                 2,
                 f"{NO_NEFF_NOTE}: the Neuron toolchain is not installed here, so the compile ran "
@@ -260,7 +260,7 @@ class CompilePanel(QWidget):
         self.results.addTopLevelItem(item)
         for col in range(self.results.columnCount() - 1):
             self.results.resizeColumnToContents(col)
-        if not (result.record.get("cache") or {}).get("hit"):
+        if not job.cache_hit:
             self.explanation.explain_path(result.job_dir)
             if result.outcome == "failed":
                 self.log_tabs.setCurrentWidget(self.explanation)
@@ -336,7 +336,7 @@ def finished_text(run: CompileRun, total: int) -> str:
                 "Cancelled before any bucket started." if not done else f"Cancelled after {done} of {total} bucket(s)."
             )
         index = done  # the cancelled job is the last one run
-        head = f"Cancelled bucket {bucket_phrase(bucket_of(cancelled[0].record))} ({index} of {total})"
+        head = f"Cancelled bucket {bucket_phrase(cancelled[0].view.bucket)} ({index} of {total})"
         return head + (f": {', '.join(parts)}." if parts else ".")
     if run.error:
         return f"Failed: {run.error}"
@@ -344,11 +344,11 @@ def finished_text(run: CompileRun, total: int) -> str:
     if failed is None:
         return "Failed: see the log."
     where = (
-        f" (bucket {bucket_phrase(bucket_of(failed.record))}, {run.results.index(failed) + 1} of {total})"
+        f" (bucket {bucket_phrase(failed.view.bucket)}, {run.results.index(failed) + 1} of {total})"
         if total > 1
         else ""
     )
-    return f"Failed{where}: {failure_sentence(failed.record)}"
+    return f"Failed{where}: {failure_sentence(failed.view)}"
 
 
 def _bucket_cell(bucket: dict) -> str:
