@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 
 import numpy as np
@@ -75,12 +77,18 @@ def net():
     return Net().eval(), (torch.randn(2, 5, 4),)
 
 
+@contextlib.contextmanager
 def _device_run(module, inputs, taps):
-    """What a runtime gives back: the traced tapped graph's outputs (the CPU runtime runs the TorchScript)."""
-    tapped = Tapped(module, taps)
-    with torch.no_grad():
+    """The tapped module, its trace, and what a runtime gives back: the traced graph's outputs split into the
+    module's and the taps' (the CPU runtime runs the TorchScript). The hooks come off at the end."""
+    with Tapped(module, taps) as tapped, torch.no_grad():
         traced = torch.jit.trace(tapped, tuple(inputs), check_trace=False)
-        return tapped, traced, tapped.split(traced(*inputs))
+        yield tapped, traced, tapped.split(traced(*inputs))
+
+
+def _device_taps(module, inputs, taps):
+    with _device_run(module, inputs, taps) as (_, _, (_, device)):
+        return device
 
 
 # ---- choosing taps ------------------------------------------------------------------------------
@@ -169,8 +177,7 @@ def test_a_module_called_twice_is_tapped_at_its_first_call_and_a_tensorless_one_
     assert [t.module for t in plan.taps] == ["lin"] and plan.taps[0].calls == 2
     assert any("count (Counter) returns no tensor" in n for n in plan.notes)
     assert any("called 2 times" in n for n in plan.notes)
-    tapped = Tapped(module, plan.taps)
-    with torch.no_grad():
+    with Tapped(module, plan.taps) as tapped, torch.no_grad():
         _, taps = tapped.split(tapped(x))
         assert torch.equal(taps["tap0"], module.lin(x))
 
@@ -186,8 +193,7 @@ def test_a_module_without_submodules_has_no_taps():
 def test_tapped_returns_the_flat_outputs_then_the_taps_and_traces_to_the_same_values(net):
     module, inputs = net
     plan = select.plan(module, inputs, depth=2)
-    tapped, traced, (outs, taps) = _device_run(module, inputs, plan.taps)
-    with torch.no_grad():
+    with _device_run(module, inputs, plan.taps) as (tapped, traced, (outs, taps)):
         raw = module(*inputs)
         eager_outs, eager_taps = tapped.split(tapped(*inputs))
         paths = module_outputs.leaves(raw).paths
@@ -200,14 +206,31 @@ def test_tapped_returns_the_flat_outputs_then_the_taps_and_traces_to_the_same_va
     assert len(eager_outs) == 2
 
 
-def test_tapped_wraps_the_module_and_leaves_no_hooks_on_it(net):
+def test_tapped_wraps_the_module_and_remove_leaves_it_as_it_was(net):
     module, inputs = net
-    tapped = Tapped(module, select.plan(module, inputs, depth=1).taps)
-    assert tapped.module is module
-    assert next(tapped.parameters()).data_ptr() == next(module.parameters()).data_ptr()
-    with torch.no_grad():
+    with Tapped(module, select.plan(module, inputs, depth=1).taps) as tapped, torch.no_grad():
+        assert tapped.module is module
+        assert next(tapped.parameters()).data_ptr() == next(module.parameters()).data_ptr()
         tapped(*inputs)
+        assert not tapped._caught  # no tensor of a call is held past it
     assert not any(m._forward_hooks or m._forward_pre_hooks for m in module.modules())
+
+
+def test_a_deep_copy_of_tapped_catches_its_own_taps(net):
+    module, inputs = net
+    taps = select.plan(module, inputs, depth=1).taps
+    with Tapped(module, taps) as tapped, torch.no_grad():
+        twin = copy.deepcopy(tapped).double()
+        _, got = twin.split(twin(*(t.double() for t in inputs)))
+    assert all(v.dtype == torch.float64 for v in got.values()) and set(got) == {t.name for t in taps}
+
+
+def test_tapped_compiles_in_one_graph(net):
+    """torch.compile is how TorchNeuron compiles: the taps must not break the graph."""
+    module, inputs = net
+    with Tapped(module, select.plan(module, inputs, depth=1).taps) as tapped, torch.no_grad():
+        compiled = torch.compile(tapped, backend="eager", fullgraph=True)
+        assert all(torch.equal(a, b) for a, b in zip(compiled(*inputs), tapped(*inputs)))
 
 
 def test_tapped_refuses_a_tap_the_module_does_not_have(net):
@@ -244,8 +267,7 @@ def test_a_hugging_face_models_taps_are_its_named_modules_and_trace(bert):
     assert {"encoder.layer.0", "encoder.layer.1", "embeddings.LayerNorm"} <= {t.module for t in plan.taps}
     layer = next(t for t in plan.taps if t.module == "encoder.layer.1")
     assert layer.source.split(":")[0].endswith("modeling_bert.py")  # its own forward, not a decorator's file
-    tapped, _, (outs, taps) = _device_run(model, inputs, plan.taps)
-    with torch.no_grad():
+    with _device_run(model, inputs, plan.taps) as (tapped, _, (outs, taps)):
         eager_outs, eager_taps = tapped.split(tapped(*inputs))
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(outs, eager_outs))
     result = compare.compare(plan.taps, taps, eager_taps, compare.float64_reference(model, inputs, plan.taps))
@@ -259,8 +281,7 @@ def test_inside_the_module_kernels_wrapper_the_paths_are_the_users(bert):
     wrapped = module_wrapper.make(src, model).eval()
     plan = select.plan(wrapped, inputs, patterns=["encoder.layer.*"])
     assert [t.module for t in plan.taps] == ["encoder.layer.0", "encoder.layer.1"]
-    tapped = Tapped(wrapped, plan.taps)
-    with torch.no_grad():
+    with Tapped(wrapped, plan.taps) as tapped, torch.no_grad():
         outs, taps = tapped.split(tapped(*inputs))
         assert all(torch.equal(a, b) for a, b in zip(outs, wrapped(*inputs)))
         assert torch.equal(taps["tap1"], outs[0])
@@ -272,7 +293,7 @@ def test_inside_the_module_kernels_wrapper_the_paths_are_the_users(bert):
 def test_the_lossy_layer_is_first_divergent_against_float64_while_the_device_matches_eager(net):
     module, inputs = net
     plan = select.plan(module, inputs, depth=2)
-    tapped, _, (_, device) = _device_run(module, inputs, plan.taps)
+    device = _device_taps(module, inputs, plan.taps)
     eager = compare.tapped_outputs(module, inputs, plan.taps)
     float64 = compare.float64_reference(module, inputs, plan.taps)
     result = compare.compare(plan.taps, device, eager, float64)
@@ -294,7 +315,7 @@ def test_the_lossy_layer_is_first_divergent_against_float64_while_the_device_mat
 def test_a_perturbed_tap_is_first_divergent_against_eager(net):
     module, inputs = net
     plan = select.plan(module, inputs, depth=1)
-    _, _, (_, device) = _device_run(module, inputs, plan.taps)
+    device = _device_taps(module, inputs, plan.taps)
     eager = compare.tapped_outputs(module, inputs, plan.taps)
     device = {k: v.clone() for k, v in device.items()}
     device["tap2"][0, 0, 0] += 0.01

@@ -173,8 +173,7 @@ def tapped_outputs(module: Any, inputs: Sequence[Any], taps: Sequence[Tap]) -> d
 
     from neffbench.taps.wrapper import Tapped
 
-    tapped = Tapped(module, taps)
-    with torch.no_grad():
+    with Tapped(module, taps) as tapped, torch.no_grad():
         return tapped.split(tapped(*inputs))[1]
 
 

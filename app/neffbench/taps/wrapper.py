@@ -1,8 +1,8 @@
 """The tapped variant of a module: its own outputs, then every tap's output, as one flat tuple of tensors.
 
-The taps are caught by forward hooks registered for the length of one call, so the module itself is left
-as it was (no hooks remain on the user's module) and ``torch.jit.trace`` of the wrapper records the tapped
-tensors as graph outputs. The module is wrapped, not copied: same parameters, same buffers.
+The taps are caught by forward hooks on the tapped submodules, so ``torch.jit.trace`` (and ``torch.compile``)
+of the wrapper records the tapped tensors as graph outputs. The module is wrapped, not copied: same
+parameters, same buffers; ``remove()`` takes the hooks off it again.
 """
 
 from __future__ import annotations
@@ -34,45 +34,64 @@ def flat_outputs(raw: Any) -> tuple[torch.Tensor, ...]:
     return tuple(out)
 
 
+class _Catcher:
+    """A forward hook keeping the first tensor a module returns in ``store`` (a module called twice is tapped
+    at its first call). An object, not a closure, so that a deep copy of the tapped module catches into the
+    copy's store (closures are copied as they are, still pointing at the original's)."""
+
+    def __init__(self, name: str, store: dict[str, torch.Tensor]) -> None:
+        self.name, self.store = name, store
+
+    def __call__(self, module: Any, args: Any, output: Any) -> None:
+        if self.name not in self.store:
+            _, tensor = first_tensor(output)
+            if tensor is not None:
+                self.store[self.name] = tensor
+
+
 class Tapped(torch.nn.Module):
-    """``module``'s flat outputs followed by one output per tap, in the order of ``taps``."""
+    """``module``'s flat outputs followed by one output per tap, in the order of ``taps``.
+
+    The hooks stay on the module's submodules until ``remove()`` (or the end of a ``with`` block): a hook
+    added and removed inside ``forward`` would be fine for ``torch.jit.trace`` but is a graph break for
+    ``torch.compile``, which TorchNeuron compiles with.
+    """
 
     def __init__(self, module: torch.nn.Module, taps: Sequence[Tap]) -> None:
         super().__init__()
         self.module = module
         self.taps = list(taps)
+        self._caught: dict[str, torch.Tensor] = {}
         root = root_of(module)
+        targets = []
         for tap in self.taps:
             try:
-                root.get_submodule(tap.module)
+                targets.append(root.get_submodule(tap.module))
             except AttributeError:
                 raise TapsError(f"{tap.name} names {tap.module!r}, which the module does not have.") from None
+        self._handles = [m.register_forward_hook(_Catcher(t.name, self._caught)) for m, t in zip(targets, self.taps)]
 
     def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        root = root_of(self.module)
-        caught: dict[str, torch.Tensor] = {}
-        handles = []
-
-        def catcher(name: str) -> Any:
-            def hook(mod: Any, args: Any, output: Any) -> None:
-                if name not in caught:  # a module called twice is tapped at its first call
-                    _, tensor = first_tensor(output)
-                    if tensor is not None:
-                        caught[name] = tensor
-
-            return hook
-
-        for tap in self.taps:
-            handles.append(root.get_submodule(tap.module).register_forward_hook(catcher(tap.name)))
-        try:
-            raw = self.module(*inputs)
-        finally:
-            for handle in handles:
-                handle.remove()
+        self._caught.clear()
+        raw = self.module(*inputs)
+        caught = dict(self._caught)
+        self._caught.clear()  # hold no tensor of this call past it
         missing = [f"{t.name} ({t.module})" for t in self.taps if t.name not in caught]
         if missing:
             raise TapsError(f"these taps' modules were not called or returned no tensor: {', '.join(missing)}.")
         return flat_outputs(raw) + tuple(caught[t.name] for t in self.taps)
+
+    def remove(self) -> None:
+        """Take the hooks off the module, which is then as it was before it was wrapped."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+
+    def __enter__(self) -> Tapped:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
 
     def split(self, result: Sequence[Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """(the module's own outputs, each tap's output by tap name) of one result of this wrapper."""
