@@ -12,7 +12,6 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from torch import nn
 
 from neffbench.kernels.api import TOLERANCES
 from neffbench.kernels.module import outputs as module_outputs
@@ -21,54 +20,8 @@ from neffbench.runs.arrays import from_tensor
 from neffbench.taps import compare, report, select
 from neffbench.taps.select import Tap, TapError
 from neffbench.taps.wrapper import Tapped, TapsError, flat_outputs
-
-
-class AutoCastLike(nn.Module):
-    """Does float32 arithmetic in bfloat16, as a compiler's auto-cast would, and leaves float64 alone: the
-    layer that loses precision on purpose."""
-
-    def forward(self, x):
-        if x.dtype != torch.float32:
-            return x
-        return x.to(torch.bfloat16).to(torch.float32)
-
-
-class MLP(nn.Module):
-    def __init__(self, width=8):
-        super().__init__()
-        self.up = torch.nn.Linear(width, 2 * width)
-        self.act = torch.nn.GELU()
-        self.down = torch.nn.Linear(2 * width, width)
-
-    def forward(self, x):
-        return self.down(self.act(self.up(x)))
-
-
-class Block(nn.Module):
-    def __init__(self, width=8, lossy=False):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(width)
-        self.mlp = MLP(width)
-        self.cast = AutoCastLike() if lossy else torch.nn.Identity()
-
-    def forward(self, x):
-        return x + self.cast(self.mlp(self.norm(x)))
-
-
-class Net(nn.Module):
-    """Three blocks in a ModuleList (indexed, never called: no level of its own); the second one lossy."""
-
-    def __init__(self, width=8, lossy=1):
-        super().__init__()
-        self.embed = torch.nn.Linear(4, width)
-        self.layers = torch.nn.ModuleList(Block(width, lossy=(i == lossy)) for i in range(3))
-        self.head = torch.nn.Linear(width, 2)
-
-    def forward(self, x):
-        h = self.embed(x)
-        for layer in self.layers:
-            h = layer(h)
-        return {"logits": self.head(h), "hidden": (h,)}
+from tests import taps_models
+from tests.taps_models import MLP, Block, Float32Only, Net, Shared
 
 
 @pytest.fixture
@@ -102,7 +55,7 @@ def test_taps_follow_execution_order_with_paths_classes_sources_dtypes_and_shape
     block = plan.taps[1]
     assert block.cls == "Block" and block.dtype == "float32" and block.shape == (2, 5, 8)
     file, line = block.source.rsplit(":", 1)
-    assert file == __file__ and int(line) == Block.forward.__code__.co_firstlineno
+    assert file == taps_models.__file__ and int(line) == Block.forward.__code__.co_firstlineno
     assert plan.depth == 1
 
 
@@ -151,24 +104,6 @@ def test_a_pattern_deeper_than_the_depth_is_an_error(net):
     module, inputs = net
     with pytest.raises(TapError, match="deeper than depth 1"):
         select.plan(module, inputs, patterns=["**.up"], depth=1)
-
-
-class Shared(nn.Module):
-    """Calls one module twice and has a submodule whose output holds no tensor."""
-
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(3, 3)
-        self.count = Counter()
-
-    def forward(self, x):
-        self.count(x)
-        return self.lin(self.lin(x))
-
-
-class Counter(nn.Module):
-    def forward(self, x):
-        return x.shape[0]
 
 
 def test_a_module_called_twice_is_tapped_at_its_first_call_and_a_tensorless_one_is_skipped():
@@ -305,7 +240,7 @@ def test_the_lossy_layer_is_first_divergent_against_float64_while_the_device_mat
     assert all(r.ok for r in rows[:index]) and first.times_tolerance > 1
     assert first.growth is not None and first.growth > 10  # where the error jumps, not only where it crosses
     line = report.first_divergent_line(result, "vs_float64")
-    assert line.startswith("first divergent against float64: `layers.1.cast` (test_taps.py:")
+    assert line.startswith("first divergent against float64: `layers.1.cast` (taps_models.py:")
     assert "the float32 tolerance; every tap before it is within." in line
     assert report.first_divergent_line(result, "vs_eager") == (
         f"against eager: every tap ({len(plan.taps)}) is within its dtype's tolerance."
@@ -360,18 +295,6 @@ def test_a_bfloat16_module_against_float64_uses_the_bfloat16_tolerance():
     # the bits a bfloat16 array is saved as (inputs.npz) read as the values they hold
     bits = {k: from_tensor(v)[0] for k, v in eager.items()}
     assert compare.compare(plan.taps, bits, eager).first_divergent("vs_eager") is None
-
-
-class Float32Only(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.emb = torch.nn.Embedding(10, 4)
-
-    def forward(self, ids):
-        h = self.emb(ids)
-        if h.dtype != torch.float32:
-            raise TypeError("this module runs in float32 only")
-        return h
 
 
 def test_float64_reference_keeps_integer_inputs_and_says_why_a_module_refuses():
