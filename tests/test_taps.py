@@ -254,6 +254,8 @@ def test_a_perturbed_tap_is_first_divergent_against_eager(net):
     eager = compare.tapped_outputs(module, inputs, plan.taps)
     device = {k: v.clone() for k, v in device.items()}
     device["tap2"][0, 0, 0] += 0.01
+    loose = compare.compare(plan.taps, device, eager, eager_tolerance=TOLERANCES["bfloat16"])  # --auto-cast
+    assert loose.first_divergent("vs_eager") is None
     result = compare.compare(plan.taps, device, eager)
     first = result.first_divergent("vs_eager")
     assert first.name == "tap2" and first.module == "layers.1"

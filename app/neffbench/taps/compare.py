@@ -95,9 +95,12 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float | None:
     return float(np.clip(np.dot(a, b) / (na * nb), -1.0, 1.0))
 
 
-def measure(tap: Tap, device: Any, reference: Any) -> TapResult:
-    """One tap's figures: device output against the reference's, with the tolerance of ``tap.dtype``."""
-    atol, rtol = tolerance(tap.dtype)
+Tolerance = tuple[float, float]  # (atol, rtol)
+
+
+def measure(tap: Tap, device: Any, reference: Any, tol: Tolerance | None = None) -> TapResult:
+    """One tap's figures: device output against the reference's, with ``tol`` or the tolerance of ``tap.dtype``."""
+    atol, rtol = tol or tolerance(tap.dtype)
     got, want = as_float64(device, tap.dtype), as_float64(reference, tap.dtype)
     entry = TapResult(tap.name, tap.module, tap.dtype, atol, rtol, ok=False)
     entry.nan, entry.inf = int(np.isnan(got).sum()), int(np.isinf(got).sum())
@@ -129,18 +132,18 @@ def _lookup(outputs: Mapping[str, Any] | Sequence[Any], tap: Tap, index: int) ->
     return outputs[index] if index < len(outputs) else None
 
 
-def compare_one(taps: Sequence[Tap], device: Any, reference: Any) -> list[TapResult]:
+def compare_one(taps: Sequence[Tap], device: Any, reference: Any, tol: Tolerance | None = None) -> list[TapResult]:
     """Every tap against one reference; outputs by tap name (or module path), or a sequence in tap order."""
     results: list[TapResult] = []
     previous: float | None = None
     for i, tap in enumerate(taps):
         got, want = _lookup(device, tap, i), _lookup(reference, tap, i)
         if got is None or want is None:
-            atol, rtol = tolerance(tap.dtype)
+            atol, rtol = tol or tolerance(tap.dtype)
             missing = "device" if got is None else "reference"
             entry = TapResult(tap.name, tap.module, tap.dtype, atol, rtol, ok=False, problem=f"no {missing} output")
         else:
-            entry = measure(tap, got, want)
+            entry = measure(tap, got, want, tol)
         if previous and entry.scale_share is not None:
             entry.growth = entry.scale_share / previous
         previous = entry.scale_share
@@ -153,11 +156,14 @@ def compare(
     device: Mapping[str, Any] | Sequence[Any],
     eager: Mapping[str, Any] | Sequence[Any],
     float64: Mapping[str, Any] | Sequence[Any] | str | None = None,
+    eager_tolerance: Tolerance | None = None,
 ) -> Comparison:
     """Each tap against the eager run in the module's dtype and, when given, the float64 run (a string: why
-    there is none, as ``float64_reference`` returns it)."""
+    there is none, as ``float64_reference`` returns it). ``eager_tolerance`` replaces the dtype's against eager
+    only, for a compile that changes the arithmetic (``--auto-cast``: ``backends.verify.tolerance_for``); the
+    float64 reference is always judged by what the taps' dtype promises."""
     out = Comparison(list(taps))
-    out.results["vs_eager"] = compare_one(taps, device, eager)
+    out.results["vs_eager"] = compare_one(taps, device, eager, eager_tolerance)
     if isinstance(float64, str):
         out.skipped["vs_float64"] = float64
     elif float64 is None:
