@@ -24,6 +24,7 @@ OPTIONAL_CORE = [
     "neffbench.workers.compile",
     "neffbench.procs",
     "neffbench.kernels.rope.preview",
+    "neffbench.taps.report",
 ]
 
 

@@ -1,0 +1,227 @@
+"""Which intermediate outputs of a module to tap: its submodules in execution order, by depth or by path pattern.
+
+One eager run under forward hooks records every submodule that ``forward`` calls: the order they finish in
+(a module's output exists once it has finished, so a block's children come before the block), the first
+tensor each returns, and the source of its class's ``forward``. Depth counts *called* modules only: a
+``ModuleList`` that is indexed but never called is no level of its own, so ``encoder.layer.0`` of a BERT is
+at depth 2, under ``encoder``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from neffbench.kernels.module import wrapper as module_wrapper
+from neffbench.kernels.module.outputs import Leaves, collect, name_of
+
+MAX_TAPS = 64  # the default depth is the deepest whose taps are at most this many
+
+
+class TapError(ValueError):
+    """A tap selection that cannot be made (a pattern that matches nothing); one sentence naming it."""
+
+
+@dataclass(frozen=True)
+class Tap:
+    """One intermediate output the tapped module returns.
+
+    ``name`` is its output name (``tap0``..), ``module`` its path as in ``named_modules()`` of the user's
+    module, ``source`` ``FILE:LINE`` of its class's ``forward`` (None when Python cannot tell), ``part``
+    which tensor of the module's output it is (``output`` for a tensor, ``output[0]`` for a tuple's first).
+    """
+
+    name: str
+    module: str
+    cls: str
+    source: str | None
+    dtype: str
+    shape: tuple[int, ...]
+    depth: int = 1
+    calls: int = 1
+    part: str = "output"
+
+
+@dataclass
+class TapPlan:
+    taps: list[Tap]
+    depth: int | None  # the depth limit used; None when patterns alone chose
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Call:
+    path: str
+    cls: str
+    source: str | None
+    depth: int
+    calls: int = 1
+    part: str | None = None  # None: the output holds no tensor
+    dtype: str = ""
+    shape: tuple[int, ...] = ()
+
+
+def root_of(module: Any) -> Any:
+    """The module whose ``named_modules()`` the tap paths are: the user's, inside the module kernel's wrapper."""
+    import torch
+
+    inner = getattr(module, "inner", None)
+    if type(module).__name__ == module_wrapper.CLASS_NAME and isinstance(inner, torch.nn.Module):
+        return inner
+    return module
+
+
+def first_tensor(value: Any) -> tuple[str, Any] | tuple[None, None]:
+    """(name, tensor) of the first tensor leaf of a module's output, as the module kernel orders leaves."""
+    found = Leaves()
+    collect(value, (), found)
+    if not found.paths:
+        return None, None
+    path = found.paths[0]
+    for part in path:
+        value = value[part]
+    return name_of(path), value
+
+
+def source_of(cls: Any) -> str | None:
+    """``FILE:LINE`` of ``cls.forward``; None for classes defined where Python keeps no source."""
+    try:
+        # unwrap: a decorated forward (transformers' deprecation wrappers) is reported where the decorator lives
+        forward = inspect.unwrap(cls.forward)
+        file = inspect.getsourcefile(forward)
+        _, line = inspect.getsourcelines(forward)
+    except (AttributeError, TypeError, OSError, ValueError):
+        return None
+    return f"{file}:{line}" if file else None
+
+
+def record_calls(module: Any, inputs: Sequence[Any]) -> list[_Call]:
+    """Run ``module(*inputs)`` once and return its submodules' first calls in the order they finished."""
+    import torch
+
+    root = root_of(module)
+    names = {id(m): path for path, m in root.named_modules() if path}
+    stack: list[str] = []  # paths of the called modules running now, to know each call's depth
+    calls: dict[str, _Call] = {}
+    sources: dict[type, str | None] = {}  # the twelve layers of a model share one class
+
+    def before(mod: Any, args: Any) -> None:
+        path = names[id(mod)]
+        if path in calls:
+            calls[path].calls += 1
+        else:
+            cls = type(mod)
+            if cls not in sources:
+                sources[cls] = source_of(cls)
+            calls[path] = _Call(path, cls.__name__, sources[cls], depth=len(stack) + 1)
+        stack.append(path)
+
+    def after(mod: Any, args: Any, output: Any) -> None:
+        path = stack.pop()
+        call = calls[path]
+        if call.calls == 1:
+            part, tensor = first_tensor(output)
+            if part is not None and tensor is not None:
+                call.part, call.dtype, call.shape = part, str(tensor.dtype).replace("torch.", ""), tuple(tensor.shape)
+            order.append(path)
+
+    order: list[str] = []
+    handles = []
+    for path, mod in root.named_modules():
+        if path:
+            handles += [mod.register_forward_pre_hook(before), mod.register_forward_hook(after)]
+    try:
+        with torch.no_grad():
+            module(*inputs)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return [calls[path] for path in order]
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    """``*`` is one path segment's worth (no dots), ``**`` any number of segments; a pattern also matches the
+    tail of a path, so ``layers.*.mlp`` finds ``model.layers.0.mlp``."""
+    parts = []
+    for token in re.split(r"(\*\*|\*|\?)", pattern):
+        parts.append({"**": ".*", "*": "[^.]*", "?": "[^.]"}.get(token, re.escape(token)))
+    return re.compile(r"(?:.*\.)?" + "".join(parts))
+
+
+def _matching(calls: list[_Call], patterns: Sequence[str], every_path: list[str]) -> list[_Call]:
+    chosen: set[str] = set()
+    for pattern in patterns:
+        regex = _regex(pattern)
+        hits = {c.path for c in calls if regex.fullmatch(c.path)}
+        if not hits:
+            uncalled = [p for p in every_path if regex.fullmatch(p)]
+            if uncalled:
+                raise TapError(
+                    f"tap pattern '{pattern}' matches only modules that forward never calls "
+                    f"({', '.join(uncalled[:3])}): tap what they contain, e.g. '{uncalled[0]}.*'."
+                )
+            raise TapError(
+                f"tap pattern '{pattern}' matches no module; module paths look like "
+                f"{', '.join(c.path for c in calls[:3]) or '(the module has no submodules)'}."
+            )
+        chosen |= hits
+    return [c for c in calls if c.path in chosen]
+
+
+def _default_depth(calls: list[_Call], limit: int) -> int:
+    deepest = max((c.depth for c in calls), default=0)
+    best = 1 if calls else 0
+    for depth in range(1, deepest + 1):
+        if sum(1 for c in calls if c.depth <= depth) <= limit:
+            best = depth
+    return best
+
+
+def plan(
+    module: Any,
+    inputs: Sequence[Any],
+    patterns: Sequence[str] = (),
+    depth: int | None = None,
+    max_taps: int = MAX_TAPS,
+) -> TapPlan:
+    """The taps of ``module`` on ``inputs``: submodules matching ``patterns`` (any, when none are given) at
+    depth ``depth`` or shallower (by default the deepest depth with at most ``max_taps`` taps)."""
+    calls = record_calls(module, inputs)
+    every_path = [p for p, _ in root_of(module).named_modules() if p]
+    notes: list[str] = []
+    chosen = _matching(calls, patterns, every_path) if patterns else calls
+    if depth is None and not patterns:
+        depth = _default_depth(calls, max_taps)
+        deepest = max((c.depth for c in calls), default=0)
+        notes.append(
+            f"taps: every module down to depth {depth} of {deepest} ({sum(c.depth <= depth for c in calls)} taps, "
+            f"at most {max_taps} by default); choose others with a depth or with module-path patterns "
+            "such as 'layers.*.mlp'."
+        )
+    if depth is not None:
+        kept = [c for c in chosen if c.depth <= depth]
+        if patterns and not kept:
+            raise TapError(
+                f"tap patterns {', '.join(repr(p) for p in patterns)} match modules deeper than depth {depth} only "
+                f"(the shallowest is at depth {min(c.depth for c in chosen)})."
+            )
+        chosen = kept
+    taps: list[Tap] = []
+    for call in chosen:
+        if call.part is None:
+            notes.append(f"{call.path} ({call.cls}) returns no tensor, so it is not tapped.")
+            continue
+        if call.calls > 1:
+            notes.append(f"{call.path} is called {call.calls} times; its tap is the output of the first call.")
+        taps.append(
+            Tap(
+                f"tap{len(taps)}", call.path, call.cls, call.source, call.dtype, call.shape,
+                depth=call.depth, calls=call.calls, part=call.part,
+            )
+        )  # fmt: skip
+    if not calls:
+        notes.append("the module calls no submodule, so there is nothing to tap: only its outputs are compared.")
+    return TapPlan(taps, depth, notes)
