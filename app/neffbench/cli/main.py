@@ -24,6 +24,7 @@ COMMANDS = {
     "explain": "neffbench.cli.explain_cmd",
     "bundle": "neffbench.cli.bundle_cmd",
     "sweep": "neffbench.cli.sweep_cmd",
+    "compare": "neffbench.cli.compare_cmd",
 }
 
 

@@ -29,7 +29,8 @@ from neffbench.views.job import JobView
 
 # What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
 # the script, and the compiler's own small files (its log and command).
-PRODUCTS = ("model.pt", "inputs.npz", "reference.npz", "reproduce.py")
+# (reference64.npz: a compare's tapped job's float64 reference.)
+PRODUCTS = ("model.pt", "inputs.npz", "reference.npz", "reference64.npz", "reproduce.py")
 COMPILER_FILES = ("compiler/command.txt", "compiler/log-neuron-cc.txt", "torchneuron.log")
 
 
@@ -44,9 +45,11 @@ def predicted_backend(requested: str) -> str:
     return "torchneuron" if neuronx_flavour(dist_version("torch-neuronx")) == "native" else "neuron"
 
 
-def key(spec: Any, backend: str, sources: str | None = None) -> dict[str, Any]:
-    """``sources``: the digest of the build's source closure (usercode.closure), for kernels that run user code."""
+def key(spec: Any, backend: str, sources: str | None = None, taps: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``sources``: the digest of the build's source closure (usercode.closure), for kernels that run user code;
+    ``taps``: what a compare's tapped job taps (its NEFF is another, and is never an ordinary compile's)."""
     return {
+        **({"taps": taps} if taps else {}),
         "spec_hash": spec_hash(spec, sources),
         "backend": backend,
         "compiler_args": cls.cache_part(spec) if (cls := registry.recorded(backend)) else None,
@@ -127,6 +130,7 @@ def serve(source: JobView, source_dir: Path, job_dir: Path, record: dict[str, An
         "torchneuron",
         "sources",
         "weights",
+        "taps",
     ):
         if field in source.raw:  # carried over as written: the new record says what the source's said
             record[field] = source.raw[field]

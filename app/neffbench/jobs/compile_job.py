@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import threading
@@ -16,6 +17,7 @@ from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs import prepare, record_start, records
 from neffbench.jobs.finish import Finishing, JobResult  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.prepare import Prepared
+from neffbench.jobs.protocol import TAPS_REQUEST
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.jobs.streaming import Streaming
 from neffbench.kernels import registry
@@ -57,6 +59,7 @@ class CompileJob(Streaming, Finishing):
         standby: StandbyWorker | None = None,
         use_cache: bool = True,
         prepared: Prepared | None = None,
+        taps: dict[str, Any] | None = None,
     ):
         buckets = registry.for_spec(spec).buckets(spec)
         if len(buckets) != 1:
@@ -77,6 +80,8 @@ class CompileJob(Streaming, Finishing):
         self.use_cache = use_cache
         # What the build will read, known before it starts (jobs.prepare); None: looked up in the workdir.
         self.prepared = prepared
+        # A compare's tapped variant of the spec's module ({"patterns", "depth", "of"}: neffbench.numerics).
+        self.taps = taps
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -120,7 +125,8 @@ class CompileJob(Streaming, Finishing):
             self.prepared = prepare.prepare(self.spec, self.workdir)  # the records only: no probe here
         digest = self.prepared.digest
         try:
-            job_dir = records.create_job_dir(self.workdir, self.spec, sources=digest).resolve()
+            named = dataclasses.replace(self.spec, name=f"{self.spec.name}-taps") if self.taps else self.spec
+            job_dir = records.create_job_dir(self.workdir, named, sources=digest).resolve()
         except OSError as exc:
             raise records.WorkdirError(
                 f"no job directory can be made in {self.workdir}: {exc.strerror or exc}"
@@ -128,10 +134,19 @@ class CompileJob(Streaming, Finishing):
         try:
             # The record first: a directory is a job from the moment it exists, even if we die next.
             self.record = record_start.new_record(
-                self.spec, job_dir, backend_requested=self.backend, timeout=self.timeout, sources=self.prepared.sources
+                self.spec,
+                job_dir,
+                backend_requested=self.backend,
+                timeout=self.timeout,
+                sources=self.prepared.sources,
+                taps=self.taps and {k: v for k, v in self.taps.items() if k != "of"},
             )
+            if self.taps:
+                self.record["taps_request"] = self.taps
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")
+            if self.taps:
+                procs.write_json(job_dir / TAPS_REQUEST, self.taps)
             self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
             self._events_fh = (job_dir / "events.jsonl").open("w", encoding="utf-8", newline="\n")
         except OSError as exc:

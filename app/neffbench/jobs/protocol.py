@@ -50,6 +50,8 @@ from __future__ import annotations
 # Marks a line the worker copied from log-neuron-cc.txt. The compiler also prints records to stdout
 # (at --verbose info, the same text), so the parent needs to know a line's source to drop exactly
 # one copy of each record; it strips the marker before the line reaches job.log or on_line.
+# JOB_DIR/taps.json: what a compare's tapped job taps ({"patterns", "depth", "of"}), for the worker.
+TAPS_REQUEST = "taps.json"
 LOGFILE_PREFIX = "@@neffbench-cclog@@ "
 STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
 

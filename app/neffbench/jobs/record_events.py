@@ -43,6 +43,9 @@ def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
     elif kind == "weights":
         rec["weights"] = {k: v for k, v in ev.items() if k != "type"}
         return True
+    elif kind == "taps":  # a compare's tapped job: what it taps, in execution order
+        rec["taps"] = {k: v for k, v in ev.items() if k != "type"}
+        return True
     elif kind == "kernel_info":
         rec["kernel_info"] = ev.get("info")
         return True

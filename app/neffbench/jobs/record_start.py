@@ -25,11 +25,13 @@ def new_record(
     timeout: float | None,
     argv: list[str] | None = None,
     sources: dict[str, Any] | None = None,
+    taps: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The record of a job that is about to start (outcome ``running``).
 
     ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
-    runs user code without it gets no cache key until its build has recorded what it read.
+    runs user code without it gets no cache key until its build has recorded what it read. ``taps``: what a
+    compare's tapped job taps (``neffbench.numerics``), None for an ordinary job.
     """
     known_cls = backends.recorded(backend_requested)
     known = known_cls.name if known_cls else None
@@ -52,7 +54,8 @@ def new_record(
         "sources": sources,
         "weights": None,
         # Servable to later identical compiles only once this job has succeeded with the predicted backend.
-        "cache_key": cache.digest(cache.key(spec, predicted, digest)) if servable else None,
+        "cache_key": cache.digest(cache.key(spec, predicted, digest, taps)) if servable else None,
+        **({"taps_request": taps} if taps else {}),
         "cache_key_backend": predicted,
         "cache": None,
         "backend_requested": backend_requested,

@@ -21,6 +21,8 @@ from neffbench.procs import replacing
 
 META = "__meta__"
 INPUTS_NAME, REFERENCE_NAME = "inputs.npz", "reference.npz"
+# A compare's tapped job: each tap's output of a float64 run of the module (what the dtype itself costs).
+FLOAT64_REFERENCE_NAME = "reference64.npz"
 # Stored as the bits of another numpy dtype: (storage dtype, true dtype).
 _BITS = {"bfloat16": "uint16"}
 

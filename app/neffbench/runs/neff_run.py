@@ -66,6 +66,7 @@ class NeffRun:
         random: bool = False,
         seed: int = 0,
         profile: bool = False,
+        save_outputs: bool = False,
         timeout: float | None = None,
         argv: list[str] | None = None,
         on_line: Callable[[str], None] | None = None,
@@ -87,6 +88,7 @@ class NeffRun:
             "random": random,
             "seed": seed,
             "profile": profile,
+            "save_outputs": save_outputs,  # RUN_DIR/outputs.npz, for a compare
         }
         self.timeout = timeout
         self.argv = list(sys.argv if argv is None else argv)
@@ -292,7 +294,7 @@ class NeffRun:
             for key in ("runtime", "label", "on_device", "mode", "versions", "available"):
                 rec[key] = event.get(key)
             rec["runtime_reason"] = event.get("reason")
-        elif kind in ("inputs", "host", "profile", "numerics"):
+        elif kind in ("inputs", "host", "profile", "numerics", "outputs"):
             rec[kind] = {k: v for k, v in event.items() if k != "type"}
         elif kind == "checks":
             rec["checks"] = event.get("problems") or []

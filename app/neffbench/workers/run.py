@@ -22,6 +22,8 @@ from neffbench.procs import Emitter, watch
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
 from neffbench.workers.run_io import RunFailure, RunIO
 
+OUTPUTS_NAME = "outputs.npz"  # RUN_DIR/outputs.npz: what a run returned, when asked (save_outputs)
+
 
 class Run(RunIO):
     """The run's stages, from loading the target to timing it, each announced as it starts."""
@@ -57,6 +59,8 @@ class Run(RunIO):
             outputs = session.call()
         except Exception as exc:  # noqa: BLE001 - a runtime error is the run's failure, explained
             raise RunFailure(_explained(exc, "running the NEFF")) from exc
+        if self.req.get("save_outputs"):  # a compare reads every output, taps included
+            self._save_outputs(outputs)
         self._numerics(outputs)
         self.enter("benchmarking")
         self._bench(session, mode)
@@ -66,6 +70,19 @@ class Run(RunIO):
 
             self.event("profile", **capture(self.req, feeds, self.out))
         self.enter("done")
+
+    def _save_outputs(self, outputs: dict[str, Any]) -> None:
+        """The first call's outputs as ``RUN_DIR/outputs.npz``, under their dtypes as reference.npz has them."""
+        from pathlib import Path
+
+        dtypes = arrays.load(self.req["reference"]).dtypes if self.req.get("reference") else {}
+        saved = arrays.Arrays()
+        for name, array in outputs.items():
+            saved.add(name, array, dtypes.get(name))
+        run_dir = Path(self.req["run_dir"])
+        run_dir.mkdir(parents=True, exist_ok=True)
+        arrays.save(run_dir / OUTPUTS_NAME, saved)
+        self.event("outputs", path=str(run_dir / OUTPUTS_NAME))
 
     def _neff_info(self) -> Any:
         """The NEFF's own description (None when there is no NEFF to read); the job's warning, when it has one."""

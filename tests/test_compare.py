@@ -1,0 +1,213 @@
+"""``neffbench compare``: a job compared tap by tap, on the CPU runtime for real and through the fake toolchain."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neffbench.runs import arrays
+from tests.fakes import runtime_env
+
+pytestmark = pytest.mark.slow
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+NET = """
+import torch
+from torch import nn
+from taps_models import Block
+
+
+class Net(nn.Module):
+    def __init__(self, width=8, layers=4, lossy_at=2):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layers = nn.ModuleList(Block(width, lossy=(i == lossy_at)) for i in range(layers))
+        self.head = nn.Linear(width, 4)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(x)
+"""
+SPEC = """
+name = "lossy"
+kernel = "module"
+workdir = "wd"
+
+[module]
+entry = "net.py:Net"
+
+[inputs]
+x = "f32[2,8]"
+"""
+
+
+def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "neffbench", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def _project(tmp_path: Path, backend: str, env: dict | None = None, *args: str) -> Path:
+    """The user's project (a model with a layer that does its float32 arithmetic in bfloat16) and its job."""
+    shutil.copy(HERE / "taps_models.py", tmp_path / "taps_models.py")
+    (tmp_path / "net.py").write_text(NET, encoding="utf-8")
+    (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
+    proc = _cli("compile", "spec.toml", "--backend", backend, *args, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    return job
+
+
+def _compare(job: Path, *args: str, env: dict | None = None) -> dict:
+    proc = _cli("compare", str(job), "--json", *args, cwd=job.parent.parent, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_the_lossy_layer_is_first_divergent_against_float64_on_the_cpu_runtime(tmp_path):
+    job = _project(tmp_path, "cpu-check")
+    doc = _compare(job, "--runtime", "cpu")
+    names = {t["name"]: t["module"] for t in doc["taps"]}
+    assert doc["first_divergent"] == {
+        "vs_eager": None,
+        "vs_float64": next(n for n, m in names.items() if m == "layers.2.cast"),
+    }
+    assert doc["runtime"] == "cpu" and doc["job"] == job.name and doc["tapped_job"] != job.name
+    assert doc["taps_changed_result"] is None and not doc["cached"]
+    before = [
+        t for t in doc["taps"] if list(names).index(t["name"]) < list(names).index(doc["first_divergent"]["vs_float64"])
+    ]
+    assert before and all(t["vs_float64"]["ok"] and t["vs_eager"]["ok"] for t in before)
+    cast = next(t for t in doc["taps"] if t["module"] == "layers.2.cast")
+    assert cast["source"].endswith("taps_models.py:13") and cast["dtype"] == "float32" and cast["shape"] == [2, 8]
+    assert set(cast["vs_eager"]) >= {"max_abs", "max_rel", "cosine", "ok"} and cast["vs_eager"]["max_abs"] == 0
+    # The tapped variant is a job of its own, linked to the job, kept and cached like any job.
+    tapped = json.loads((job.parent / doc["tapped_job"] / "job.json").read_text())
+    assert (
+        tapped["taps_request"]["of"] == job.name
+        and tapped["weights"]["sha256"] == json.loads((job / "job.json").read_text())["weights"]["sha256"]
+    )
+    assert len(list((job / "compares").glob("*.json"))) == 1
+    again = _compare(job, "--runtime", "cpu")
+    assert again["cached"] and again["tapped_job"] != doc["tapped_job"]
+    assert again["first_divergent"] == doc["first_divergent"]
+    # The text report names it with its source line.
+    text = _cli("compare", str(job), "--runtime", "cpu", cwd=tmp_path).stdout
+    assert "first divergent against float64: `layers.2.cast` (taps_models.py:13)" in text
+    assert "against eager: every tap" in text and "Taps can change what the compiler fuses" in text
+
+
+def test_taps_by_pattern_and_by_depth(tmp_path):
+    job = _project(tmp_path, "cpu-check")
+    by_pattern = _compare(job, "--runtime", "cpu", "--taps", "layers.*.mlp", "--taps", "head")
+    assert [t["module"] for t in by_pattern["taps"]] == [f"layers.{i}.mlp" for i in range(4)] + ["head"]
+    by_depth = _compare(job, "--runtime", "cpu", "--depth", "1")
+    assert [t["module"] for t in by_depth["taps"]] == [f"layers.{i}" for i in range(4)] + ["head"]
+    assert by_depth["first_divergent"]["vs_float64"] == by_depth["taps"][2]["name"]
+    bad = _cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
+    assert bad.returncode == 1 and "tap pattern 'decoder.*' matches no module" in bad.stderr
+
+
+def test_a_perturbed_tap_of_the_fake_runtime_is_first_divergent_against_eager(tmp_path):
+    env = runtime_env()
+    job = _project(tmp_path, "neuron", env, "--target", "trn2", "--lnc", "2")  # as the fake device is
+    # The fake runtime returns zeros unless told otherwise: every tap diverges from its first.
+    zeros = _compare(job, "--runtime", "nrtpy", "--depth", "1", env=env)
+    assert zeros["runtime"] == "nrtpy" and zeros["first_divergent"]["vs_eager"] == zeros["taps"][0]["name"]
+    # Told to return the tapped job's own reference with one tap off by 1%, that tap is first divergent.
+    tapped = job.parent / zeros["tapped_job"]
+    ref = arrays.load(tapped / "reference.npz")
+    names = list(ref.arrays)
+    wrong = names[len(names) - len(zeros["taps"]) + 3]  # the fourth tap: layers.3
+    given = {n: (a * 1.01 if n == wrong else a) for n, a in ref.arrays.items()}
+    np.savez(tmp_path / "outputs.npz", **given)
+    env = runtime_env(outputs=tmp_path / "outputs.npz")
+    doc = _compare(job, "--runtime", "nrtpy", "--depth", "1", env=env)
+    assert doc["cached"] and doc["first_divergent"]["vs_eager"] == doc["taps"][3]["name"]
+    assert [t["vs_eager"]["ok"] for t in doc["taps"]] == [True, True, True, False, True]
+    assert doc["taps"][3]["module"] == "layers.3" and doc["taps_changed_result"] is None
+
+
+def test_the_report_says_when_the_taps_changed_the_result(tmp_path, monkeypatch):
+    """The job's own output and the tapped variant's own output differ: the taps changed what was compiled."""
+    from neffbench.numerics import compare as numerics
+
+    job = _project(tmp_path, "cpu-check")
+    monkeypatch.chdir(tmp_path)
+    real = numerics.Compare._run
+
+    def run(self, job_dir, what):
+        outputs, record = real(self, job_dir, what)
+        if what == "the job":  # as if the shipped graph had been fused into something else
+            outputs = {k: v + 0.5 for k, v in outputs.items()}
+        return outputs, record
+
+    monkeypatch.setattr(numerics.Compare, "_run", run)
+    result = numerics.Compare(job, runtime="cpu", depth=1).run()
+    assert result.document["taps_changed_result"].startswith("the taps changed the result")
+    assert any(line.startswith("the taps changed the result") for line in result.lines)
+
+
+def test_bad_jobs_are_refused_with_a_sentence(tmp_path):
+    not_a_job = _cli("compare", str(tmp_path), cwd=tmp_path)
+    assert not_a_job.returncode == 2 and "is not a job directory (it has no job.json)" in not_a_job.stderr
+    job = _project(tmp_path, "cpu-check")
+    doc = _compare(job, "--runtime", "cpu", "--depth", "1")
+    tapped = _cli("compare", str(job.parent / doc["tapped_job"]), cwd=tmp_path)
+    assert tapped.returncode == 1 and f"compare the job it taps ({job.name})" in tapped.stderr
+    depth = _cli("compare", str(job), "--depth", "0", cwd=tmp_path)
+    assert depth.returncode == 2 and "--depth must be 1 or more" in depth.stderr
+
+
+def test_a_hugging_face_models_taps_are_its_named_modules(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    (tmp_path / "spec.toml").write_text(
+        """
+name = "bert"
+kernel = "module"
+workdir = "wd"
+
+[module]
+entry = "transformers:BertModel"
+call = "factory"
+[module.kwargs.config]
+entry = "transformers:BertConfig"
+[module.kwargs.config.kwargs]
+hidden_size = 32
+num_hidden_layers = 2
+num_attention_heads = 2
+intermediate_size = 64
+vocab_size = 100
+
+[module.constants]
+return_dict = false
+
+[inputs]
+input_ids = "i64[1,8]"
+""",
+        encoding="utf-8",
+    )
+    proc = _cli("compile", "spec.toml", "--backend", "cpu-check", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    doc = _compare(job, "--runtime", "cpu", "--taps", "encoder.layer.*")
+    config = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    named = {name for name, _ in transformers.BertModel(config).named_modules()}
+    assert [t["module"] for t in doc["taps"]] == ["encoder.layer.0", "encoder.layer.1"]
+    assert all(t["module"] in named for t in doc["taps"])
+    assert doc["first_divergent"]["vs_eager"] is None
