@@ -117,6 +117,13 @@ class Compare:
             notes=notes,
             taps_changed_result=changed,
             cached=tapped.cache_hit,
+            # What the figures were computed from, for a view that draws a tap's values (its histograms).
+            files={
+                "device": (run_record.get("outputs") or {}).get("path"),
+                "eager": str(tapped_dir / arrays.REFERENCE_NAME),
+                "float64": str(tapped_dir / arrays.FLOAT64_REFERENCE_NAME) if isinstance(found.float64, dict) else None,
+            },
+            outputs={t.name: n for t, n in zip(found.taps, found.tap_outputs)},
         )
         path = self._keep(document, run_record.get("runtime") or self.runtime)
         lines = [*notes, *([changed] if changed else []), *report.lines(comparison)]

@@ -43,6 +43,7 @@ class Found:
     dtype: str
     depth: int | None
     notes: list[str]
+    tap_outputs: list[str]  # each tap's output name in the NEFF (outputK) and in reference.npz
 
     @classmethod
     def of(cls, tapped_dir: Path, tapped: JobView, device: dict[str, Any], dtype: str) -> Found:
@@ -69,6 +70,7 @@ class Found:
             dtype,
             block.get("depth") if isinstance(block.get("depth"), int) else None,
             [str(n) for n in block.get("notes") or []],
+            names[own:],
         )
 
 
