@@ -211,3 +211,27 @@ input_ids = "i64[1,8]"
     assert [t["module"] for t in doc["taps"]] == ["encoder.layer.0", "encoder.layer.1"]
     assert all(t["module"] in named for t in doc["taps"])
     assert doc["first_divergent"]["vs_eager"] is None
+
+
+def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path):
+    job = _project(tmp_path, "cpu-check")
+    proc = _cli(
+        "sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--compare",
+        "--runtime", "cpu", "--compare-depth", "1", "--iterations", "3", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "first divergent against float64: layers.2" in proc.stderr
+    swept = json.loads(proc.stdout)
+    rows = swept["rows"]
+    assert len(rows) == 2
+    for row in rows:
+        assert row["latency"]["runtime"] == "cpu" and row["latency"]["p50_ms"] > 0
+        accuracy = row["accuracy"]
+        assert accuracy["vs_eager"] == 0 and accuracy["match"] is True and accuracy["vs_float64"] > 0
+        assert accuracy["first_divergent"]["vs_eager"] is None and accuracy["first_divergent"]["vs_float64"]
+        # The latency is the timed run's, not the compare's single call.
+        latest = json.loads(Path(row["latency"]["run"]).read_text())
+        assert latest["purpose"] is None and latest["iterations_requested"] == 3
+    assert job.is_dir()
+    table = _cli("sweep", "show", swept["sweep_id"], "--workdir", "wd", cwd=tmp_path).stdout
+    assert "run error" in table and "f64" in table

@@ -63,6 +63,7 @@ def prestart(argv: list[str]) -> Prestarted | None:
 def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.backends.registry import CHOICES as BACKENDS
     from neffbench.cli.spec_args import add_spec_arguments
+    from neffbench.runs.runtimes import RUNTIMES
     from neffbench.sweeps.sweep import EXECUTORS
 
     p = sub.add_parser(
@@ -136,6 +137,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compile every point even when an identical compile already succeeded in the workdir",
     )
     g.add_argument("--json", action="store_true", help="print the sweep and its rows as JSON; the log goes to stderr")
+    a = p.add_argument_group("accuracy against speed")
+    a.add_argument(
+        "--run",
+        action="store_true",
+        help="run each point that compiled (one at a time, on this host), so its row has its latency and its "
+        "outputs' error against the eager reference",
+    )
+    a.add_argument(
+        "--compare",
+        action="store_true",
+        help="also compare each point tap by tap (neffbench compare): its error against float64 and where it "
+        "first diverges (implies --run)",
+    )
+    a.add_argument("--runtime", choices=RUNTIMES, default="auto", help="for --run and --compare (default auto)")
+    a.add_argument("--iterations", type=int, default=50, metavar="N", help="timed iterations of each run (default 50)")
+    a.add_argument("--compare-depth", type=int, default=None, metavar="N", help="tap depth of --compare")
     p.set_defaults(func=run)
 
 
@@ -251,6 +268,8 @@ def _sweep(args: argparse.Namespace) -> int:
             return EXIT_INVALID
         raise failure[0]
     done = result[0]
+    if (args.run or args.compare) and not cancel.is_set():
+        _run_points_after(done, args, out, cancel)
     _print_done(done, args, spec, out)
     if cancel.is_set():
         return EXIT_CANCELLED
@@ -352,6 +371,33 @@ def _run_points(
         ),
     )
     return result, failure, cancel
+
+
+def _run_points_after(done: Any, args: argparse.Namespace, out: TextIO, cancel: threading.Event) -> None:
+    """--run / --compare: each point that compiled, run (and compared) in turn; Ctrl-C stops between points."""
+    from pathlib import Path
+
+    from neffbench.sweeps import load, rows
+    from neffbench.sweeps.accuracy import run_points
+
+    jobs = [Path(r["job_dir"]) for r in rows(load(None, done.path)) if r["outcome"] == "succeeded" and r["job_dir"]]
+    what = "running and comparing" if args.compare else "running"
+    print(f"neffbench: {what} {len(jobs)} point(s) on the {args.runtime} runtime, one at a time", file=out)
+    try:
+        problems = run_points(
+            jobs,
+            runtime=args.runtime,
+            iterations=args.iterations,
+            compare=args.compare,
+            depth=args.compare_depth,
+            on_line=lambda line: print(line, file=out),
+            cancel=cancel,
+        )
+    except KeyboardInterrupt:
+        cancel.set()
+        return
+    for problem in problems:
+        print(f"neffbench: {problem}", file=out)
 
 
 def _print_done(done: Any, args: argparse.Namespace, spec: Any, out: TextIO) -> None:

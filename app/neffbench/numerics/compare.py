@@ -177,7 +177,15 @@ class Compare:
         except SubjectError as exc:
             raise CompareError(f"{what} cannot be run: {exc}") from None
         neff_run = self._step(
-            NeffRun(subject, runtime=self.runtime, iterations=1, warmup=0, save_outputs=True, on_line=self.on_line)
+            NeffRun(
+                subject,
+                runtime=self.runtime,
+                iterations=1,
+                warmup=0,
+                save_outputs=True,
+                purpose="compare",
+                on_line=self.on_line,
+            )
         )
         neff_run.start()
         result = neff_run.wait()

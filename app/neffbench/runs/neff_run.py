@@ -67,6 +67,7 @@ class NeffRun:
         seed: int = 0,
         profile: bool = False,
         save_outputs: bool = False,
+        purpose: str | None = None,
         timeout: float | None = None,
         argv: list[str] | None = None,
         on_line: Callable[[str], None] | None = None,
@@ -90,6 +91,7 @@ class NeffRun:
             "profile": profile,
             "save_outputs": save_outputs,  # RUN_DIR/outputs.npz, for a compare
         }
+        self.purpose = purpose  # "compare": one call for its outputs, not a latency measurement
         self.timeout = timeout
         self.argv = list(sys.argv if argv is None else argv)
         self.on_line, self.on_event = on_line, on_event
@@ -167,6 +169,7 @@ class NeffRun:
             "bucket": bucket_of(self.subject.record) if self.subject.record else None,
             "items_per_call": _items_per_call(self.subject.record),
             "run_dir": name,
+            "purpose": self.purpose,
         }
         procs.write_json(path, self.record)
         with self._lock:

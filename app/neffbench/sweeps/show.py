@@ -8,6 +8,7 @@ from typing import Any
 
 from neffbench.backends import registry as backends
 from neffbench.jobs.summary import human_bytes
+from neffbench.sweeps.accuracy import accuracy
 from neffbench.views.job import JobView
 from neffbench.views.run import RunView
 from neffbench.views.sweep import PointView, SweepView
@@ -91,6 +92,7 @@ def _row(workdir: Path, point: PointView) -> dict[str, Any]:
         "neff_bytes": None,
         "numerics": None,
         "latency": None,
+        "accuracy": None,
     }
     if job is not None and job_dir is not None:
         row["compile_s"], row["trace_s"] = _times(job)
@@ -102,6 +104,7 @@ def _row(workdir: Path, point: PointView) -> dict[str, Any]:
         if numerics.get("checked"):
             row["numerics"] = {k: numerics.get(k) for k in ("match", "max_abs_error", "max_rel_error", "where")}
         row["latency"] = _latency(job_dir)
+        row["accuracy"] = accuracy(job_dir)
     return row
 
 
@@ -201,6 +204,7 @@ def table_cells(
         "NEFF",
         "numerics",
         "p50 ms",
+        "run error",
         *(["node"] if show_node else []),
         "note",
     ]
@@ -230,6 +234,7 @@ def table_cells(
                 _neff(r),
                 _numerics(r["numerics"]),
                 p50,
+                _error(r["accuracy"]),
                 *([r.get("node") or "-"] if show_node else []),
                 note[:100],
             ]
@@ -247,11 +252,24 @@ def table_cells(
                 _sort_key(r["neff_bytes"]),
                 _sort_key(numerics),
                 _sort_key(p50_ms),
+                _sort_key((r["accuracy"] or {}).get("vs_eager")),
                 *([r.get("node") or "-"] if show_node else []),
                 note,
             ]
         )
     return head, body, keys
+
+
+def _error(found: dict[str, Any] | None) -> str:
+    """``2.1e-03`` (a run's error against the eager reference), ``2.1e-03, f64 4e-03`` once compared too."""
+    if not found:
+        return "-"
+    parts = []
+    if isinstance(found.get("vs_eager"), (int, float)):
+        parts.append(f"{found['vs_eager']:.2g}")
+    if isinstance(found.get("vs_float64"), (int, float)):
+        parts.append(f"f64 {found['vs_float64']:.2g}")
+    return ", ".join(parts) or "-"
 
 
 def table_lines(sweep: dict[str, Any], table_rows: list[dict[str, Any]] | None = None) -> list[str]:

@@ -65,6 +65,8 @@ class RunView:
     bucket: dict[str, Any]
     items_per_call: int | None
     versions: dict[str, Any]
+    # Why it ran when not to be timed: "compare" for a compare's one call (neffbench.numerics); None otherwise.
+    purpose: str | None
     # Where it was read from: ``runs/history.py`` adds it (the file itself does not say).
     path: str | None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -111,14 +113,16 @@ class RunView:
             bucket=as_dict(record.get("bucket")),
             items_per_call=integer(record.get("items_per_call")),
             versions=as_dict(record.get("versions")),
+            purpose=text(record.get("purpose")),
             path=text(record.get("path")),
             raw=record,
         )
 
     @property
     def succeeded_with_timings(self) -> bool:
-        """A succeeded run that has latency figures (what a curve or a sweep's row shows)."""
-        return self.outcome == "succeeded" and bool(self.stats)
+        """A succeeded run that has latency figures (what a curve or a sweep's row shows); a compare's single
+        call, without warm-up, is no measurement of latency."""
+        return self.outcome == "succeeded" and bool(self.stats) and self.purpose != "compare"
 
     @property
     def where(self) -> str:
