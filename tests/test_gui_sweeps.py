@@ -129,3 +129,27 @@ def test_cancelling_a_sweep_ends_every_point_and_leaves_nothing_running(window, 
     qtbot.waitUntil(lambda: (panel.sweep or {}).get("state") == "cancelled", timeout=10_000)
     assert {row["outcome"] for row in panel.rows} <= {"cancelled", "succeeded"}
     assert "cancelled" in {row["outcome"] for row in panel.rows}
+
+
+@pytest.mark.slow
+def test_latency_is_charted_against_error_for_a_sweep_that_was_run_and_compared(window, qtbot, tmp_path):
+    from tests.test_compare import _cli, _project
+
+    _project(tmp_path, "cpu-check")
+    swept = _cli(
+        "sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--compare",
+        "--runtime", "cpu", "--compare-depth", "1", "--iterations", "3", cwd=tmp_path,
+    )  # fmt: skip
+    assert swept.returncode == 0, swept.stdout + swept.stderr
+    window.build_panels()
+    panel = window.sweeps.panel
+    panel.workdir = str(tmp_path / "wd")
+    panel.rescan()
+    qtbot.waitUntil(lambda: panel.sweep is not None and panel.proxy.rowCount() == 2, timeout=15_000)
+    panel.y_combo.setCurrentText("run latency (p50)")
+    panel.x_combo.setCurrentIndex(panel.x_combo.findData("metric:error vs float64"))
+    xs, ys, outcomes, ticks = panel.chart_points()
+    assert len(xs) == 2 and all(x > 0 for x in xs) and all(y > 0 for y in ys) and not ticks
+    assert panel.chart.getPlotItem().getAxis("bottom").labelText == "max abs error vs float64"
+    head = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
+    assert "run error" in head

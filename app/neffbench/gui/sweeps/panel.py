@@ -34,7 +34,11 @@ METRICS = {
     "NEFF size": ("NEFF KiB", lambda r: r["neff_bytes"] / 1024 if r["neff_bytes"] else None),
     "run latency (p50)": ("p50 ms", lambda r: (r["latency"] or {}).get("p50_ms")),
     "peak memory": ("peak MiB", lambda r: r["peak_rss_bytes"] / 2**20 if r["peak_rss_bytes"] else None),
+    # What --run and --compare record: accuracy to set against speed.
+    "run error vs eager": ("max abs error", lambda r: (r["accuracy"] or {}).get("vs_eager")),
+    "error vs float64": ("max abs error vs float64", lambda r: (r["accuracy"] or {}).get("vs_float64")),
 }
+METRIC_AXIS = "metric:"  # an x-axis choice that is a metric, not a swept field (latency against error)
 
 
 def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dict], dict | None, list[dict]]:
@@ -205,6 +209,8 @@ class SweepsPanel(QWidget):
         sweep = SweepView.of(self.sweep or {})
         for name in sweep.fields:
             self.x_combo.addItem(sweep.short_names.get(name, name), name)
+        for metric in METRICS:
+            self.x_combo.addItem(metric, METRIC_AXIS + metric)
         if current is not None and self.x_combo.findData(current) >= 0:
             self.x_combo.setCurrentIndex(self.x_combo.findData(current))
         self.x_combo.blockSignals(False)
@@ -222,7 +228,12 @@ class SweepsPanel(QWidget):
         label, read = METRICS[self.y_combo.currentText()]
         if field is None:
             return [], [], [], {}
-        pairs = [(swept_value(row, field), read(row), row["outcome"]) for row in self.shown_rows()]
+        if field.startswith(METRIC_AXIS):
+            read_x = METRICS[field[len(METRIC_AXIS) :]][1]
+            pairs = [(read_x(row), read(row), row["outcome"]) for row in self.shown_rows()]
+            pairs = [p for p in pairs if isinstance(p[0], (int, float))]
+        else:
+            pairs = [(swept_value(row, field), read(row), row["outcome"]) for row in self.shown_rows()]
         pairs = [p for p in pairs if isinstance(p[1], (int, float))]
         numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x, _, _ in pairs)
         ticks: dict[float, str] = {}
@@ -238,7 +249,10 @@ class SweepsPanel(QWidget):
         metric = self.y_combo.currentText()
         brushes = [pg.mkBrush(theme.JOB_OUTCOME_COLOURS.get(o, theme.ORIGINAL)) for o in outcomes]
         self.scatter.setData(xs, ys, brush=brushes)
-        self.chart.setLabel("bottom", field)
+        chosen = self.x_combo.currentData() or ""
+        self.chart.setLabel(
+            "bottom", METRICS[chosen[len(METRIC_AXIS) :]][0] if chosen.startswith(METRIC_AXIS) else field
+        )
         self.chart.setLabel("left", METRICS[metric][0])
         self.chart.getAxis("bottom").setTicks([sorted(ticks.items())] if ticks else None)
         missing = len(self.shown_rows()) - len(xs)
