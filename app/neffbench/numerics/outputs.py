@@ -16,20 +16,7 @@ def _taps_of(tapped: JobView) -> tuple[list[Tap], dict[str, Any]]:
     block = tapped.raw.get("taps")
     if not isinstance(block, dict) or not isinstance(block.get("taps"), list):
         raise ValueError(f"{tapped.job_id}'s record lists no taps: it is not a compare's tapped job")
-    taps = [
-        Tap(
-            str(t["name"]),
-            str(t["module"]),
-            str(t.get("class") or ""),
-            t.get("source"),
-            str(t.get("dtype") or ""),
-            tuple(t.get("shape") or ()),
-            depth=int(t.get("depth") or 1),
-            calls=int(t.get("calls") or 1),
-            part=str(t.get("part") or "output"),
-        )
-        for t in block["taps"]
-    ]
+    taps = [Tap.from_dict(t) for t in block["taps"]]
     return taps, block
 
 

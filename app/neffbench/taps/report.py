@@ -105,15 +105,7 @@ def document(
     by_ref = {r: {x.name: x for x in comparison.results.get(r, [])} for r in REFERENCES}
     taps = []
     for tap in comparison.taps:
-        entry: dict[str, Any] = {
-            "name": tap.name,
-            "module": tap.module,
-            "class": tap.cls,
-            "source": tap.source,
-            "dtype": tap.dtype,
-            "shape": list(tap.shape),
-            "depth": tap.depth,
-        }
+        entry: dict[str, Any] = tap.to_dict()
         for reference in REFERENCES:
             entry[reference] = _figures(by_ref[reference].get(tap.name))
         taps.append(entry)

@@ -44,6 +44,35 @@ class Tap:
     calls: int = 1
     part: str = "output"
 
+    def to_dict(self) -> dict[str, Any]:
+        """As records and reports write it (``class`` for ``cls``)."""
+        return {
+            "name": self.name,
+            "module": self.module,
+            "class": self.cls,
+            "source": self.source,
+            "dtype": self.dtype,
+            "shape": list(self.shape),
+            "depth": self.depth,
+            "calls": self.calls,
+            "part": self.part,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Tap:
+        """A tap as :meth:`to_dict` wrote it (a tapped job's record); missing counts read as 1."""
+        return cls(
+            str(data["name"]),
+            str(data["module"]),
+            str(data.get("class") or ""),
+            data.get("source"),
+            str(data.get("dtype") or ""),
+            tuple(data.get("shape") or ()),
+            depth=int(data.get("depth") or 1),
+            calls=int(data.get("calls") or 1),
+            part=str(data.get("part") or "output"),
+        )
+
 
 @dataclass
 class TapPlan:

@@ -54,7 +54,7 @@ def apply(job_dir: Path, built: Any, out: Any) -> Any:
     out.event(
         {
             "type": "taps",
-            "taps": [_tap_dict(t) for t in plan.taps],
+            "taps": [t.to_dict() for t in plan.taps],
             "depth": plan.depth,
             "notes": plan.notes,
             "float64": None if isinstance(float64, dict) else float64,
@@ -68,17 +68,3 @@ def apply(job_dir: Path, built: Any, out: Any) -> Any:
         built.output_names = (*built.output_names, *(t.name for t in plan.taps))
     with torch.no_grad():
         return built.module(*built.inputs)
-
-
-def _tap_dict(tap: Any) -> dict[str, Any]:
-    return {
-        "name": tap.name,
-        "module": tap.module,
-        "class": tap.cls,
-        "source": tap.source,
-        "dtype": tap.dtype,
-        "shape": list(tap.shape),
-        "depth": tap.depth,
-        "calls": tap.calls,
-        "part": tap.part,
-    }
