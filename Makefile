@@ -27,10 +27,12 @@ LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 run: setup
 	$(ENV_DIR)/bin/neffbench
 
-# The suite and, on the other core at the same time, the habits (make lint); either failing fails the target.
+# The suite spread over the cores (pytest-xdist: one worker per core, 4 at most, since each holds torch and Qt;
+# PYTEST_WORKERS=0 runs it in one process) and, beside it, the habits (make lint); either failing fails it.
+PYTEST_WORKERS ?= auto --maxprocesses 4
 test: setup system-deps
 	@$(MAKE) --no-print-directory lint > "$(ENV_DIR)/lint.log" 2>&1 & lint=$$!; \
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS); suite=$$?; \
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS); suite=$$?; \
 	wait $$lint; habits=$$?; cat "$(ENV_DIR)/lint.log"; \
 	if [ $$habits -ne 0 ]; then echo "make test: make lint failed (above)"; fi; \
 	if [ $$suite -ne 0 ]; then exit $$suite; fi; exit $$habits
@@ -44,7 +46,7 @@ lint: setup
 
 # Not part of .ci/run: the first run downloads several GB (PyPI's torch 2.9 for Linux is the CUDA build).
 test-legacy: setup-legacy system-deps
-	QT_QPA_PLATFORM=offscreen $(LEGACY_PY) -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(LEGACY_PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 test-legacy-torch-floor:
 	$(MAKE) test-legacy LEGACY_TORCH=$(LEGACY_TORCH_FLOOR) LEGACY_VENV=.venv-legacy-torch2.8

@@ -384,8 +384,8 @@ def test_a_sigkilled_window_takes_its_jobs_processes_with_it_within_5_s(tmp_path
         reap(window)
     # The window's own scan (the Artifacts tab) marks the job too, and so does the CLI's list.
     [row] = [a for a in scan(workdir) if a.job_dir == job_dir]
-    assert row.record["outcome"] == "interrupted"
-    assert "it got as far as stage 'compiling'" in row.record["reason"]
+    assert row.job is not None and row.job.outcome == "interrupted"
+    assert "it got as far as stage 'compiling'" in (row.job.reason or "")
     assert read_json(job_dir / records.RECORD_NAME)["outcome"] == "interrupted"
     assert temporary_files(workdir) == []
 
