@@ -178,7 +178,9 @@ class TapDetail(QWidget):
         finite = difference[np.isfinite(difference)]
         worst = float(np.abs(finite).max()) if finite.size else float("nan")
         same = (
-            f"identical to the {values.reference_name} reference" if worst == 0 else f"largest |difference| {worst:.3g}"
+            f"identical to the {values.reference_name} reference"
+            if worst == 0
+            else f"largest |difference| from {values.reference_name} {worst:.3g}"
         )
         self.note.setText(
             f"{values.device.size:,} values; {same}"
