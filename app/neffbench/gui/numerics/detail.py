@@ -27,9 +27,26 @@ def _histogram_plot(name: str, bottom: str) -> pg.PlotWidget:
     plot.setMinimumSize(150, 110)
     plot.setLabel("bottom", bottom)
     plot.setLabel("left", "count")
+    plot.getAxis("bottom").enableAutoSIPrefix(False)  # its "(x1e-12)" is clipped on a plot this narrow
     plot.showGrid(x=True, y=True, alpha=0.2)
     plot.setMenuEnabled(False)
     return plot
+
+
+def _figures_line(tap: dict[str, Any]) -> str:
+    """``eager: ok, 0× · float64: FAIL, 61.6×, cos 0.99999``: the row's figures, for a table scrolled out of view."""
+    parts = []
+    for reference in REFERENCES:
+        figures = tap.get(reference)
+        if not isinstance(figures, dict):
+            continue
+        value, cosine = model.number(figures.get("times_tolerance")), model.number(figures.get("cosine"))
+        what = figures.get("problem") or (f"{value:.3g}× tol" if value is not None else "?")
+        cos = f", cos {cosine:.6f}" if cosine is not None and cosine < 1 else ""
+        colour = theme.GOOD if figures.get("ok") else theme.BAD
+        verdict = "ok" if figures.get("ok") else "FAIL"
+        parts.append(f"{reference[3:]}: <span style='color:{colour}'>{verdict}</span>, {escape(str(what))}{cos}")
+    return " · ".join(parts)
 
 
 class TapDetail(QWidget):
@@ -47,11 +64,10 @@ class TapDetail(QWidget):
         self.reference_combo = QComboBox()
         self.reference_combo.setObjectName("numerics-reference")
         for reference in REFERENCES:
-            self.reference_combo.addItem(f"histograms {model.LABELS[reference]}", reference)
+            self.reference_combo.addItem(model.LABELS[reference], reference)
         self.reference_combo.setToolTip("The reference whose values the histograms set against the device's.")
         self.values_plot = _histogram_plot("numerics-values", "value")
-        self.diff_plot = _histogram_plot("numerics-difference", "device − reference")
-        self.values_legend = self.values_plot.addLegend(offset=(-6, 6), labelTextSize="8pt")
+        self.diff_plot = _histogram_plot("numerics-difference", "difference")
         self.device_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(DEVICE_COLOUR, width=1.5))
         self.reference_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(COLOURS["vs_float64"], width=1.5))
         self.diff_curve = pg.PlotDataItem(stepMode="center", fillLevel=0, pen=pg.mkPen(theme.BAD, width=1.5))
@@ -96,7 +112,7 @@ class TapDetail(QWidget):
         shape = "×".join(str(n) for n in tap.get("shape") or []) or "scalar"
         self.title.setText(
             f"<b>{escape(str(tap.get('module')))}</b> ({escape(str(tap.get('class') or '?'))}) · "
-            f"{escape(str(tap.get('dtype')))} · {shape} · tap {index}"
+            f"{escape(str(tap.get('dtype')))} · {shape} · tap {index}<br>{_figures_line(tap)}"
         )
         short, line = model.source_text(tap.get("source"))
         code = f" <code>{escape(line)}</code>" if line else " (the file is not here to read)"
@@ -157,7 +173,6 @@ class TapDetail(QWidget):
         self.loaded.emit()
 
     def _draw(self, values: model.Values | None) -> None:
-        self.values_legend.clear()
         if values is None:
             for curve in (self.device_curve, self.reference_curve, self.diff_curve):
                 curve.setData([], [])
@@ -170,8 +185,6 @@ class TapDetail(QWidget):
         self.reference_curve.setPen(
             pg.mkPen(COLOURS[f"vs_{values.reference_name}"], width=1.5, style=Qt.PenStyle.DashLine)
         )
-        self.values_legend.addItem(self.device_curve, "device")
-        self.values_legend.addItem(self.reference_curve, values.reference_name)
         difference = values.device - values.reference
         counts, diff_edges = model.histogram(difference)
         self.diff_curve.setData(diff_edges, counts)
@@ -182,7 +195,11 @@ class TapDetail(QWidget):
             if worst == 0
             else f"largest |difference| from {values.reference_name} {worst:.3g}"
         )
+        # Said under the plots rather than in a legend, which would cover the bars of a plot this small.
+        ref_colour = COLOURS[f"vs_{values.reference_name}"]
         self.note.setText(
-            f"{values.device.size:,} values; {same}"
+            f"<span style='color:{DEVICE_COLOUR}'>━ device</span> <span style='color:{ref_colour}'>╌ "
+            f"{values.reference_name}</span> <span style='color:{theme.BAD}'>▮ device − {values.reference_name}</span>"
+            f" · {values.device.size:,} values; {same}"
             + ("" if finite.size == difference.size else f"; {difference.size - finite.size:,} not finite (not drawn)")
         )

@@ -95,6 +95,7 @@ class NumericsPanel(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.lower.setStretchFactor(0, 3)
         self.lower.setStretchFactor(1, 2)
+        self.lower.setSizes([600, 400])  # the table's figures in view before the histograms' width
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
@@ -115,7 +116,7 @@ class NumericsPanel(QWidget):
         self.taps_edit = QLineEdit()
         self.taps_edit.setObjectName("numerics-taps")
         self.taps_edit.setPlaceholderText("every module (or: layers.*.mlp, head)")
-        self.taps_edit.setMinimumWidth(170)
+        self.taps_edit.setMinimumWidth(140)
         self.taps_edit.setToolTip(
             "Module paths to tap, as named_modules() names them, comma- or space-separated; * is one path "
             "segment, ** any number. Empty: every module down to the deepest depth with at most 64 taps."
@@ -188,6 +189,9 @@ class NumericsPanel(QWidget):
         self._fill_combos(scan.kept, scan.others)
         index = next((i for i, k in enumerate(scan.kept) if str(k.path) == wanted), 0)
         if scan.kept:
+            if not self.running and self.status_label.text() == IDLE:
+                n = len(scan.kept)
+                self._set_status(f"{n} compare{'s' if n != 1 else ''} of this job kept; Compare makes another.")
             self.shown_combo.setCurrentIndex(index)
             self._on_shown_combo_current_index_changed(index)  # the same index again still draws it
         self.scanned.emit(scan)
