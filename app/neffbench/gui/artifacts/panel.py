@@ -43,6 +43,7 @@ class ArtifactsPanel(QWidget):
 
     spec_requested = Signal(object)
     run_requested = Signal(str)  # a job directory or a NEFF file, for the Run tab
+    compare_requested = Signal(str)  # a job directory, for the Numerics tab
     scanned = Signal(int)  # rows listed, after each scan
     deleted = Signal(str)
     message = Signal(str)  # what an action did, for the status bar
@@ -85,6 +86,7 @@ class ArtifactsPanel(QWidget):
             ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
             ("reopen", "Re-open spec", "Load the job's spec into the form."),
             ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
+            ("compare", "Compare layer by layer…", "Where the job's outputs diverge, module by module (Numerics tab)."),
             ("delete", "Delete job…", "Delete the job's directory, NEFFs and log included."),
         )
         for key, text, tip in actions:
@@ -256,6 +258,7 @@ class ArtifactsPanel(QWidget):
         self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
         self.buttons["delete"].setEnabled(has_job)
         self.buttons["run"].setEnabled(has_job or (one is not None and one.neff is not None))
+        self.buttons["compare"].setEnabled(has_job and one.outcome == "succeeded")
         self.detail.clear()
         self.job_detail.clear()
         self.spec_text.clear()
@@ -285,6 +288,11 @@ class ArtifactsPanel(QWidget):
         if len(chosen) == 1:
             art = chosen[0]
             self.run_requested.emit(str(art.job_dir if art.job_dir is not None else art.neff.path))
+
+    def _on_compare_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None and art.job_dir is not None:
+            self.compare_requested.emit(str(art.job_dir))
 
     def _on_open_button_clicked(self) -> None:
         art = self._one()

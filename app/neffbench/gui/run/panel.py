@@ -51,6 +51,7 @@ class RunPanel(QWidget):
 
     run_requested = Signal(str, dict)
     cancel_requested = Signal()
+    compare_requested = Signal(str)  # the target job, for the Numerics tab
     history_loaded = Signal(object)  # History, once the table and bucket plots show it
 
     def __init__(self, parent: QWidget | None = None):
@@ -132,6 +133,8 @@ class RunPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancel-run-button")
         self.cancel_button.setEnabled(False)
+        self.compare_button = QPushButton("Compare layer by layer…", objectName="run-compare-button", enabled=False)
+        self.compare_button.setToolTip("Where this job's outputs diverge, module by module (Numerics tab).")
         # A flow, not a row: on a narrow window the controls wrap onto a second line instead of
         # setting the window's minimum width (each label stays with its field).
         pairs = []
@@ -144,7 +147,7 @@ class RunPanel(QWidget):
             label = QLabel(text)
             label.setBuddy(widget)
             pairs.append(kept_together(label, widget))
-        return flow_row(*pairs, kept_together(self.run_button, self.cancel_button))
+        return flow_row(*pairs, kept_together(self.run_button, self.cancel_button), self.compare_button)
 
     def _build_status(self) -> None:
         """The live stage, verdict and numerics lines."""
@@ -197,6 +200,7 @@ class RunPanel(QWidget):
     def _wire(self) -> None:
         self.run_button.clicked.connect(self._on_run_button_clicked)
         self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self.compare_button.clicked.connect(lambda: self.compare_requested.emit(self.target_path or ""))
         self.table.runs_selected.connect(self._on_table_runs_selected)
 
     # ---- the target ----
@@ -329,6 +333,7 @@ class RunPanel(QWidget):
     def _update_buttons(self) -> None:
         self.run_button.setEnabled(self.target_path is not None and not self._running)
         self.cancel_button.setEnabled(self._running)
+        self.compare_button.setEnabled(self.target_path is not None and Path(self.target_path, "job.json").is_file())
 
     def _on_run_button_clicked(self) -> None:
         if self.target_path is not None and not self._running:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QLineEdit, QToolButton
 
+from neffbench.gui.shell.tabs import TAB_TITLES
 from neffbench.kernels import registry
 from neffbench.presets import PresetInfo, preset_infos
 
@@ -69,7 +70,7 @@ def build_actions(window) -> None:
         QKeySequence("Ctrl+Shift+W"),
         "Compile a grid of values of any fields, here or on a Ray cluster, and compare the points (Ctrl+Shift+W)",
     )
-    for i in range(5):
+    for i in range(len(TAB_TITLES)):
         tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
         tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
     file_menu = window.menuBar().addMenu("&File")

@@ -25,6 +25,7 @@ from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
+from neffbench.gui.shell import tabs as window_tabs
 from neffbench.gui.shell.actions import build_actions, build_toolbar
 from neffbench.gui.shell.first_paint import FirstPaint
 from neffbench.gui.shell.settings import Settings
@@ -74,7 +75,7 @@ class MainWindow(QMainWindow):
         self.form.setMinimumWidth(330)
         self.tabs = QTabWidget()
         self._pages = []
-        for title in ("&Preview", "&Compile", "&Artifacts", "&Run", "S&weeps"):
+        for title in window_tabs.TAB_TITLES:
             page = QWidget()
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages.append(page)
@@ -372,8 +373,8 @@ class MainWindow(QMainWindow):
     # ---- closing ----
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        if self.panels_ready and self.run_controller.is_running:
-            self.run_controller.cancel()  # a benchmark is not worth keeping the window for
+        if self.panels_ready:
+            window_panels.cancel_runs(self)  # a benchmark or a compare is not worth keeping the window for
         if self.panels_ready and self.busy:
             if not self.close_when_idle:
                 answer = QMessageBox.question(

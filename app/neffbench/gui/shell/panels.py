@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from neffbench.gui.shell import logs as window_logs
-from neffbench.gui.shell.tabs import SWEEPS_TAB
+from neffbench.gui.shell.tabs import NUMERICS_TAB, SWEEPS_TAB
 
 
 def build(window) -> None:
-    """The Preview, Compile, Artifacts, Run and Sweeps tabs' panels and their controllers (their modules are
+    """The Preview, Compile, Artifacts, Run, Sweeps and Numerics tabs' panels and their controllers (their modules are
     imported here, so the window paints first)."""
     from neffbench.gui.artifacts.panel import ArtifactsPanel
     from neffbench.gui.compile.controller import CompileController
@@ -32,6 +32,12 @@ def build(window) -> None:
     from neffbench.gui.shell.sweeps import WindowSweeps
 
     window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
+    from neffbench.gui.numerics.controller import CompareController
+    from neffbench.gui.numerics.panel import NumericsPanel
+
+    window.compare_controller = CompareController(window)
+    window.numerics = NumericsPanel()
+    window._pages[NUMERICS_TAB].layout().addWidget(window.numerics)
 
 
 def wire(window) -> None:
@@ -66,4 +72,31 @@ def wire(window) -> None:
     runs.status_changed.connect(run.show_status)
     runs.finished.connect(run.show_finished)
     runs.failed.connect(run.show_failed)
+    from neffbench.gui.numerics import panel as numerics
+
+    numerics.wire(window.numerics, window.compare_controller)
+    window.artifacts.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
+    run.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
     window_logs.install(window)
+
+
+def show_numerics(window, job_dir: str) -> None:
+    """The Numerics tab on ``job_dir`` (a compare of another job running: it stays, and the status bar says so)."""
+    running = window.compare_controller.is_running
+    if running and window.numerics.job_dir != job_dir:
+        window.statusBar().showMessage(
+            "A compare is running; cancel it or wait for it before comparing another job.", 8000
+        )
+    elif window.numerics.job_dir == job_dir:
+        window.numerics.rescan()
+    else:
+        window.numerics.set_job(job_dir)
+    window.tabs.setCurrentIndex(NUMERICS_TAB)
+
+
+def cancel_runs(window) -> None:
+    """Stop a running benchmark and a running compare (as the window closes)."""
+    if window.run_controller.is_running:
+        window.run_controller.cancel()
+    if window.compare_controller.is_running:
+        window.compare_controller.cancel()

@@ -1,4 +1,5 @@
 """The window's tabs in their order, and the preset a first launch opens: what the shell's parts share."""
 
-PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB, SWEEPS_TAB = range(5)
+PREVIEW_TAB, COMPILE_TAB, ARTIFACTS_TAB, RUN_TAB, SWEEPS_TAB, NUMERICS_TAB = range(6)
+TAB_TITLES = ("&Preview", "&Compile", "&Artifacts", "&Run", "S&weeps", "&Numerics")
 DEFAULT_PRESET = "seed"
