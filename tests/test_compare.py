@@ -235,3 +235,15 @@ def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path)
     assert job.is_dir()
     table = _cli("sweep", "show", swept["sweep_id"], "--workdir", "wd", cwd=tmp_path).stdout
     assert "run error" in table and "f64" in table
+
+
+def test_a_kernel_without_submodules_is_compared_at_its_outputs(tmp_path):
+    """RoPE's module calls no submodule: its own outputs (query and key) are the taps, at depth 0."""
+    proc = _cli("compile", "seed", "--backend", "cpu-check", "--workdir", str(tmp_path / "wd"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    doc = _compare(job, "--runtime", "cpu")
+    assert [(t["module"], t["depth"]) for t in doc["taps"]] == [("(output 0)", 0), ("(output 1)", 0)]
+    assert doc["first_divergent"] == {"vs_eager": None, "vs_float64": None}
+    assert all(t["vs_float64"]["max_abs"] > 0 for t in doc["taps"])  # float32 is not float64
+    assert "its own outputs are the taps" in " ".join(doc["notes"])

@@ -117,9 +117,15 @@ def test_a_module_called_twice_is_tapped_at_its_first_call_and_a_tensorless_one_
         assert torch.equal(taps["tap0"], module.lin(x))
 
 
-def test_a_module_without_submodules_has_no_taps():
-    plan = select.plan(torch.nn.Linear(2, 2), (torch.randn(1, 2),))
-    assert plan.taps == [] and plan.depth == 0 and "nothing to tap" in plan.notes[-1]
+def test_a_module_without_submodules_is_tapped_at_its_own_outputs():
+    module, inputs = torch.nn.Linear(2, 2), (torch.randn(1, 2),)
+    plan = select.plan(module, inputs)
+    assert [(t.module, t.depth, t.part, t.shape) for t in plan.taps] == [("(output 0)", 0, "output[0]", (1, 2))]
+    assert plan.depth is None and "its own outputs are the taps" in plan.notes[-1]
+    with Tapped(module, plan.taps) as tapped:
+        traced = torch.jit.trace(tapped, inputs, check_trace=False)
+        own, taps = tapped.split(traced(*inputs))
+    assert torch.equal(own[0], module(*inputs)) and torch.equal(taps["tap0"], own[0])
 
 
 # ---- the tapped wrapper -------------------------------------------------------------------------

@@ -30,7 +30,7 @@ class Tap:
     """One intermediate output the tapped module returns.
 
     ``name`` is its output name (``tap0``..), ``module`` its path as in ``named_modules()`` of the user's
-    module, ``source`` ``FILE:LINE`` of its class's ``forward`` (None when Python cannot tell), ``part``
+    module (``(output i)`` at depth 0: the module's own output i, for a module without submodules), ``source`` ``FILE:LINE`` of its class's ``forward`` (None when Python cannot tell), ``part``
     which tensor of the module's output it is (``output`` for a tensor, ``output[0]`` for a tuple's first).
     """
 
@@ -68,7 +68,7 @@ class Tap:
             data.get("source"),
             str(data.get("dtype") or ""),
             tuple(data.get("shape") or ()),
-            depth=int(data.get("depth") or 1),
+            depth=int(data["depth"]) if isinstance(data.get("depth"), int) else 1,  # 0: the module's own output
             calls=int(data.get("calls") or 1),
             part=str(data.get("part") or "output"),
         )
@@ -222,7 +222,7 @@ def plan(
     every_path = [p for p, _ in root_of(module).named_modules() if p]
     notes: list[str] = []
     chosen = _matching(calls, patterns, every_path) if patterns else calls
-    if depth is None and not patterns:
+    if depth is None and not patterns and calls:
         depth = _default_depth(calls, max_taps)
         deepest = max((c.depth for c in calls), default=0)
         notes.append(
@@ -252,5 +252,27 @@ def plan(
             )
         )  # fmt: skip
     if not calls:
-        notes.append("the module calls no submodule, so there is nothing to tap: only its outputs are compared.")
+        taps = _own_outputs(module, inputs)
+        notes.append("the module calls no submodule, so its own outputs are the taps (depth 0).")
     return TapPlan(taps, depth, notes)
+
+
+def _own_outputs(module: Any, inputs: Sequence[Any]) -> list[Tap]:
+    """A module without submodules (a fused kernel) is tapped at its outputs: depth 0, ``(output i)``, still
+    compared with eager and float64."""
+    import torch
+
+    with torch.no_grad():
+        raw = module(*inputs)
+    found = Leaves()
+    collect(raw, (), found)
+    cls = type(root_of(module))
+    source = source_of(cls)
+    taps = []
+    for i, path in enumerate(found.paths):
+        value = raw
+        for part in path:
+            value = value[part]
+        dtype, shape = str(value.dtype).replace("torch.", ""), tuple(value.shape)
+        taps.append(Tap(f"tap{i}", f"(output {i})", cls.__name__, source, dtype, shape, depth=0, part=f"output[{i}]"))
+    return taps

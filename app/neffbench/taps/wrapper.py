@@ -65,21 +65,28 @@ class Tapped(torch.nn.Module):
         root = root_of(module)
         targets = []
         for tap in self.taps:
+            if tap.depth == 0:  # the module's own output: read from its result, no hook
+                continue
             try:
                 targets.append(root.get_submodule(tap.module))
             except AttributeError:
                 raise TapsError(f"{tap.name} names {tap.module!r}, which the module does not have.") from None
-        self._handles = [m.register_forward_hook(_Catcher(t.name, self._caught)) for m, t in zip(targets, self.taps)]
+        hooked = [t for t in self.taps if t.depth != 0]
+        self._handles = [m.register_forward_hook(_Catcher(t.name, self._caught)) for m, t in zip(targets, hooked)]
 
     def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         self._caught.clear()
         raw = self.module(*inputs)
         caught = dict(self._caught)
         self._caught.clear()  # hold no tensor of this call past it
+        own = flat_outputs(raw)
+        for tap in self.taps:
+            if tap.depth == 0:
+                caught[tap.name] = own[int(tap.part[len("output[") : -1])]
         missing = [f"{t.name} ({t.module})" for t in self.taps if t.name not in caught]
         if missing:
             raise TapsError(f"these taps' modules were not called or returned no tensor: {', '.join(missing)}.")
-        return flat_outputs(raw) + tuple(caught[t.name] for t in self.taps)
+        return own + tuple(caught[t.name] for t in self.taps)
 
     def remove(self) -> None:
         """Take the hooks off the module, which is then as it was before it was wrapped."""
