@@ -63,6 +63,14 @@ def apply(job_dir: Path, built: Any, out: Any) -> Any:
     for note in plan.notes:
         out.line(f"neffbench: {note}")
     out.line(f"neffbench: tapped {len(plan.taps)} module(s): each one's output is an extra output of the NEFF")
+    script = job_dir / "reproduce.py"
+    if script.is_file():  # written for the untapped module before the taps were chosen: say so in it
+        with script.open("a", encoding="utf-8") as fh:
+            fh.write(
+                f"\n# This job is the tapped variant a compare made (neffbench compare): its NEFF also returns the output "
+                f"of each of {len(plan.taps)} tapped\n# module(s), listed under 'taps' in job.json. This script "
+                "rebuilds the module without its taps.\n"
+            )
     built.module = Tapped(built.module, plan.taps)
     if built.output_names:  # roles stay aligned only when the module's own outputs are named
         built.output_names = (*built.output_names, *(t.name for t in plan.taps))
