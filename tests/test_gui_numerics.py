@@ -170,6 +170,8 @@ def test_an_earlier_compare_is_overlaid_by_module_path(rig, job, qtbot):
     assert list(x) == [modules.index(t["module"]) for t in kept.document["taps"]]
     assert np.allclose(y, [t["vs_float64"]["times_tolerance"] for t in kept.document["taps"]])
     assert "(overlay)" in panel.chart.legend.text()
+    # Escaped text is shown as rich text (an apostrophe, not its entity), whatever the sentence holds.
+    assert {panel.chart.note.textFormat(), panel.chart.legend.textFormat()} == {Qt.TextFormat.RichText}
     assert len(panel.chart.points_of("vs_float64")[0]) == len(modules)  # the shown compare is still drawn
     panel.overlay_combo.setCurrentIndex(0)
     assert len(panel.chart.points_of("vs_float64", overlay=True)[0]) == 0

@@ -94,9 +94,9 @@ class ErrorChart(QWidget):
         self.plot.addItem(self.cursor)
         for series in self.series.values():
             series.points.sigClicked.connect(self._on_points_clicked)
-        self.legend = QLabel(wordWrap=True)
+        self.legend = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.legend.setObjectName("numerics-legend")
-        self.note = QLabel(wordWrap=True)
+        self.note = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.note.setObjectName("numerics-chart-note")
         self.note.setStyleSheet("color: #555555;")
         self.note.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)

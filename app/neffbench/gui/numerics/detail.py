@@ -56,9 +56,9 @@ class TapDetail(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.title = QLabel(EMPTY, wordWrap=True)
+        self.title = QLabel(EMPTY, wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.title.setObjectName("numerics-tap")
-        self.source = QLabel(wordWrap=True)
+        self.source = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.source.setObjectName("numerics-source")
         self.source.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reference_combo = QComboBox()

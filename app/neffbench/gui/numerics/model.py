@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -176,14 +177,14 @@ def scan(job_dir: str | Path) -> Scan:
     try:
         job = read_job(job_dir / "job.json")
         auto_cast = (job.compiler or {}).get("auto_cast") or ((job.spec or {}).get("compiler") or {}).get("auto_cast")
-        parts = [f"<b>Job</b> {job.job_id or job_dir.name}", f"<b>Backend</b> {job.backend or '?'}"]
+        parts = [f"<b>Job</b> {escape(job.job_id or job_dir.name)}", f"<b>Backend</b> {escape(job.backend or '?')}"]
         if auto_cast:
-            parts.append(f"<b>auto-cast</b> {auto_cast}")
+            parts.append(f"<b>auto-cast</b> {escape(str(auto_cast))}")
         if job.outcome != "succeeded":
-            parts.append(f"<b>Outcome</b> {job.outcome or '?'}")
+            parts.append(f"<b>Outcome</b> {escape(job.outcome or '?')}")
         summary = " &nbsp;·&nbsp; ".join(parts)
-    except RecordError as exc:
-        summary = f"{job_dir} cannot be compared: {exc}"
+    except RecordError as exc:  # the summary is rich text: the sentence escaped
+        summary = escape(f"{job_dir} cannot be compared: {exc}")
     others: list[Kept] = []
     for sibling in sorted(job_dir.parent.glob(f"*/{COMPARES_DIR}")) if job_dir.parent.is_dir() else []:
         if sibling.parent != job_dir:

@@ -55,7 +55,7 @@ class NumericsPanel(QWidget):
     # ---- building ----
 
     def _build(self) -> None:
-        self.job_label = QLabel(wordWrap=True)
+        self.job_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.job_label.setObjectName("numerics-job")
         self.job_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         controls = self._build_controls()
@@ -76,7 +76,7 @@ class NumericsPanel(QWidget):
         kept = flow_row(
             kept_together(QLabel("Shown"), self.shown_combo), kept_together(QLabel("Overlay"), self.overlay_combo)
         )
-        self.notes_label = QLabel(wordWrap=True)
+        self.notes_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.notes_label.setObjectName("numerics-notes")
         self.notes_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Read once per compare, kept small: the chart and the table need the height on a laptop screen.
