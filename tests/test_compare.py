@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from neffbench.runs import arrays
+from tests.cli import neffbench
 from tests.fakes import runtime_env
 
 pytestmark = pytest.mark.slow
@@ -50,16 +49,7 @@ x = "f32[2,8]"
 """
 
 
-def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+_cli = partial(neffbench, timeout=600)  # a compare compiles and runs twice
 
 
 def _project(tmp_path: Path, backend: str, env: dict | None = None, *args: str) -> Path:

@@ -5,30 +5,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from neffbench.jobs import cache
 from neffbench.presets import load_preset
+from tests.cli import neffbench
 from tests.fakes import fake_env
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = load_preset("seed")
 
 
-def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 def _records(workdir: Path) -> list[dict]:

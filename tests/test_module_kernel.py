@@ -14,6 +14,7 @@ import pytest
 from neffbench.jobs import read_record
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import SpecError, load, loads_toml, save, spec_hash, validate
+from tests.cli import neffbench
 from tests.data.modules.hf_models import HF_MODELS
 from tests.fakes import fake_env
 
@@ -131,16 +132,7 @@ def test_old_rope_specs_are_rope_specs():
 # ---- compiles (real child processes) ---------------------------------------------------------
 
 
-def _cli(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 def _records(workdir: Path) -> list[dict]:

@@ -5,31 +5,21 @@ output is caught."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from neffbench.runs import arrays
+from tests.cli import neffbench
 from tests.fakes import fake_env, runtime_env
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _cli(*args: str, env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from neffbench.jobs import read_record
+from tests.cli import neffbench
 from tests.fakes import fake_env
 
 RANDOM_INIT = """
@@ -47,16 +48,7 @@ def make():
 """
 
 
-def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 def _job(workdir: Path) -> Path:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -15,20 +14,12 @@ import pytest
 from neffbench.jobs import read_record
 from neffbench.usercode import closure
 from neffbench.usercode.origin import classify
+from tests.cli import neffbench
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 def _project(root: Path) -> Path:

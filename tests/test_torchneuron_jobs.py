@@ -22,6 +22,7 @@ import pytest
 from neffbench.jobs import CompileJob
 from neffbench.presets import load_preset
 from neffbench.spec import load
+from tests.cli import neffbench
 from tests.explain_agreement import check_jobs_below
 from tests.fakes import fake_env, runtime_controls, torchneuron_env
 
@@ -60,16 +61,7 @@ CASES = {
 }
 
 
-def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 def _module_spec(root: Path, entry: str):

@@ -4,8 +4,6 @@ of the workbench's own code."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -14,6 +12,7 @@ import pytest
 
 from neffbench.cli.terminal_log import TracebackFolder
 from neffbench.usercode import errors
+from tests.cli import neffbench
 from tests.fakes import fake_env
 
 
@@ -47,16 +46,7 @@ def _project(root: Path) -> None:
     )
 
 
-def _cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+_cli = neffbench
 
 
 @pytest.mark.slow
