@@ -21,6 +21,7 @@ from neffbench.jobs.compile_job import CompileJob
 from neffbench.jobs.records import RECORD_NAME
 from neffbench.kernels import registry
 from neffbench.numerics import outputs
+from neffbench.numerics.kept import COMPARES_DIR
 from neffbench.procs import write_json
 from neffbench.runs import arrays
 from neffbench.runs.neff_run import NeffRun
@@ -31,8 +32,6 @@ from neffbench.taps import report
 from neffbench.views.clock import iso, utc_now
 from neffbench.views.job import JobView, RecordError
 from neffbench.views.job_file import read_job
-
-COMPARES_DIR = "compares"
 
 
 class CompareError(Exception):

@@ -9,12 +9,12 @@ a compare in ``JOB/compares/`` (each tap against eager and float64); ``sweeps.sh
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from neffbench.numerics.kept import latest_compare
 from neffbench.views.run import RunView
 
 
@@ -58,33 +58,19 @@ def run_points(
     return problems
 
 
-def accuracy(job_dir: Path) -> dict[str, Any] | None:
-    """A point's error: its latest timed run's against the eager reference, and its latest compare's (the last
-    tap's error against float64, and the first divergent taps); None when it was neither run nor compared."""
-    from neffbench.runs.history import latest_timed, runs
-
+def accuracy(job_dir: Path, latest_run: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A point's error: its latest timed run's (``latest_run``, as ``runs.history.latest_timed`` finds it) against
+    the eager reference, and its latest compare's (the last tap's error against float64, and the first divergent
+    taps); None when it was neither run nor compared."""
     out: dict[str, Any] = {}
-    if (job_dir / "runs").is_dir():
-        latest = latest_timed(runs(job_dir / "runs"))
-        numerics = RunView.of(latest).numerics if latest is not None else None
-        if numerics and numerics.get("checked"):
-            out["vs_eager"] = numerics.get("max_abs_error")
-            out["match"] = numerics.get("match")
-    compared = _latest_compare(job_dir)
-    if compared is not None:
-        last = (compared.get("taps") or [{}])[-1].get("vs_float64") or {}
+    numerics = RunView.of(latest_run).numerics if latest_run is not None else None
+    if numerics and numerics.get("checked"):
+        out["vs_eager"] = numerics.get("max_abs_error")
+        out["match"] = numerics.get("match")
+    compared = latest_compare(job_dir)
+    if compared is not None and compared.document is not None:
+        last = (compared.document.get("taps") or [{}])[-1].get("vs_float64") or {}
         out["vs_float64"] = last.get("max_abs")
-        out["first_divergent"] = compared.get("first_divergent")
-        out["compare"] = compared.get("path")
+        out["first_divergent"] = compared.document.get("first_divergent")
+        out["compare"] = str(compared.path)
     return out or None
-
-
-def _latest_compare(job_dir: Path) -> dict[str, Any] | None:
-    for path in sorted((job_dir / "compares").glob("*.json"), reverse=True):
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(document, dict):
-            return {**document, "path": str(path)}
-    return None

@@ -30,14 +30,18 @@ def _read(path: Path) -> JobView | None:
         return None
 
 
-def _latency(job_dir: Path) -> dict[str, Any] | None:
-    """The latest succeeded run of the job's NEFF (or module), if it has been run."""
+def _latest_run(job_dir: Path) -> dict[str, Any] | None:
+    """The latest succeeded run of the job's NEFF (or module) with timings, if it has been run."""
     runs_dir = job_dir / "runs"
     if not runs_dir.is_dir():
         return None
     from neffbench.runs.history import latest_timed, runs
 
-    latest = latest_timed(runs(runs_dir))
+    return latest_timed(runs(runs_dir))
+
+
+def _latency(latest: dict[str, Any] | None) -> dict[str, Any] | None:
+    """That run's latency figures."""
     if latest is None:
         return None
     run = RunView.of(latest)
@@ -103,8 +107,9 @@ def _row(workdir: Path, point: PointView) -> dict[str, Any]:
         numerics = job.numerics or {}
         if numerics.get("checked"):
             row["numerics"] = {k: numerics.get(k) for k in ("match", "max_abs_error", "max_rel_error", "where")}
-        row["latency"] = _latency(job_dir)
-        row["accuracy"] = accuracy(job_dir)
+        latest = _latest_run(job_dir)  # read once: its latency and its error
+        row["latency"] = _latency(latest)
+        row["accuracy"] = accuracy(job_dir, latest)
     return row
 
 

@@ -3,7 +3,6 @@ log axis, the job's earlier compares, a tap's source line and its values for the
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from html import escape
@@ -12,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from neffbench.numerics.compare import COMPARES_DIR
+from neffbench.numerics import kept
+from neffbench.numerics.kept import COMPARES_DIR
 from neffbench.runs import arrays
 from neffbench.taps.compare import REFERENCES, as_float64
 from neffbench.taps.report import short_source
@@ -142,19 +142,13 @@ def describe(document: dict[str, Any]) -> str:
 
 
 def kept_compares(job_dir: str | Path, prefix: str = "") -> list[Kept]:
-    """The job's compares, newest first; one that cannot be read is listed with why."""
-    folder = Path(job_dir) / COMPARES_DIR
-    out: list[Kept] = []
-    for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []:
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(document, dict) or not isinstance(document.get("taps"), list):
-                raise ValueError("not a compare's document")
-        except (OSError, ValueError) as exc:
-            out.append(Kept(path, f"{path.name} (unreadable)", None, f"Cannot read {path}: {exc}"))
-            continue
-        out.append(Kept(path, prefix + describe(document), document))
-    return out
+    """The job's compares, newest first, labelled; one that cannot be read is listed with why."""
+    return [
+        Kept(k.path, prefix + describe(k.document), k.document)
+        if k.document is not None
+        else Kept(k.path, f"{k.path.name} (unreadable)", None, k.error)
+        for k in kept.kept_compares(job_dir)
+    ]
 
 
 @dataclass(frozen=True)
