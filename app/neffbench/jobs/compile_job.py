@@ -139,10 +139,8 @@ class CompileJob(Streaming, Finishing):
                 backend_requested=self.backend,
                 timeout=self.timeout,
                 sources=self.prepared.sources,
-                taps=self.taps and {k: v for k, v in self.taps.items() if k != "of"},
+                taps=self.taps,
             )
-            if self.taps:
-                self.record["taps_request"] = self.taps
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")
             if self.taps:

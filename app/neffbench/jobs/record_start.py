@@ -31,7 +31,7 @@ def new_record(
 
     ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
     runs user code without it gets no cache key until its build has recorded what it read. ``taps``: what a
-    compare's tapped job taps (``neffbench.numerics``), None for an ordinary job.
+    compare's tapped job taps and for which job (``neffbench.numerics``), None for an ordinary job.
     """
     known_cls = backends.recorded(backend_requested)
     known = known_cls.name if known_cls else None
@@ -54,7 +54,8 @@ def new_record(
         "sources": sources,
         "weights": None,
         # Servable to later identical compiles only once this job has succeeded with the predicted backend.
-        "cache_key": cache.digest(cache.key(spec, predicted, digest, taps)) if servable else None,
+        # A tapped job's NEFF depends on what it taps, not on which job asked ("of"): compares of twins share it.
+        "cache_key": cache.digest(cache.key(spec, predicted, digest, _what_is_tapped(taps))) if servable else None,
         **({"taps_request": taps} if taps else {}),
         "cache_key_backend": predicted,
         "cache": None,
@@ -76,6 +77,10 @@ def new_record(
         **_provenance(argv),
         "files": _files(),
     }
+
+
+def _what_is_tapped(taps: dict[str, Any] | None) -> dict[str, Any] | None:
+    return {k: v for k, v in taps.items() if k != "of"} if taps else None
 
 
 def _results_to_come() -> dict[str, Any]:
