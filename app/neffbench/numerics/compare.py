@@ -133,7 +133,7 @@ class Compare:
             job = read_job(self.job_dir / RECORD_NAME)
         except RecordError as exc:
             raise CompareError(str(exc)) from None
-        of = (job.raw.get("taps_request") or {}).get("of") if isinstance(job.raw.get("taps_request"), dict) else None
+        of = job.taps_request.get("of")
         if of:
             raise CompareError(f"{self.job_dir.name} is a compare's tapped job; compare the job it taps ({of})")
         return job

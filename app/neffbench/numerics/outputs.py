@@ -13,8 +13,8 @@ from neffbench.views.job import JobView
 
 
 def _taps_of(tapped: JobView) -> tuple[list[Tap], dict[str, Any]]:
-    block = tapped.raw.get("taps")
-    if not isinstance(block, dict) or not isinstance(block.get("taps"), list):
+    block = tapped.taps
+    if not isinstance(block.get("taps"), list):
         raise ValueError(f"{tapped.job_id}'s record lists no taps: it is not a compare's tapped job")
     taps = [Tap.from_dict(t) for t in block["taps"]]
     return taps, block

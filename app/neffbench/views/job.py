@@ -82,6 +82,10 @@ class JobView:
     exit_code: int | None = None
     torchneuron: dict[str, Any] = field(default_factory=dict)
     error_text: str | None = None  # the error of a record older than the error dict: a plain sentence
+    # A compare's tapped job: what it was asked to tap and for which job ({"patterns", "depth", "of"}), and what
+    # its worker tapped ({"taps": [...], "depth", "notes", "float64"}); empty for an ordinary job.
+    taps_request: dict[str, Any] = field(default_factory=dict)
+    taps: dict[str, Any] = field(default_factory=dict)
     # The job.json it was read from (views/job_file.py sets it); None for a record handed over in memory.
     path: str | None = None
     # The whole document as written, for what no field above names (a detail view shows all of it).
@@ -141,6 +145,8 @@ class JobView:
             exit_code=integer(record.get("exit_code")),
             torchneuron=as_dict(record.get("torchneuron")),
             error_text=text(record.get("error")),
+            taps_request=as_dict(record.get("taps_request")),
+            taps=as_dict(record.get("taps")),
             path=path,
             raw=record,
         )
