@@ -19,12 +19,14 @@ ENV_DIR := $(VENV)
 endif
 PY := $(ENV_DIR)/bin/python
 STAMP := $(ENV_DIR)/.neffbench-installed
+RUN_STAMP := $(ENV_DIR)/.neffbench-installed-run
 LEGACY_PY := $(LEGACY_VENV)/bin/python
 LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test lint test-legacy test-legacy-torch-floor bench setup setup-legacy system-deps install-desktop clean
+.PHONY: run test lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps install-desktop clean
 
-run: setup
+# Only what running needs (torch, PySide6, pyqtgraph, numpy, superqt, tomli-w); make test adds the test tools.
+run: setup-run
 	$(ENV_DIR)/bin/neffbench
 
 # The suite spread over the cores (pytest-xdist: one worker per core, 4 at most, since each holds torch and Qt;
@@ -54,9 +56,9 @@ test-legacy-torch-floor:
 bench: setup system-deps
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS)
 
-setup: $(STAMP)
+setup-run: $(RUN_STAMP)
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	@if [ ! -x "$(PY)" ]; then echo "Creating $(ENV_DIR)"; $(PYTHON) -m venv "$(ENV_DIR)"; fi
 	@# torch is installed only when missing, so a Neuron venv keeps its own build.
 	@if "$(PY)" -c "import torch" 2>/dev/null; then \
@@ -64,7 +66,16 @@ $(STAMP): pyproject.toml
 	else \
 	    echo "Installing $(TORCH_SPEC)"; "$(PY)" -m pip install --quiet "$(TORCH_SPEC)"; \
 	fi
-	"$(PY)" -m pip install --quiet -e ".[test,lint]"
+	@echo "Installing NEFF Workbench and what it needs to run (PySide6-Essentials, pyqtgraph, numpy, superqt, tomli-w)"
+	@"$(PY)" -m pip install --quiet -e .
+	@touch "$(RUN_STAMP)"
+
+# The test and lint tools too (pytest, hypothesis, transformers, Ray, ruff, mypy): what make test and make lint use.
+setup: $(STAMP)
+
+$(STAMP): $(RUN_STAMP)
+	@echo "Installing the test and lint tools (pytest, hypothesis, transformers, Ray, ruff, mypy, import-linter)"
+	@"$(PY)" -m pip install --quiet -e ".[test,lint]"
 	@touch "$(STAMP)"
 
 setup-legacy: $(LEGACY_STAMP)

@@ -44,13 +44,18 @@ def watch():
         if "preview" in seen:
             return
         seen["preview"] = preview.spec.name
-        if compile_too:
-            window.controller.finished.connect(compiled)
-            window.compile()
-        else:
+        if not compile_too:
             window.close()
+        elif window.panels_ready:
+            start_compile()
+        else:  # the first preview comes before the other tabs are built
+            window.panels_built.connect(start_compile)
 
-    window.panels_built.connect(lambda: window.preview_controller.computed.connect(previewed))
+    def start_compile():
+        window.controller.finished.connect(compiled)
+        window.compile()
+
+    window.preview_controller.computed.connect(previewed)
 
 app = launch.make_app(["neffbench"])
 QTimer.singleShot(0, watch)

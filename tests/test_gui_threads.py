@@ -170,8 +170,7 @@ def watch():
         QTimer.singleShot(10, watch)
         return
     window = windows[0]
-    window.panels_built.connect(lambda: window.preview_controller.computed.connect(
-        lambda p: (seen.append(p.spec.name), window.close())))
+    window.preview_controller.computed.connect(lambda p: (seen.append(p.spec.name), window.close()))
 
 QTimer.singleShot(0, watch)
 QTimer.singleShot(120_000, app.quit)

@@ -69,7 +69,10 @@ def _shoot(out: Path, compile_too: bool) -> int:
 
     def first_preview(_preview) -> None:
         window.preview_controller.computed.disconnect(first_preview)
-        QTimer.singleShot(500, shoot)  # after the plots have been painted
+        if window.panels_ready:
+            QTimer.singleShot(500, shoot)  # after the plots have been painted
+        else:  # the first preview comes before the other tabs are built
+            window.panels_built.connect(lambda: QTimer.singleShot(500, shoot))
 
     def shoot() -> None:
         QGuiApplication.primaryScreen().grabWindow(0).save(str(out / "screen.png"))
@@ -80,11 +83,9 @@ def _shoot(out: Path, compile_too: bool) -> int:
         window.controller.finished.connect(after_compile)
         window.compile()
 
-    def panels_built() -> None:
-        window.preview_controller.computed.connect(first_preview)
-        window.preview_controller.failed.connect(lambda msg: (failures.append(msg), app.quit()))
-
-    window.panels_built.connect(panels_built)
+    # As launch() opens it, the controller exists from the start (it asks the warm probe for the first preview).
+    window.preview_controller.computed.connect(first_preview)
+    window.preview_controller.failed.connect(lambda msg: (failures.append(msg), app.quit()))
     QTimer.singleShot(180_000, lambda: (failures.append("timed out"), app.quit()))
     app.exec()
     window.save_settings()

@@ -29,8 +29,35 @@ SEED = load_preset("seed")
 def test_the_table_is_the_compiled_one_and_nothing_is_downsampled():
     p = preview.compute(SEED)
     assert p.table.shape == (SEED.rope.max_pos, 64)
-    assert torch.equal(p.table, build_cache(SEED))
+    assert torch.equal(torch.from_numpy(p.table), build_cache(SEED))
     assert p.cast_error == 0.0
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_the_drawn_table_is_the_cast_one_widened_exactly(dtype):
+    spec = with_rope(SEED, max_pos=1500, cache_dtype=dtype)
+    p = preview.compute(spec)
+    cast = build_cache(spec)
+    assert cast.dtype == getattr(torch, dtype)
+    assert p.table.dtype == np.float32
+    assert torch.equal(torch.from_numpy(p.table).to(cast.dtype), cast)
+    assert torch.equal(torch.from_numpy(p.table), cast.float())
+
+
+def test_a_preview_crosses_a_process_without_torch(tmp_path):
+    """The warm probe pickles it for the window, which unpickles it before its own torch has loaded."""
+    import pickle
+    import subprocess
+    import sys
+
+    (tmp_path / "p.pickle").write_bytes(pickle.dumps(preview.compute(SEED)))
+    code = (
+        "import pickle, sys; p = pickle.loads(open(sys.argv[1], 'rb').read()); "
+        "rows, _, _ = p.display_rows(0, 100, 10); p.value(3, 4); "
+        "print('torch' in sys.modules, rows.shape)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "p.pickle")], capture_output=True, text=True)
+    assert out.stdout.split()[0] == "False", out.stderr
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
@@ -50,7 +77,7 @@ def test_display_rows_downsample_only_the_drawing():
     p = preview.compute(with_rope(SEED, max_pos=10_000))
     rows, first, step = p.display_rows(0, 10_000, 1000)
     assert step == 10 and first == 0 and rows.shape[0] == 1000
-    np.testing.assert_array_equal(rows[3], p.table[30].float().numpy())
+    np.testing.assert_array_equal(rows[3], p.table[30])
     rows, first, step = p.display_rows(500, 600, 1000)
     assert step == 1 and rows.shape[0] == 100 and first == 500
 

@@ -76,6 +76,11 @@ class WarmProbe:
             child.kill_and_reap()
 
     def close(self) -> None:
+        # Killed before the lock is taken: a request waiting on the child (the window's first preview, as it
+        # closes) then ends at once with ProbeError instead of holding the close up.
+        child = self._child
+        if child is not None:
+            child.kill()
         with self._lock:
             self._stop_locked()
 

@@ -31,11 +31,23 @@ def where(exc: BaseException) -> str:
     return f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
 
 
+# Libraries that optional features use, and the extra that installs each (``make run`` installs none of them).
+EXTRAS = {"transformers": "hf", "ray": "ray"}
+
+
+def install_hint(missing: str | None) -> str:
+    """`` (install it with pip install 'neffbench[hf]')`` for a library an extra brings; empty otherwise."""
+    extra = EXTRAS.get((missing or "").split(".")[0])
+    return f" (install it with pip install 'neffbench[{extra}]')" if extra else ""
+
+
 def message(exc: BaseException) -> str:
-    """The exception's first line; for a bare ``assert``, the assertion's own source line."""
+    """The exception's first line (with the extra to install, for a missing optional library); for a bare
+    ``assert``, the assertion's own source line."""
     text = str(exc).strip()
     if text:
-        return text.splitlines()[0]
+        hint = install_hint(exc.name) if isinstance(exc, ModuleNotFoundError) else ""
+        return text.splitlines()[0] + hint
     if isinstance(exc, AssertionError):
         frames = traceback.extract_tb(exc.__traceback__)
         if frames:

@@ -2,7 +2,8 @@
 JSON report.
 
 check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
-inputs and outputs. prepare: what a compile checks before any job. A kernel may bring requests of its own
+inputs and outputs. prepare: what a compile checks before any job. preview: the spec's preview, pickled into a
+file (the window's first previews, while its own torch loads). A kernel may bring requests of its own
 (``Kernel.probe_requests``; the module kernel's ``resolve``), answered the same way.
 """
 
@@ -14,6 +15,7 @@ import sys
 import time
 import traceback
 import warnings
+from pathlib import Path
 from typing import Any
 
 HISTOGRAM_BINS = 48
@@ -148,7 +150,22 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     return {**out, **report.to_json()}
 
 
-COMMANDS = {"check": check, "prepare": prepare}
+def preview(request: dict[str, Any]) -> dict[str, Any]:
+    """The spec's preview (neffbench.spec.previewing), pickled into the file ``request["path"]`` names: the
+    window's first previews, while its own torch loads. A preview is plain data (numpy, no torch tensors), so
+    the window reads it without importing torch."""
+    import pickle
+
+    from neffbench.spec import from_dict, previewing
+
+    result = previewing.compute(from_dict(request["spec"]), request.get("bucket"))
+    if isinstance(result, str):
+        return {"ok": True, "refused": result}
+    Path(request["path"]).write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    return {"ok": True, "path": request["path"]}
+
+
+COMMANDS = {"check": check, "prepare": prepare, "preview": preview}
 
 
 def _handler(command: str) -> Any:
@@ -193,6 +210,9 @@ def serve() -> int:
     """
     import torch  # noqa: F401 - the point of a warm probe
 
+    from neffbench.spec import previewing
+
+    previewing.preload()  # the window's first preview is often the first request
     sys.stdout.write(json.dumps({"ready": True}) + "\n")
     sys.stdout.flush()
     for line in sys.stdin:
@@ -215,7 +235,8 @@ def main(argv: list[str]) -> int:
         return serve()
     if len(argv) != 1 or _handler(argv[0]) is None:
         print(
-            "usage: python -m neffbench.workers.probe check|prepare|<a kernel's request> < request.json, or serve",
+            "usage: python -m neffbench.workers.probe check|prepare|preview|<a kernel's request> < request.json, "
+            "or serve",
             file=sys.stderr,
         )
         return 2

@@ -11,39 +11,54 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.widgets import background
-from neffbench.kernels import registry
+from neffbench.spec import previewing
 
 DEBOUNCE_MS = 120
+# After the probe's first preview, the window's own torch import waits this long: the preview paints first
+# (the import holds the interpreter for a second).
+LOAD_AFTER_PROBE_MS = 100
 NO_PREVIEW = "This kernel has no preview of its own: Run CPU check shows its outputs, statistics and graph."
 
 
 def _load_torch() -> str:
     import torch
 
-    # The default kernel's preview, imported here so that the first compute does not pay for it.
-    registry.get(registry.DEFAULT).preview_preload()
+    previewing.preload()
     return torch.__version__
 
 
 def _compute(spec: Any, bucket: int | None):
-    """The kernel's preview, or the reason there is none (returned, not raised: the GUI shows it)."""
-    from neffbench.spec import errors
+    return previewing.compute(spec, bucket)
 
-    # The whole spec first (name, workdir, compiler): a kernel's preview refuses errors in its own fields only.
-    problems = errors(spec)
-    if problems:
-        return "; ".join(f"{p.field}: {p.message}" for p in problems)
-    kernel = registry.for_spec(spec)
-    chosen = kernel.pick_bucket(spec, bucket) if bucket is not None else None
-    try:
-        result = kernel.preview(spec, chosen)
-    except ValueError as exc:  # the kernel's own refusals
-        return str(exc)
-    return result  # None: the kernel has no preview of its own (NO_PREVIEW says what to do instead)
+
+class ProbePreviewError(RuntimeError):
+    """The warm probe gave no preview (it could not start, crashed or failed); this process computes it instead."""
+
+
+def _compute_in_probe(spec: Any, bucket: int | None):
+    """The preview as the warm probe computes it: the window shows it before its own torch has loaded."""
+    import pickle
+    import tempfile
+    from pathlib import Path
+
+    from neffbench.probe.client import ProbeError, shared
+    from neffbench.spec import to_dict
+
+    with tempfile.TemporaryDirectory(prefix="neffbench-preview-") as tmp:
+        path = Path(tmp) / "preview.pickle"
+        try:
+            report = shared().ask("preview", {"spec": to_dict(spec), "bucket": bucket, "path": str(path)})
+        except ProbeError as exc:
+            raise ProbePreviewError(str(exc)) from exc
+        if not report.get("ok"):
+            raise ProbePreviewError(report.get("error") or "the probe reported no preview")
+        if "refused" in report:
+            return report["refused"]
+        return pickle.loads(path.read_bytes())  # noqa: S301 - our own child's file, in a directory only we can read
 
 
 def _check(spec: Any) -> dict:
@@ -63,8 +78,13 @@ class PreviewController(QObject):
     failed = Signal(str)
     checked = Signal(dict)  # a probe's CPU-check report
 
-    def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS):
+    def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS, probe_first: bool = False):
+        """``probe_first``: until this process's torch has loaded, the warm probe (a child that started importing
+        torch as the window did) computes the previews, so the first one shows about when the window does; the
+        first it returns starts this process's own torch load."""
         super().__init__(parent)
+        self._probe_first = probe_first
+        self._latest: tuple[str, Any] | None = None  # what was last reported, for panels wired after it
         self._ready = False
         self._loading = None
         self._worker = None  # the running compute: the reference keeps it alive until it reports
@@ -92,15 +112,29 @@ class PreviewController(QObject):
             _load_torch, returned=self._on_loading_returned, errored=self._on_loading_errored
         )
 
-    def request(self, spec: Any, bucket: int | None = None) -> None:
-        """Ask for the preview of ``spec`` (``bucket``: a token count); edits within the debounce time coalesce."""
+    def request(self, spec: Any, bucket: int | None = None, *, now: bool = False) -> None:
+        """Ask for the preview of ``spec`` (``bucket``: a token count); edits within the debounce time coalesce.
+        ``now``: no debounce (the first preview, which no edit follows)."""
         self._wanted, self._withdrawn = (spec, bucket), False
-        self._debouncer.throttle()
+        if now:
+            self._start_if_idle()
+        else:
+            self._debouncer.throttle()
+
+    def replay(self) -> None:
+        """Report again what was last reported (to panels wired after the first preview came)."""
+        if self._latest is not None:
+            kind, payload = self._latest
+            (self.computed if kind == "computed" else self.failed).emit(payload)
+
+    def _report(self, kind: str, payload: Any) -> None:
+        self._latest = (kind, payload)
+        (self.computed if kind == "computed" else self.failed).emit(payload)
 
     def reject(self, problems: list) -> None:
         """The form is invalid: no preview, and a computation under way is dropped when it ends."""
         self._wanted, self._withdrawn = None, True
-        self.failed.emit("; ".join(f"{p.field}: {p.message}" for p in problems))
+        self._report("failed", "; ".join(f"{p.field}: {p.message}" for p in problems))
 
     @property
     def is_checking(self) -> bool:
@@ -123,31 +157,41 @@ class PreviewController(QObject):
 
     def _on_loading_errored(self, exc: Exception) -> None:
         self._loading = None
-        self.failed.emit(f"torch did not load, so there is no preview: {type(exc).__name__}: {exc}")
+        self._report("failed", f"torch did not load, so there is no preview: {type(exc).__name__}: {exc}")
 
     def _on_debouncer_triggered(self) -> None:
         self._start_if_idle()
 
     def _start_if_idle(self) -> None:
-        if not self._ready or self._worker is not None or self._wanted is None:
+        if self._worker is not None or self._wanted is None:
+            return
+        if not self._ready and not self._probe_first:
             return
         self._running, self._wanted = self._wanted, None
         self.computing.emit()
+        compute = _compute if self._ready else _compute_in_probe
         self._worker = background.start(
-            _compute, *self._running, returned=self._on_worker_returned, errored=self._on_worker_errored
+            compute, *self._running, returned=self._on_worker_returned, errored=self._on_worker_errored
         )
 
     def _on_worker_returned(self, result) -> None:
         self._worker = None
         if self._wanted is None and not self._withdrawn:  # stale results are dropped: only the newest spec is shown
-            if isinstance(result, str):
-                self.failed.emit(result)
-            else:
-                self.computed.emit(result)
+            self._report("failed" if isinstance(result, str) else "computed", result)
+        if not self._ready and self._loading is None:
+            # The probe answered: this process's own torch loads once the preview has been painted.
+            QTimer.singleShot(LOAD_AFTER_PROBE_MS, self.load_torch)
         self._start_if_idle()
 
     def _on_worker_errored(self, exc: Exception) -> None:
         self._worker = None
+        if isinstance(exc, ProbePreviewError):
+            # No preview from the probe: compute this one here, once torch has loaded, rather than fail it.
+            self._probe_first = False
+            if self._wanted is None and not self._withdrawn:
+                self._wanted = self._running
+            self.load_torch()
+            return
         if self._wanted is None and not self._withdrawn:
-            self.failed.emit(f"Preview failed: {type(exc).__name__}: {exc}")
+            self._report("failed", f"Preview failed: {type(exc).__name__}: {exc}")
         self._start_if_idle()

@@ -38,6 +38,11 @@ def make_app(argv: list[str] | None = None):
 
 
 def launch(argv: list[str] | None = None) -> int:
+    # First of all, the warm probe: its torch import (a second or more) runs on another core while Qt starts
+    # and the window builds, and it computes the first preview (neffbench.gui.preview.controller).
+    from neffbench.probe.client import shared
+
+    shared().start()
     app = make_app(argv)
     from neffbench.gui.shell.gc_guard import MainThreadGC
     from neffbench.gui.shell.main_window import MainWindow, app_icon

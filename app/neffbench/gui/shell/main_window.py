@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QFileDialog,
+    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -29,6 +30,7 @@ from neffbench.gui.shell import tabs as window_tabs
 from neffbench.gui.shell.actions import build_actions, build_toolbar
 from neffbench.gui.shell.first_paint import FirstPaint
 from neffbench.gui.shell.settings import Settings
+from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.presets import load_preset
@@ -58,11 +60,15 @@ class MainWindow(QMainWindow):
         self.controller = None
         self.close_when_idle = False
         self._duration_worker = None
+        self.preview_controller = None
+        self.preview_stack = None
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
         self._build()
         self._wire()
         self._restore()
+        # As launch opens it (deferred panels, background work): the first preview is asked for now.
+        self.startup = Startup(self, early_preview=defer_panels and background)
         self._first_paint = FirstPaint(self)
         self._first_paint.painted.connect(self._on_first_paint_painted)
         if not defer_panels:
@@ -75,9 +81,13 @@ class MainWindow(QMainWindow):
         self.form.setMinimumWidth(330)
         self.tabs = QTabWidget()
         self._pages = []
-        for title in window_tabs.TAB_TITLES:
+        for index, title in enumerate(window_tabs.TAB_TITLES):
             page = QWidget()
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            # Until its panel is built (window_panels.put): a sentence, not an empty page.
+            waiting = "Loading torch for the preview…" if index == window_tabs.PREVIEW_TAB else "Starting up…"
+            placeholder = QLabel(waiting, objectName="tab-placeholder", alignment=Qt.AlignmentFlag.AlignCenter)
+            page.layout().addWidget(placeholder)
             self._pages.append(page)
             self.tabs.addTab(page, title)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -100,19 +110,8 @@ class MainWindow(QMainWindow):
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
-        if self.panels_ready:
-            return
-        window_panels.build(self)
-        self.preview_stack.show_kernel(self.form.kernel)
-        window_panels.wire(self)
-        self.panels_ready = True
-        for key, splitter in self._splitters().items():
-            state = self.settings.bytes(f"splitter/{key}")
-            if state is not None:
-                splitter.restoreState(state)
-        self._refresh_compile_state()
-        self.preview_controller.request(self.form.spec())
-        self.panels_built.emit()
+        self.startup.build_preview_panel()
+        self.startup.build_other_panels()
 
     def _wire(self) -> None:
         form = self.form
@@ -202,24 +201,18 @@ class MainWindow(QMainWindow):
     def start_background(self) -> None:
         """Work that waits until the window is on screen: torch, the toolchain check, the workdir scan."""
         self.preview_controller.load_torch()
-        self.doctor_status.gather()
-        self.artifacts.rescan()
+        self.startup.start_the_rest()
 
     # ---- slots ----
 
     def _on_first_paint_painted(self) -> None:
         self.first_painted.emit()
         # After this paint has reached the screen: the tabs' contents, then the slow things in the background.
-        QTimer.singleShot(0, self._after_first_paint)
-
-    def _after_first_paint(self) -> None:
-        self.build_panels()
-        if self.background:
-            self.start_background()
+        QTimer.singleShot(0, self.startup.after_first_paint)
 
     def _on_form_spec_changed(self, spec) -> None:
         self.setWindowTitle(f"{spec.name} — {TITLE}")
-        if not self.panels_ready:
+        if self.preview_controller is None:
             return
         errors = self.form.errors()
         if errors:
@@ -227,7 +220,8 @@ class MainWindow(QMainWindow):
             # spec the form does not show, and none arriving late from before the error either.
             self.preview_controller.reject(errors)
             return
-        self.preview_controller.request(spec, self.preview_stack.chosen_bucket())
+        bucket = self.preview_stack.chosen_bucket() if self.preview_stack is not None else None
+        self.preview_controller.request(spec, bucket)
 
     def _on_form_problems_changed(self, _problems: list) -> None:
         self._refresh_compile_state()
@@ -278,7 +272,7 @@ class MainWindow(QMainWindow):
         return self.preview_stack.panels
 
     def _on_form_kernel_changed(self, name: str) -> None:
-        if self.panels_ready:
+        if self.preview_stack is not None:
             self.preview_stack.show_kernel(name)
         wanted = getattr(self.form.current(), "preferred_width", 0)
         sizes = self.splitter.sizes()

@@ -3,48 +3,36 @@
 from __future__ import annotations
 
 from neffbench.gui.shell import logs as window_logs
-from neffbench.gui.shell.tabs import NUMERICS_TAB, SWEEPS_TAB
+from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB
 
 
-def build(window) -> None:
-    """The Preview, Compile, Artifacts, Run, Sweeps and Numerics tabs' panels and their controllers (their modules are
-    imported here, so the window paints first)."""
-    from neffbench.gui.artifacts.panel import ArtifactsPanel
-    from neffbench.gui.compile.controller import CompileController
-    from neffbench.gui.compile.panel import CompilePanel
+def put(window, tab: int, panel) -> None:
+    """``panel`` into its tab's page, in place of the page's "Starting up…" placeholder."""
+    clear(window, tab)
+    window._pages[tab].layout().addWidget(panel)
+
+
+def clear(window, tab: int) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    for placeholder in window._pages[tab].findChildren(QLabel, "tab-placeholder"):
+        placeholder.hide()
+        placeholder.deleteLater()
+
+
+def build_preview(window) -> None:
+    """The Preview tab's panel and its wiring: built first, so that the first preview is drawn before the other
+    tabs are built (their modules are imported here, so the window paints first)."""
     from neffbench.gui.preview.controller import PreviewController
     from neffbench.gui.preview.host import PreviewHost
-    from neffbench.gui.run.controller import RunController
-    from neffbench.gui.run.panel import RunPanel
 
-    window.controller = CompileController(window)
-    window.preview_controller = PreviewController(window)
+    if window.preview_controller is None:  # not already asking the probe for the first preview
+        window.preview_controller = PreviewController(window)
     window.preview_stack = PreviewHost()
-    window.compile_panel = CompilePanel()
-    window.artifacts = ArtifactsPanel()
-    window.artifacts.workdir = window.workdir
-    window.run_controller = RunController(window)
-    window.run_panel = RunPanel()
-    for page, panel in zip(
-        window._pages, (window.preview_stack, window.compile_panel, window.artifacts, window.run_panel)
-    ):
-        page.layout().addWidget(panel)
-    from neffbench.gui.shell.sweeps import WindowSweeps
-
-    window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
-    from neffbench.gui.numerics.controller import CompareController
-    from neffbench.gui.numerics.panel import NumericsPanel
-
-    window.compare_controller = CompareController(window)
-    window.numerics = NumericsPanel()
-    window._pages[NUMERICS_TAB].layout().addWidget(window.numerics)
-
-
-def wire(window) -> None:
-    """The panels' signals to their controllers and to the window's slots."""
-    preview, ctl = window.preview_controller, window.controller
+    put(window, PREVIEW_TAB, window.preview_stack)
+    window.preview_stack.show_kernel(window.form.kernel)
+    preview, host = window.preview_controller, window.preview_stack
     preview.torch_loaded.connect(window._on_preview_controller_torch_loaded)
-    host = window.preview_stack
     preview.computing.connect(host.show_computing)
     preview.computed.connect(host.show_result)
     preview.failed.connect(host.show_invalid)
@@ -52,6 +40,43 @@ def wire(window) -> None:
     host.bucket_chosen.connect(window._on_preview_stack_bucket_chosen)
     host.check_requested.connect(window._on_preview_stack_check_requested)
     window.form.kernel_changed.connect(window._on_form_kernel_changed)
+
+
+def build(window) -> None:
+    """The Compile, Artifacts, Run, Sweeps and Numerics tabs' panels and their controllers."""
+    from neffbench.gui.artifacts.panel import ArtifactsPanel
+    from neffbench.gui.compile.controller import CompileController
+    from neffbench.gui.compile.panel import CompilePanel
+    from neffbench.gui.run.controller import RunController
+    from neffbench.gui.run.panel import RunPanel
+
+    window.controller = CompileController(window)
+    window.compile_panel = CompilePanel()
+    window.artifacts = ArtifactsPanel()
+    window.artifacts.workdir = window.workdir
+    window.run_controller = RunController(window)
+    window.run_panel = RunPanel()
+    for tab, panel in (
+        (COMPILE_TAB, window.compile_panel),
+        (ARTIFACTS_TAB, window.artifacts),
+        (RUN_TAB, window.run_panel),
+    ):
+        window._pages[tab].layout().addWidget(panel)
+    from neffbench.gui.shell.sweeps import WindowSweeps
+
+    clear(window, SWEEPS_TAB)
+    window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
+    from neffbench.gui.numerics.controller import CompareController
+    from neffbench.gui.numerics.panel import NumericsPanel
+
+    window.compare_controller = CompareController(window)
+    window.numerics = NumericsPanel()
+    put(window, NUMERICS_TAB, window.numerics)
+
+
+def wire(window) -> None:
+    """The other panels' signals to their controllers and to the window's slots."""
+    ctl = window.controller
     ctl.started.connect(window._on_controller_started)
     ctl.lines_received.connect(window.compile_panel.show_lines)
     ctl.event_received.connect(window.compile_panel.show_event)

@@ -152,9 +152,11 @@ def _import(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
+        from neffbench.usercode.errors import install_hint
+
         missing = exc.name or name
         detail = f"module '{name}' cannot be imported" + (f": no module named '{missing}'" if missing else "")
-        raise EntryError(detail + ".") from exc
+        raise EntryError(detail + install_hint(missing) + ".") from exc
     except Exception as exc:  # noqa: BLE001 - a package may fail to import any way it likes
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise EntryError(

@@ -22,6 +22,7 @@ class Table:
 
     reference: np.ndarray
     cast: torch.Tensor  # in the cache dtype (numpy has no bfloat16)
+    widened: np.ndarray  # ``cast`` in float32 (exact), for drawing without torch
     error: float
     error_at: tuple[int, int]
 
@@ -39,19 +40,22 @@ def _reference_key(spec: CompileSpec) -> tuple:
 def _cast(reference: torch.Tensor, cache_dtype: str) -> Table:
     dtype = TORCH_DTYPES[cache_dtype]
     if dtype == torch.float32:
-        return Table(reference.numpy(), reference, 0.0, (0, 0))
+        return Table(reference.numpy(), reference, reference.numpy(), 0.0, (0, 0))
     # Cast and measure block by block: each block stays in cache, which is several times faster
     # than whole-table temporaries at 131072 positions.
     cast = torch.empty(reference.shape, dtype=dtype)
+    widened = torch.empty(reference.shape, dtype=torch.float32)
     error, error_at = -1.0, 0
     for start in range(0, reference.shape[0], _BLOCK_ROWS):
         block = reference[start : start + _BLOCK_ROWS]
         out = cast[start : start + _BLOCK_ROWS]
         out.copy_(block)
-        worst, where = out.float().sub_(block).abs_().view(-1).max(0)
+        wide = widened[start : start + _BLOCK_ROWS]
+        wide.copy_(out)
+        worst, where = (wide - block).abs_().view(-1).max(0)
         if float(worst) > error:
             error, error_at = float(worst), start * reference.shape[1] + int(where)
-    return Table(reference.numpy(), cast, max(error, 0.0), divmod(error_at, reference.shape[1]))
+    return Table(reference.numpy(), cast, widened.numpy(), max(error, 0.0), divmod(error_at, reference.shape[1]))
 
 
 def cached_table(spec: CompileSpec) -> tuple[Table, bool]:

@@ -87,6 +87,9 @@ class PreviewPanel(QWidget):
         self.stack.addWidget(self.placeholder)
         self.stack.addWidget(self.plots)
         self._layout()
+        # They choose within a preview: until the first one comes (torch is loading) they are disabled, not blank.
+        for chooser in (self.token_spin, self.head_spin, self.bucket_combo):
+            chooser.setEnabled(False)
         self.token_spin.valueChanged.connect(self._on_token_spin_value_changed)
         self.head_spin.valueChanged.connect(self._on_token_spin_value_changed)
         self.bucket_combo.activated.connect(self._on_bucket_combo_activated)
@@ -153,6 +156,8 @@ class PreviewPanel(QWidget):
     def show_preview(self, preview: Preview) -> None:
         self.preview = preview
         self.stack.setCurrentWidget(self.plots)
+        for chooser in (self.token_spin, self.head_spin, self.bucket_combo):
+            chooser.setEnabled(True)
         rot = preview.rotation
         self._set_buckets(preview.spec.inputs.num_tokens, rot.bucket)
         for spin, count in ((self.token_spin, rot.num_tokens), (self.head_spin, rot.query.shape[1])):

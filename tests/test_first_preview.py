@@ -1,0 +1,97 @@
+"""The first preview comes from the warm probe while the window's own torch loads; and if the probe gives none, the
+window computes it itself. Also: the extras a missing optional library names."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from neffbench.presets import load_preset
+from neffbench.spec import from_dict, previewing, to_dict
+
+SEED = load_preset("seed")
+
+
+@pytest.mark.slow
+def test_the_probe_pickles_the_preview_the_window_would_compute(tmp_path):
+    from neffbench.probe.client import WarmProbe
+
+    probe = WarmProbe()
+    try:
+        path = tmp_path / "preview.pickle"
+        report = probe.ask("preview", {"spec": to_dict(SEED), "bucket": None, "path": str(path)}, timeout=120)
+        assert report == {"ok": True, "path": str(path)}
+        remote = pickle.loads(path.read_bytes())
+        here = previewing.compute(SEED)
+        assert remote.spec == here.spec and (remote.table == here.table).all()
+        assert remote.pair_check == here.pair_check
+        # A spec the kernel refuses is a sentence, as in the window's own compute.
+        bad = to_dict(SEED)
+        bad["model"]["rotary_dim"] = 3
+        refused = probe.ask("preview", {"spec": bad, "bucket": None, "path": str(path)}, timeout=120)
+        assert refused["ok"] and refused["refused"] == previewing.compute(from_dict(bad))
+    finally:
+        probe.close()
+
+
+@pytest.mark.gui
+def test_with_no_preview_from_the_probe_the_window_computes_it_itself(qtbot, monkeypatch):
+    from neffbench.gui.preview import controller as pc
+
+    asked = []
+
+    def no_probe(spec, bucket):
+        asked.append(spec.name)
+        raise pc.ProbePreviewError("the probe ended without a report (exit code 1)")
+
+    monkeypatch.setattr(pc, "_compute_in_probe", no_probe)
+    controller = pc.PreviewController(probe_first=True)
+    with qtbot.waitSignal(controller.computed, timeout=120_000) as shown:
+        controller.request(SEED, now=True)
+    assert asked == ["seed"] and controller.is_ready
+    assert shown.args[0].spec.name == "seed"
+
+
+@pytest.mark.gui
+def test_the_probe_preview_is_shown_then_this_process_loads_torch_and_takes_over(qtbot, monkeypatch):
+    from neffbench.gui.preview import controller as pc
+
+    def from_probe(spec, bucket):
+        return previewing.compute(spec, bucket)  # as the probe computes it, without the child
+
+    monkeypatch.setattr(pc, "_compute_in_probe", from_probe)
+    computes = []
+    monkeypatch.setattr(pc, "_compute", lambda spec, bucket: computes.append(spec.name) or previewing.compute(spec))
+    controller = pc.PreviewController(probe_first=True, debounce_ms=0)
+    assert not controller.is_ready
+    with qtbot.waitSignal(controller.computed, timeout=60_000):
+        controller.request(SEED, now=True)
+    assert computes == []  # the probe's
+    qtbot.waitUntil(lambda: controller.is_ready, timeout=120_000)  # loading started behind the shown preview
+    with qtbot.waitSignal(controller.computed, timeout=60_000):
+        controller.request(SEED)
+    assert computes == ["seed"]
+    # A panel wired after the first preview is shown it again.
+    seen = []
+    controller.computed.connect(seen.append)
+    controller.replay()
+    assert [p.spec.name for p in seen] == ["seed"]
+
+
+def test_a_missing_optional_library_names_the_extra_that_installs_it(monkeypatch):
+    import importlib
+
+    from neffbench.kernels.module import entry
+    from neffbench.usercode import errors
+
+    exc = ModuleNotFoundError("No module named 'transformers'", name="transformers")
+    assert errors.message(exc) == "No module named 'transformers' (install it with pip install 'neffbench[hf]')"
+    assert errors.message(ModuleNotFoundError("No module named 'mylib'", name="mylib")) == "No module named 'mylib'"
+
+    def missing(name):
+        raise ModuleNotFoundError(f"No module named '{name}'", name="transformers")
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    with pytest.raises(entry.EntryError, match=r"no module named 'transformers' \(install it with .*neffbench\[hf\]"):
+        entry.resolve("transformers:BertModel")
