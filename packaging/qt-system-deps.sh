@@ -4,10 +4,12 @@
 # otherwise say exactly what is missing (only the Qt libraries are required).
 set -u
 required=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
-# For the tests that open a real window under Xvfb and validate the desktop file; without them those
-# tests skip and say why.
+# For the tests that open a real window under Xvfb, validate the desktop file, and show the window over
+# ssh -X (a throwaway sshd on 127.0.0.1) and over VNC (neffbench remote); without them those tests skip
+# and say why.
 optional=(xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
-          libxcb-xinerama0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 desktop-file-utils)
+          libxcb-xinerama0 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 desktop-file-utils
+          openssh-server openssh-client x11vnc)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "Not a Debian-like system: make sure Qt's libraries (EGL, GL, xkbcommon, fontconfig, dbus, glib) are installed."
@@ -23,12 +25,12 @@ mapfile -t want < <(missing "${optional[@]}")
 [ ${#need[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "Installing system packages for Qt, Xvfb and the desktop-file check: ${need[*]} ${want[*]}"
+  echo "Installing system packages for Qt, Xvfb, the desktop-file check, ssh -X and VNC: ${need[*]} ${want[*]}"
   export DEBIAN_FRONTEND=noninteractive
   if apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${need[@]}" "${want[@]}" >/dev/null; then
     exit 0
   fi
-  [ ${#need[@]} -eq 0 ] && { echo "Could not install ${want[*]}: the Xvfb window test will skip."; exit 0; }
+  [ ${#need[@]} -eq 0 ] && { echo "Could not install ${want[*]}: the Xvfb, ssh -X and VNC tests will skip."; exit 0; }
   echo "Could not install the Qt libraries ${need[*]}."
   exit 1
 fi
@@ -37,5 +39,5 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "Install them with: sudo apt-get install ${need[*]}"
   exit 1
 fi
-echo "Optional, for the tests that open a real window under Xvfb and validate the desktop file: sudo apt-get install ${want[*]}"
+echo "Optional, for the tests that open a real window under Xvfb, over ssh -X and over VNC, and validate the desktop file: sudo apt-get install ${want[*]}"
 exit 0

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from neffbench.backends import registry
+from neffbench.remote.display import situation
 from neffbench.toolchain.choose import choose_backend, choose_run_runtime, use_cpu_backend
 from neffbench.toolchain.facts import Facts
 from neffbench.toolchain.flavour import FLAVOUR_LABELS
@@ -20,6 +21,7 @@ def report(facts: Facts) -> dict[str, Any]:
     out["cpu_backend"], out["cpu_backend_reason"] = use_cpu_backend("auto", facts)
     out["run_runtime"], out["run_runtime_reason"] = choose_run_runtime(facts)
     out["stack"] = facts.stack().to_dict()
+    out["display_situation"] = situation().to_dict()
     out["advice"] = advice(facts)
     return out
 
@@ -37,7 +39,11 @@ def advice(facts: Facts) -> list[str]:
     runtime, why_run = choose_run_runtime(facts)
     out.append(f"`neffbench run` uses the {runtime} runtime: {why_run}.")
     if not facts.display:
-        out.append("No display: the window cannot open here; `neffbench preview` renders plots to PNG instead.")
+        out.append(
+            "No display: the window cannot open here; `neffbench remote` shows it over VNC through an SSH tunnel, "
+            "and `neffbench preview` renders the plots to PNG."
+        )
+    out.extend(situation().fixes)
     if not facts.pyside6.found or not facts.pyqtgraph.found:
         out.append("The window needs PySide6-Essentials and pyqtgraph: run `make run` to install them.")
     return out

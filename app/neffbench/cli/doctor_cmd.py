@@ -24,6 +24,26 @@ def _line(label: str, found: bool, version: str | None, detail: str) -> str:
     return f"  {mark}{label:<16} {text}"
 
 
+_KINDS = {
+    "local": "local",
+    "forwarded": "forwarded X11 (ssh -X)",
+    "network": "X11 over the network",
+    "wayland": "Wayland",
+    "offscreen": "offscreen (no window is shown)",
+    "none": "none",
+}
+
+
+def _print_display(where: dict) -> None:
+    kind = _KINDS.get(where["kind"], where["kind"])
+    text = f"{kind}: {where['display']}" if where["display"] else kind
+    if where["over_ssh"] and where["kind"] != "forwarded":
+        text += ", over SSH"
+    print(_line("display", where["kind"] not in ("none", "offscreen"), None, text))
+    for tool, path in where["tools"].items():
+        print(_line(tool, path is not None, None, path or "not installed"))
+
+
 def run(args: argparse.Namespace) -> int:
     from neffbench.doctor import report
     from neffbench.toolchain.probe import gather
@@ -38,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     for comp in (facts.python, facts.torch, facts.pyside6, facts.pyqtgraph, facts.torch_neuronx, facts.neuronx_cc):
         print(_line(comp.name, comp.found, comp.version, comp.detail))
     print(_line("Neuron devices", bool(facts.devices), None, ", ".join(facts.devices) or "none under /dev/neuron*"))
-    print(_line("display", bool(facts.display), None, facts.display or "none"))
+    _print_display(data["display_situation"])
     for comp in facts.runtimes:
         print(_line(comp.name, comp.found, comp.version, comp.detail))
     print()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 DESKTOP_FILE = "neffbench"  # packaging/neffbench.desktop: lets the desktop match the window to its launcher
@@ -24,6 +25,12 @@ def make_app(argv: list[str] | None = None):
         )
 
     from neffbench import __version__
+    from neffbench.remote.display import apply_qt_environment
+
+    # Before Qt connects: over ssh -X its shared-memory images and GLX would fail, and the variables
+    # must be set before QApplication reads them.
+    apply_qt_environment()
+
     from neffbench.gui.shell.settings import APPLICATION, ORGANIZATION
     from neffbench.gui.widgets import theme
 
@@ -34,7 +41,26 @@ def make_app(argv: list[str] | None = None):
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(DESKTOP_FILE)
     theme.apply(app)
+    keep_still_if_remote(app)
     return app
+
+
+def keep_still_if_remote(app) -> None:
+    """A blinking caret repaints twice a second forever; over ssh -X or VNC each blink crosses the link."""
+    from neffbench.remote.display import repaints_cross_a_network
+
+    if repaints_cross_a_network(os.environ):
+        app.styleHints().setCursorFlashTime(0)
+
+
+def _fill_screen_if_asked(app, window) -> None:
+    from neffbench.remote.display import FILL_SCREEN_ENV
+
+    screen = app.primaryScreen()
+    if os.environ.get(FILL_SCREEN_ENV) and screen is not None:
+        window.setGeometry(screen.availableGeometry())
+        # Without a window manager nothing gives the window the keyboard: it takes it (Ctrl+Q, typing).
+        window.activateWindow()
 
 
 def launch(argv: list[str] | None = None) -> int:
@@ -54,6 +80,7 @@ def launch(argv: list[str] | None = None) -> int:
     # QThreadPool's: torch 2.8/2.9 segfault on a thread Python did not create.
     window = MainWindow(defer_panels=True)
     window.show()
+    _fill_screen_if_asked(app, window)
     code = app.exec()
     # Background reads (a scan, the toolchain probe) may still be running: give them a moment.
     background.wait(3.0)
