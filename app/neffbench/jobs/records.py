@@ -16,7 +16,7 @@ import logging
 import os
 import platform
 import signal
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,15 +103,16 @@ def read_record(job_dir: str | Path) -> dict[str, Any]:
     return json.loads((Path(job_dir) / RECORD_NAME).read_text(encoding="utf-8"))
 
 
-def records_mentioning(workdir: str | Path, text: str) -> Iterator[tuple[Path, dict[str, Any]]]:
+def records_mentioning(workdir: str | Path, text: str | Collection[str]) -> Iterator[tuple[Path, dict[str, Any]]]:
     """(job directory, record) of every readable job.json in the workdir whose text holds ``text`` (a key or a
-    digest): most records are of other keys, and are skipped without being parsed."""
+    digest; or any of several): most records are of other keys, and are skipped without being parsed."""
+    texts = (text,) if isinstance(text, str) else tuple(text)
     for path in Path(workdir).glob(f"*/{RECORD_NAME}"):
         try:
             raw = path.read_text(encoding="utf-8")
         except OSError:
             continue
-        if text not in raw:
+        if not any(t in raw for t in texts):
             continue
         try:
             record = json.loads(raw)
