@@ -94,9 +94,8 @@ class MainWindow(QMainWindow):
         build_actions(self)
         build_toolbar(self)
         self.doctor_status = DoctorStatus()
-        # A normal widget, not a permanent one: a message (what an action did) shows in its place for a while,
-        # so it is never crowded out on a narrow window.
-        self.statusBar().addWidget(self.doctor_status, 1)
+        # Permanent: a message (what an action did, for a few seconds) shows beside it, never over it.
+        self.doctor_status.install(self.statusBar())
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
