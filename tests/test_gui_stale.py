@@ -1,4 +1,5 @@
-"""Nothing stale in the window: status messages go after a while and never hide the toolchain summary."""
+"""Nothing stale in the window: another workdir resets what showed the one before (the Sweeps chart and diff,
+the Artifacts diff), status messages go after a while and never hide the toolchain summary."""
 
 from __future__ import annotations
 
@@ -6,9 +7,40 @@ import ast
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QTreeWidgetItem
 
 pytestmark = [pytest.mark.gui]
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
+
+
+def _headers(tree) -> list[str]:
+    head = tree.headerItem()
+    return [head.text(i) for i in range(tree.columnCount())]
+
+
+def test_another_workdir_resets_the_sweep_chart_and_both_diffs(window, qtbot, tmp_path):
+    window.build_panels()
+    sweeps = window.sweeps.panel
+    # As a sweep in the workdir before left them: points charted far from the origin, two points diffed.
+    sweeps.scatter.setData([40.0, 50.0], [700.0, 900.0])
+    sweeps.chart.enableAutoRange()
+    sweeps.chart.getPlotItem().getViewBox().updateAutoRange()
+    sweeps.diff.setHeaderLabels(["What", "A: #3", "B: #5"])
+    sweeps.diff.addTopLevelItem(QTreeWidgetItem(["optlevel", "1", "2"]))
+    artifacts = window.artifacts
+    artifacts.diff.setHeaderLabels(["Section", "Field", "A: job-1", "B: job-2"])
+    artifacts.diff.addTopLevelItem(QTreeWidgetItem(["spec", "optlevel", "1", "2"]))
+    other = tmp_path / "other"
+    other.mkdir()
+    with qtbot.waitSignal(artifacts.scanned, timeout=10_000):
+        window.set_workdir(other)
+    assert sweeps.sweep is None and sweeps.model.rowCount() == 0
+    assert sweeps.scatter.points().size == 0
+    assert sweeps.chart.getPlotItem().viewRange() == [[0.0, 1.0], [0.0, 1.0]]
+    assert _headers(sweeps.diff) == ["What", "A", "B"] and sweeps.diff.topLevelItemCount() == 0
+    assert _headers(artifacts.diff) == ["Section", "Field", "A", "B"] and artifacts.diff.topLevelItemCount() == 0
+    qtbot.waitUntil(lambda: sweeps.summary.text().startswith("No sweep in this workdir yet"), timeout=10_000)
+    assert artifacts.summary.text() == f"Nothing compiled yet in {other}"
 
 
 def test_a_status_message_times_out_and_the_toolchain_summary_stays_in_view(window, qtbot, monkeypatch):

@@ -172,11 +172,9 @@ class MainWindow(QMainWindow):
         self.workdir = Path(path).expanduser().absolute()
         self.workdir_edit.setText(str(self.workdir))
         if self.panels_ready:
-            self.artifacts.workdir = self.workdir
+            self.artifacts.set_workdir(self.workdir, rescan=rescan)
             self.sweeps.set_workdir(self.workdir)
             self._refresh_compile_state()
-            if rescan:
-                self.artifacts.rescan()
 
     @property
     def busy(self) -> bool:

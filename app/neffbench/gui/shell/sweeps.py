@@ -44,8 +44,7 @@ class WindowSweeps(QObject):
         return self.controller.is_running
 
     def set_workdir(self, workdir) -> None:
-        self.panel.workdir = str(workdir)
-        self.panel.rescan()
+        self.panel.set_workdir(str(workdir))
 
     def open_dialog(self) -> None:
         """The form's spec as it stands (Start is refused while the form has errors or a compile runs)."""
