@@ -11,7 +11,6 @@ import pytest
 from PySide6.QtCore import QUrl
 
 from neffbench.gui.widgets import theme
-
 from tests.test_gui_compile import compile_and_wait, use_fakes
 
 pytestmark = [pytest.mark.gui]
