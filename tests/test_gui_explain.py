@@ -3,12 +3,14 @@ file; a code's help on click; Save bug report."""
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
 
+from neffbench.gui.widgets import theme
 from tests.test_gui_compile import compile_and_wait, use_fakes
 
 pytestmark = [pytest.mark.gui]
@@ -72,3 +74,108 @@ def test_a_failed_compile_is_explained_and_bundled(window, qtbot, monkeypatch, t
     qtbot.waitUntil(lambda: window.artifacts.list.topLevelItemCount() > 0, timeout=10_000)
     window.artifacts.list.topLevelItem(0).setSelected(True)
     qtbot.waitUntil(lambda: (window.artifacts.explanation.data or {}).get("status") == "FAIL", timeout=10_000)
+
+
+def _job(root: Path, name: str, log: str, **record) -> Path:
+    """A job directory as a job leaves it, as far as the pane reads it: job.json and job.log."""
+    job = root / name
+    job.mkdir(parents=True)
+    (job / "job.json").write_text(json.dumps({"schema_version": 1, "job_id": name, **record}))
+    (job / "job.log").write_text(log)
+    return job
+
+
+CPU_CHECK_LOG = (
+    "neffbench: backend cpu-check: cpu-check requested: torch.jit.trace on CPU only, no NEFF is made\n"
+    "neffbench: traced in 0.01 s (no NEFF, cpu-check)\n"
+)
+
+
+def test_the_pane_says_it_belongs_to_an_earlier_job_once_a_compile_or_sweep_starts(window, qtbot, tmp_path):
+    from neffbench.sweeps import plan
+
+    window.build_panels()
+    panel = window.compile_panel
+    view = panel.explanation
+    failed = _job(
+        tmp_path, "a-failed", (CORPUS / "job_log_neffbench.log").read_text(), outcome="failed", backend="neuron"
+    )
+    view.explain_path(failed)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+    assert "Job a-failed" in view.headline.text() and view.belongs.isHidden()
+    # A sweep starts: what is shown is job A's, and the pane says so (no red failure beside a green sweep).
+    panel.show_sweep_started(plan(window.current_spec(), ["compiler.optlevel=1,2"], backend="cpu-check"))
+    assert not view.belongs.isHidden()
+    assert view.belongs.text().startswith("This explains job a-failed, not one of the sweep started at ")
+    # An answer still on its way when a compile starts is shown as what it is: job A's.
+    view.explain_path(failed)
+    assert view.belongs.isHidden() and view.data is None
+    panel.show_started(window.current_spec())
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+    assert view.belongs.text().startswith("This explains job a-failed, not one of the compile started at ")
+    assert not view.belongs.isHidden()
+    # The compile's own job: the pane is its, and says nothing of belonging elsewhere.
+    ok = _job(tmp_path, "b-ok", CPU_CHECK_LOG, outcome="succeeded", backend="cpu-check", neff_note="no NEFF")
+    view.explain_path(ok)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+    assert "Job b-ok" in view.headline.text() and view.belongs.isHidden()
+    view.clear()
+    panel.show_sweep_started(plan(window.current_spec(), ["compiler.optlevel=1,2"], backend="cpu-check"))
+    assert view.belongs.isHidden()  # nothing shown: nothing to disown
+
+
+def test_a_cpu_check_job_is_explained_by_its_outcome_and_cause(window, qtbot, tmp_path):
+    window.build_panels()
+    view = window.compile_panel.explanation
+    ok = _job(tmp_path, "ok", CPU_CHECK_LOG, outcome="succeeded", backend="cpu-check", duration_s=1.5)
+    view.explain_path(ok / "job.log")  # the log of a job is the job
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+    assert "Succeeded: cpu-check checked the module on the CPU" in view.headline.text()
+    assert theme.GOOD in view.headline.text()
+    body = view.body.toPlainText()
+    assert "No outcome" not in view.headline.text() and "Compiler version" not in body
+    assert "none ran (cpu-check)" in body and "ok: succeeded in 1.5 s" in body
+    raised = _job(
+        tmp_path,
+        "raised",
+        CPU_CHECK_LOG,
+        outcome="failed",
+        backend="cpu-check",
+        stage="inputs",
+        reason="calling Bad.forward raised ValueError at bad.py:4: shapes do not line up",
+        error={"message": "ValueError: shapes do not line up", "line": "ValueError: shapes do not line up"},
+    )
+    view.explain_path(raised)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+    assert "Failed: calling Bad.forward raised ValueError at bad.py:4" in view.headline.text()
+    assert theme.BAD in view.headline.text()
+    body = view.body.toPlainText()
+    assert "First error (from job.json)" in body and "shapes do not line up" in body
+    assert view.report_button.isEnabled()
+
+
+@pytest.mark.slow
+def test_after_a_failed_compile_a_sweep_and_a_cache_hit_the_pane_is_never_stale(window, qtbot, monkeypatch):
+    from tests.test_gui_sweeps import _sweep
+
+    use_fakes(monkeypatch, "compile-error")
+    window.apply_preset("seed")
+    run = compile_and_wait(window, qtbot)
+    view = window.compile_panel.explanation
+    first = run.results[0].job_dir.name
+    qtbot.waitUntil(lambda: (view.data or {}).get("job_id") == first, timeout=10_000)
+    assert "NLA001" in view.headline.text()
+    monkeypatch.undo()  # no toolchain from now on: cpu-check, whose keys the window predicts (for the cache)
+    _plan, result = _sweep(window, qtbot, ["compiler.optlevel=1,2"])
+    assert result.state == "succeeded"
+    assert window.compile_panel.state_label.text().startswith("Sweep done")
+    # Beside the green "Sweep done", the red failure says whose it is.
+    assert not view.belongs.isHidden()
+    assert view.belongs.text().startswith(f"This explains job {first}, not one of the sweep started at ")
+    # A compile, and the same again, served from the cache: that job is explained, as such.
+    assert compile_and_wait(window, qtbot).outcome == "succeeded"
+    hit = compile_and_wait(window, qtbot).results[0]
+    assert hit.outcome == "succeeded"
+    assert hit.view.cache_hit
+    qtbot.waitUntil(lambda: (view.data or {}).get("job_id") == hit.job_dir.name, timeout=10_000)
+    assert "served from the cache" in view.headline.text() and view.belongs.isHidden()

@@ -302,6 +302,11 @@ def test_a_runtime_that_cannot_run_here_fails_with_its_reason_in_red(rig, jobs, 
     panel, controller = rig
     set_target(panel, qtbot, jobs[0])
     rows = panel.table.rowCount()
+    # A run shown before, far from the origin: its axes must not stay on for a run that timed nothing.
+    panel.latency.show_runs([{"runtime": "cpu", "on_device": False, "durations_ms": [40.0, 41.0, 45.0]}])
+    for plot in (panel.latency.histogram, panel.latency.timeline):
+        plot.getPlotItem().getViewBox().updateAutoRange()  # as a paint would
+        assert plot.getPlotItem().viewRange()[0][1] > 2
     panel.runtime_combo.setCurrentText("nrtpy")  # a cpu-check job has no NEFF for nrtpy to load
     with qtbot.waitSignal(controller.finished, timeout=RUN_TIMEOUT_MS) as blocker:
         qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
@@ -311,6 +316,13 @@ def test_a_runtime_that_cannot_run_here_fails_with_its_reason_in_red(rig, jobs, 
     assert panel.stage_label.text() == "failed"
     qtbot.waitUntil(lambda: panel.table.rowCount() == rows + 1 and not panel.loading, timeout=LOAD_TIMEOUT_MS)
     assert panel.table.item(0, 10).text() == "failed" and panel.table.item(0, 9).text() == "not compared"
+    # The failed run is what the plots show: nothing, on empty axes; the runtime is still the one chosen.
+    assert panel.latency.records == []
+    for plot in (panel.latency.histogram, panel.latency.timeline):
+        assert plot.getPlotItem().viewRange() == [[0.0, 1.0], [0.0, 1.0]]
+    assert panel.runtime_combo.currentText() == "nrtpy"
+    set_target(panel, qtbot, jobs[1])  # another target (a cpu-check job): a runtime it can take
+    assert panel.runtime_combo.currentText() == "auto"
 
 
 def test_checks_that_refuse_a_run_are_listed_one_a_line(rig, qtbot):

@@ -22,7 +22,7 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     row = dialog._rows[0]
     row.field.setCurrentIndex(row.field.findData("compiler.optlevel"))
     row.values.setText("1,2,7")
-    qtbot.waitUntil(lambda: dialog.plan.count == 3, timeout=5_000)
+    qtbot.waitUntil(lambda: dialog.plan.count == 3 and dialog.cached is not None, timeout=5_000)
     assert dialog.summary.text().startswith("3 points: 2 to compile, 1 invalid")
     assert "per job" in dialog.summary.text()  # the memory estimate, before anything starts
     assert dialog.invalid_list.count() == 1 and dialog.invalid_list.item(0).text().startswith("#2 optlevel=7")

@@ -162,3 +162,14 @@ def test_last_duration_is_the_newest_succeeded_job_of_the_same_spec(tmp_path):
     (tmp_path / "e" / "job.json").write_text("{not json")
     assert last_duration(tmp_path, spec, "cpu-check") == 2.0
     assert last_duration(tmp_path, spec, "neuron") is None
+    # Served from the cache in no time: no compile's time, so "last time this spec took" is still b's.
+    job(
+        "f",
+        spec_hash=same,
+        outcome="succeeded",
+        backend="cpu-check",
+        duration_s=0.02,
+        created="2026-01-05T00:00:00Z",
+        cache={"hit": True, "from": "b"},
+    )
+    assert last_duration(tmp_path, spec, "cpu-check") == 2.0

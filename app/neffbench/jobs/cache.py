@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +69,19 @@ def digest(k: dict[str, Any]) -> str:
 def lookup(workdir: Path, wanted: str) -> tuple[JobView, Path] | None:
     """The newest succeeded job of that key whose NEFFs are still there as recorded (a newer neffbench's job is
     never served: what its record means is not known here)."""
-    best: tuple[JobView, Path] | None = None
+    return lookup_all(workdir, {wanted}).get(wanted)
+
+
+def lookup_all(workdir: Path, wanted: Collection[str]) -> dict[str, tuple[JobView, Path]]:
+    """``lookup`` of several keys in one pass over the workdir: each key found, with what it would serve."""
+    best: dict[str, tuple[JobView, Path]] = {}
     for job_dir, record in records.records_mentioning(workdir, wanted):
         try:
             job = JobView.of(record, str(job_dir / records.RECORD_NAME))
         except RecordError:
             continue
-        if job.cache_key != wanted or job.outcome != "succeeded":
+        key = job.cache_key
+        if key is None or key not in wanted or job.outcome != "succeeded":
             continue
         intact = all(
             isinstance(n.get("path"), str)
@@ -82,8 +89,9 @@ def lookup(workdir: Path, wanted: str) -> tuple[JobView, Path] | None:
             and (job_dir / n["path"]).stat().st_size == n.get("size")
             for n in job.neffs
         )
-        if intact and (best is None or (job.created or "") > (best[0].created or "")):
-            best = (job, job_dir)
+        found = best.get(key)
+        if intact and (found is None or (job.created or "") > (found[0].created or "")):
+            best[key] = (job, job_dir)
     return best
 
 

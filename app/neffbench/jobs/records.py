@@ -16,7 +16,7 @@ import logging
 import os
 import platform
 import signal
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from neffbench.procs import write_json as write_json_atomic
 from neffbench.spec import spec_hash
 from neffbench.views.clock import iso, utc_now  # noqa: F401 - records' API
 from neffbench.views.job import (
+    JobView,
     bucket_of,  # noqa: F401 - records' API
 )
 
@@ -102,15 +103,16 @@ def read_record(job_dir: str | Path) -> dict[str, Any]:
     return json.loads((Path(job_dir) / RECORD_NAME).read_text(encoding="utf-8"))
 
 
-def records_mentioning(workdir: str | Path, text: str) -> Iterator[tuple[Path, dict[str, Any]]]:
+def records_mentioning(workdir: str | Path, text: str | Collection[str]) -> Iterator[tuple[Path, dict[str, Any]]]:
     """(job directory, record) of every readable job.json in the workdir whose text holds ``text`` (a key or a
-    digest): most records are of other keys, and are skipped without being parsed."""
+    digest; or any of several): most records are of other keys, and are skipped without being parsed."""
+    texts = (text,) if isinstance(text, str) else tuple(text)
     for path in Path(workdir).glob(f"*/{RECORD_NAME}"):
         try:
             raw = path.read_text(encoding="utf-8")
         except OSError:
             continue
-        if text not in raw:
+        if not any(t in raw for t in texts):
             continue
         try:
             record = json.loads(raw)
@@ -205,26 +207,27 @@ def mark_interrupted(workdir: str | Path) -> list[Path]:
 
 
 def last_duration(workdir: str | Path, spec: Any, backend: str | None) -> float | None:
-    """How long the newest succeeded job of the spec's first bucket (and backend) took, or None.
+    """How long the newest succeeded job of the spec's first bucket (and backend) took to compile, or None.
 
-    Reads every job record in the workdir: call it off the GUI thread.
+    A job served from the cache is no such time (it took a moment because nothing was compiled), so it is
+    skipped. Reads every job record in the workdir: call it off the GUI thread.
     """
     kernel = registry.for_spec(spec)
     wanted = spec_hash(kernel.for_bucket(spec, kernel.buckets(spec)[0]))
     best: tuple[str, float] | None = None
     for record_path in Path(workdir).glob("*/job.json"):
         try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            job = JobView.of(json.loads(record_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):  # RecordError is a ValueError: a newer neffbench's, or not a record
             continue
         if (
-            record.get("spec_hash") != wanted
-            or record.get("outcome") != "succeeded"
-            or (backend and record.get("backend") != backend)
+            job.spec_hash != wanted
+            or job.outcome != "succeeded"
+            or (backend and job.backend != backend)
+            or job.cache_hit
         ):
             continue
-        duration = record.get("duration_s")
-        created = record.get("created") or ""
-        if isinstance(duration, (int, float)) and (best is None or created > best[0]):
-            best = (created, float(duration))
+        created = job.created or ""
+        if job.duration_s is not None and (best is None or created > best[0]):
+            best = (created, job.duration_s)
     return None if best is None else best[1]

@@ -54,20 +54,37 @@ class SweepResult:
         return {"succeeded": 0, "cancelled": 130}.get(self.state, 1)
 
 
+def _cache_key(spec: Any, prepared: Any, backend: str) -> str | None:
+    """The key ``record_start.new_record`` gives the point's job; None when only the job itself can tell (what
+    the build of user code reads is not known before it runs)."""
+    from neffbench.jobs import cache, prepare
+
+    digest = prepared.digest if prepared is not None else None
+    if digest is None and prepare.needed(spec):
+        return None
+    return cache.digest(cache.key(spec, cache.predicted_backend(backend), digest))
+
+
 def _cached(task: Task, options: JobOptions) -> bool:
-    """Whether the job runner will serve this point from the workdir's cache: the key ``record_start.new_record`` gives
-    the job, looked up as the runner looks it up."""
+    """Whether the job runner will serve this point from the workdir's cache: its key, looked up as the runner
+    looks it up."""
     from neffbench.jobs import cache
 
-    if not options.use_cache:
-        return False
-    from neffbench.jobs import prepare
+    wanted = _cache_key(task.spec, task.prepared, options.backend) if options.use_cache else None
+    return wanted is not None and cache.lookup(options.workdir, wanted) is not None
 
-    digest = task.prepared.digest if task.prepared is not None else None
-    if digest is None and prepare.needed(task.spec):
-        return False  # what its build reads is not known: only the job itself can tell, so it is not served here
-    wanted = cache.digest(cache.key(task.spec, cache.predicted_backend(options.backend), digest))
-    return cache.lookup(options.workdir, wanted) is not None
+
+def cached_points(plan: SweepPlan, workdir: str | Path, backend: str) -> frozenset[int]:
+    """The valid points of ``plan`` the workdir's cache would serve (as the sweep decides it), with one pass over
+    the workdir's records: what a sweep's "N to compile" must not count. Reads files: off the GUI thread."""
+    from neffbench.jobs import cache
+
+    keys = {p.index: _cache_key(p.spec, p.prepared, backend) for p in plan.valid}
+    wanted = {k for k in keys.values() if k is not None}
+    if not wanted or not Path(workdir).is_dir():
+        return frozenset()
+    found = cache.lookup_all(Path(workdir), wanted)
+    return frozenset(i for i, k in keys.items() if k is not None and k in found)
 
 
 def _serve_cached(task: Task, options: JobOptions, tracker: Tracker) -> None:

@@ -35,6 +35,7 @@ from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.spec import SpecError, from_dict
 
 COLUMNS = ("Name", "Job", "Outcome", "Size", "Created", "Inputs → outputs", "Compiler", "Target")
+DIFF_HEADERS = ("Section", "Field", "A", "B")
 RESCAN_DEBOUNCE_MS = 300
 
 
@@ -55,6 +56,7 @@ class ArtifactsPanel(QWidget):
         self.confirm: Callable[[str], bool] = self._ask
         self.no_launcher = no_launcher  # tests replace it
         self._scanning = False
+        self._scanned: Path | None = None  # the workdir the scan under way reads
         self._rescan_wanted = False
         self._worker = None
         self._delete_worker = None
@@ -109,7 +111,7 @@ class ArtifactsPanel(QWidget):
         job_split.addWidget(self.job_detail)
         job_split.addWidget(self.spec_text)
         self.diff = QTreeWidget()
-        self.diff.setHeaderLabels(["Section", "Field", "A", "B"])
+        self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
         for col in (2, 3):  # the two sides get the same width
             self.diff.header().setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
@@ -136,9 +138,14 @@ class ArtifactsPanel(QWidget):
 
     # ---- scanning ----
 
-    def set_workdir(self, workdir: str | Path) -> None:
-        self.workdir = Path(workdir)
-        self.rescan()
+    def set_workdir(self, workdir: str | Path, *, rescan: bool = True) -> None:
+        """Another workdir: nothing of the one before stays on show (its rows, a diff of two of them)."""
+        workdir = Path(workdir)
+        if workdir != self.workdir:
+            self.workdir = workdir
+            self._fill([])
+        if rescan:
+            self.rescan()
 
     def rescan(self) -> None:
         """Scan on a worker thread; a request during a scan runs one more scan afterwards."""
@@ -148,6 +155,7 @@ class ArtifactsPanel(QWidget):
             self._rescan_wanted = True
             return
         self._scanning = True
+        self._scanned = self.workdir
         self.summary.setText(f"Scanning {self.workdir}…")
         # The reference keeps the worker (and its signals) alive until its result is delivered.
         self._worker = background.start(
@@ -167,6 +175,10 @@ class ArtifactsPanel(QWidget):
         self._select_after_scan = key
 
     def _on_scan_returned(self, artifacts: list[Artifact]) -> None:
+        if self._scanned != self.workdir:  # of the workdir before: the scan of this one follows
+            self._rescan_wanted = True
+            self._finish_scan()
+            return
         self._finish_scan()
         self._fill(artifacts)
         self._watch()
@@ -263,6 +275,7 @@ class ArtifactsPanel(QWidget):
         self.job_detail.clear()
         self.spec_text.clear()
         self.diff.clear()
+        self.diff.setHeaderLabels(list(DIFF_HEADERS))  # not the last pair's names
         self.tabs.setTabEnabled(2, len(chosen) == 2)
         if has_job and (one.job_dir / "job.log").is_file():
             self.explanation.explain_path(one.job_dir)

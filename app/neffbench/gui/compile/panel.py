@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
@@ -115,6 +116,7 @@ class CompilePanel(QWidget):
         self._clock.setInterval(250)
         self._clock.timeout.connect(self._on_clock_timeout)
         self._last_duration: float | None = None
+        self._failure_explained = False  # this run's first failed job is on show: later jobs do not replace it
         self._buckets: tuple[int, ...] = ()
         self._last_output = QElapsedTimer()
         self._dots = 0
@@ -154,6 +156,7 @@ class CompilePanel(QWidget):
         self._last_output.start()
         self.log_view.clear()
         self._last_duration = None
+        self._failure_explained = False
         self.cancelling = False
         self._elapsed.start()
         self._clock.start()
@@ -169,6 +172,7 @@ class CompilePanel(QWidget):
     def show_started(self, spec, backend_hint: str = "") -> None:
         self._buckets = registry.for_spec(spec).buckets(spec)
         self.begin_run()
+        self.explanation.mark_stale(f"one of the compile started at {_time_of_day()}")
         n = len(self._buckets)
         self.state_label.setText(
             f"Compiling {spec.name}: {n} bucket{'s' if n > 1 else ''} "
@@ -181,6 +185,7 @@ class CompilePanel(QWidget):
         from neffbench.gui.sweeps.progress import SweepProgress
 
         self.sweep = SweepProgress(self, plan)
+        self.explanation.mark_stale(f"one of the sweep started at {_time_of_day()}")
         self.results.headerItem().setText(0, "Point")
         self.backend_label.setText("")
         self._show_elapsed()
@@ -191,6 +196,9 @@ class CompilePanel(QWidget):
 
     def show_sweep_finished(self, result, error: str | None = None) -> str:
         text = self.sweep.finished(result, error) if self.sweep is not None else ""
+        failed = self.sweep.first_failed_job() if self.sweep is not None else None
+        if failed is not None and Path(failed, "job.json").is_file():
+            self.explanation.explain_path(failed)  # else it keeps saying it is of no point of this sweep
         self.sweep = None
         return text
 
@@ -260,8 +268,11 @@ class CompilePanel(QWidget):
         self.results.addTopLevelItem(item)
         for col in range(self.results.columnCount() - 1):
             self.results.resizeColumnToContents(col)
-        if not job.cache_hit:
+        # Every job, a cache hit too (its explanation says where it was served from), until one fails: the
+        # run's first failure stays on show.
+        if not self._failure_explained:
             self.explanation.explain_path(result.job_dir)
+            self._failure_explained = result.outcome == "failed"
             if result.outcome == "failed":
                 self.log_tabs.setCurrentWidget(self.explanation)
 
@@ -349,6 +360,10 @@ def finished_text(run: CompileRun, total: int) -> str:
         else ""
     )
     return f"Failed{where}: {failure_sentence(failed.view)}"
+
+
+def _time_of_day() -> str:
+    return _dt.datetime.now().strftime("%H:%M:%S")
 
 
 def _bucket_cell(bucket: dict) -> str:

@@ -1,8 +1,10 @@
-"""The explanation of a compiler log, as ``neffbench explain`` gives it: outcome, cause, codes, passes.
+"""The explanation of a job (``neffbench.jobs.explained``: its outcome and cause, then its log's) or of any
+compiler log, as ``neffbench explain`` gives it: outcome, cause, codes, passes.
 
 Reading happens in a worker thread (a debug-verbosity log has millions of lines); the view only
 presents. A code in the text is a link: clicking it shows the code's help below, with its docs page.
-Any log file dropped on the view is explained.
+Any log file dropped on the view is explained. The view always says whose explanation it shows, and
+once another compile or sweep has started, that it is not one of that run's.
 """
 
 from __future__ import annotations
@@ -32,10 +34,10 @@ def code_link(code: str) -> str:
 
 
 def explanation_html(data: dict) -> str:
-    """The body of the view for ``Explanation.to_json()``."""
+    """The body of the view for ``Explanation.to_json()`` or ``JobExplanation.to_json()``."""
     from neffbench.compilerlog.codes import lookup
 
-    out = []
+    out = [_facts_html(data)]
     first = data.get("first_error")
     if first:
         level = f", {html.escape(first['level'])}" if first.get("level") else ""
@@ -74,10 +76,11 @@ def explanation_html(data: dict) -> str:
     if data.get("exit_code") is not None:
         out.append(f"<p><b>Exit status</b> {data['exit_code']}: {html.escape(data.get('exit_meaning') or '')}</p>")
     out.append(_passes_html(data))
-    out.append(
-        f"<p><b>Compiler version:</b> {html.escape(data.get('compiler_version') or '(not in this output)')}"
-        f"<br><b>Command:</b> <code>{html.escape(data.get('command') or '(not in this output)')}</code></p>"
-    )
+    if data.get("runs_compiler", True):  # a cpu-check job's facts say it runs none: nothing to look for here
+        out.append(
+            f"<p><b>Compiler version:</b> {html.escape(data.get('compiler_version') or '(not in this output)')}"
+            f"<br><b>Command:</b> <code>{html.escape(data.get('command') or '(not in this output)')}</code></p>"
+        )
     if len(data.get("compiles", [])) > 1:
         items = "".join(
             f"<li>from line {c['first_line']}: status {c['status'] or '-'}, exit "
@@ -85,6 +88,27 @@ def explanation_html(data: dict) -> str:
             for c in data["compiles"]
         )
         out.append(f"<p><b>{len(data['compiles'])} compiles in this output</b></p><ol>{items}</ol>")
+    return "".join(out)
+
+
+def _facts_html(data: dict) -> str:
+    """A job's record first (outcome, cause, backend, NEFF), and its first error when the log does not show it."""
+    rows = "".join(
+        f"<tr><td><b>{html.escape(label)}</b>&nbsp;</td><td>{html.escape(text)}</td></tr>"
+        for label, text in data.get("facts") or []
+    )
+    out = [f"<table cellspacing='2' cellpadding='0'>{rows}</table>"] if rows else []
+    if data.get("no_log"):
+        out.append("<p>This job has no log to explain: what is above is all its record says.</p>")
+    error = data.get("record_error")
+    if error and error.get("message"):
+        lines = [*(error.get("before") or []), str(error.get("line") or ""), *(error.get("after") or [])]
+        shown = "<br>".join(html.escape(str(line)[:CONTEXT_CHARS]) for line in lines if str(line).strip())
+        code = f"{code_link(error['code'])}: " if error.get("code") else ""
+        out.append(
+            f"<h3>First error <small>(from job.json)</small></h3><p>{code}{html.escape(str(error['message']))}</p>"
+            + (f"<pre>{shown}</pre>" if shown else "")
+        )
     return "".join(out)
 
 
@@ -114,6 +138,14 @@ def _passes_html(data: dict) -> str:
     )
 
 
+def _explained(path: Path, job_dir: Path | None) -> dict:
+    """On a worker thread: a job's explanation, or a loose log's."""
+    from neffbench.compilerlog.explain import explain
+    from neffbench.jobs.explained import explain_job
+
+    return explain_job(job_dir).to_json() if job_dir is not None else explain(path).to_json()
+
+
 class ExplanationView(QWidget):
     """Shows one explanation; ``explain_path`` reads a log (or a job directory) in the background."""
 
@@ -126,6 +158,8 @@ class ExplanationView(QWidget):
         self.job_dir: Path | None = None
         self._worker = None
         self._request = 0  # only the newest request's answer is shown
+        self.owner: str | None = None  # whose explanation is shown: "job X" or "the file X"
+        self.stale_for: str | None = None  # the run started since, which this explanation is not of
         self.headline = QLabel(NOTHING_YET)
         self.headline.setObjectName("explainHeadline")
         self.headline.setWordWrap(True)
@@ -138,6 +172,11 @@ class ExplanationView(QWidget):
         self.code_help.setWordWrap(True)
         self.code_help.setOpenExternalLinks(True)
         self.code_help.setVisible(False)
+        self.belongs = QLabel()
+        self.belongs.setObjectName("explainBelongs")
+        self.belongs.setWordWrap(True)
+        self.belongs.setStyleSheet(f"color: {theme.WARN};")
+        self.belongs.setVisible(False)
         self.open_button = QPushButton("Explain a log…", toolTip="Choose a compiler log file to explain.")
         self.report_button = QPushButton(
             "Save bug report…", enabled=False, toolTip="Zip what a compiler team needs to reproduce this job's failure."
@@ -151,6 +190,7 @@ class ExplanationView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
+        layout.addWidget(self.belongs)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.code_help)
         self.setAcceptDrops(True)
@@ -158,21 +198,23 @@ class ExplanationView(QWidget):
     # ---- reading ----
 
     def explain_path(self, path: str | Path) -> None:
-        from neffbench.compilerlog.explain import explain
+        """A job directory (or its job.log) is explained as a job; any other file as a compiler log."""
         from neffbench.gui.widgets import background
+        from neffbench.jobs.explained import job_dir_of
 
         path = Path(path)
-        self.job_dir = (
-            path
-            if (path / "job.json").is_file()
-            else (path.parent if path.name == "job.log" and (path.parent / "job.json").is_file() else None)
-        )
-        self.report_button.setEnabled(self.job_dir is not None)
-        self.headline.setText(f"Reading {path}…")
+        self.job_dir = job_dir = job_dir_of(path)
+        self.report_button.setEnabled(job_dir is not None)
+        self.owner = f"job {job_dir.name}" if job_dir is not None else f"the file {path}"
+        self.stale_for = None
+        self.data = None
+        self.headline.setText(html.escape(f"Reading {path}…"))
+        self.body.clear()
+        self._show_belongs()
         self._request += 1
         # Partials of methods, not closures: dropped if this view goes before the answer comes.
         self._worker = background.start(
-            lambda: explain(path).to_json(),
+            functools.partial(_explained, path, job_dir),
             returned=functools.partial(self._on_worker_returned, self._request),
             errored=functools.partial(self._on_explain_errored, self._request),
         )
@@ -187,18 +229,31 @@ class ExplanationView(QWidget):
 
     def clear(self) -> None:
         self._request += 1
-        self.data, self.job_dir = None, None
+        self.data, self.job_dir, self.owner, self.stale_for = None, None, None, None
         self.report_button.setEnabled(False)
         self.headline.setText(NOTHING_YET)
         self.body.clear()
         self.code_help.setVisible(False)
+        self._show_belongs()
+
+    def mark_stale(self, run: str) -> None:
+        """``run`` (``the compile running now``) started after what is shown: say it belongs to another job."""
+        if self.owner is not None:
+            self.stale_for = run
+            self._show_belongs()
+
+    def _show_belongs(self) -> None:
+        if self.stale_for is not None:
+            self.belongs.setText(f"This explains {self.owner}, not {self.stale_for}.")
+        self.belongs.setVisible(self.stale_for is not None)
 
     def show_data(self, data: dict) -> None:
         self.data = data
         outcome = data.get("outcome", "unknown")
+        whose = f"Job {data['job_id']} · " if data.get("job_id") else ""
         self.headline.setText(
             f"<b style='color:{OUTCOME_COLOURS[outcome]}'>{html.escape(data['headline'])}</b>"
-            f"<br><small>{html.escape(data.get('source', ''))}: {data.get('lines', 0):,} lines"
+            f"<br><small>{html.escape(whose + data.get('source', ''))}: {data.get('lines', 0):,} lines"
             "</small>"
         )
         self.body.setHtml(explanation_html(data))

@@ -61,6 +61,7 @@ class RunPanel(QWidget):
         self._token = 0
         self._loads = 0  # history reads under way
         self._select_after_load: str | None = None
+        self._fresh_target = False  # the next history read is the target's first (not a re-read after a run)
         self._live: dict[str, Any] = {}
         self._running = False
         self._build()
@@ -210,6 +211,7 @@ class RunPanel(QWidget):
         self.target_path = str(path) if path else None
         self.history = None
         self._token += 1
+        self._fresh_target = True
         self.table.set_runs([])
         self.buckets.show_curve([], None)
         self.tabs.setTabEnabled(1, False)
@@ -357,7 +359,9 @@ class RunPanel(QWidget):
             return
         text, cpu_only = subject_text(history.subject)
         self.target_label.setText(text)
-        if cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
+        # Only for a target just chosen: after a run of this one (a failed one too) the user's choice stays.
+        fresh, self._fresh_target = self._fresh_target, False
+        if fresh and cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
             self.runtime_combo.setCurrentText("auto")
         n = len(history.runs)
         self.history_label.setText(

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from neffbench.gui.run.history import kind_of, started_text
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.kernels.api import bucket_phrase, items_unit
@@ -167,6 +168,9 @@ class LatencyPlots(QWidget):
         set_title(self.timeline.getPlotItem(), f"Per-iteration latency · {what}")
         self.histogram.enableAutoRange()
         self.timeline.enableAutoRange()
+        if not records:
+            for plot in (self.histogram, self.timeline):
+                reset_axes(plot)
         top = max((float(d.max()) for d in durations if d.size), default=0.0)
         if top > hi * TAIL_ALLOWANCE:
             # Spikes run off the top rather than flatten the rest; the view menu's "View All" shows them.
@@ -270,6 +274,8 @@ class BucketPlots(QWidget):
             plot.setLabel("bottom", f"items per call ({unit})" if unit else "items per call")
             plot.getAxis("bottom").setTicks(ticks if self.points else None)
             plot.enableAutoRange()
+            if not self.points:
+                reset_axes(plot)
             finite = y[np.isfinite(y)]
             if finite.size:  # from zero: a latency or a rate read against nothing is easily overread
                 plot.setYRange(0, float(finite.max()) * 1.18, padding=0)

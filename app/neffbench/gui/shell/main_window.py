@@ -104,9 +104,8 @@ class MainWindow(QMainWindow):
         build_actions(self)
         build_toolbar(self)
         self.doctor_status = DoctorStatus()
-        # A normal widget, not a permanent one: a message (what an action did) shows in its place for a while,
-        # so it is never crowded out on a narrow window.
-        self.statusBar().addWidget(self.doctor_status, 1)
+        # Permanent: a message (what an action did, for a few seconds) shows beside it, never over it.
+        self.doctor_status.install(self.statusBar())
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
@@ -172,11 +171,9 @@ class MainWindow(QMainWindow):
         self.workdir = Path(path).expanduser().absolute()
         self.workdir_edit.setText(str(self.workdir))
         if self.panels_ready:
-            self.artifacts.workdir = self.workdir
+            self.artifacts.set_workdir(self.workdir, rescan=rescan)
             self.sweeps.set_workdir(self.workdir)
             self._refresh_compile_state()
-            if rescan:
-                self.artifacts.rescan()
 
     @property
     def busy(self) -> bool:

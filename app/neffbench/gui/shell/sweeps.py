@@ -10,6 +10,8 @@ from neffbench.gui.sweeps.controller import SweepController
 from neffbench.gui.sweeps.dialog import SweepDialog
 from neffbench.gui.sweeps.panel import SweepsPanel
 
+MESSAGE_MS = 6000  # what the Sweeps tab did (a diff made), gone before it could be read as current
+
 
 class WindowSweeps(QObject):
     """Owns the sweep controller and the Sweeps tab's panel once the window's panels are built."""
@@ -28,19 +30,21 @@ class WindowSweeps(QObject):
         ctl.event_received.connect(self._on_controller_event_received)
         ctl.failed.connect(self._on_controller_failed)
         ctl.finished.connect(self._on_controller_finished)
-        self.panel.message.connect(window.statusBar().showMessage)
+        self.panel.message.connect(self._on_panel_message)
         window.sweep_action.triggered.connect(self.open_dialog)
         window.cancel_action.triggered.connect(self.cancel)
         self._error: str | None = None
         self.panel.rescan()
+
+    def _on_panel_message(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, MESSAGE_MS)
 
     @property
     def is_running(self) -> bool:
         return self.controller.is_running
 
     def set_workdir(self, workdir) -> None:
-        self.panel.workdir = str(workdir)
-        self.panel.rescan()
+        self.panel.set_workdir(str(workdir))
 
     def open_dialog(self) -> None:
         """The form's spec as it stands (Start is refused while the form has errors or a compile runs)."""

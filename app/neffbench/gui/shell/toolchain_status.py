@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QWidget
 
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.gui.widgets import theme
@@ -13,6 +13,8 @@ from neffbench.gui.widgets import theme
 # the backends' whole labels and the reason.
 _NAMES = {"native": "TorchNeuron", "legacy": "torch_neuronx"}
 _FLAVOURS = {"legacy": " (legacy)"}
+# The summary's share of the status bar at most: the rest, on its left, is where messages show.
+SHARE = 0.55
 
 
 def _gather():
@@ -71,6 +73,21 @@ class DoctorStatus(QWidget):
         for label in (self.toolchain, self.backend_label, self.device):
             layout.addWidget(label)
         self._worker = None
+
+    def install(self, bar: QStatusBar) -> None:
+        """Become ``bar``'s permanent widget: a message never hides it, and it never takes more than its
+        share of the bar, so a message keeps room on its left however narrow the window."""
+        bar.addPermanentWidget(self)
+        bar.installEventFilter(self)
+        self._fit_to(bar)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize and isinstance(watched, QStatusBar):
+            self._fit_to(watched)
+        return False
+
+    def _fit_to(self, bar: QStatusBar) -> None:
+        self.setMaximumWidth(max(240, int(bar.width() * SHARE)))
 
     def gather(self) -> None:
         from neffbench.gui.widgets import background

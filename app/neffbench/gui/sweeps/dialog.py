@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -76,6 +77,11 @@ class SweepDialog(QDialog):
         self.setWindowTitle("Sweep")
         self.spec, self.backend = spec, backend
         self.plan: Any = None
+        # The valid points the workdir's cache will serve, once looked up (None: being looked up).
+        self.cached: frozenset[int] | None = None
+        self._cache_problem: str | None = None
+        self._lookups = 0  # only the newest plan's lookup is shown
+        self._worker: Any = None
         self._fields = sweepable(spec)
         self._rows: list[_AxisRow] = []
         self._grid = QGridLayout()
@@ -201,24 +207,68 @@ class SweepDialog(QDialog):
         for point in self.plan.invalid:
             reasons = "; ".join(p.message for p in point.errors) or "invalid"
             self.invalid_list.addItem(f"#{point.index} {point.label(short)}: {reasons}")
-        self.summary.setText(summary_text(self.plan, self.jobs_spin.value()))
         bad = bool(self.plan.problems) or (self.strict_check.isChecked() and bool(self.plan.invalid))
         self.summary.setStyleSheet(f"color: {theme.BAD};" if bad or not self.plan.valid else "")
         self.start_button.setEnabled(not bad and bool(self.plan.valid))
+        self._look_up_cached()
+
+    def _look_up_cached(self) -> None:
+        """Which valid points the cache will serve: a pass over the workdir's records, on a worker thread."""
+        from neffbench.gui.widgets import background
+        from neffbench.sweeps.sweep import cached_points
+
+        self._lookups += 1
+        self.cached, self._cache_problem = None, None
+        workdir = self.spec.workdir
+        if not self.plan.valid or not workdir:
+            self.cached = frozenset()
+        else:
+            self._worker = background.start(
+                cached_points,
+                self.plan,
+                workdir,
+                self.backend,
+                returned=functools.partial(self._on_worker_returned, self._lookups),
+                errored=functools.partial(self._on_worker_errored, self._lookups),
+            )
+        self._show_summary()
+
+    def _on_worker_returned(self, lookup: int, cached: frozenset[int]) -> None:
+        if lookup == self._lookups:
+            self.cached = cached
+            self._show_summary()
+
+    def _on_worker_errored(self, lookup: int, exc: BaseException) -> None:
+        if lookup == self._lookups:
+            self.cached, self._cache_problem = frozenset(), f"the cache could not be looked in: {exc}"
+            self._show_summary()
+
+    def _show_summary(self) -> None:
+        text = summary_text(self.plan, self.jobs_spin.value(), self.cached)
+        self.summary.setText(text + (f" ({self._cache_problem})" if self._cache_problem else ""))
 
 
-def summary_text(plan: Any, jobs: int) -> str:
-    """``6 points: 5 to compile, 1 invalid · about 2.5 GiB per job (default estimate); 2 at once need 5.0 GiB``."""
+def summary_text(plan: Any, jobs: int, cached: frozenset[int] | None = frozenset()) -> str:
+    """``6 points: 2 to compile, 3 from the cache, 1 invalid · up to 2.5 GiB per job; 2 at once need up to 5.0 GiB``.
+
+    ``cached``: the valid points the cache will serve (None while they are being looked up).
+    """
     if plan.problems:
         return "Nothing to sweep yet: " + "; ".join(p.message for p in plan.problems)
     valid, invalid = len(plan.valid), len(plan.invalid)
-    text = f"{plan.count} point{'s' if plan.count != 1 else ''}: {valid} to compile"
+    text = f"{plan.count} point{'s' if plan.count != 1 else ''}: "
+    if cached is None:
+        text += f"{valid} valid (looking in the cache for the ones already compiled…)"
+        compiling = list(plan.valid)
+    else:
+        compiling = [p for p in plan.valid if p.index not in cached]
+        text += f"{len(compiling)} to compile" + (f", {len(cached)} from the cache" if cached else "")
     if invalid:
         text += f", {invalid} invalid (listed below; they are recorded, not run)"
-    sizes = [p.memory for p in plan.valid if p.memory is not None]
+    sizes = [p.memory for p in compiling if p.memory is not None]
     if sizes:
         largest = max(sizes, key=lambda m: m.bytes)
-        at_once = min(jobs, valid)
+        at_once = min(jobs, len(compiling))
         text += f" · up to {largest.text()} per job"
         if at_once > 1:
             text += f"; {at_once} at once need up to {at_once * largest.bytes / GiB:.1f} GiB"

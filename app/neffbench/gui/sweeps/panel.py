@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.widgets import background, theme
+from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.views.sweep import SweepView
@@ -38,6 +39,7 @@ METRICS = {
     "run error vs eager": ("max abs error", lambda r: (r["accuracy"] or {}).get("vs_eager")),
     "error vs float64": ("max abs error vs float64", lambda r: (r["accuracy"] or {}).get("vs_float64")),
 }
+DIFF_HEADERS = ("What", "A", "B")
 METRIC_AXIS = "metric:"  # an x-axis choice that is a metric, not a swept field (latency against error)
 
 
@@ -100,7 +102,7 @@ class SweepsPanel(QWidget):
         self.scatter = pg.ScatterPlotItem(size=10)
         self.chart.addItem(self.scatter)
         self.diff = QTreeWidget(objectName="sweep-diff")
-        self.diff.setHeaderLabels(["What", "A", "B"])
+        self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
         self._layout()
         self.refresh_button.clicked.connect(self.rescan)
@@ -133,6 +135,19 @@ class SweepsPanel(QWidget):
         layout.addWidget(self.splitter, 1)
 
     # ---- loading ----
+
+    def set_workdir(self, workdir: str | None) -> None:
+        """Another workdir: the sweep of the one before leaves the table, the chart and the diff at once."""
+        if workdir != self.workdir:
+            self.workdir, self.sweep, self.rows, self._wanted = workdir, None, [], None
+            self._token += 1  # a scan of the workdir before, still under way, is not shown
+            self.sweep_combo.clear()
+            self._fill_table()
+            self.summary.setText(f"Reading the sweeps of {workdir}…")
+            self._fill_axes()
+            self._draw_chart()
+            self._clear_diff()
+        self.rescan()
 
     def rescan(self) -> None:
         if not self.workdir:
@@ -168,7 +183,7 @@ class SweepsPanel(QWidget):
         self._fill_table()
         self._fill_axes()
         self._draw_chart()
-        self.diff.clear()
+        self._clear_diff()
 
     # ---- table and chart ----
 
@@ -260,8 +275,14 @@ class SweepsPanel(QWidget):
             self.chart.getPlotItem(), f"{metric} against {field}" + (f" · {missing} without a value" if missing else "")
         )
         self.chart.enableAutoRange()
+        if not xs:
+            reset_axes(self.chart)
 
     # ---- diff ----
+
+    def _clear_diff(self) -> None:
+        self.diff.clear()
+        self.diff.setHeaderLabels(list(DIFF_HEADERS))  # not the last two points' numbers
 
     def selected_points(self) -> list[dict]:
         by_point = {r["point"]: r for r in self.rows}

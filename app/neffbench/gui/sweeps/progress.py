@@ -109,6 +109,15 @@ class SweepProgress:
         for col in (0, 1, 2):
             self.panel.results.resizeColumnToContents(col)
 
+    def first_failed_job(self) -> str | None:
+        """The job directory of the first point (in the plan's order) that failed, if any did."""
+        for index in sorted(self.rows):
+            if self.states.get(index) in ("failed", "interrupted"):
+                path = self.rows[index].data(0, Qt.ItemDataRole.UserRole)
+                if path:
+                    return str(path)
+        return None
+
     def finished(self, result: Any, error: str | None) -> str:
         """The headline, also for the status bar."""
         counts: dict[str, int] = {}
