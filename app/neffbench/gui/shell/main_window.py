@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         form = self.form
         form.spec_changed.connect(self._on_form_spec_changed)
         form.problems_changed.connect(self._on_form_problems_changed)
+        form.memory.allow_toggled.connect(self._on_form_problems_changed)
         self.compile_action.triggered.connect(self.compile)
         self.recompile_action.triggered.connect(self.recompile)
         self.cancel_action.triggered.connect(self.cancel)
@@ -185,7 +186,7 @@ class MainWindow(QMainWindow):
         return self.controller.is_running or self.sweeps.is_running
 
     def compile(self, *, use_cache: bool = True) -> None:
-        if not self.panels_ready or self.busy or self.form.errors():
+        if not self.panels_ready or self.busy or self.form.errors() or self.form.memory.refused():
             return
         self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
 
@@ -240,9 +241,9 @@ class MainWindow(QMainWindow):
     def update_compile_action(self) -> None:
         errors = self.form.errors()
         running = self.panels_ready and self.busy
-        self.compile_action.setEnabled(self.panels_ready and not running and not errors)
+        self.sweep_action.setEnabled(self.panels_ready and not running and not errors)
+        self.compile_action.setEnabled(self.sweep_action.isEnabled() and not self.form.memory.refused())
         self.recompile_action.setEnabled(self.compile_action.isEnabled())
-        self.sweep_action.setEnabled(self.compile_action.isEnabled())
         if not self.panels_ready:
             tip = "Starting up…"
         elif running:
@@ -255,6 +256,8 @@ class MainWindow(QMainWindow):
                 + "\n".join(lines)
                 + more
             )
+        elif self.form.memory.refused():
+            tip = self.form.memory.sentence()
         else:
             backend = self.doctor_status.backend
             what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import QSignalDebouncer
 
+from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.sweeps.controller import SweepOptions
 from neffbench.gui.widgets import theme
 
@@ -97,6 +98,8 @@ class SweepDialog(QDialog):
         self.summary = QLabel()
         self.summary.setObjectName("sweep-summary")
         self.summary.setWordWrap(True)
+        self.memory_note = MemoryNote(allow_text="Start anyway")
+        self.memory_note.layout().setContentsMargins(0, 0, 0, 0)
         self.invalid_list = QListWidget()
         self.invalid_list.setObjectName("sweep-invalid")
         self.invalid_list.setWordWrap(True)
@@ -114,6 +117,7 @@ class SweepDialog(QDialog):
         ):
             signal.connect(self._debouncer.throttle)
         self.executor_combo.currentIndexChanged.connect(self._on_executor_changed)
+        self.memory_note.allow_toggled.connect(self._update_start)
         self.add_button.clicked.connect(self.add_axis)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -143,6 +147,7 @@ class SweepDialog(QDialog):
         layout.addLayout(top)
         layout.addLayout(options)
         layout.addWidget(self.summary)
+        layout.addWidget(self.memory_note)
         layout.addWidget(self.invalid_list, 1)
         layout.addWidget(self.buttons)
         self.resize(720, 520)
@@ -202,9 +207,18 @@ class SweepDialog(QDialog):
             reasons = "; ".join(p.message for p in point.errors) or "invalid"
             self.invalid_list.addItem(f"#{point.index} {point.label(short)}: {reasons}")
         self.summary.setText(summary_text(self.plan, self.jobs_spin.value()))
-        bad = bool(self.plan.problems) or (self.strict_check.isChecked() and bool(self.plan.invalid))
-        self.summary.setStyleSheet(f"color: {theme.BAD};" if bad or not self.plan.valid else "")
-        self.start_button.setEnabled(not bad and bool(self.plan.valid))
+        self.summary.setStyleSheet(f"color: {theme.BAD};" if self._refused() or not self.plan.valid else "")
+        from neffbench.sweeps.memory_verdict import plan_verdict
+
+        self.memory_note.show_verdict(plan_verdict(self.plan))
+        self._update_start()
+
+    def _refused(self) -> bool:
+        return bool(self.plan.problems) or (self.strict_check.isChecked() and bool(self.plan.invalid))
+
+    def _update_start(self) -> None:
+        refused = self._refused() or self.memory_note.refused()
+        self.start_button.setEnabled(not refused and bool(self.plan.valid))
 
 
 def summary_text(plan: Any, jobs: int) -> str:
