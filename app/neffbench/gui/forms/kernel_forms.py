@@ -62,11 +62,19 @@ class KernelForms(QWidget):
     def spec(self) -> Any:
         return self.current().spec()
 
-    def set_spec(self, spec: Any) -> None:
-        """Show ``spec`` in its kernel's form, switching to that kernel."""
+    def set_spec(self, spec: Any, *, held: list | None = None) -> None:
+        """Show ``spec`` in its kernel's form, switching to that kernel. ``held``: a spec file's problems that
+        ``spec`` could not hold (``SpecForm.set_spec``); SpecError with them for a form that cannot show them."""
         name = getattr(spec, "kernel", registry.DEFAULT)
+        if held and not getattr(self._form(name), "holds_problems", False):
+            from neffbench.spec import SpecError
+
+            raise SpecError(held)
         self._switch(name)
-        self._forms[name].set_spec(spec)
+        if held:
+            self._forms[name].set_spec(spec, held=held)
+        else:
+            self._forms[name].set_spec(spec)
 
     def errors(self) -> list:
         return self.current().errors()

@@ -32,7 +32,7 @@ from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.presets import load_preset
-from neffbench.spec import SpecError, load, save
+from neffbench.spec import SpecError, load_partial, save
 
 TITLE = "NEFF Workbench"
 
@@ -156,13 +156,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Preset {name} loaded; the workdir is unchanged.", 5000)
 
     def open_spec(self, path: str | Path) -> bool:
+        """Open a spec file; values it holds that no spec can (wrong types, unknown keys) show under their fields."""
         try:
-            spec = load(path)
+            spec, held = load_partial(path)
+            self.form.set_spec(spec, held=held)
         except SpecError as exc:
             QMessageBox.warning(self, "Cannot open spec", str(exc))
             return False
-        self.form.set_spec(spec)
-        self.statusBar().showMessage(f"Opened {path}; the workdir is unchanged.", 5000)
+        said = f" with {len(held)} value(s) it could not take, listed in the form" if held else ""
+        self.statusBar().showMessage(f"Opened {path}{said}; the workdir is unchanged.", 5000)
         return True
 
     def save_spec(self, path: str | Path) -> Path:
