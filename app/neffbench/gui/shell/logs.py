@@ -10,7 +10,6 @@ from PySide6.QtCore import QEvent, QObject
 
 from neffbench.gui.shell.tabs import COMPILE_TAB
 
-
 ACCEPTED = "a spec (.toml), a compiler log or a job folder"
 
 
