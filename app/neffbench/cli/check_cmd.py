@@ -34,10 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="for kernels that run your code (module): check the spec only, without the pre-flight run "
         "in a child process (resolve, bind, eager run, CPU trace)",
     )
+    from neffbench.cli.memory_gate import add_memory_option
+
+    add_memory_option(p)
     p.epilog = (
         "Exit codes: 0 the spec can be compiled (every bucket pre-flighted for kernels that run your code), "
         "1 pre-flight did not finish (it timed out, after compiler.timeout seconds or 300, or the probe "
-        "crashed), 2 problems, each listed by field."
+        "crashed), 2 problems, each listed by field (also a memory estimate above all this machine has, "
+        "unless --allow-over-memory)."
     )
     p.set_defaults(func=run)
 
@@ -47,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if spec is None:
         return 2
     if _backend_problems(args, spec):
+        return 2
+    from neffbench.cli.memory_gate import refused
+    from neffbench.sweeps.memory_verdict import OVERRIDE_FLAG, spec_verdict
+
+    if refused(spec_verdict(spec, args.backend), args, refusal=f"it cannot be compiled here without {OVERRIDE_FLAG}"):
         return 2
     digest = None
     if registry.for_spec(spec).runs_user_code and not args.no_probe:

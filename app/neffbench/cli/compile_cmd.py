@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compile even when an identical compile already succeeded in the workdir (by default its "
         "NEFF is reused in a new job, which says where it came from)",
     )
+    from neffbench.cli.memory_gate import add_memory_option
+
+    add_memory_option(p)
     p.add_argument(
         "--json",
         action="store_true",
@@ -187,6 +190,11 @@ def _checked(args: argparse.Namespace) -> tuple[Any, Any] | None:
         return None
     if args.jobs < 1:
         print("--jobs must be at least 1.", file=sys.stderr)
+        return None
+    from neffbench.cli.memory_gate import refused
+    from neffbench.sweeps.memory_verdict import spec_verdict
+
+    if refused(spec_verdict(spec, args.backend), args, refusal="nothing was started"):
         return None
     from neffbench.jobs.records import WorkdirError, prepare_workdir
 

@@ -205,9 +205,24 @@ def read_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:
     try:
         return spec_from_args(args)
     except SpecError as exc:
-        print_problems(exc.problems, file=sys.stderr)
+        print_problems(exc.problems + _the_other_problems(args.spec, exc.problems), file=sys.stderr)
         print(f"{args.spec}: the spec cannot be read; {refusal}.", file=sys.stderr)
         return None
+
+
+def _the_other_problems(source: str, found: list[Problem]) -> list[Problem]:
+    """Validation's problems of a spec file whose other values are unreadable (checked with the defaults of those,
+    whose fields it leaves out): every problem of the file at once, not only the first kind."""
+    from neffbench.spec import load_partial, validate
+
+    if not Path(source).is_file():
+        return []
+    try:
+        spec, held = load_partial(source)
+    except SpecError:
+        return []
+    blamed = {p.field for p in [*found, *held]}
+    return [p for p in validate(spec) if p.field not in blamed]
 
 
 def checked_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:

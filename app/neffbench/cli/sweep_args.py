@@ -47,6 +47,9 @@ def add_sweep_options(p: argparse.ArgumentParser) -> None:
         help="what one compile takes at its peak, instead of the kernel's estimate (the local limiter "
         "waits for it; Ray reserves it)",
     )
+    from neffbench.cli.memory_gate import add_memory_option
+
+    add_memory_option(g)
     g.add_argument(
         "--cpus-per-job", type=float, default=1, metavar="N", help="ray: CPUs each task reserves (default 1)"
     )

@@ -240,9 +240,15 @@ def _stopped_before_running(plan: Any, args: argparse.Namespace, out: TextIO) ->
             file=sys.stderr,
         )
         return EXIT_INVALID
+    from neffbench.cli.memory_gate import refused
+    from neffbench.sweeps.memory_verdict import plan_verdict
+
+    too_big = refused(plan_verdict(plan), args, refusal="nothing was started")
     if args.dry_run:
         _dry_run(plan, out)
         return EXIT_INVALID if args.strict and plan.invalid else EXIT_OK
+    if too_big:
+        return EXIT_INVALID
     if args.strict and plan.invalid:
         print(
             f"neffbench: {len(plan.invalid)} point(s) invalid and --strict given; nothing was started.", file=sys.stderr

@@ -8,6 +8,7 @@ job directory), a file holding several compiles, standard input.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from neffbench.compilerlog import exits, scan
 from neffbench.compilerlog.errors import CONTEXT_LINES
+from neffbench.compilerlog.lines import codes_in, parse_line
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.compilerlog.wrapping import logical_lines
 
@@ -200,3 +202,33 @@ def explain(source: str | Path) -> Explanation:
         except (OSError, ValueError):
             pass
     return out
+
+
+# What a drop reads to tell a compiler log from any other file; explain() itself reads the whole file.
+SNIFF_BYTES = 64 << 10
+_OUTPUT_MARKERS = re.compile(r"^Compiler status \w+|^Traceback \(most recent call last\)|exitcode=-?\d", re.M)
+
+
+def not_a_log(path: str | Path) -> str | None:
+    """Why ``path`` is not compiler output to explain, as a clause naming it (``photo.png is not text``); None when
+    it is: a job or compiler directory with its log, or a text file whose start reads as compiler output (a log
+    record, an error code, a status line, a traceback)."""
+    path = Path(path)
+    try:
+        log = log_file_for(path)
+        with log.open("rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except ExplainError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{path.name} cannot be read ({exc.strerror or exc})"
+    if not head.strip():
+        return f"{log.name} is empty"
+    text = head.decode("utf-8", errors="replace")
+    if b"\0" in head or text.count("\ufffd") > len(text) // 100:
+        return f"{log.name} is not text (an image or other binary file)"
+    if _OUTPUT_MARKERS.search(text):
+        return None
+    if any(parse_line(line).is_record or codes_in(line) for line in text.splitlines()[:5000]):
+        return None
+    return f"{log.name} does not read as compiler output (no log records, error codes, status or traceback in it)"

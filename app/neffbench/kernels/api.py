@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neffbench.schema.fields import check_ranges, fields_of, is_active, sections_of
+from neffbench.schema.fields import fields_of, is_active, sections_of, with_ranges
 from neffbench.schema.problems import Problem
 
 Bucket = Mapping[str, int]
@@ -118,9 +118,7 @@ class Kernel:
 
     def section_errors(self, spec: Any) -> list[Problem]:
         """The errors in the kernel's own fields (its rules and the generic ranges): what a preview refuses."""
-        problems: list[Problem] = []
-        check_ranges(spec, problems, self.own_range_checks)
-        problems += self.validate(spec)
+        problems = with_ranges(spec, self.validate(spec), self.own_range_checks)
         return [p for p in problems if p.severity == "error"]
 
     def ignored_fields(self, spec: Any) -> dict[str, str]:

@@ -212,7 +212,8 @@ def compiler_problems(spec: Any, problems: list[Problem]) -> None:
                     _error(
                         "compiler.extra_args",
                         f"Extra args set {opt} {value or ''}".rstrip()
-                        + f" but the {name} field is {have}; set the {name} field instead.",
+                        + f" but the {name} field is {'unset' if have is None else have}; set the {name} field "
+                        "instead.",
                     )
                 )
             else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
+from collections.abc import Mapping
 from typing import Any
 
 DTYPES = ("float32", "bfloat16", "float16")
@@ -125,10 +126,49 @@ def check_ranges(spec: Any, problems: list, skip: set[str] | frozenset[str]) -> 
                         Problem(where, f"{label} must be one of {', '.join(meta['choices'])}; got {value!r}.")
                     )
                 continue
-            values = value if isinstance(value, tuple) else (value,)
-            for v in values:
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
-                    continue
-                lo, hi = meta["min"], meta["max"]
-                if (lo is not None and v < lo) or (hi is not None and v > hi):
-                    problems.append(Problem(where, f"{label} must be between {lo:g} and {hi:g}; got {v:g}."))
+            problems += range_problems(where, meta, value)
+
+
+def range_problems(where: str, meta: Mapping[str, Any], value: Any, *, upper_only: bool = False) -> list:
+    """A problem for each number in ``value`` (one, or a tuple's) outside the field's min and max; ``upper_only``
+    checks the max alone (for fields whose kernel checks the lower bound in its own words)."""
+    from neffbench.schema.problems import Problem
+
+    lo, hi = (None if upper_only else meta["min"]), meta["max"]
+    if lo is None and hi is None:
+        return []
+    if lo is not None and hi is not None:
+        bounds = f"between {lo:g} and {hi:g}"
+    else:
+        bounds = f"at least {lo:g}" if lo is not None else f"at most {hi:g}"
+    out = []
+    for v in value if isinstance(value, tuple) else (value,):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            out.append(Problem(where, f"{meta['label']} must be {bounds}; got {v:g}."))
+    return out
+
+
+def with_ranges(spec: Any, own: list, own_checks: set[str] | frozenset[str]) -> list:
+    """The generic range problems, then ``own`` (the kernel's rules, which check the ranges of ``own_checks`` in
+    their own words). A field of ``own_checks`` still has its max, said once, where its rules did not blame it."""
+    problems: list = []
+    check_ranges(spec, problems, own_checks)
+    blamed = {p.field for p in own if p.severity == "error"}
+    upper: list = []
+    _check_upper_bounds(spec, upper, own_checks)
+    return problems + [p for p in upper if p.field not in blamed] + own
+
+
+def _check_upper_bounds(spec: Any, problems: list, fields: set[str] | frozenset[str]) -> None:
+    """The max of ``fields``, for active, set values: what the form's spin boxes used to enforce by clamping, and
+    a file could always pass."""
+    for key in sorted(fields):
+        section, _, name = key.rpartition(".")
+        if not section or section not in sections_of(spec) or not is_active(spec, section, name):
+            continue
+        f = next((f for f in fields_of(spec, section) if f.name == name), None)
+        value = getattr(getattr(spec, section), name, None)
+        if f is not None and value is not None:
+            problems += range_problems(key, f.metadata, value, upper_only=True)

@@ -131,6 +131,16 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
     ``kernel`` picks the spec's class (absent: ``rope``, as every spec before kernels existed).
     ``base_dir`` is the folder of the spec file, against which a kernel resolves relative paths.
     """
+    spec, problems = from_dict_partial(data, base_dir=base_dir)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def from_dict_partial(data: dict[str, Any], *, base_dir: str | Path | None = None) -> tuple[Any, list[Problem]]:
+    """The spec of every well-typed value (a badly typed one keeps its default) and the problems of the others and
+    of unknown keys, each under its field, so that validation can still list the rest. SpecError only when no spec
+    can be made at all (not a table, an unknown kernel)."""
     if not isinstance(data, dict):
         raise SpecError([Problem("", "A spec must be a table of sections (model, rope, inputs, compiler).")])
     kernel = data.get("kernel", registry.DEFAULT)
@@ -181,12 +191,10 @@ def from_dict(data: dict[str, Any], *, base_dir: str | Path | None = None) -> An
             else:
                 kwargs[key] = got
         parsed[section] = sect_cls(**kwargs)
-    if problems:
-        raise SpecError(problems)
     spec = cls(**top_kwargs, **parsed)
     if base_dir is not None:
         spec = registry.get(kernel).anchor(spec, Path(base_dir))
-    return spec
+    return spec, problems
 
 
 def dumps_toml(spec: Any, *, mark_ignored: bool = True) -> str:
@@ -206,16 +214,33 @@ def dumps_toml(spec: Any, *, mark_ignored: bool = True) -> str:
     return annotate(text, spec, found) if found else text
 
 
-def loads_toml(text: str, source: str = "spec", *, base_dir: str | Path | None = None) -> Any:
+def _parsed(text: str, source: str, *, json_text: bool) -> Any:
+    if json_text:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SpecError([Problem("", f"{source} is not valid JSON: {exc}.")]) from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError([Problem("", f"{source} is not valid TOML: {exc}.")]) from None
-    return from_dict(data, base_dir=base_dir)
+
+
+def loads_toml(text: str, source: str = "spec", *, base_dir: str | Path | None = None) -> Any:
+    return from_dict(_parsed(text, source, json_text=False), base_dir=base_dir)
 
 
 def load(path: str | Path) -> Any:
     """Read a spec from a .toml or .json file."""
+    spec, problems = load_partial(path)
+    if problems:
+        raise SpecError(problems)
+    return spec
+
+
+def load_partial(path: str | Path) -> tuple[Any, list[Problem]]:
+    """A spec file's spec of every well-typed value and the problems of the others (``from_dict_partial``);
+    SpecError when it cannot be read or parsed at all."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -223,9 +248,8 @@ def load(path: str | Path) -> Any:
         raise SpecError([Problem("", f"Spec file {p} does not exist.")]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([Problem("", f"Cannot read spec file {p}: {exc}.")]) from None
-    if p.suffix.lower() == ".json":
-        return loads_json(text, str(p), base_dir=p.resolve().parent)
-    return loads_toml(text, str(p), base_dir=p.resolve().parent)
+    data = _parsed(text, str(p), json_text=p.suffix.lower() == ".json")
+    return from_dict_partial(data, base_dir=p.resolve().parent)
 
 
 def save(spec: Any, path: str | Path) -> Path:
@@ -242,8 +266,4 @@ def dumps_json(spec: Any) -> str:
 
 
 def loads_json(text: str, source: str = "spec", *, base_dir: str | Path | None = None) -> Any:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SpecError([Problem("", f"{source} is not valid JSON: {exc}.")]) from None
-    return from_dict(data, base_dir=base_dir)
+    return from_dict(_parsed(text, source, json_text=True), base_dir=base_dir)

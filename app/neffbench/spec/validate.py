@@ -7,7 +7,7 @@ from typing import Any
 
 from neffbench.kernels import registry
 from neffbench.schema.compiler import compiler_problems
-from neffbench.schema.fields import check_ranges
+from neffbench.schema.fields import with_ranges
 from neffbench.schema.problems import Problem
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -27,8 +27,7 @@ def validate(spec: Any) -> list[Problem]:
         )
     if not spec.workdir.strip():
         problems.append(Problem("workdir", "Workdir must be set."))
-    check_ranges(spec, problems, skip=kernel.own_range_checks)
-    problems += kernel.validate(spec)
+    problems += with_ranges(spec, kernel.validate(spec), kernel.own_range_checks)
     compiler_problems(spec, problems)
     return sorted(problems, key=lambda p: p.severity != "error")
 

@@ -193,7 +193,6 @@ class ExplanationView(QWidget):
         layout.addWidget(self.belongs)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.code_help)
-        self.setAcceptDrops(True)
 
     # ---- reading ----
 
@@ -289,15 +288,3 @@ class ExplanationView(QWidget):
     def _on_report_button_clicked(self) -> None:
         if self.job_dir is not None:
             self.bug_report_requested.emit(str(self.job_dir))
-
-    # ---- drops ----
-
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
-        if urls:
-            self.explain_path(urls[0].toLocalFile())
-            event.acceptProposedAction()

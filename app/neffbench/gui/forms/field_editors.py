@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpi
 from neffbench.schema.compiler import split_extra_args
 
 INT_LIMIT = 2**31 - 1  # QSpinBox holds a C int
+# What a float box takes typed; beyond it a value only comes from a file (and is kept as it is).
+FLOAT_LIMIT = 1e15
 
 
 class FieldEditor(QObject):
@@ -88,42 +90,115 @@ class ChoiceEditor(FieldEditor):
         self.widget.setCurrentIndex(index)
 
 
-class _NumberEditor(FieldEditor):
-    """Spin box bounded by the field's min/max; an optional field gets an "unset" value below min."""
+class _FieldRangeSteps:
+    """Arrows and the wheel step within the field's range (and from its minimum to "unset"), while typing is
+    never clamped: the box itself takes any number it can hold, and validation shows an out-of-range one as the
+    field's error ("nothing is clamped"). Mixed into QSpinBox and QDoubleSpinBox."""
 
-    def __init__(self, field: dataclasses.Field, box: QAbstractSpinBox, *, is_float: bool):
+    field_min: float
+    field_max: float
+    unset: float | None
+
+    def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:  # noqa: N802 - Qt's name
+        box = typing.cast(QAbstractSpinBox, self)
+        flags = QAbstractSpinBox.StepEnabledFlag.StepNone
+        if box.isReadOnly() or not box.isEnabled():
+            return flags
+        v = box.value()  # type: ignore[attr-defined]
+        if self.unset is not None and v == box.minimum():  # type: ignore[attr-defined]
+            return QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
+        if v < self.field_max:
+            flags |= QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
+        if v > self.field_min or self.unset is not None:
+            flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
+        return flags
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 - Qt's name
+        box = typing.cast(typing.Any, self)
+        v, step = box.value(), box.singleStep()
+        if self.unset is not None and v == box.minimum():
+            target = self.field_min if steps > 0 else v
+        elif steps < 0 and self.unset is not None and v <= self.field_min:
+            target = box.minimum()
+        elif steps > 0:
+            target = min(max(v + steps * step, self.field_min), max(v, self.field_max))
+        else:
+            target = max(min(v + steps * step, self.field_max), min(v, self.field_min))
+        box.setValue(target)
+        box.selectAll()
+
+
+class _IntBox(_FieldRangeSteps, QSpinBox):
+    pass
+
+
+class _FloatBox(_FieldRangeSteps, QDoubleSpinBox):
+    pass
+
+
+def _decimals_for(value: float, decimals: int) -> int:
+    """The decimals that show ``value`` exactly, at least the field's: a value with more digits (from a file) is
+    shown whole rather than rounded away."""
+    while decimals < 16 and float(f"{value:.{decimals}f}") != value:
+        decimals += 1
+    return decimals
+
+
+class _NumberEditor(FieldEditor):
+    """Spin box stepping within the field's min/max but taking any number typed; an optional field gets an
+    "unset" value below everything."""
+
+    def __init__(self, field: dataclasses.Field, box: typing.Any, *, is_float: bool):
         meta = field.metadata
         self.optional = meta["optional"]
-        lo = meta["min"] if meta["min"] is not None else -INT_LIMIT
-        hi = meta["max"] if meta["max"] is not None else INT_LIMIT
+        limit = FLOAT_LIMIT if is_float else INT_LIMIT
+        lo = meta["min"] if meta["min"] is not None else -limit
+        hi = meta["max"] if meta["max"] is not None else limit
         if not is_float:
-            lo, hi = max(int(lo), -INT_LIMIT), min(int(hi), INT_LIMIT)
+            lo, hi = max(int(lo), -INT_LIMIT + 1), min(int(hi), INT_LIMIT)
         step = meta["step"] or 1
-        self.unset = (lo - step) if self.optional else None
+        box.field_min, box.field_max = lo, hi
+        # The box's own range is as wide as it can hold, so that nothing typed is changed; the lowest value is
+        # "unset" for an optional field.
+        self.unset = -limit if self.optional else None
+        box.unset = self.unset
         if is_float:
             box.setDecimals(meta["decimals"] if meta["decimals"] is not None else 4)
-        box.setRange(self.unset if self.optional else lo, hi)
+        box.setRange(-limit, limit)
         box.setSingleStep(step)
         box.setAccelerated(True)
         box.setKeyboardTracking(True)
         if self.optional:
             box.setSpecialValueText("unset")
         super().__init__(field, box)
-        box.valueChanged.connect(self.edited)
+        # A value from a file beyond what the box can hold is kept as it is until the user types another.
+        self._held: Any = None
+        box.valueChanged.connect(self._on_value_changed)
+
+    def _on_value_changed(self, _value: float) -> None:
+        self._held = None
+        self.edited.emit()
 
     def value(self) -> Any:
+        if self._held is not None:
+            return self._held
         v = self.widget.value()
         if self.optional and v == self.widget.minimum():
             return None
         return v
 
     def set_value(self, value: Any) -> None:
-        self.widget.setValue(self.widget.minimum() if value is None else value)
+        box = self.widget
+        if value is not None and isinstance(box, QDoubleSpinBox):
+            box.setDecimals(_decimals_for(float(value), box.decimals()))
+        lowest = box.minimum() + (1 if self.optional else 0)
+        box.setValue(box.minimum() if value is None else min(max(value, lowest), box.maximum()))
+        self._held = value if value is not None and not lowest <= value <= box.maximum() else None
 
 
 class IntEditor(_NumberEditor):
     def __init__(self, field: dataclasses.Field):
-        super().__init__(field, QSpinBox(), is_float=False)
+        super().__init__(field, _IntBox(), is_float=False)
 
     def value(self) -> int | None:
         v = super().value()
@@ -132,7 +207,7 @@ class IntEditor(_NumberEditor):
 
 class FloatEditor(_NumberEditor):
     def __init__(self, field: dataclasses.Field):
-        super().__init__(field, QDoubleSpinBox(), is_float=True)
+        super().__init__(field, _FloatBox(), is_float=True)
 
     def value(self) -> float | None:
         v = super().value()

@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.forms.spec_form import SpecForm
 from neffbench.kernels import registry
 
@@ -36,6 +37,7 @@ class KernelForms(QWidget):
             "plugin's kernel (neffbench kernel list)."
         )
         self.stack = QStackedWidget()
+        self.memory = MemoryNote()
         head = QFormLayout()
         head.setContentsMargins(6, 6, 6, 0)
         label = QLabel("Kernel")
@@ -44,6 +46,7 @@ class KernelForms(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(head)
+        layout.addWidget(self.memory)
         layout.addWidget(self.stack, 1)
         self.kernel_combo.activated.connect(self._on_kernel_combo_activated)
 
@@ -59,11 +62,19 @@ class KernelForms(QWidget):
     def spec(self) -> Any:
         return self.current().spec()
 
-    def set_spec(self, spec: Any) -> None:
-        """Show ``spec`` in its kernel's form, switching to that kernel."""
+    def set_spec(self, spec: Any, *, held: list | None = None) -> None:
+        """Show ``spec`` in its kernel's form, switching to that kernel. ``held``: a spec file's problems that
+        ``spec`` could not hold (``SpecForm.set_spec``); SpecError with them for a form that cannot show them."""
         name = getattr(spec, "kernel", registry.DEFAULT)
+        if held and not getattr(self._form(name), "holds_problems", False):
+            from neffbench.spec import SpecError
+
+            raise SpecError(held)
         self._switch(name)
-        self._forms[name].set_spec(spec)
+        if held:
+            self._forms[name].set_spec(spec, held=held)
+        else:
+            self._forms[name].set_spec(spec)
 
     def errors(self) -> list:
         return self.current().errors()
@@ -116,7 +127,7 @@ class KernelForms(QWidget):
             form.set_spec(self._kernels[name].default_spec())
         else:
             self.spec_changed.emit(form.spec())
-            self.problems_changed.emit(form.problems())
+            self._on_form_problems_changed(name, form.problems())
 
     def _on_form_spec_changed(self, name: str, spec: Any) -> None:
         if name == self.kernel:
@@ -124,4 +135,6 @@ class KernelForms(QWidget):
 
     def _on_form_problems_changed(self, name: str, problems: list) -> None:
         if name == self.kernel:
+            # Compiles use the backend auto resolves to; the verdict is judged for the same one.
+            self.memory.judge(self.spec(), "auto", valid=not any(p.severity == "error" for p in problems))
             self.problems_changed.emit(problems)

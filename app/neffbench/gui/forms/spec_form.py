@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 
 from PySide6.QtCore import Qt, Signal
@@ -58,6 +59,8 @@ class SpecForm(QScrollArea):
 
     spec_changed = Signal(object)
     problems_changed = Signal(list)
+    # ``set_spec`` takes the problems of a spec file's values the spec could not hold (``held``).
+    holds_problems = True
 
     def __init__(
         self,
@@ -78,6 +81,9 @@ class SpecForm(QScrollArea):
         self._exclude = exclude
         self._rows: dict[str, _Row] = {}
         self._problems: list[Problem] = []
+        self._held: list[Problem] = []
+        # Each section's Advanced disclosure and the fields under it: opened when one of them has a problem.
+        self._advanced: list[tuple[QToolButton, set[str]]] = []
         self._updating = False
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -119,10 +125,11 @@ class SpecForm(QScrollArea):
             editor = editor_for(f, hints[f.name])
             editor.widget.setObjectName(key)
             self._rows[key] = _Row(key, editor, advanced_form if f in advanced else form)
-            editor.edited.connect(self._on_editor_edited)
+            editor.edited.connect(functools.partial(self._on_editor_edited, key))
         if advanced:
             group_layout.addWidget(toggle)
             group_layout.addWidget(inner)
+            self._advanced.append((toggle, {f"{section}.{f.name}" if section else f.name for f in advanced}))
         self._body.addWidget(group)
 
     # ---- public ----
@@ -147,8 +154,11 @@ class SpecForm(QScrollArea):
         """The label beside a field's editor (its tooltip says why a disabled field is ignored)."""
         return self._rows[key].label
 
-    def set_spec(self, spec) -> None:
-        """Show ``spec`` in the widgets (edits that follow build on it)."""
+    def set_spec(self, spec, *, held: list[Problem] | tuple[Problem, ...] = ()) -> None:
+        """Show ``spec`` in the widgets (edits that follow build on it). ``held``: the problems of values a spec file
+        held that ``spec`` could not (a wrong type, an unknown key), shown as errors under their field until that
+        field is edited (those of no field until any is)."""
+        self._held = [self._explained(p) for p in held]
         self._updating = True
         try:
             for key, row in self._rows.items():
@@ -169,9 +179,20 @@ class SpecForm(QScrollArea):
         replaced = {s: dataclasses.replace(getattr(self._spec, s), **v) for s, v in sections.items()}
         return dataclasses.replace(self._spec, **top, **replaced)
 
-    def _on_editor_edited(self) -> None:
+    def _explained(self, problem: Problem) -> Problem:
+        row = self._rows.get(problem.field)
+        if row is None or not problem.message.startswith("must be"):
+            return Problem(problem.field, problem.message, "error")
+        return Problem(
+            problem.field,
+            f"{row.editor.field.metadata['label']} in the file {problem.message} The form shows the default until you "
+            "change it.",
+        )
+
+    def _on_editor_edited(self, key: str) -> None:
         if self._updating:
             return
+        self._held = [p for p in self._held if p.field != key and p.field in self._rows]
         self._spec = self._collect()
         self._refresh()
 
@@ -181,7 +202,7 @@ class SpecForm(QScrollArea):
             section, _, name = key.rpartition(".")
             row.set_visible(not section or is_active(spec, section, name))
         problems = [Problem(key, row.editor.parse_error) for key, row in self._rows.items() if row.editor.parse_error]
-        problems += validate(spec)
+        problems += self._held + validate(spec)
         self._problems = sorted(problems, key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}
         for p in self._problems:
@@ -189,6 +210,9 @@ class SpecForm(QScrollArea):
         # Inactive fields are hidden above; ignored ones show, disabled, with the reason. A value validation
         # blames stays editable, or the user could not fix it without first undoing the reason.
         ignored = ignored_fields(spec)
+        for toggle, keys in self._advanced:
+            if keys & by_field.keys():
+                toggle.setChecked(True)  # a problem folded out of sight would be no problem shown at all
         for key, row in self._rows.items():
             row.show_ignored(ignored.get(key), editable=key in by_field)
             row.show_problems(by_field.pop(key, []))

@@ -34,7 +34,7 @@ from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.presets import load_preset
-from neffbench.spec import SpecError, load, save
+from neffbench.spec import SpecError, load_partial, save
 
 TITLE = "NEFF Workbench"
 
@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         form = self.form
         form.spec_changed.connect(self._on_form_spec_changed)
         form.problems_changed.connect(self._on_form_problems_changed)
+        form.memory.allow_toggled.connect(self._on_form_problems_changed)
         self.compile_action.triggered.connect(self.compile)
         self.recompile_action.triggered.connect(self.recompile)
         self.cancel_action.triggered.connect(self.cancel)
@@ -153,13 +154,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Preset {name} loaded; the workdir is unchanged.", 5000)
 
     def open_spec(self, path: str | Path) -> bool:
+        """Open a spec file; values it holds that no spec can (wrong types, unknown keys) show under their fields."""
         try:
-            spec = load(path)
+            spec, held = load_partial(path)
+            self.form.set_spec(spec, held=held)
         except SpecError as exc:
             QMessageBox.warning(self, "Cannot open spec", str(exc))
             return False
-        self.form.set_spec(spec)
-        self.statusBar().showMessage(f"Opened {path}; the workdir is unchanged.", 5000)
+        said = f" with {len(held)} value(s) it could not take, listed in the form" if held else ""
+        self.statusBar().showMessage(f"Opened {path}{said}; the workdir is unchanged.", 5000)
         return True
 
     def save_spec(self, path: str | Path) -> Path:
@@ -181,7 +184,7 @@ class MainWindow(QMainWindow):
         return self.controller.is_running or self.sweeps.is_running
 
     def compile(self, *, use_cache: bool = True) -> None:
-        if not self.panels_ready or self.busy or self.form.errors():
+        if not self.panels_ready or self.busy or self.form.errors() or self.form.memory.refused():
             return
         self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
 
@@ -231,9 +234,9 @@ class MainWindow(QMainWindow):
     def update_compile_action(self) -> None:
         errors = self.form.errors()
         running = self.panels_ready and self.busy
-        self.compile_action.setEnabled(self.panels_ready and not running and not errors)
+        self.sweep_action.setEnabled(self.panels_ready and not running and not errors)
+        self.compile_action.setEnabled(self.sweep_action.isEnabled() and not self.form.memory.refused())
         self.recompile_action.setEnabled(self.compile_action.isEnabled())
-        self.sweep_action.setEnabled(self.compile_action.isEnabled())
         if not self.panels_ready:
             tip = "Starting up…"
         elif running:
@@ -246,6 +249,8 @@ class MainWindow(QMainWindow):
                 + "\n".join(lines)
                 + more
             )
+        elif self.form.memory.refused():
+            tip = self.form.memory.sentence()
         else:
             backend = self.doctor_status.backend
             what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import QSignalDebouncer
 
+from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.sweeps.controller import SweepOptions
 from neffbench.gui.widgets import theme
 
@@ -103,6 +104,8 @@ class SweepDialog(QDialog):
         self.summary = QLabel()
         self.summary.setObjectName("sweep-summary")
         self.summary.setWordWrap(True)
+        self.memory_note = MemoryNote(allow_text="Start anyway")
+        self.memory_note.layout().setContentsMargins(0, 0, 0, 0)
         self.invalid_list = QListWidget()
         self.invalid_list.setObjectName("sweep-invalid")
         self.invalid_list.setWordWrap(True)
@@ -120,6 +123,7 @@ class SweepDialog(QDialog):
         ):
             signal.connect(self._debouncer.throttle)
         self.executor_combo.currentIndexChanged.connect(self._on_executor_changed)
+        self.memory_note.allow_toggled.connect(self._update_start)
         self.add_button.clicked.connect(self.add_axis)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -149,6 +153,7 @@ class SweepDialog(QDialog):
         layout.addLayout(top)
         layout.addLayout(options)
         layout.addWidget(self.summary)
+        layout.addWidget(self.memory_note)
         layout.addWidget(self.invalid_list, 1)
         layout.addWidget(self.buttons)
         self.resize(720, 520)
@@ -207,10 +212,19 @@ class SweepDialog(QDialog):
         for point in self.plan.invalid:
             reasons = "; ".join(p.message for p in point.errors) or "invalid"
             self.invalid_list.addItem(f"#{point.index} {point.label(short)}: {reasons}")
-        bad = bool(self.plan.problems) or (self.strict_check.isChecked() and bool(self.plan.invalid))
-        self.summary.setStyleSheet(f"color: {theme.BAD};" if bad or not self.plan.valid else "")
-        self.start_button.setEnabled(not bad and bool(self.plan.valid))
+        self.summary.setStyleSheet(f"color: {theme.BAD};" if self._refused() or not self.plan.valid else "")
+        from neffbench.sweeps.memory_verdict import plan_verdict
+
+        self.memory_note.show_verdict(plan_verdict(self.plan))
+        self._update_start()
         self._look_up_cached()
+
+    def _refused(self) -> bool:
+        return bool(self.plan.problems) or (self.strict_check.isChecked() and bool(self.plan.invalid))
+
+    def _update_start(self) -> None:
+        refused = self._refused() or self.memory_note.refused()
+        self.start_button.setEnabled(not refused and bool(self.plan.valid))
 
     def _look_up_cached(self) -> None:
         """Which valid points the cache will serve: a pass over the workdir's records, on a worker thread."""

@@ -180,7 +180,7 @@ def _rope_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
 
 def _inputs_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
     i, max_pos = spec.inputs, spec.rope.max_pos
-    token.check(i.num_tokens, problems)
+    token.check(i.num_tokens, problems, max_tokens=token.MAX_TOKENS)
     if not i.num_tokens:
         return
     largest = max(i.num_tokens)
