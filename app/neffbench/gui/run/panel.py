@@ -27,6 +27,7 @@ from neffbench.gui.widgets.flow import flow_row, kept_together
 from neffbench.runs.runtimes import RUNTIMES
 from neffbench.runs.summary import latency_text, summary_lines
 from neffbench.views.run import RunView
+from neffbench.words import plural
 
 MODES = (("default", None), ("device", "device"), ("host", "host"))
 TABS = ("Latency", "Buckets", "Details", "Log")
@@ -280,7 +281,8 @@ class RunPanel(QWidget):
             # This run's timings before its record is re-read: plotted at once.
             record = {**self._live, "durations_ms": event.get("durations_ms") or [], "variant": event.get("variant")}
             self.latency.show_runs([record])
-            self.selection_label.setText(f"This run ({kind_of(record)}), {len(record['durations_ms']):,} iterations.")
+            n = len(record["durations_ms"])
+            self.selection_label.setText(f"This run ({kind_of(record)}), {plural(n, 'iteration', grouped=True)}.")
 
     def show_lines(self, lines: list[str]) -> None:
         self.log_view.append_lines(lines)
