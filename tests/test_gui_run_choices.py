@@ -11,15 +11,11 @@ from PySide6.QtCore import Qt
 
 from neffbench.runs.offer import NO_DEVICE, offered
 from neffbench.toolchain.facts import Component, Facts
-from tests.test_gui_run import (  # noqa: F401 - fixtures
-    LOAD_TIMEOUT_MS,
-    RUN_TIMEOUT_MS,
-    compile_cpu_check,
-    jobs,
-    rig,
-    run_and_wait,
-    set_target,
-)
+from tests import test_gui_run as gui_run
+from tests.test_gui_run import LOAD_TIMEOUT_MS, RUN_TIMEOUT_MS, compile_cpu_check, run_and_wait, set_target
+
+# The Run view's fixtures, shared with its other tests.
+rig, jobs = gui_run.rig, gui_run.jobs
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
