@@ -133,7 +133,7 @@ def test_a_long_run_shows_its_count_and_esc_in_the_window_stops_it(window, jobs,
         qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     total = counted.args[0]["total"]
     bar = panel.status.progress_bar
-    assert bar.isVisibleTo(panel) and bar.maximum() == total and bar.format().startswith("timed ")
+    assert bar.isVisibleTo(panel) and bar.maximum() == total and bar.format().startswith("timed iteration ")
     assert bar.format().endswith(f" of {total:,}")
     assert window.cancel_action.isEnabled() and "benchmark" in window.cancel_action.toolTip()
     pid = runs._loop.runner._proc.pid

@@ -69,17 +69,18 @@ class RunStatus(QWidget):
         self.problems_label.setStyleSheet(f"color: {theme.BAD};")
         self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress_bar = QProgressBar(objectName="run-progress", textVisible=True)
-        self.progress_bar.setMaximumWidth(260)
+        self.progress_bar.setMinimumWidth(280)
+        self.progress_bar.setMaximumWidth(420)
         status = QHBoxLayout()
         status.addWidget(self.stage_label, 0, Qt.AlignmentFlag.AlignTop)
         status.addWidget(self.status_label, 1)
-        status.addWidget(self.progress_bar, 0, Qt.AlignmentFlag.AlignTop)
         numerics = QHBoxLayout()
         numerics.addWidget(self.verdict_label, 0, Qt.AlignmentFlag.AlignTop)
         numerics.addWidget(self.numerics_label, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(status)
+        layout.addWidget(self.progress_bar)  # a line of its own: the status sentence beside it wraps
         layout.addLayout(numerics)
         layout.addWidget(self.problems_label)
         self.set_stage("idle", None)
@@ -107,7 +108,7 @@ class RunStatus(QWidget):
         if event.get("counted", True) and total:
             self.progress_bar.setRange(0, total)
             self.progress_bar.setValue(min(done, total))
-            self.progress_bar.setFormat(f"{phase} {done:,} of {total:,}")
+            self.progress_bar.setFormat(f"{phase} iteration {done:,} of {total:,}")
         else:
             self.progress_bar.setRange(0, 0)  # busy: the runtime's own benchmark counts for itself
             self.progress_bar.setFormat(f"{phase}: {total:,} in the runtime")

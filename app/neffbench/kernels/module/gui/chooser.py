@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +43,13 @@ class EntryChooser(QDialog):
             "imports your code). Pick the module to compile; Resolve then reads its signature in a child process."
         )
         intro.setWordWrap(True)
-        self.list = QListWidget()
-        self.list.setObjectName("entry-choices")
+        self.list = QListWidget(objectName="entry-choices", wordWrap=True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long docs wrap
         for choice in choices:
-            doc = f" — {choice['doc']}" if choice.get("doc") else ""
-            item = QListWidgetItem(f"{choice['name']}   ({choice['kind']}, line {choice['line']}){doc}")
+            doc = _plain(choice.get("doc") or "")
+            item = QListWidgetItem(
+                f"{choice['name']}   ({choice['kind']}, line {choice['line']})" + (f" — {doc}" if doc else "")
+            )
             item.setData(Qt.ItemDataRole.UserRole, choice["name"])
             item.setToolTip(_KINDS.get(choice["kind"], choice["kind"]))
             self.list.addItem(item)
@@ -74,6 +77,11 @@ class EntryChooser(QDialog):
     def entry(self) -> str:
         item = self.list.currentItem()
         return f"{self.path}:{item.data(Qt.ItemDataRole.UserRole)}" if item is not None else f"{self.path}:"
+
+
+def _plain(doc: str) -> str:
+    """A docstring's first line without reST markup (``:class:`MLP` `` reads ``MLP``)."""
+    return re.sub(r":\w+:`([^`]*)`", r"\1", doc).replace("``", "").replace("`", "")
 
 
 class FileOpener(QObject):
