@@ -79,7 +79,7 @@ def test_check_runs_every_bucket_and_never_says_ok_for_one_it_did_not(tmp_path):
     (tmp_path / "tiny.py").write_text(POSITIONS)
     ok = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,8", cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
-    assert "pre-flight checked 2 of 2 bucket(s): seq=4, seq=8" in ok.stdout
+    assert "pre-flight checked 2 of 2 buckets: seq=4, seq=8" in ok.stdout
     bad = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,32", cwd=tmp_path)
     assert bad.returncode == 2
     assert (

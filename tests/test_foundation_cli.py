@@ -22,7 +22,7 @@ def run_cli(*args: str, env=None) -> subprocess.CompletedProcess:
 def test_check_a_preset_passes(capsys):
     assert main(["check", "seed"]) == 0
     out = capsys.readouterr().out
-    assert "seed: OK (seed, 1 bucket(s): 1 tokens, spec hash" in out
+    assert "seed: OK (seed, 1 bucket: 1 token, spec hash" in out
 
 
 def test_check_lists_every_problem_by_field_and_exits_2(capsys, tmp_path):

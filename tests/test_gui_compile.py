@@ -138,7 +138,7 @@ def test_without_the_toolchain_the_window_says_no_neff_was_made(window, qtbot, m
     panel = window.compile_panel
     assert panel.results.topLevelItem(0).text(2) == "no NEFF (cpu-check)"
     assert "max abs error" in panel.results.topLevelItem(0).text(3)
-    assert "no NEFF" in panel.state_label.text()
+    assert "No NEFF (cpu-check): nothing was compiled for Neuron." in panel.state_label.text()
     assert "no NEFF will be made" in panel.backend_label.text()
     with qtbot.waitSignal(window.artifacts.scanned, timeout=30_000):
         window.artifacts.rescan()

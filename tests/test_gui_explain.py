@@ -35,6 +35,28 @@ def test_a_dropped_log_is_explained_and_its_code_shows_help(window, qtbot):
     assert not view.report_button.isEnabled()  # a loose log file: no job to bundle
 
 
+def test_the_file_menu_explains_a_chosen_log(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    window.build_panels()
+    file_menu = window.menuBar().actions()[0].menu()
+    assert window.explain_action in file_menu.actions()
+    asked = []
+
+    def pick(parent, title, folder, filters):
+        asked.append(title)
+        return str(CORPUS / "job_log_neffbench.log"), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", pick)
+    window.explain_action.trigger()
+    view = window.compile_panel.explanation
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+    assert asked == ["Explain a compiler log"]
+    assert view.data["first_error"]["code"] == "NCC_EOOM001"
+    assert window.compile_panel.log_tabs.currentWidget() is view
+    assert window.tabs.currentWidget() is window.compile_panel.parentWidget()
+
+
 def test_a_dropped_spec_opens_in_the_form(window, tmp_path):
     window.build_panels()
     spec = tmp_path / "mine.toml"

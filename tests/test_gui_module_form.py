@@ -286,13 +286,53 @@ def test_add_input_by_hand_and_open_file(qtbot, form, mlp_file):
     assert form.spec().inputs == {}
 
     form.choose_file(str(mlp_file))  # what "Open .py…" does after its dialog
+    chooser = _chooser(qtbot, form)
+    rows = [chooser.list.item(i).text() for i in range(chooser.list.count())]
+    assert any(r.startswith("MLP   (class, line ") for r in rows), rows
+    assert any(r.startswith("make_mlp   (function, line ") for r in rows), rows
     entry = form.editor("module.entry").widget
-    assert entry.text() == f"{mlp_file}:" and form.spec().module.entry == f"{mlp_file}:"
     model = entry.completer().model()
-    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10_000)
     names = {model.index(i).data() for i in range(model.rowCount())}
     assert f"{mlp_file}:make_mlp" in names and f"{mlp_file}:MLP" in names
     assert _no_user_code_here()  # read with ast, never run
+    chooser.choose("make_mlp")
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS) as blocker:
+        qtbot.mouseClick(chooser.choose_button, Qt.MouseButton.LeftButton)
+    assert entry.text() == f"{mlp_file}:make_mlp" and form.spec().module.entry == f"{mlp_file}:make_mlp"
+    assert blocker.args[0]["ok"], blocker.args[0]  # picked, then resolved: the signature is there at once
+    assert form.findChild(QSpinBox, "kwargs.hidden_size") is not None
+    assert _no_user_code_here()
+
+
+def _chooser(qtbot, form):
+    qtbot.waitUntil(lambda: form.opener.chooser is not None and form.opener.chooser.isVisible(), timeout=10_000)
+    return form.opener.chooser
+
+
+def test_cancelling_the_chooser_keeps_the_entry(qtbot, form, mlp_file):
+    form.set_spec(ModuleCompileSpec(module=ModuleSection(entry="torch.nn:Linear")))
+    form.choose_file(str(mlp_file))
+    chooser = _chooser(qtbot, form)
+    qtbot.keyClick(chooser.list, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not chooser.isVisible(), timeout=5_000)
+    assert form.spec().module.entry == "torch.nn:Linear"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("def broken(:\n    pass\n", "has a syntax error at line 1"),
+        ("import torch\n_private = 1\n", "defines no public class, function or object to compile"),
+    ],
+)
+def test_a_file_with_nothing_to_pick_says_why_and_leaves_the_name_to_type(qtbot, form, tmp_path, text, why):
+    path = tmp_path / "odd.py"
+    path.write_text(text, encoding="utf-8")
+    form.choose_file(str(path))
+    summary = form.findChild(QLabel, "resolve-summary")
+    qtbot.waitUntil(lambda: why in summary.text(), timeout=10_000)
+    assert "Type the name to compile after the" in summary.text()
+    assert form.spec().module.entry == f"{path}:" and form.opener.chooser is None
 
 
 def test_a_misspelt_key_of_a_nested_config_shows_under_its_argument(qtbot, form, tmp_path):

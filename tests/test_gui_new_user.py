@@ -65,7 +65,7 @@ def test_tracebacks_through_library_code_are_folded_in_the_view(qtbot):
     qtbot.waitUntil(lambda: view.pending == 0, timeout=5_000)
     text = view.text.toPlainText()
     assert "site-packages" not in text and "Traceback" not in text
-    assert "4 line(s) through neffbench and library code folded (job.log has them all)" in text
+    assert "4 lines through neffbench and library code folded (job.log has them all)" in text
     assert "mymodel.py" in text and "self.proj(x)" in text  # the user's own frames stay
     assert text.rstrip().endswith("RuntimeError: neuronx-cc failed with 1")
 
@@ -113,7 +113,7 @@ def test_a_cancel_says_cancelling_then_which_bucket_and_the_rest_not_started(win
     with qtbot.waitSignal(window.controller.finished, timeout=60_000):
         qtbot.keyClick(window, Qt.Key.Key_Escape)
         assert panel.state_label.text().startswith("Cancelling…")
-    assert panel.state_label.text() == "Cancelled bucket 1 tokens (1 of 2): 1 not started."
+    assert panel.state_label.text() == "Cancelled bucket 1 token (1 of 2): 1 not started."
     assert "running" not in dict(panel.stages.states()).values()
     assert panel.life_label.text() == ""
 

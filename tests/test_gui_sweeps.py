@@ -25,13 +25,21 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     qtbot.waitUntil(lambda: dialog.plan.count == 3 and dialog.cached is not None, timeout=5_000)
     assert dialog.summary.text().startswith("3 points: 2 to compile, 1 invalid")
     assert "per job" in dialog.summary.text()  # the memory estimate, before anything starts
-    assert dialog.invalid_list.count() == 1 and dialog.invalid_list.item(0).text().startswith("#2 optlevel=7")
+    assert dialog.invalid_list.count() == 1
+    assert dialog.invalid_list.item(0).text().startswith("Point 2 (Opt level 7): Opt level must be")
     assert dialog.start_button.isEnabled()
     dialog.strict_check.setChecked(True)  # --strict: one invalid point and nothing runs
     dialog.replan()
     assert not dialog.start_button.isEnabled()
     second = dialog.add_axis("compiler.auto_cast", "none,all")
     qtbot.waitUntil(lambda: dialog.plan.count == 6, timeout=5_000)
+    # In words, as the form says it: labels and values, not `compiler.optlevel=1,2,7` (the CLI keeps that).
+    assert dialog.grid_words.text() == "Opt level: 1, 2 and 7 × Auto-cast: none and all, every combination."
+    assert row.field.currentText() == "Opt level" and "--over compiler.optlevel=" in row.field.itemData(
+        row.field.currentIndex(), Qt.ItemDataRole.ToolTipRole
+    )
+    texts = [dialog._rows[0].field.itemText(i) for i in range(dialog._rows[0].field.count())]
+    assert not any("compiler." in t or "=" in t for t in texts), texts
     dialog.jobs_spin.setValue(2)
     dialog.replan()
     assert "2 at once need up to" in dialog.summary.text()

@@ -387,7 +387,7 @@ def test_check_runs_pre_flight_for_user_code():
     assert ok.returncode == 0, ok.stderr
     assert "warning: pre-flight: input 'y' is never used by the traced graph" in ok.stderr
     assert "NEFF inputs:  input0 <- x" in ok.stdout
-    assert "OK (UnusedInput, 1 bucket(s): no bucket axes, spec hash" in ok.stdout
+    assert "OK (UnusedInput, 1 bucket: no bucket axes, spec hash" in ok.stdout
     bad = _cli("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]")
     assert bad.returncode == 2
     assert "error: pre-flight: output[1] is None" in bad.stderr

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from neffbench.words import plural
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     included = sum(size for _, size in result.included)
     print(result.path)
     print(
-        f"  {len(result.included)} files included ({human_bytes(included)} before compression, "
+        f"  {plural(len(result.included), 'file')} included ({human_bytes(included)} before compression, "
         f"{human_bytes(result.path.stat().st_size)} zipped)"
     )
     if result.left_out:

@@ -9,6 +9,7 @@ from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 from neffbench.kernels import registry
 from neffbench.kernels.api import buckets_text
 from neffbench.spec import spec_hash
+from neffbench.words import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             return code
     kernel = registry.for_spec(spec)
     buckets = kernel.buckets(spec)
-    described = f"{len(buckets)} bucket(s): {buckets_text(buckets)}"
+    described = f"{plural(len(buckets), 'bucket')}: {buckets_text(buckets)}"
     print(f"{args.spec}: OK ({spec.name}, {described}, spec hash {spec_hash(spec, digest)[:8]})")
     if len(buckets) > 1:  # each bucket is a job of its own, named by its own hash
         from neffbench.kernels.api import bucket_label
@@ -147,7 +148,7 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
             f"{args.spec}: {errors} pre-flight error(s); nothing can be compiled until they are fixed.", file=sys.stderr
         )
         return EXIT_INVALID, None
-    print(f"  pre-flight checked {len(checked)} of {len(buckets)} bucket(s): {', '.join(checked)}")
+    print(f"  pre-flight checked {len(checked)} of {plural(len(buckets), 'bucket')}: {', '.join(checked)}")
     print(f"  NEFF inputs:  {', '.join(interface.get('inputs', [])) or '-'}")
     print(f"  NEFF outputs: {', '.join(interface.get('outputs', [])) or '-'}")
     return EXIT_OK, digest

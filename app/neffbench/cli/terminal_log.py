@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from neffbench.words import plural
+
 _PREFIX_RE = re.compile(r"^(\[[^\]]*\] )?(.*)$", re.DOTALL)
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 # ``KernelError: ...`` or ``torch.OutOfMemoryError`` alone: exception class names are CamelCase.
@@ -54,4 +56,6 @@ class TracebackFolder:
     def _flush(self, prefix: str) -> None:
         folded, last = self._open.pop(prefix)
         ending = f", ending in {last}," if last else ""
-        self._write(f"{prefix}neffbench: (a Python traceback of {folded} lines{ending} is in the job's job.log)")
+        self._write(
+            f"{prefix}neffbench: (a Python traceback of {plural(folded, 'line')}{ending} is in the job's job.log)"
+        )

@@ -6,6 +6,7 @@ import textwrap
 
 from neffbench.compilerlog.exits import meaning
 from neffbench.compilerlog.explain import Explanation
+from neffbench.words import plural
 
 TIMELINE_ROWS = 30
 BAR = 28
@@ -36,7 +37,7 @@ def timeline(exp: Explanation) -> list[str]:
     width = max(len(name) for name, _ in shown)
     total = sum(seconds for _, seconds in runs)
     out = [
-        f"passes: {len(runs)} run(s), {total:.2f} s in all"
+        f"passes: {plural(len(runs), 'run')}, {total:.2f} s in all"
         + (f" (the {TIMELINE_ROWS} longest shown, in order)" if len(shown) < len(runs) else "")
     ]
     for name, seconds in shown:
@@ -50,7 +51,7 @@ def timeline(exp: Explanation) -> list[str]:
 def explanation_lines(exp: Explanation) -> list[str]:
     log = exp.log
     out = [
-        f"{exp.source}: {exp.line_count:,} lines"
+        f"{exp.source}: {plural(exp.line_count, 'line', grouped=True)}"
         + (f", {len(log.compiles)} compiles" if len(log.compiles) > 1 else ""),
         exp.headline,
     ]
@@ -87,6 +88,6 @@ def explanation_lines(exp: Explanation) -> list[str]:
         for i, c in enumerate(log.compiles, 1):
             out.append(
                 f"  {i}. from line {c.first_line}: status {c.status or '-'}, exit "
-                f"{'-' if c.exit_code is None else c.exit_code}, {c.errors} error(s)"
+                f"{'-' if c.exit_code is None else c.exit_code}, {plural(c.errors, 'error')}"
             )
     return out

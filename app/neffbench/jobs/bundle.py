@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.jobs import bundle_readme as readme
+from neffbench.jobs import bundle_sources
 from neffbench.jobs.bundle_plan import DEFAULT_LIMIT, MIB, Plan, make_plan
 from neffbench.jobs.home_paths import BLOCK, HomeShortener
 from neffbench.procs import replacing
@@ -125,6 +126,9 @@ def make_bundle(
     target = _output(root, out, job_id, force)
     rerun = f"neffbench bundle {root}" + ("" if out is None else f" --out {target}")
     plan = make_plan(root, job, size_limit, lambda mib: f"rerun `{rerun} --max-size {mib} --force` to include it")
+    sources, left_out = bundle_sources.plan_sources(job, size_limit)  # the user's files, outside the job
+    plan.files += sources
+    plan.left_out += left_out
     try:
         with replacing(target) as tmp, open(tmp, "wb") as fh:  # a crash never leaves a half zip under the name
             result = _write(fh, job, problem, root, plan, job_id)
@@ -152,7 +156,8 @@ def _write(fh: Any, job: JobView, problem: str | None, root: Path, plan: Plan, j
                 info = zipfile.ZipInfo.from_file(real, f"{job_id}/{rel}", strict_timestamps=False)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 with zf.open(info, "w", force_zip64=st.st_size > (1 << 30)) as dst:
-                    if rel.endswith(readme.TEXT_SUFFIXES):
+                    # The user's sources stay byte for byte what job.json's sha256 says.
+                    if rel.endswith(readme.TEXT_SUFFIXES) and not rel.startswith(f"{bundle_sources.FOLDER}/"):
                         size = shortener.copy(src, dst)  # type: ignore[arg-type]
                     else:
                         size = _copy(src, dst)

@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from neffbench.jobs import bundle_sources
 from neffbench.jobs.summary import first_error_lines, human_bytes
 from neffbench.views.job import JobView
 
@@ -121,7 +122,8 @@ def readme_text(
     out += [
         "",
         "Paths under the home directory of the user who made this bundle were shortened to ~ in the text",
-        f"files ({', '.join(TEXT_SUFFIXES)}); other files (HLO, weights, NEFFs) are copied unchanged.",
+        f"files ({', '.join(TEXT_SUFFIXES)}); other files (HLO, weights, NEFFs) and the user's own files under",
+        f"{bundle_sources.FOLDER}/ (the source closure job.json records) are copied unchanged.",
         "",
     ]
     return "\n".join(out)
@@ -170,16 +172,20 @@ def _job_lines(job: JobView, record_problem: str | None, job_dir: Path, root: st
 
 def _about(rel: str) -> str:
     """What a member is, by its name under the bundle's folder."""
-    return _ABOUT.get(rel) or (
-        "the compiler's input (HLO and metadata)"
-        if rel.startswith("compiler/model/")
-        else "TorchNeuron's FX graph"
-        if rel.endswith(".fx.txt")
-        else "the StableHLO TorchNeuron handed the compiler"
-        if rel.endswith(".mlir")
-        else "a NEFF the compiler wrote"
-        if rel.endswith(".neff")
-        else ""
+    return (
+        _ABOUT.get(rel)
+        or bundle_sources.about(rel)
+        or (
+            "the compiler's input (HLO and metadata)"
+            if rel.startswith("compiler/model/")
+            else "TorchNeuron's FX graph"
+            if rel.endswith(".fx.txt")
+            else "the StableHLO TorchNeuron handed the compiler"
+            if rel.endswith(".mlir")
+            else "a NEFF the compiler wrote"
+            if rel.endswith(".neff")
+            else ""
+        )
     )
 
 

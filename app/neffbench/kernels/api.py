@@ -19,11 +19,13 @@ from typing import Any
 
 from neffbench.schema.fields import fields_of, is_active, sections_of, with_ranges
 from neffbench.schema.problems import Problem
+from neffbench.words import plural
 
 Bucket = Mapping[str, int]
 # Bucket axes whose values read as a count in sentences and tables ("8 tokens"): a bucket of that axis
 # alone is shown by its number.
 COUNTED_AXES = {"num_tokens": "tokens"}
+_SINGULAR = {"tokens": "token"}  # "1 token", not "1 tokens"
 
 # Tolerances for traced-vs-eager and device-vs-reference comparisons. float32 allows a few ulps of
 # reassociation; bfloat16 keeps 8 mantissa bits (eps 2**-7) and float16 11 (eps 2**-10), and one
@@ -297,14 +299,19 @@ def buckets_text(buckets: list[dict[str, int]]) -> str:
         return "no bucket axes"
     counted = [c for c in map(_counted, buckets) if c is not None]
     if buckets and len(counted) == len(buckets) and len({c[0] for c in counted}) == 1:
-        return f"{', '.join(str(c[1]) for c in counted)} {counted[0][0]}"
+        unit = counted[0][0]
+        one = len(counted) == 1 and counted[0][1] == 1
+        return f"{', '.join(str(c[1]) for c in counted)} {_SINGULAR.get(unit, unit) if one else unit}"
     return "; ".join(bucket_label(b) for b in buckets)
 
 
 def bucket_phrase(bucket: Bucket | None) -> str:
     """``8 tokens`` for the vLLM kernels, ``batch=1 seq=128`` otherwise: a bucket in a sentence."""
     counted = _counted(bucket)
-    return f"{counted[1]} {counted[0]}" if counted else bucket_label(bucket)
+    if not counted:
+        return bucket_label(bucket)
+    unit, n = counted
+    return plural(n, _SINGULAR.get(unit, unit), unit)
 
 
 def bucket_cell(bucket: Bucket | None) -> str:

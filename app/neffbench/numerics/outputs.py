@@ -10,6 +10,7 @@ from typing import Any
 from neffbench.runs import arrays
 from neffbench.taps.select import Tap
 from neffbench.views.job import JobView
+from neffbench.words import plural
 
 
 def _taps_of(tapped: JobView) -> tuple[list[Tap], dict[str, Any]]:
@@ -39,7 +40,9 @@ class Found:
         names = list(eager.arrays)
         own = len(names) - len(taps)
         if own < 0:
-            raise ValueError(f"{tapped_dir}/reference.npz holds {len(names)} outputs, fewer than its {len(taps)} taps")
+            raise ValueError(
+                f"{tapped_dir}/reference.npz holds {len(names)} outputs, fewer than its {plural(len(taps), 'tap')}"
+            )
         eager_taps = {t.name: arrays.to_tensor(eager.arrays[n], eager.dtypes[n]) for t, n in zip(taps, names[own:])}
         device_taps = {t.name: device[n] for t, n in zip(taps, names[own:]) if n in device}
         float64: dict[str, Any] | str

@@ -290,6 +290,9 @@ class NeffRun:
                 self.on_line(line)
             return
         rec, kind = self.record, event["type"]
+        if kind == "progress":  # passed on only: the record keeps what was timed, not how far it got
+            self._emit(event)
+            return
         if kind == "stage":
             rec["stage"] = event.get("stage")
         elif kind == "runtime":

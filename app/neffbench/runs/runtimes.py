@@ -104,20 +104,39 @@ class Session:
     def call(self) -> dict[str, np.ndarray]:
         raise NotImplementedError
 
-    def bench(self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool]) -> Timing:
+    def bench(
+        self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool], progress: Progress | None = None
+    ) -> Timing:
         raise NotImplementedError
 
 
-def _loop(fn: Callable[[], Any], warmup: int, iterations: int, stop: Callable[[], bool]) -> list[float]:
-    """Wall-clock durations of ``iterations`` calls after ``warmup``, as lean as a bare loop can be."""
-    for _ in range(warmup):
+# progress(phase, done, total, counted): "warmup" or "timed", calls done of total; counted False when the
+# runtime's own benchmark makes the calls and only their total is known.
+Progress = Callable[[str, int, int, bool], None]
+
+
+def _no_progress(phase: str, done: int, total: int, counted: bool) -> None:
+    return None
+
+
+def _loop(
+    fn: Callable[[], Any], warmup: int, iterations: int, stop: Callable[[], bool], progress: Progress | None = None
+) -> list[float]:
+    """Wall-clock durations of ``iterations`` calls after ``warmup``, as lean as a bare loop can be (the
+    progress report and the stop check sit outside the timed call)."""
+    report = progress or _no_progress
+    for i in range(warmup):
         fn()
+        report("warmup", i + 1, warmup, True)
+        if stop():
+            return []
     clock = time.perf_counter_ns
     out = []
-    for _ in range(iterations):
+    for i in range(iterations):
         t0 = clock()
         fn()
         out.append((clock() - t0) / 1e6)
+        report("timed", i + 1, iterations, True)
         if stop():
             break
     return out
@@ -151,10 +170,13 @@ class _NrtSession(Session):
             for k, t in outs.items()
         }
 
-    def bench(self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool]) -> Timing:
+    def bench(
+        self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool], progress: Progress | None = None
+    ) -> Timing:
         t0 = time.perf_counter_ns()
         self.model(inputs=self.feeds)
         cold = (time.perf_counter_ns() - t0) / 1e6
+        (progress or _no_progress)("timed", 0, iterations, False)  # the runtime counts its calls itself
         r = self.model.benchmark(self.feeds, warmup_iter=warmup, benchmark_iter=iterations, mode=mode)
         reported = {
             k: getattr(r, k, None)
@@ -190,7 +212,9 @@ class _TorchSession(Session):
             for i, t in enumerate(outs)
         }
 
-    def bench(self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool]) -> Timing:
+    def bench(
+        self, warmup: int, iterations: int, mode: str, stop: Callable[[], bool], progress: Progress | None = None
+    ) -> Timing:
         import torch
 
         t0 = time.perf_counter_ns()
@@ -198,7 +222,7 @@ class _TorchSession(Session):
         cold = (time.perf_counter_ns() - t0) / 1e6
         module, args = self.module, self.args
         with torch.no_grad():
-            durations = _loop(lambda: module(*args), warmup, iterations, stop)
+            durations = _loop(lambda: module(*args), warmup, iterations, stop, progress)
         return Timing(cold, durations, "host")
 
 

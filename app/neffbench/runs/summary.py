@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from neffbench.views.run import RunView
+from neffbench.words import plural
 
 
 def latency_text(stats: dict[str, Any] | None) -> str:
@@ -16,7 +17,7 @@ def latency_text(stats: dict[str, Any] | None) -> str:
     return (
         f"p50 {stats['p50_ms']:.3f} ms, p90 {stats['p90_ms']:.3f}, p99 {stats['p99_ms']:.3f}, mean "
         f"{stats['mean_ms']:.3f} ± {stats['std_ms']:.3f} (min {stats['min_ms']:.3f}, max {stats['max_ms']:.3f}) "
-        f"over {stats['iterations']} iterations{per}"
+        f"over {plural(stats['iterations'], 'iteration')}{per}"
     )
 
 

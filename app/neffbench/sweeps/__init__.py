@@ -8,7 +8,8 @@ The API the CLI and the window use (stable; plain Python, no Qt, Ray imported on
     ``plan.problems`` (a list of :class:`~neffbench.spec.Problem`) says what is wrong with the grid itself
     (then it has no points). ``plan.points`` are :class:`Point` s: ``index``, ``values`` (field -> value),
     ``bucket``, ``spec`` (single-bucket, None when invalid), ``problems``, ``valid``, ``memory``
-    (:class:`~neffbench.sweeps.memory.Estimate`: ``bytes``, ``source``, ``text()``) and ``label(short)``.
+    (:class:`~neffbench.sweeps.memory.Estimate`: ``bytes``, ``source``, ``text()``) and ``label(short)``
+    (``optlevel=1 num_tokens=8``) or ``words(labels)`` (``Opt level 1, Tokens 8``, for the window).
     ``plan.count``, ``plan.valid``, ``plan.invalid``, ``plan.memory_bytes`` (largest estimate),
     ``plan.short_names`` (field -> column name). Each bucket of a combination is its own point.
 
@@ -54,7 +55,7 @@ from __future__ import annotations
 
 from neffbench.sweeps.errors import SweepError
 from neffbench.sweeps.fields import SweepField, sweepable
-from neffbench.sweeps.grid import Axis, PlanError, Point, SweepPlan, plan
+from neffbench.sweeps.grid import Axis, PlanError, Point, SweepPlan, plan, words_of
 from neffbench.sweeps.record import SweepNotFound, list_sweeps, load
 from neffbench.sweeps.show import as_json, rows, table_lines
 from neffbench.sweeps.sweep import EXECUTORS, SweepResult, run_sweep
@@ -77,4 +78,5 @@ __all__ = [
     "run_sweep",
     "sweepable",
     "table_lines",
+    "words_of",
 ]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label
+from neffbench.kernels.api import bucket_label, bucket_phrase
 from neffbench.spec import Problem, SpecError, from_dict, to_dict, validate
 from neffbench.sweeps import fields
 from neffbench.sweeps.memory import Estimate, estimate
@@ -85,6 +85,17 @@ class Point:
         parts += [f"{k}={v}" for k, v in self.bucket.items() if k not in swept]
         return " ".join(parts) or bucket_label(self.bucket)
 
+    def words(self, labels: Mapping[str, str]) -> str:
+        """``Opt level 1, Tokens 8``: the swept values by the fields' labels (the window's words for ``label``)."""
+        parts = []
+        for name, value in self.values.items():
+            tail = name.rsplit(".", 1)[-1]
+            shown = self.bucket[tail] if tail in self.bucket else words_of(value)
+            parts.append(f"{labels.get(name, tail)} {shown}")
+        swept = {k.rsplit(".", 1)[-1] for k in self.values}
+        rest = {k: v for k, v in self.bucket.items() if k not in swept}
+        return ", ".join(parts + ([bucket_phrase(rest)] if rest else [])) or bucket_phrase(self.bucket)
+
 
 @dataclass
 class SweepPlan:
@@ -136,6 +147,16 @@ def _text(value: Any) -> str:
         return "[" + ",".join(_text(v) for v in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
+    return str(value)
+
+
+def words_of(value: Any) -> str:
+    """A value as a sentence reads it: lists as ``1 and 8``, booleans as yes and no, text as it is."""
+    if isinstance(value, (list, tuple)):
+        items = [words_of(v) for v in value]
+        return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return str(value)
 
 

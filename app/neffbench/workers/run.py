@@ -22,6 +22,7 @@ from neffbench.procs import Emitter, watch
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
 from neffbench.workers.run_io import RunFailure, RunIO
 
+PROGRESS_S = 0.25
 OUTPUTS_NAME = "outputs.npz"  # RUN_DIR/outputs.npz: what a run returned, when asked (save_outputs)
 
 
@@ -32,6 +33,7 @@ class Run(RunIO):
         super().__init__(request, out)
         self.stage = "start"
         self._stop = False
+        self._last_progress = 0.0
         signal.signal(signal.SIGTERM, self._on_sigterm)
 
     def _on_sigterm(self, signum: int, frame: Any) -> None:
@@ -162,7 +164,9 @@ class Run(RunIO):
         """Warm-up and timed iterations, and those of the session timed beside it (the eager module)."""
         req = self.req
         try:
-            timing = session.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), mode, lambda: self._stop)
+            timing = session.bench(
+                int(req.get("warmup", 5)), int(req.get("iterations", 50)), mode, lambda: self._stop, self._progress
+            )
         except Exception as exc:  # noqa: BLE001
             raise RunFailure(_explained(exc, "benchmarking")) from exc
         self.event(
@@ -175,8 +179,18 @@ class Run(RunIO):
         )
         extra = getattr(session, "secondary", None)
         if extra is not None:
-            t2 = extra.bench(int(req.get("warmup", 5)), int(req.get("iterations", 50)), "host", lambda: self._stop)
+            t2 = extra.bench(
+                int(req.get("warmup", 5)), int(req.get("iterations", 50)), "host", lambda: self._stop, self._progress
+            )
             self.event("timing_secondary", variant=extra.variant, cold_ms=t2.cold_ms, durations_ms=t2.durations_ms)
+
+    def _progress(self, phase: str, done: int, total: int, counted: bool) -> None:
+        """A ``progress`` event at most every PROGRESS_S (and at each phase's first and last call): a long run
+        shows its count, and a fast loop is not slowed by a line per call."""
+        now = time.monotonic()
+        if done in (0, 1, total) or now - self._last_progress >= PROGRESS_S:
+            self._last_progress = now
+            self.event("progress", phase=phase, done=done, total=total, counted=counted)
 
     def _session(self, name: str, neff_info: Any, feeds: arrays.Arrays) -> runtimes.Session:
         req = self.req

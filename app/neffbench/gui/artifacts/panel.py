@@ -33,6 +33,7 @@ from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row
 from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.spec import SpecError, from_dict
+from neffbench.words import plural
 
 COLUMNS = ("Name", "Job", "Outcome", "Size", "Created", "Inputs → outputs", "Compiler", "Target")
 DIFF_HEADERS = ("Section", "Field", "A", "B")
@@ -331,7 +332,7 @@ class ArtifactsPanel(QWidget):
                 self.message.emit(f"Not copied: cannot read {script}")
                 return
             QGuiApplication.clipboard().setText(text)
-            self.message.emit(f"Copied reproduce.py of {art.job_dir.name} ({len(text.splitlines())} lines)")
+            self.message.emit(f"Copied reproduce.py of {art.job_dir.name} ({plural(len(text.splitlines()), 'line')})")
 
     def _on_reopen_button_clicked(self) -> None:
         art = self._one()

@@ -136,6 +136,11 @@ class CompileController(ThreadedController):
         loop.failed.connect(self._on_loop_failed)
         self._launch(loop, "neffbench-compile", lambda: self.started.emit(spec))
 
+    @property
+    def is_cancelling(self) -> bool:
+        """Cancel was asked and the compile has not ended yet."""
+        return self._run is not None and self._run.cancelled
+
     def cancel(self) -> None:
         """Asks the job to stop; ``finished`` follows when it has (SIGKILL after the runner's grace period)."""
         if self._loop is not None and self._run is not None:

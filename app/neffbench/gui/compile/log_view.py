@@ -29,6 +29,7 @@ from neffbench.compilerlog.lines import parse_line
 from neffbench.gui.compile.traceback_fold import FOLDED, TracebackFolder
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.desktop import open_path
+from neffbench.words import plural
 
 # Lines kept in the view (and for filtering); older ones are only in job.log.
 MAX_LINES = 50_000
@@ -257,7 +258,7 @@ class LogView(QWidget):
         cursor.insertText(text if first else "\n" + text, self._formats[rank])
 
     def _update_footer(self) -> None:
-        parts = [f"{self.received:,} lines"]
+        parts = [plural(self.received, "line", grouped=True)]
         if self.received > self.max_lines:
             parts.append(f"the view keeps the last {self.max_lines:,}")
         if self.skipped:

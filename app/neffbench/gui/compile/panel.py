@@ -31,6 +31,7 @@ from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
+from neffbench.words import plural, sentences
 
 
 def clock(seconds: float) -> str:
@@ -334,8 +335,8 @@ def finished_text(run: CompileRun, total: int) -> str:
     done = len(run.results)
     if run.outcome == "succeeded":
         verb = "checked on CPU" if run.cpu_check_only else "compiled"
-        text = f"Succeeded: {done} of {total} bucket(s) {verb}."
-        return text + (f" {NO_NEFF_NOTE}: nothing was compiled for Neuron." if run.cpu_check_only else "")
+        text = f"Succeeded: {done} of {plural(total, 'bucket')} {verb}"
+        return sentences(text, f"{NO_NEFF_NOTE}: nothing was compiled for Neuron" if run.cpu_check_only else "")
     if run.outcome == "cancelled":
         cancelled = [r for r in run.results if r.outcome == "cancelled"]
         succeeded = sum(r.outcome == "succeeded" for r in run.results)
@@ -344,7 +345,9 @@ def finished_text(run: CompileRun, total: int) -> str:
             parts.append(f"{total - done} not started")
         if not cancelled:
             return (
-                "Cancelled before any bucket started." if not done else f"Cancelled after {done} of {total} bucket(s)."
+                "Cancelled before any bucket started."
+                if not done
+                else f"Cancelled after {done} of {plural(total, 'bucket')}."
             )
         index = done  # the cancelled job is the last one run
         head = f"Cancelled bucket {bucket_phrase(cancelled[0].view.bucket)} ({index} of {total})"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from neffbench.words import plural
+
 FOLDED = object()  # feed's answer for a line the view leaves out
 _HEAD = "Traceback (most recent call last)"
 _FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+')
@@ -44,6 +46,6 @@ class TracebackFolder:
             return None
         self._inside = False
         return (
-            f"⋯ Python traceback: {self.folded} line(s) through neffbench and library code folded "
+            f"⋯ Python traceback: {plural(self.folded, 'line')} through neffbench and library code folded "
             "(job.log has them all)"
         )

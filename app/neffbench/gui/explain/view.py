@@ -18,6 +18,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from neffbench.gui.widgets import theme
+from neffbench.words import plural
 
 OUTCOME_COLOURS = {"failed": theme.BAD, "passed": theme.GOOD, "unknown": theme.WARN}
 BAR_PX = 220
@@ -69,7 +70,7 @@ def explanation_html(data: dict) -> str:
         out.append("<pre>" + "<br>".join(rows) + "</pre>")
         others = len(data.get("errors", [])) - 1
         if others > 0:
-            out.append(f"<p>{others} more error(s) in this output.</p>")
+            out.append(f"<p>{plural(others, 'more error', 'more errors')} in this output.</p>")
     codes = data.get("codes") or []
     if codes:
         out.append("<p><b>Codes:</b> " + ", ".join(code_link(c) for c in codes) + "</p>")
@@ -84,7 +85,7 @@ def explanation_html(data: dict) -> str:
     if len(data.get("compiles", [])) > 1:
         items = "".join(
             f"<li>from line {c['first_line']}: status {c['status'] or '-'}, exit "
-            f"{'-' if c['exit_code'] is None else c['exit_code']}, {c['errors']} error(s)</li>"
+            f"{'-' if c['exit_code'] is None else c['exit_code']}, {plural(c['errors'], 'error')}</li>"
             for c in data["compiles"]
         )
         out.append(f"<p><b>{len(data['compiles'])} compiles in this output</b></p><ol>{items}</ol>")
@@ -133,7 +134,7 @@ def _passes_html(data: dict) -> str:
         f"<p>Never finished (the compile stopped in it): {html.escape(', '.join(unfinished))}</p>" if unfinished else ""
     )
     return (
-        f"<p><b>Passes:</b> {len(runs)} run(s), {sum(p['seconds'] for p in runs):.2f} s{note}</p>"
+        f"<p><b>Passes:</b> {plural(len(runs), 'run')}, {sum(p['seconds'] for p in runs):.2f} s{note}</p>"
         f"<table cellspacing='2' cellpadding='0'>{rows}</table>{tail}"
     )
 
@@ -252,7 +253,7 @@ class ExplanationView(QWidget):
         whose = f"Job {data['job_id']} · " if data.get("job_id") else ""
         self.headline.setText(
             f"<b style='color:{OUTCOME_COLOURS[outcome]}'>{html.escape(data['headline'])}</b>"
-            f"<br><small>{html.escape(whose + data.get('source', ''))}: {data.get('lines', 0):,} lines"
+            f"<br><small>{html.escape(whose + data.get('source', ''))}: {plural(data.get('lines', 0), 'line', grouped=True)}"
             "</small>"
         )
         self.body.setHtml(explanation_html(data))

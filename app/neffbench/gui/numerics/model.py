@@ -16,6 +16,7 @@ from neffbench.numerics.kept import COMPARES_DIR
 from neffbench.runs import arrays
 from neffbench.taps.compare import REFERENCES, as_float64
 from neffbench.taps.report import short_source
+from neffbench.words import plural
 
 LABELS = {"vs_eager": "against eager", "vs_float64": "against float64"}
 # A log axis has no room for 0 (an exact tap) or infinity: they are drawn this far past the finite figures.
@@ -138,7 +139,7 @@ def describe(document: dict[str, Any]) -> str:
         if index is not None:
             firsts.append(f"{reference[3:]}: {taps[index].get('module')}")
     diverges = " · " + ", ".join(firsts) if firsts else " · all within"
-    return f"{created} · {document.get('runtime') or '?'} · {len(taps)} taps ({how}){diverges}"
+    return f"{created} · {document.get('runtime') or '?'} · {plural(len(taps), 'tap')} ({how}){diverges}"
 
 
 def kept_compares(job_dir: str | Path, prefix: str = "") -> list[Kept]:

@@ -22,6 +22,7 @@ from neffbench.gui.numerics.table import TapTable
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row, kept_together
 from neffbench.runs.runtimes import RUNTIMES
+from neffbench.words import plural
 
 IDLE = "Not compared yet here: Compare taps the job's modules and sets each one against eager and float64."
 NO_JOB = "No job. Choose one in the Artifacts tab (Compare layer by layer…) or from the Run tab."
@@ -283,7 +284,9 @@ class NumericsPanel(QWidget):
         self._update_buttons()
         firsts = [f for f in (model.first_index(result.document, r) for r in model.LABELS) if f is not None]
         verdict = "every tap is within its tolerance" if not firsts else "the first divergent taps are marked"
-        self._set_status(f"Compared {len(result.document.get('taps') or [])} taps: {verdict}. Kept in {result.path}")
+        self._set_status(
+            f"Compared {plural(len(result.document.get('taps') or []), 'tap')}: {verdict}. Kept in {result.path}"
+        )
         self.rescan(select=str(result.path))
 
     def show_failed(self, message: str) -> None:

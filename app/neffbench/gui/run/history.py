@@ -66,6 +66,29 @@ def load_history(path: str) -> History:
     return History(path, subject, None, found, curve, runtime)
 
 
+def load_or_error(token: int, path: str) -> tuple[int, History]:
+    """On a worker thread: the history, or why it cannot be read (as the history's error)."""
+    try:
+        return token, load_history(path)
+    except Exception as exc:  # noqa: BLE001 - shown in the panel; the worker must always answer
+        return token, History(path, error=f"Cannot read the runs of {path}: {exc}")
+
+
+def selection_text(records: list[dict[str, Any]]) -> str:
+    """What the runs selected in the history are: two compared, one's latency, or how many."""
+    from neffbench.runs.summary import latency_text
+
+    if len(records) == 2:
+        return comparison_html(*records)
+    if len(records) == 1:
+        run = RunView.of(records[0])
+        variant = f" [{run.variant}]" if run.variant else ""
+        return f"{kind_of(run)}{variant}: {latency_text(run.stats)}"
+    if records:
+        return f"{len(records)} runs selected: the plots show the two oldest. Select one or two runs."
+    return ""
+
+
 def started_text(iso: str | None) -> str:
     """A record's UTC ``started`` in local time, to the second."""
     if not iso:

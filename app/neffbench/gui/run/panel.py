@@ -19,30 +19,22 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.compile.log_view import LogView
-from neffbench.gui.run.history import OUTCOME_COLOURS, History, HistoryTable, comparison_html, kind_of, load_history
+from neffbench.gui.run.history import OUTCOME_COLOURS, History, HistoryTable, kind_of, load_or_error, selection_text
 from neffbench.gui.run.plots import BucketPlots, LatencyPlots
+from neffbench.gui.run.queue import BucketQueue
 from neffbench.gui.run.status import RunStatus, subject_text
+from neffbench.gui.run.target import IDLE, NO_TARGET, RUNTIME_TIP, TargetChooser, beside, selectable_label, show_offers
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import flow_row, kept_together
+from neffbench.runs.offer import offered
 from neffbench.runs.runtimes import RUNTIMES
 from neffbench.runs.summary import latency_text, summary_lines
 from neffbench.views.run import RunView
+from neffbench.words import plural
 
 MODES = (("default", None), ("device", "device"), ("host", "host"))
 TABS = ("Latency", "Buckets", "Details", "Log")
-IDLE = (
-    "Run checks the target's outputs against its reference.npz, then times the warm-up and the "
-    "iterations; every run is recorded in the target's runs/ folder."
-)
 LOG_LINES = 5_000  # the child says little; the record keeps its log's tail
-
-
-def _load(token: int, path: str) -> tuple[int, History]:
-    """On a worker thread: the history, or why it cannot be read (as the history's error)."""
-    try:
-        return token, load_history(path)
-    except Exception as exc:  # noqa: BLE001 - shown in the panel; the worker must always answer
-        return token, History(path, error=f"Cannot read the runs of {path}: {exc}")
 
 
 class RunPanel(QWidget):
@@ -64,6 +56,8 @@ class RunPanel(QWidget):
         self._fresh_target = False  # the next history read is the target's first (not a re-read after a run)
         self._live: dict[str, Any] = {}
         self._running = False
+        self.facts: Any = None  # doctor's, once the window has them: which runtimes can run here
+        self.queue = BucketQueue(self)
         self._build()
         self._wire()
         self.set_target(None)
@@ -72,18 +66,16 @@ class RunPanel(QWidget):
     # ---- building ----
 
     def _build(self) -> None:
-        self.target_label = QLabel()
-        self.target_label.setObjectName("run-target")
-        self.target_label.setWordWrap(True)
-        self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.target_label = selectable_label("run-target")
         controls = self._build_controls()
         self._build_status()
         self._build_tabs()
         self._build_history()
 
+        self.chooser = TargetChooser()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.target_label)
+        layout.addLayout(beside(self.target_label, self.chooser))
         layout.addWidget(controls)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
@@ -103,11 +95,7 @@ class RunPanel(QWidget):
         self.runtime_combo = QComboBox()
         self.runtime_combo.setObjectName("run-runtime")
         self.runtime_combo.addItems(list(RUNTIMES))
-        self.runtime_combo.setToolTip(
-            "auto: a NeuronCore runtime when a Neuron device is here, else cpu. nrtpy or "
-            "spike load the NEFF; torchscript loads model.pt after torch_neuronx; cpu times "
-            "the job's module on the CPU (CPU figures, never device ones)."
-        )
+        self.runtime_combo.setToolTip(RUNTIME_TIP)
         self.iterations_spin = QSpinBox()
         self.iterations_spin.setObjectName("run-iterations")
         self.iterations_spin.setRange(1, 1_000_000)
@@ -200,9 +188,12 @@ class RunPanel(QWidget):
 
     def _wire(self) -> None:
         self.run_button.clicked.connect(self._on_run_button_clicked)
-        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self.cancel_button.clicked.connect(self.cancel)
         self.compare_button.clicked.connect(lambda: self.compare_requested.emit(self.target_path or ""))
         self.table.runs_selected.connect(self._on_table_runs_selected)
+        self.chooser.chosen.connect(self.set_target)  # the chooser is disabled while a run goes
+        self.buckets.run_missing_requested.connect(self._on_buckets_run_missing_requested)
+        self.queue.run_requested.connect(self.run_requested)
 
     # ---- the target ----
 
@@ -217,7 +208,7 @@ class RunPanel(QWidget):
         self.tabs.setTabEnabled(1, False)
         self._update_buttons()
         if self.target_path is None:
-            self.target_label.setText("No target. Choose a job directory or a .neff file to run.")
+            self.target_label.setText(NO_TARGET)
             return
         self.target_label.setText(f"Reading {self.target_path}…")
         self.refresh()
@@ -232,7 +223,7 @@ class RunPanel(QWidget):
         self._loads += 1
         # Bound methods, not partials: Qt drops the connection if the panel goes before the result comes.
         background.start(
-            _load,
+            load_or_error,
             self._token,
             self.target_path,
             returned=self._on_loader_returned,
@@ -250,6 +241,15 @@ class RunPanel(QWidget):
 
     # ---- reports from the controller ----
 
+    def set_host(self, facts: Any) -> None:
+        """What ``neffbench doctor`` found here: the runtimes that cannot run here are greyed out, with why."""
+        self.facts = facts
+        self._show_offers()
+
+    def _show_offers(self) -> None:
+        subject = self.history.subject if self.history is not None and not self.history.error else None
+        show_offers(self.runtime_combo, offered(self.facts, subject), RUNTIME_TIP)
+
     def show_started(self, path: str) -> None:
         self._running = True
         self.status_label.setToolTip("")
@@ -259,7 +259,8 @@ class RunPanel(QWidget):
         self.status.show_problems([])
         self.status.show_verdict(None)
         self.status.set_stage("starting", None, live=True)
-        self.status.set_text(f"Started: {Path(path).name}")
+        where = f" ({self.queue.position_text()})" if self.queue.active else ""
+        self.status.set_text(f"Started: {Path(path).name}{where}")
 
     def show_event(self, event: dict) -> None:
         kind = event.get("type")
@@ -276,13 +277,16 @@ class RunPanel(QWidget):
             self.status_label.setToolTip(reason)
         elif kind == "checks":
             self.status.show_problems(event.get("problems") or [])
+        elif kind == "progress":
+            self.status.show_progress(event)
         elif kind == "numerics":
             self.status.show_verdict(event)
         elif kind == "timing":
             # This run's timings before its record is re-read: plotted at once.
             record = {**self._live, "durations_ms": event.get("durations_ms") or [], "variant": event.get("variant")}
             self.latency.show_runs([record])
-            self.selection_label.setText(f"This run ({kind_of(record)}), {len(record['durations_ms']):,} iterations.")
+            n = len(record["durations_ms"])
+            self.selection_label.setText(f"This run ({kind_of(record)}), {plural(n, 'iteration', grouped=True)}.")
 
     def show_lines(self, lines: list[str]) -> None:
         self.log_view.append_lines(lines)
@@ -294,6 +298,7 @@ class RunPanel(QWidget):
 
     def show_finished(self, result: Any) -> None:
         self._running = False
+        self.status.show_progress(None)
         self._update_buttons()
         run, outcome = RunView.of(result.record), result.outcome
         good = {"succeeded": True, "failed": False}.get(outcome)
@@ -314,10 +319,15 @@ class RunPanel(QWidget):
         self.status.show_problems(list(run.checks))
         if self.target_path is not None:
             self.refresh(select=str(result.path))
+        ended = self.queue.finished(outcome)  # may start the next missing bucket's run
+        if ended:
+            self.status.set_text(f"{head} {ended}", OUTCOME_COLOURS.get(outcome, theme.ORIGINAL))
 
     def show_failed(self, message: str) -> None:
         """The controller's ``failed``: nothing ran (or the runner broke); the sentence says why."""
         self._running = False
+        self.status.show_progress(None)
+        self.queue.finished("failed")
         self._update_buttons()
         self.status.set_stage("not started", False)
         self.status.set_text(message, theme.BAD)
@@ -335,13 +345,21 @@ class RunPanel(QWidget):
     def _update_buttons(self) -> None:
         self.run_button.setEnabled(self.target_path is not None and not self._running)
         self.cancel_button.setEnabled(self._running)
+        self.chooser.setEnabled(not self._running)
+        self.buckets.run_missing_button.setEnabled(not self._running)
         self.compare_button.setEnabled(self.target_path is not None and Path(self.target_path, "job.json").is_file())
 
     def _on_run_button_clicked(self) -> None:
         if self.target_path is not None and not self._running:
             self.run_requested.emit(self.target_path, self._options())
 
-    def _on_cancel_button_clicked(self) -> None:
+    def _on_buckets_run_missing_requested(self, job_dirs: list[str]) -> None:
+        if job_dirs and not self._running:  # on the curve's runtime, so that its points join the curve
+            runtime = self.history.curve_runtime if self.history is not None else None
+            self.queue.start(job_dirs, {**self._options(), "runtime": runtime or self.runtime_combo.currentText()})
+
+    def cancel(self) -> None:
+        """Stop the running benchmark (the Cancel button, and Esc in the window); a no-op when none runs."""
         if self._running:
             self.status.set_text("Cancelling…")
             self.cancel_button.setEnabled(False)  # once is enough; Run comes back when the run has ended
@@ -359,15 +377,14 @@ class RunPanel(QWidget):
             return
         text, cpu_only = subject_text(history.subject)
         self.target_label.setText(text)
+        self._show_offers()
         # Only for a target just chosen: after a run of this one (a failed one too) the user's choice stays.
         fresh, self._fresh_target = self._fresh_target, False
         if fresh and cpu_only and self.runtime_combo.currentText() not in ("auto", "cpu"):
             self.runtime_combo.setCurrentText("auto")
         n = len(history.runs)
-        self.history_label.setText(
-            f"History: {n} run{'s' if n != 1 else ''} of this target, newest first"
-            + (" (select two to compare)" if n > 1 else "")
-        )
+        compare = " (select two to compare)" if n > 1 else ""
+        self.history_label.setText(f"History: {plural(n, 'run')} of this target, newest first{compare}")
         select, self._select_after_load = self._select_after_load, None
         self.table.set_runs(history.runs, select=select)
         several = len(history.curve) > 1
@@ -379,15 +396,4 @@ class RunPanel(QWidget):
     def _on_table_runs_selected(self, records: list[dict]) -> None:
         self.latency.show_runs(records)
         self.details.setPlainText("\n\n".join("\n".join(summary_lines(r, RunView.of(r).path)) for r in records))
-        if len(records) == 2:
-            self.selection_label.setText(comparison_html(*records))
-        elif len(records) == 1:
-            run = RunView.of(records[0])
-            variant = f" [{run.variant}]" if run.variant else ""
-            self.selection_label.setText(f"{kind_of(run)}{variant}: {latency_text(run.stats)}")
-        elif records:
-            self.selection_label.setText(
-                f"{len(records)} runs selected: the plots show the two oldest. Select one or two runs."
-            )
-        else:
-            self.selection_label.clear()
+        self.selection_label.setText(selection_text(records))

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from neffbench.gui.run.history import kind_of, started_text
 from neffbench.gui.widgets import theme
@@ -199,7 +199,10 @@ class LatencyPlots(QWidget):
 
 
 class BucketPlots(QWidget):
-    """p50 latency and throughput against items per call: one point per bucket of the compile with a run."""
+    """p50 latency and throughput against items per call: one point per bucket of the compile with a run.
+    ``run_missing_requested(job_dirs)``: the buckets not run yet, from its "Run the missing buckets" button."""
+
+    run_missing_requested = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -228,7 +231,13 @@ class BucketPlots(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.not_run)
+        self.run_missing_button = QPushButton("Run the missing buckets", objectName="run-missing-buckets")
+        self.run_missing_button.clicked.connect(lambda: self.run_missing_requested.emit(list(self.missing)))
+        missing_row = QHBoxLayout()
+        missing_row.addWidget(self.not_run, 1)
+        missing_row.addWidget(self.run_missing_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(missing_row)
+        self.missing: list[str] = []  # the job directories of the buckets without a run
         self.points: list[dict[str, Any]] = []
         self._labels: dict[str, list[pg.TextItem]] = {"p50_ms": [], "items_per_s": []}  # reused, one per point
         self.show_curve([], None)
@@ -281,11 +290,18 @@ class BucketPlots(QWidget):
                 plot.setYRange(0, float(finite.max()) * 1.18, padding=0)
             self._label_points(plot, key, np.log10(x) if log_x else x, y)
         missing = [bucket_phrase(r["bucket"]) for r in rows if not r.get("run")]
+        self.missing = [r["job_dir"] for r in rows if not r.get("run")]
         on = f" on {runtime}" if runtime else ""
         self.not_run.setText(
-            f"Not run yet{on}: {', '.join(missing)}. Run those buckets' jobs to complete the curve." if missing else ""
+            f"Not run yet{on}: {', '.join(missing)}. Run them to complete the curve: each bucket is its own job."
+            if missing
+            else ""
         )
         self.not_run.setVisible(bool(missing))
+        self.run_missing_button.setVisible(bool(missing))
+        self.run_missing_button.setToolTip(
+            f"Run each of these jobs in turn{on}, with the iterations, warm-up and mode above; a failure stops the rest."
+        )
 
     def _label_points(self, plot: pg.PlotWidget, key: str, x: np.ndarray, y: np.ndarray) -> None:
         pool = self._labels[key]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from neffbench.backends import registry as backends
 from neffbench.gui.run.history import verdict
@@ -68,6 +68,9 @@ class RunStatus(QWidget):
         self.problems_label.setWordWrap(True)
         self.problems_label.setStyleSheet(f"color: {theme.BAD};")
         self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress_bar = QProgressBar(objectName="run-progress", textVisible=True)
+        self.progress_bar.setMinimumWidth(280)
+        self.progress_bar.setMaximumWidth(420)
         status = QHBoxLayout()
         status.addWidget(self.stage_label, 0, Qt.AlignmentFlag.AlignTop)
         status.addWidget(self.status_label, 1)
@@ -77,11 +80,13 @@ class RunStatus(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(status)
+        layout.addWidget(self.progress_bar)  # a line of its own: the status sentence beside it wraps
         layout.addLayout(numerics)
         layout.addWidget(self.problems_label)
         self.set_stage("idle", None)
         self.show_verdict(None)
         self.show_problems([])
+        self.show_progress(None)
 
     def set_stage(self, text: str, good: bool | None, *, live: bool = False) -> None:
         """Blue while a run goes; then green, red, or grey (cancelled, idle)."""
@@ -91,6 +96,23 @@ class RunStatus(QWidget):
     def set_text(self, text: str, colour: str | None = None) -> None:
         self.status_label.setText(text)
         self.status_label.setStyleSheet(f"color: {colour};" if colour else "")
+
+    def show_progress(self, event: dict | None) -> None:
+        """The run child's ``progress``: iteration i of N of the warm-up or the timed calls (None: hidden). A
+        runtime that times the calls itself (nrtpy, spike) reports no count: the bar then only shows it is busy."""
+        self.progress_bar.setVisible(event is not None)
+        if event is None:
+            return
+        total, done = int(event.get("total") or 0), int(event.get("done") or 0)
+        phase = "warm-up" if event.get("phase") == "warmup" else "timed"
+        if event.get("counted", True) and total:
+            self.progress_bar.setRange(0, total)
+            self.progress_bar.setValue(min(done, total))
+            self.progress_bar.setFormat(f"{phase} iteration {done:,} of {total:,}")
+        else:
+            self.progress_bar.setRange(0, 0)  # busy: the runtime's own benchmark counts for itself
+            self.progress_bar.setFormat(f"{phase}: {total:,} in the runtime")
+        self.progress_bar.setToolTip(f"{phase} iteration {done:,} of {total:,}")
 
     def show_verdict(self, numerics: dict | None) -> None:
         """match / MISMATCH, coloured, with the max abs error and the tolerance; hidden until there is one."""

@@ -60,6 +60,12 @@ def build_actions(window) -> None:
         "Save the form as a TOML spec, the file `neffbench compile` reads",
     )
     window.workdir_action = _action(window, "Choose workdir…", None, "Pick the directory that receives the jobs")
+    window.explain_action = _action(
+        window,
+        "Explain a log…",
+        None,
+        "Explain any compiler log (or a job's job.log) in the Compile tab, as `neffbench explain` does",
+    )
     window.quit_action = _action(window, "Quit", QKeySequence.StandardKey.Quit)
     window.preset_actions: dict[str, QAction] = {
         name: _preset_action(window, info) for name, info in preset_infos().items()
@@ -74,7 +80,7 @@ def build_actions(window) -> None:
         tab_action = _action(window, f"Tab {i + 1}", QKeySequence(f"Ctrl+{i + 1}"))
         tab_action.triggered.connect(lambda _checked=False, i=i: window.tabs.setCurrentIndex(i))
     file_menu = window.menuBar().addMenu("&File")
-    file_menu.addActions([window.open_action, window.save_action])
+    file_menu.addActions([window.open_action, window.save_action, window.explain_action])
     window.presets_menu = file_menu.addMenu("&Presets")
     window.presets_menu.setToolTipsVisible(True)  # the tooltips carry each preset's source
     # One submenu per kernel; the default kernel's presets, the first and most, stay at the top level.

@@ -7,11 +7,15 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from neffbench.jobs.summary import human_bytes
+from neffbench.words import plural
 
 
 def bundle_summary(result) -> str:
     total = result.path.stat().st_size
-    text = f"Saved {result.path} ({human_bytes(total)}, {len(result.included)} files)."
+    text = f"Saved {result.path} ({human_bytes(total)}, {plural(len(result.included), 'file')})."
+    own = [n for n, _ in result.included if n.split("/")[1:2] == ["sources"]]
+    if own:
+        text += f"\nIt includes {plural(len(own), 'file')} of your own (the job's source closure), unchanged."
     if result.left_out:
         text += "\nLeft out: " + "; ".join(f"{p} ({human_bytes(s)}): {why}" for p, s, why in result.left_out)
     return text

@@ -70,6 +70,7 @@ def install(window) -> None:
     window.bug_reports = BugReportSaver(window)
     for view in (window.compile_panel.explanation, window.artifacts.explanation):
         view.bug_report_requested.connect(window.bug_reports.save)
+    window.explain_action.triggered.connect(lambda: ask_and_explain(window))
     window.drops = DropHandler(
         window,
         open_spec=window.open_spec,
@@ -88,3 +89,14 @@ def explain_log(window, path: str) -> None:
     panel = window.compile_panel
     panel.log_tabs.setCurrentWidget(panel.explanation)
     panel.explanation.explain_path(path)
+
+
+def ask_and_explain(window) -> None:
+    """Explain a log…: a file chosen in a dialog (any log; a job's job.log gets its job's bug report too)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    path, _ = QFileDialog.getOpenFileName(
+        window, "Explain a compiler log", str(window.workdir), "Logs (*.txt *.log);;All files (*)"
+    )
+    if path:
+        explain_log(window, path)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
 from neffbench.gui.forms.kernel_forms import KernelForms
+from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
@@ -119,7 +120,7 @@ class MainWindow(QMainWindow):
         form.memory.allow_toggled.connect(self._on_form_problems_changed)
         self.compile_action.triggered.connect(self.compile)
         self.recompile_action.triggered.connect(self.recompile)
-        self.cancel_action.triggered.connect(self.cancel)
+        self.cancel_action.triggered.connect(lambda: window_cancel.triggered(self))  # compile, sweep or run
         self.open_action.triggered.connect(self._on_open_action_triggered)
         self.save_action.triggered.connect(self._on_save_action_triggered)
         self.workdir_action.triggered.connect(self._on_workdir_action_triggered)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB
 
@@ -102,7 +103,12 @@ def wire(window) -> None:
     numerics.wire(window.numerics, window.compare_controller)
     window.artifacts.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
     run.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
+    run.chooser.start_dir = lambda: str(window.workdir)
+    window.doctor_status.gathered.connect(run.set_host)
+    if window.doctor_status.facts is not None:
+        run.set_host(window.doctor_status.facts)
     window_logs.install(window)
+    window_cancel.install(window)
 
 
 def show_numerics(window, job_dir: str) -> None:

@@ -32,7 +32,6 @@ class WindowSweeps(QObject):
         ctl.finished.connect(self._on_controller_finished)
         self.panel.message.connect(self._on_panel_message)
         window.sweep_action.triggered.connect(self.open_dialog)
-        window.cancel_action.triggered.connect(self.cancel)
         self._error: str | None = None
         self.panel.rescan()
 

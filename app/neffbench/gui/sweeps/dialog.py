@@ -38,9 +38,11 @@ class _AxisRow:
     def __init__(self, fields: list[Any], grid: QGridLayout, row: int, on_change):
         self.field = QComboBox()
         self.field.setObjectName(f"sweep-field-{row}")
+        shown = display_labels(fields)
         for f in fields:
-            self.field.addItem(f"{f.label} ({f.name})", f.name)
-            self.field.setItemData(self.field.count() - 1, f.help, Qt.ItemDataRole.ToolTipRole)
+            self.field.addItem(shown[f.name], f.name)
+            tip = f"{f.help}\n\nOn the command line: neffbench sweep … --over {f.name}=V1,V2".strip()
+            self.field.setItemData(self.field.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self._fields = {f.name: f for f in fields}
         self.values = QLineEdit()
         self.values.setObjectName(f"sweep-values-{row}")
@@ -54,11 +56,13 @@ class _AxisRow:
         self._show_hint()
 
     def _show_hint(self) -> None:
+        from neffbench.sweeps import words_of
+
         f = self._fields.get(self.field.currentData())
         if f is None:
             return
         choices = f" — one of {', '.join(f.choices)}" if f.choices else ""
-        self.values.setPlaceholderText(f"values, comma-separated (now {f.current!r}){choices}")
+        self.values.setPlaceholderText(f"values separated by commas (the form has {words_of(f.current)}){choices}")
 
     def over(self) -> tuple[str, str] | None:
         text = self.values.text().strip()
@@ -101,6 +105,10 @@ class SweepDialog(QDialog):
         self.memory_spin.setSpecialValueText("estimate")
         self.memory_spin.setToolTip("Memory one compile may take at its peak; 'estimate' uses the kernel's own.")
         self.strict_check = QCheckBox("Run nothing if any point is invalid")
+        self.labels = display_labels(self._fields)
+        self.grid_words = QLabel()
+        self.grid_words.setObjectName("sweep-grid-words")
+        self.grid_words.setWordWrap(True)
         self.summary = QLabel()
         self.summary.setObjectName("sweep-summary")
         self.summary.setWordWrap(True)
@@ -151,6 +159,7 @@ class SweepDialog(QDialog):
         )
         layout.addLayout(self._grid)
         layout.addLayout(top)
+        layout.addWidget(self.grid_words)
         layout.addLayout(options)
         layout.addWidget(self.summary)
         layout.addWidget(self.memory_note)
@@ -208,10 +217,10 @@ class SweepDialog(QDialog):
         self.invalid_list.clear()
         for problem in self.plan.problems:
             self.invalid_list.addItem(f"✖ {problem.message}")
-        short = self.plan.short_names
         for point in self.plan.invalid:
             reasons = "; ".join(p.message for p in point.errors) or "invalid"
-            self.invalid_list.addItem(f"#{point.index} {point.label(short)}: {reasons}")
+            self.invalid_list.addItem(f"Point {point.index} ({point.words(self.labels)}): {reasons}")
+        self.grid_words.setText(grid_words(self.plan, self.labels))
         self.summary.setStyleSheet(f"color: {theme.BAD};" if self._refused() or not self.plan.valid else "")
         from neffbench.sweeps.memory_verdict import plan_verdict
 
@@ -260,6 +269,25 @@ class SweepDialog(QDialog):
     def _show_summary(self) -> None:
         text = summary_text(self.plan, self.jobs_spin.value(), self.cached)
         self.summary.setText(text + (f" ({self._cache_problem})" if self._cache_problem else ""))
+
+
+def display_labels(fields: list[Any]) -> dict[str, str]:
+    """Each field by its label, with its table or section where two share one (``hidden_size (module.kwargs)``)."""
+    counts: dict[str, int] = {}
+    for f in fields:
+        counts[f.label] = counts.get(f.label, 0) + 1
+    return {f.name: f.label if counts[f.label] == 1 else f"{f.label} ({f.name.rpartition('.')[0]})" for f in fields}
+
+
+def grid_words(plan: Any, labels: dict[str, str]) -> str:
+    """``Opt level: 1, 2 and 7 × Tokens (buckets): 1 and 8, every combination.``: the grid as read, in words."""
+    from neffbench.sweeps import words_of
+
+    if not plan.axes:
+        return ""
+    axes = [f"{labels.get(a.field, a.field)}: {words_of(list(a.values))}" for a in plan.axes]
+    how = "paired in order" if plan.zip else "every combination"
+    return (" × " if not plan.zip else " with ").join(axes) + (f", {how}." if len(axes) > 1 else ".")
 
 
 def summary_text(plan: Any, jobs: int, cached: frozenset[int] | None = frozenset()) -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (
     QCompleter,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -25,10 +23,11 @@ from neffbench.gui.forms.field_editors import FieldEditor, editor_for
 from neffbench.gui.forms.problem_lines import show_problems
 from neffbench.gui.widgets import background, theme
 from neffbench.kernels.module.gui.buckets import BucketsEditor
+from neffbench.kernels.module.gui.chooser import FileOpener
 from neffbench.kernels.module.gui.inputs import InputsEditor
 from neffbench.kernels.module.gui.kwargs import KwargsEditor
 from neffbench.kernels.module.gui.parts import FieldRow, disclosure, form_layout, group_box
-from neffbench.kernels.module.gui.report import NOT_RESOLVED, entry_names, resolve_entry, summary_html
+from neffbench.kernels.module.gui.report import NOT_RESOLVED, resolve_entry, summary_html
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.spec import CompilerSpec, Problem, is_active, validate
 from neffbench.spec.ignored import ignored_fields
@@ -174,7 +173,11 @@ class ModuleForm(QScrollArea):
         self.inputs.edited.connect(self._on_part_edited)
         self.buckets.edited.connect(self._on_part_edited)
         self.resolve_button.clicked.connect(self.resolve)
-        self.open_button.clicked.connect(self._on_open_button_clicked)
+        self.opener = FileOpener(self, self._keep)
+        self.open_button.clicked.connect(lambda: self.opener.ask(self._spec.module.entry))
+        self.opener.listed.connect(self._on_opener_listed)
+        self.opener.chosen.connect(self._on_opener_chosen)
+        self.opener.unlisted.connect(self._on_opener_unlisted)
 
     # ---- public ----
 
@@ -259,15 +262,8 @@ class ModuleForm(QScrollArea):
         )
 
     def choose_file(self, path: str) -> None:
-        """Put ``path:`` into the entry and focus it; the file's top-level names become completions."""
-        row = self._rows["module.entry"]
-        row.edit(f"{path}:")
-        edit = row.editor.widget
-        edit.setFocus()
-        edit.setCursorPosition(len(edit.text()))
-        self._keep(
-            entry_names, path, returned=functools.partial(self._on_scanner_returned, path), errored=lambda exc: None
-        )  # no completions: the entry still works
+        """What Open .py… does once a file is picked: its names are read, then offered in ``opener.chooser``."""
+        self.opener.read(path)
 
     # ---- internals ----
 
@@ -375,21 +371,21 @@ class ModuleForm(QScrollArea):
         entry = self._spec.module.entry
         self._on_resolver_returned((token, {"ok": False, "entry": entry, "error": f"{type(exc).__name__}: {exc}"}))
 
-    def _on_scanner_returned(self, path: str, names: list[str]) -> None:
+    def _on_opener_listed(self, path: str, names: list[str]) -> None:
         self._completer.model().setStringList([f"{path}:{n}" for n in names])
-        edit = self._rows["module.entry"].editor.widget
-        if edit.text() == f"{path}:" and edit.hasFocus() and names:
-            self._completer.setCompletionPrefix(edit.text())
-            self._completer.complete()
 
-    def _on_open_button_clicked(self) -> None:
-        current = self._spec.module.entry.rpartition(":")[0]
-        start = str(Path(current).parent) if current.endswith(".py") else str(Path.cwd())
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Choose the Python file to compile", start, "Python files (*.py);;All files (*)"
-        )
+    def _on_opener_chosen(self, entry: str) -> None:
+        self._rows["module.entry"].edit(entry)
+        self.resolve()  # a name was picked: its signature is the next thing to see
+
+    def _on_opener_unlisted(self, path: str, why: str) -> None:
+        """Nothing to pick: the entry gets ``path:`` to type after, and the summary says why."""
+        row = self._rows["module.entry"]
         if path:
-            self.choose_file(path)
+            row.edit(f"{path}:")
+            row.editor.widget.setFocus()
+        self._failure = {"entry": self._spec.module.entry, "error": why}
+        self._show_summary()
 
 
 def _get(spec: ModuleCompileSpec, key: str) -> Any:

@@ -1,0 +1,28 @@
+"""Counts in sentences (``1 line``, ``2 lines``) and sentences joined: one place, so no message says "1 lines"."""
+
+from __future__ import annotations
+
+# Nouns whose plural is not the singular with an ``s``.
+_IRREGULAR = {"batch": "batches", "pass": "passes", "process": "processes", "match": "matches"}
+
+
+def noun(n: int, singular: str, plural_form: str | None = None) -> str:
+    """The noun that agrees with ``n``: ``line`` for 1, ``lines`` for 0 or 2."""
+    return singular if n == 1 else (plural_form or _IRREGULAR.get(singular) or singular + "s")
+
+
+def plural(n: int, singular: str, plural_form: str | None = None, *, grouped: bool = False) -> str:
+    """``n`` and the noun that agrees with it (``1 line``, ``3 lines``); ``grouped``: ``12,000 lines``."""
+    count = f"{n:,}" if grouped else str(n)
+    return f"{count} {noun(n, singular, plural_form)}"
+
+
+def sentences(*parts: str) -> str:
+    """Sentences joined by a space, each begun with a capital and ended with a full stop (empty parts dropped)."""
+    out = []
+    for part in parts:
+        text = part.strip()
+        if text:
+            text = text[0].upper() + text[1:]
+            out.append(text if text.endswith((".", "!", "?")) else text + ".")
+    return " ".join(out)
