@@ -29,7 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_explain(args: argparse.Namespace) -> int:
     from neffbench.compilerlog.explain import ExplainError, explain
+    from neffbench.jobs.explained import job_dir_of
 
+    job_dir = job_dir_of(args.log) if args.log != "-" else None
+    if job_dir is not None and (job_dir / "job.json").is_file():
+        return _explain_job(job_dir, as_json=args.json)
     try:
         exp = explain(args.log)
     except ExplainError as exc:
@@ -41,4 +45,25 @@ def run_explain(args: argparse.Namespace) -> int:
     from neffbench.compilerlog.render import explanation_lines
 
     print("\n".join(explanation_lines(exp)))
+    return 0
+
+
+def _explain_job(job_dir, *, as_json: bool) -> int:
+    """A job, explained as the window does: its outcome and cause from its record, then its compiler log's
+    explanation when a compiler ran (a cpu-check job's log has no compiler outcome to explain)."""
+    from neffbench.compilerlog.render import explanation_lines
+    from neffbench.jobs.explained import explain_job
+    from neffbench.words import plural
+
+    job = explain_job(job_dir)
+    if as_json:
+        print(json.dumps(job.to_json(), indent=2, ensure_ascii=False, default=str))
+        return 0
+    lines = [f"job {job_dir.name}: {job.headline}"]
+    lines += [f"  {label}: {text}" for label, text in job.facts()]
+    if job.log is not None and job.runs_compiler:
+        lines += ["", *explanation_lines(job.log)]
+    elif job.log is not None:
+        lines.append(f"  Log: {job.log.source}, {plural(job.log.line_count, 'line', grouped=True)}")
+    print("\n".join(lines))
     return 0
