@@ -364,7 +364,8 @@ def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_m
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
     assert not (job / "model.pt").exists() and json.loads((job / "job.json").read_text())["model_pt"] is None
     explained = _cli("explain", str(job), cwd=tmp_path).stdout
-    assert "Job failed with no compiler outcome in its log" in explained.splitlines()[1]
+    # The job explained by its record: the cause, not "no compiler outcome in its log".
+    assert "Failed: pre-flight: the traced graph calls the Python function Doubled" in explained.splitlines()[0]
 
 
 def test_a_failed_save_of_model_pt_leaves_nothing(tmp_path):

@@ -128,7 +128,7 @@ ERRORS = [
     (
         with_("compiler", extra_args=("--lnc=2",)),
         "compiler.extra_args",
-        "Extra args set --lnc 2 but the lnc field is None; set the lnc field instead.",
+        "Extra args set --lnc 2 but the lnc field is unset; set the lnc field instead.",
     ),
     (
         with_("compiler", extra_args=("-O3",)),
