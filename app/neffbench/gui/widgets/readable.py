@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolTip,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -56,11 +57,27 @@ def keep_readable(view: QWidget, plots: int = 1, *, lines: float = 0, titled: bo
     view.setMinimumHeight(max(view.minimumHeight(), plot_height(plots, lines=lines, titled=titled)))
 
 
+class _Fitted(QWidget):
+    """What a ``scrolling`` area holds: its height for a width is the least its content needs.
+
+    A scroll area asks a widget with wrapping text inside for its height for the width, which Qt answers
+    with the *preferred* height (a PlotWidget prefers 480 px): the pane then scrolls at any height. The
+    least height is the one that matters here; any room beyond it is given by the area anyway."""
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        layout = self.layout()
+        return layout.totalMinimumHeightForWidth(width) if layout is not None else super().heightForWidth(width)
+
+
 def scrolling(widget: QWidget, *, sideways: bool = False) -> QScrollArea:
     """``widget`` in a frameless scroll area that fits it to the room there is and scrolls it (up and down,
     and ``sideways`` when asked) once the room is below its minimum size."""
+    holder = _Fitted()
+    layout = QVBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(widget)
     area = QScrollArea()
-    area.setWidget(widget)
+    area.setWidget(holder)
     area.setWidgetResizable(True)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     if not sideways:
