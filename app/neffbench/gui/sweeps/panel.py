@@ -107,8 +107,9 @@ class SweepsPanel(QWidget):
         self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
         # Three columns in whatever width the pane has, each cut value elided with the whole in its tooltip.
+        self.diff.header().setStretchLastSection(False)  # its own minimum would push past the pane's edge
         self.diff.header().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.diff.setMinimumWidth(24 * self.diff.fontMetrics().averageCharWidth())  # else it goes under the chart
+        self.diff.setMinimumWidth(40 * self.diff.fontMetrics().averageCharWidth())  # else it goes under the chart
         elide_with_tooltips(self.diff)
         elide_with_tooltips(self.table)
         self._layout()
