@@ -31,6 +31,7 @@ from neffbench.gui.explain.view import ExplanationView
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row
+from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs.summary import human_bytes, outcome_label
 from neffbench.spec import SpecError, from_dict
 from neffbench.words import plural
@@ -116,6 +117,8 @@ class ArtifactsPanel(QWidget):
         self.diff.setRootIsDecorated(False)
         for col in (2, 3):  # the two sides get the same width
             self.diff.header().setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        for view in (self.list, self.detail, self.job_detail, self.diff):
+            elide_with_tooltips(view)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.detail, "NEFF")
         self.tabs.addTab(job_split, "Job")

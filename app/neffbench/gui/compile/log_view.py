@@ -119,7 +119,9 @@ class LogView(QWidget):
         top.addWidget(self.search_edit, 1)
         top.addWidget(self.search_status)
         top.addWidget(self.wrap_check)
-        codes = QWidget()
+        # Shown once a code arrives: until then the log, which is what changes, has all the width.
+        self.codes_pane = codes = QWidget(objectName="errorCodes")
+        codes.hide()
         codes_layout = QVBoxLayout(codes)
         codes_layout.setContentsMargins(0, 0, 0, 0)
         codes_layout.addWidget(self.codes_label)
@@ -160,6 +162,7 @@ class LogView(QWidget):
         self.codes_list.clear()
         self._folder = TracebackFolder()
         self.codes_label.setText("Error codes: none")
+        self.codes_pane.hide()
         self.text.clear()
         self.set_log_path(log_path)
 
@@ -188,6 +191,12 @@ class LogView(QWidget):
         self._codes[code] = item
         self.codes_list.addItem(item)
         self.codes_label.setText(f"Error codes ({len(self._codes)}): click to jump")
+        if self.codes_pane.isHidden():
+            self.codes_pane.show()
+            # A pane shown again in a splitter comes back at the width it had hidden, none: give it a fifth.
+            total = sum(self.splitter.sizes())
+            width = max(self.codes_pane.minimumSizeHint().width(), total // 5)
+            self.splitter.setSizes([max(0, total - width), width])
 
     @property
     def pending(self) -> int:

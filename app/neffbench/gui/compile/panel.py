@@ -27,6 +27,7 @@ from neffbench.gui.compile.stages import StageTree
 from neffbench.gui.explain.view import ExplanationView
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import TurningSplitter
+from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
@@ -95,10 +96,14 @@ class CompilePanel(QWidget):
         self.results.setToolTip("Double-click a job to see it in Artifacts.")
         header = self.results.header()
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        elide_with_tooltips(self.results)
         self.splitter = TurningSplitter()  # the stages above the log on a narrow window
         self.splitter.addWidget(self.stages)
         self.splitter.addWidget(self.log_tabs)
         self.splitter.setSizes([380, 800])
+        # The log has most of any room, side by side or stacked: it is what changes during a compile.
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
         self.vsplitter = QSplitter(Qt.Orientation.Vertical)
         self.vsplitter.addWidget(self.splitter)
         self.vsplitter.addWidget(self.results)

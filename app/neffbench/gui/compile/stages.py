@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.readable import elide_with_tooltips
 
 RUNNING = "running"
 # What a job's outcome makes of the stages and passes still running in it.
@@ -36,6 +37,7 @@ class StageTree(QTreeWidget):
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(60)
         self.setRootIsDecorated(True)
+        elide_with_tooltips(self)  # a sweep point's long row, a pass's long name
         self.setToolTip(
             "Stages of each job as the worker reports them, and the compiler's passes as they "
             "start and finish. No percentage: a compile's length is not known in advance."

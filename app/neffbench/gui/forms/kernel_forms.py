@@ -11,10 +11,11 @@ import pkgutil
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.forms.spec_form import SpecForm
+from neffbench.gui.widgets.flow import CurrentPageStack
 from neffbench.kernels import registry
 
 
@@ -36,7 +37,7 @@ class KernelForms(QWidget):
             "What to compile: a built-in kernel, any PyTorch module or function, or a "
             "plugin's kernel (neffbench kernel list)."
         )
-        self.stack = QStackedWidget()
+        self.stack = CurrentPageStack()  # each kernel's form its own width
         self.memory = MemoryNote()
         head = QFormLayout()
         head.setContentsMargins(6, 6, 6, 0)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from neffbench.gui.numerics import model
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 from neffbench.taps.compare import REFERENCES
 
 COLOURS = {"vs_eager": theme.ROTATED, "vs_float64": "#e07b00"}
@@ -73,9 +74,10 @@ class ErrorChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.widget = pg.PlotWidget()
+        self.widget = pg.PlotWidget(axisItems=integer_axes("bottom"))  # the tap's index
         self.widget.setObjectName("numerics-chart")
-        self.widget.setMinimumSize(300, 150)
+        self.widget.setMinimumWidth(300)
+        keep_readable(self.widget, titled=False)
         self.plot = self.widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setLabel("left", "× tolerance (log)")

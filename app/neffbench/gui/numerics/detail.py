@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from neffbench.gui.numerics import model
 from neffbench.gui.numerics.chart import COLOURS
 from neffbench.gui.widgets import background, theme
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 from neffbench.taps.compare import REFERENCES
 
 DEVICE_COLOUR = theme.GOOD
@@ -22,9 +23,10 @@ EMPTY = "Select a tap (a row or a point of the chart) for its histograms and its
 
 
 def _histogram_plot(name: str, bottom: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget()
+    plot = pg.PlotWidget(axisItems=integer_axes("left"))  # a count
     plot.setObjectName(name)
-    plot.setMinimumSize(150, 110)
+    plot.setMinimumWidth(150)
+    keep_readable(plot, titled=False)
     plot.setLabel("bottom", bottom)
     plot.setLabel("left", "count")
     plot.getAxis("bottom").enableAutoSIPrefix(False)  # its "(x1e-12)" is clipped on a plot this narrow

@@ -21,6 +21,7 @@ from neffbench.gui.numerics.detail import TapDetail
 from neffbench.gui.numerics.table import TapTable
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row, kept_together
+from neffbench.gui.widgets.readable import scrolling
 from neffbench.runs.runtimes import RUNTIMES
 from neffbench.words import plural
 
@@ -104,7 +105,8 @@ class NumericsPanel(QWidget):
         layout.setSpacing(4)
         for widget in (self.job_label, controls, self.status_label, kept, self.notes_label):
             layout.addWidget(widget)
-        layout.addWidget(self.splitter, 1)
+        # The chart and the histograms keep their readable height; a short window scrolls them.
+        layout.addWidget(scrolling(self.splitter), 1)
 
     def _build_controls(self) -> QWidget:
         self.runtime_combo = QComboBox()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVB
 
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.widgets.readable import IntegerAxis, plot_height
 
 if TYPE_CHECKING:  # only for annotations: the plots arrive built
     from neffbench.kernels.plots import Plot, Series
@@ -19,7 +21,6 @@ if TYPE_CHECKING:  # only for annotations: the plots arrive built
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 # Below this width (of the scroll area) two plots side by side get too narrow to read.
 TWO_COLUMN_WIDTH = 720
-MIN_PLOT_HEIGHT = 230
 # Corners the legend may take, in the order preferred when several are equally empty: (x, y) anchors
 # in the view box, y = 0 at the top.
 CORNERS = ((1, 0), (0, 0), (1, 1), (0, 1))
@@ -84,6 +85,17 @@ def quietest_corner(x: np.ndarray, y: np.ndarray, width: float, height: float) -
     return CORNERS[best], scores[best]
 
 
+def whole_numbers(plot: Plot, axis: str) -> bool:
+    """Whether every value ``plot`` puts on ``axis`` ("x" or "y") is stored as an integer (a token index, a
+    count): that axis then gets integer ticks only."""
+    if plot.kind == "bars" and axis == "x":
+        return False  # categories, with a tick each already
+    if axis == "y" and plot.log_y:
+        return False
+    arrays = [np.asarray(getattr(s, axis)) for s in plot.series]
+    return bool(arrays) and all(a.dtype.kind in "iub" for a in arrays)
+
+
 def _pen(series: Series, index: int, width: float = 1.6):
     if series.role == "reference":
         return pg.mkPen(theme.ORIGINAL, width=1.4, style=Qt.PenStyle.DashLine)
@@ -99,10 +111,17 @@ class RowLegend(pg.LegendItem):
 
 
 class _PlotWidget(pg.PlotWidget):
+    def __init__(self) -> None:
+        super().__init__(
+            axisItems={"bottom": IntegerAxis("bottom", whole=False), "left": IntegerAxis("left", whole=False)}
+        )
+        # A title, the axes, a data area and a row of legend under it (readable.plot_height).
+        self.setMinimumHeight(plot_height(1, lines=2))
+
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         # PlotWidget asks for 600 x 480; a scroll area sizes the grid by its preferred height (the notes wrap, so
         # it asks the height for the width), and would then scroll at any window height. The minimum is enough.
-        return QSize(400, MIN_PLOT_HEIGHT)
+        return QSize(400, self.minimumHeight())
 
 
 class PlotCell(QWidget):
@@ -112,7 +131,6 @@ class PlotCell(QWidget):
         super().__init__(parent)
         self.title = title
         self.plot_widget = _PlotWidget()
-        self.plot_widget.setMinimumHeight(MIN_PLOT_HEIGHT)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setMenuEnabled(False)
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
@@ -149,6 +167,8 @@ class PlotCell(QWidget):
         item.setLabel("bottom", plot.x_label)
         item.setLabel("left", plot.y_label)
         item.setLogMode(False, plot.log_y)
+        for name, axis in (("bottom", "x"), ("left", "y")):
+            item.getAxis(name).set_whole(whole_numbers(plot, axis))
         data_index = 0
         for slot, series in enumerate(plot.series):
             colour_index = data_index
@@ -268,11 +288,19 @@ class PlotCell(QWidget):
     def _fit_columns(self) -> None:
         """As many entries side by side as fit the plot's width."""
         widths = [w for w, _ in self._entry_sizes()]
-        room = self.plot_item.width() or 400.0
+        # The row sits under the data area, not under the axis beside it; each column adds the layout's spacing.
+        room = self.plot_item.vb.width() or 400.0
+        gap = 2 * self.below_legend.layout.horizontalSpacing()
         columns = len(widths)
-        while columns > 1 and sum(max(widths[c::columns]) for c in range(columns)) > room:
+        while columns > 1 and sum(max(widths[c::columns]) for c in range(columns)) + gap * (columns - 1) > room:
             columns -= 1
         self.below_legend.setColumnCount(max(1, columns))
+        # Each row of legend beyond the first takes from the data area unless the plot grows by it; never
+        # shrinks again, or the legend's corner-or-row choice (which the height sways) could swing for ever.
+        rows = math.ceil(len(widths) / max(1, columns))
+        needed = plot_height(1, lines=2 + 1.5 * max(0, rows - 1))
+        if needed > self.plot_widget.minimumHeight():
+            self.plot_widget.setMinimumHeight(needed)
 
     def _on_view_box_resized(self, _vb=None) -> None:
         self._place_legend()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHeaderView, QSplitter, QTreeWidget, QTreeWidgetIt
 
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
 TENSOR_COLUMNS = ("name", "dtype", "shape", "min", "max", "mean", "std", "NaN", "Inf")
 GROUPS = (("inputs", "Inputs"), ("outputs", "Outputs"))
@@ -64,7 +65,8 @@ class TensorView(QSplitter):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setMinimumSectionSize(44)
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = pg.PlotWidget(axisItems=integer_axes("left"))  # a count
+        keep_readable(self.plot_widget)
         self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)

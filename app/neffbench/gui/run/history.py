@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.views.run import RunView
 
 OUTCOME_COLOURS = {
@@ -158,6 +159,7 @@ class HistoryTable(QTableWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         header.setSortIndicator(0, Qt.SortOrder.DescendingOrder)
+        elide_with_tooltips(self)
         self.setToolTip(
             "Every run of this target, newest first. Select one to see its plots; select two "
             "(Ctrl+click, or Shift+arrow keys) to overlay and compare them."

@@ -26,6 +26,7 @@ from neffbench.gui.run.status import RunStatus, subject_text
 from neffbench.gui.run.target import IDLE, NO_TARGET, RUNTIME_TIP, TargetChooser, beside, selectable_label, show_offers
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import flow_row, kept_together
+from neffbench.gui.widgets.readable import scrolling
 from neffbench.runs.offer import offered
 from neffbench.runs.runtimes import RUNTIMES
 from neffbench.runs.summary import latency_text, summary_lines
@@ -165,7 +166,7 @@ class RunPanel(QWidget):
         self.log_view = LogView(max_lines=LOG_LINES)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("run-tabs")
-        for page, name in zip((latency_page, self.buckets, self.details, self.log_view), TABS):
+        for page, name in zip((scrolling(latency_page), scrolling(self.buckets), self.details, self.log_view), TABS):
             self.tabs.addTab(page, name)
 
     def _build_history(self) -> None:

@@ -20,6 +20,7 @@ from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 from neffbench.kernels.api import bucket_phrase, items_unit
 from neffbench.views.run import RunView
 
@@ -97,15 +98,16 @@ class LatencyPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.histogram = pg.PlotWidget()
+        self.histogram = pg.PlotWidget(axisItems=integer_axes("left"))  # a count of iterations
         self.histogram.setObjectName("run-histogram")
-        self.timeline = pg.PlotWidget()
+        self.timeline = pg.PlotWidget(axisItems=integer_axes("bottom"))  # the iteration
         self.timeline.setObjectName("run-timeline")
         for plot, bottom, left in ((self.histogram, "ms per call", "iterations"), (self.timeline, "iteration", "ms")):
             plot.setLabel("bottom", bottom)
             plot.setLabel("left", left)
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setMinimumSize(260, 150)  # two stacked must fit a 700-pixel-high screen
+            plot.setMinimumWidth(260)
+            keep_readable(plot, lines=1)  # and a row of legend
             _plain_axes(plot)
         self.timeline.getPlotItem().setClipToView(True)
         self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
@@ -213,7 +215,8 @@ class BucketPlots(QWidget):
         for plot, left in ((self.latency, "p50 ms per call"), (self.throughput, "items/s")):
             plot.setLabel("left", left)
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setMinimumSize(260, 150)  # two stacked must fit a 700-pixel-high screen
+            plot.setMinimumWidth(260)
+            keep_readable(plot, lines=1)  # and the points' labels
             plot.getViewBox().setDefaultPadding(0.06)
             _plain_axes(plot)
         self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)

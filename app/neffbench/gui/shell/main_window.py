@@ -30,6 +30,7 @@ from neffbench.gui.shell import restore as window_settings
 from neffbench.gui.shell import tabs as window_tabs
 from neffbench.gui.shell.actions import build_actions, build_toolbar
 from neffbench.gui.shell.first_paint import FirstPaint
+from neffbench.gui.shell.form_width import FormWidths
 from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
@@ -137,6 +138,7 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         window_settings.restore(self)
+        self.form_widths = FormWidths(self.splitter, self.settings, self.form.kernel)
 
     def _splitters(self) -> dict[str, QSplitter]:
         return window_settings.splitters(self)
@@ -277,10 +279,7 @@ class MainWindow(QMainWindow):
     def _on_form_kernel_changed(self, name: str) -> None:
         if self.preview_stack is not None:
             self.preview_stack.show_kernel(name)
-        wanted = getattr(self.form.current(), "preferred_width", 0)
-        sizes = self.splitter.sizes()
-        if wanted and sizes[0] < wanted and sum(sizes) > 2 * wanted:
-            self.splitter.setSizes([wanted, sum(sizes) - wanted])
+        self.form_widths.switch(name, self.form.current())
 
     def _on_preview_stack_bucket_chosen(self, bucket: int) -> None:
         self.preview_controller.request(self.form.spec(), bucket)

@@ -68,6 +68,7 @@ def save(window) -> None:
     s.set_bytes("window/geometry", window.saveGeometry())
     s.set_bytes("window/state", window.saveState())
     s.set_bytes("splitter/main", window.splitter.saveState())
+    window.form_widths.remember()
     for key, splitter in splitters(window).items():
         s.set_bytes(f"splitter/{key}", splitter.saveState())
     s.set_text("workdir", str(window.workdir))

@@ -26,6 +26,7 @@ from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.widgets.readable import IntegerAxis, elide_with_tooltips, keep_readable, scrolling
 from neffbench.views.sweep import SweepView
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, "-" (unknown) last
@@ -96,14 +97,21 @@ class SweepsPanel(QWidget):
         self.x_combo = QComboBox(objectName="sweep-x")
         self.y_combo = QComboBox(objectName="sweep-y")
         self.y_combo.addItems(list(METRICS))
-        self.chart = pg.PlotWidget(objectName="sweep-chart")
-        self.chart.setMinimumSize(300, 200)
+        self.chart = pg.PlotWidget(objectName="sweep-chart", axisItems={"bottom": IntegerAxis("bottom", whole=False)})
+        self.chart.setMinimumWidth(300)
+        keep_readable(self.chart)
         self.chart.showGrid(x=True, y=True, alpha=0.2)
         self.scatter = pg.ScatterPlotItem(size=10)
         self.chart.addItem(self.scatter)
         self.diff = QTreeWidget(objectName="sweep-diff")
         self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
+        # Three columns in whatever width the pane has, each cut value elided with the whole in its tooltip.
+        self.diff.header().setStretchLastSection(False)  # its own minimum would push past the pane's edge
+        self.diff.header().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.diff.setMinimumWidth(40 * self.diff.fontMetrics().averageCharWidth())  # else it goes under the chart
+        elide_with_tooltips(self.diff)
+        elide_with_tooltips(self.table)
         self._layout()
         self.refresh_button.clicked.connect(self.rescan)
         self.sweep_combo.activated.connect(self._on_sweep_combo_activated)
@@ -132,7 +140,7 @@ class SweepsPanel(QWidget):
         layout.addWidget(flow_row(QLabel("Sweep"), self.sweep_combo, self.refresh_button, self.diff_button))
         layout.addWidget(self.summary)
         layout.addWidget(self.filter_edit)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(scrolling(self.splitter), 1)  # the chart keeps its readable height
 
     # ---- loading ----
 
@@ -270,6 +278,8 @@ class SweepsPanel(QWidget):
         )
         self.chart.setLabel("left", METRICS[metric][0])
         self.chart.getAxis("bottom").setTicks([sorted(ticks.items())] if ticks else None)
+        # A swept count (tokens, an opt level) has whole-number ticks; a measure on the x axis need not.
+        self.chart.getAxis("bottom").set_whole(not chosen.startswith(METRIC_AXIS) and all(x == int(x) for x in xs))
         missing = len(self.shown_rows()) - len(xs)
         set_title(
             self.chart.getPlotItem(), f"{metric} against {field}" + (f" · {missing} without a value" if missing else "")
@@ -299,10 +309,7 @@ class SweepsPanel(QWidget):
         self.diff.clear()
         self.diff.setHeaderLabels(["What", f"A: #{a['point']}", f"B: #{b['point']}"])
         for what, va, vb in point_differences(self.sweep, a, b):
-            item = QTreeWidgetItem([what, va, vb])
-            item.setToolTip(1, va)
-            item.setToolTip(2, vb)
-            self.diff.addTopLevelItem(item)
+            self.diff.addTopLevelItem(QTreeWidgetItem([what, va, vb]))
         if not self.diff.topLevelItemCount():
             self.diff.addTopLevelItem(QTreeWidgetItem(["Nothing differs", "", ""]))
         self.message.emit(f"Diffed point {a['point']} with point {b['point']}.")

@@ -1,10 +1,11 @@
-"""Layouts that give way on a narrow window instead of widening it: rows that wrap, splitters that turn."""
+"""Layouts that give way on a narrow window instead of widening it: rows that wrap, splitters that turn,
+stacks sized by the page on show."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLayout, QSplitter, QStackedWidget, QWidget
 from superqt import QFlowLayout
 
 
@@ -77,3 +78,41 @@ class TurningSplitter(QSplitter):
             self.setOrientation(wanted)
             if wanted in self._sizes:
                 self.setSizes(self._sizes[wanted])
+            else:
+                self._share_by_stretch(wanted)
+
+    def _share_by_stretch(self, orientation: Qt.Orientation) -> None:
+        """The first time in an orientation, the room goes by the panes' stretch factors (if any are set),
+        not by the other orientation's sizes (a stage list that was narrow must not become the tall pane)."""
+        policies = [self.widget(i).sizePolicy() for i in range(self.count())]
+        vertical = orientation == Qt.Orientation.Vertical
+        stretches = [p.verticalStretch() if vertical else p.horizontalStretch() for p in policies]
+        room = sum(self.sizes())
+        if any(stretches) and room:
+            self.setSizes([room * s // sum(stretches) for s in stretches])
+
+
+class CurrentPageStack(QStackedWidget):
+    """A stack as wide (and tall) as the page it shows needs, not as its largest page ever shown: one wide
+    page (the module kernel's form) must not widen the column for every other page after it."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        # QStackedLayout would otherwise set the stack's own minimum to the largest page's.
+        self.layout().setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.currentChanged.connect(self._on_self_current_changed)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        page = self.currentWidget()
+        if page is None:
+            return super().minimumSizeHint()
+        # As Qt's layouts read a minimum: one set on the widget wins over its hint.
+        hint = page.minimumSizeHint()
+        return QSize(page.minimumWidth() or hint.width(), page.minimumHeight() or hint.height())
+
+    def _on_self_current_changed(self, _index: int) -> None:
+        self.updateGeometry()  # the column may narrow now

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QSizePolicy
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.hover import throttled_mouse_moves
 from neffbench.gui.widgets.plot_titles import BESIDE, fit, set_title
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview
@@ -45,8 +46,9 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._preview: Preview | None = None
-        self.wavelength_plot = self.addPlot(row=0, col=0)
-        self.inv_freq_plot = self.addPlot(row=1, col=0)
+        # Both plots' x is the pair index.
+        self.wavelength_plot = self.addPlot(row=0, col=0, axisItems=integer_axes("bottom"))
+        self.inv_freq_plot = self.addPlot(row=1, col=0, axisItems=integer_axes("bottom"))
         self.inv_freq_plot.setXLink(self.wavelength_plot)
         self.curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem, pg.PlotDataItem]] = {}
         self.cursors: list[pg.InfiniteLine] = []
@@ -86,6 +88,7 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         self._samples = self._make_samples()
         self.summary = self.addLabel("", row=2, col=0, colspan=2, justify="left")
         self.readout = self.addLabel("", row=3, col=0, colspan=2, justify="left", size="8pt")
+        keep_readable(self, plots=2, lines=4)  # the summary's and the readout's rows, the spacing
         # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
         self._hover = throttled_mouse_moves(self, self._on_scene_mouse_moved)
 

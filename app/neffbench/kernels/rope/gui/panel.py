@@ -9,7 +9,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
+from neffbench.gui.widgets.readable import scrolling
 from neffbench.kernels.rope.gui.frequencies import FrequencyPlots
 from neffbench.kernels.rope.gui.rotation import RotationPlots
 from neffbench.kernels.rope.gui.tables import TableHeatmaps
@@ -66,15 +66,9 @@ class PreviewPanel(QWidget):
         self.splitter.addWidget(self.tables)
         self.splitter.addWidget(self.lower_splitter)
         self.splitter.setSizes([420, 480])
-        # pyqtgraph asks for less room than its axes and titles take; these keep every plot readable,
-        # and the scroll area lets the stacked groups keep that height on a short screen.
-        self.tables.setMinimumHeight(240)
-        self.frequencies.setMinimumHeight(340)
-        self.rotation.setMinimumHeight(300)
-        self.plots = QScrollArea()
-        self.plots.setWidget(self.splitter)
-        self.plots.setWidgetResizable(True)
-        self.plots.setFrameShape(QScrollArea.Shape.NoFrame)
+        # Each group keeps the height its plots need to stay readable (readable.keep_readable); on a
+        # short screen the groups scroll instead of squeezing.
+        self.plots = scrolling(self.splitter, sideways=True)
         # Until the first preview arrives (torch is still loading) a sentence beats six empty plots.
         self.placeholder = QLabel(
             "Loading torch in the background…\nThe cos/sin tables, frequencies and rotated "

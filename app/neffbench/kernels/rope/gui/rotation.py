@@ -11,6 +11,7 @@ from PySide6.QtCore import QPointF, Qt
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.hover import throttled_mouse_moves
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview
@@ -84,11 +85,12 @@ class RotationPlots(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._preview: Preview | None = None
-        self.query = _LanePlot(self.addPlot(row=0, col=0))
-        self.key = _LanePlot(self.addPlot(row=1, col=0))
+        self.query = _LanePlot(self.addPlot(row=0, col=0, axisItems=integer_axes("bottom")))
+        self.key = _LanePlot(self.addPlot(row=1, col=0, axisItems=integer_axes("bottom")))
         self.key.plot.setXLink(self.query.plot)
         self.pairing_label = self.addLabel("", row=2, col=0, justify="left")
         self.readout = self.addLabel("", row=3, col=0, justify="left", size="8pt")
+        keep_readable(self, plots=2, lines=7)  # the pairing's two lines, the readout's row, the spacing
         self.token = 0
         self.head = 0
         # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.

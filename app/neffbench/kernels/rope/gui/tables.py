@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
 from neffbench.gui.widgets.plot_titles import set_title
+from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
     from neffbench.kernels.rope.preview import Preview
@@ -38,12 +39,13 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
         self.colour_bar.setImageItem([self.cos_image, self.sin_image])
         self.addItem(self.colour_bar, row=0, col=1, rowspan=2)
         self.readout = self.addLabel("", row=2, col=0, colspan=2, justify="left")
+        keep_readable(self, plots=2, lines=4)  # the readout's row and the layout's spacing
         self.drawn_step = 1
         self.cos_plot.vb.sigXRangeChanged.connect(self._on_view_x_range_changed)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
 
     def _make_plot(self, row: int, name: str) -> pg.PlotItem:
-        plot = self.addPlot(row=row, col=0)
+        plot = self.addPlot(row=row, col=0, axisItems=integer_axes("left", "bottom"))  # pairs, positions
         plot.setLabel("left", f"{name}: pair index")
         plot.setLabel("bottom", "position")
         plot.setMenuEnabled(False)
