@@ -68,6 +68,8 @@ $(RUN_STAMP): pyproject.toml
 	fi
 	@echo "Installing NEFF Workbench and what it needs to run (PySide6-Essentials, pyqtgraph, numpy, superqt, tomli-w)"
 	@"$(PY)" -m pip install --quiet -e .
+	@# An editable install compiles nothing: byte-compile now so that the first launch does not.
+	@"$(PY)" -m compileall -q app/neffbench > /dev/null
 	@touch "$(RUN_STAMP)"
 
 # The test and lint tools too (pytest, hypothesis, transformers, Ray, ruff, mypy): what make test and make lint use.
