@@ -95,3 +95,26 @@ def test_a_missing_optional_library_names_the_extra_that_installs_it(monkeypatch
     monkeypatch.setattr(importlib, "import_module", missing)
     with pytest.raises(entry.EntryError, match=r"no module named 'transformers' \(install it with .*neffbench\[hf\]"):
         entry.resolve("transformers:BertModel")
+
+
+@pytest.mark.gui
+def test_each_tab_says_it_is_starting_until_its_panel_is_built_and_then_not(qtbot, settings_path):
+    from PySide6.QtWidgets import QLabel
+
+    from neffbench.gui.shell.main_window import MainWindow
+    from neffbench.gui.shell.settings import Settings
+
+    window = MainWindow(Settings.at(settings_path), background=False, defer_panels=True)
+    qtbot.addWidget(window)
+
+    def waiting() -> list[str]:
+        return [
+            label.text()
+            for page in window._pages
+            for label in page.findChildren(QLabel, "tab-placeholder")
+            if not label.isHidden()
+        ]
+
+    assert waiting()[0] == "Loading torch for the preview…" and set(waiting()[1:]) == {"Starting up…"}
+    window.build_panels()
+    assert waiting() == []

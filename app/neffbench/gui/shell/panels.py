@@ -62,7 +62,7 @@ def build(window) -> None:
         (ARTIFACTS_TAB, window.artifacts),
         (RUN_TAB, window.run_panel),
     ):
-        window._pages[tab].layout().addWidget(panel)
+        put(window, tab, panel)
     from neffbench.gui.shell.sweeps import WindowSweeps
 
     clear(window, SWEEPS_TAB)
