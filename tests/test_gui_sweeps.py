@@ -18,7 +18,10 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     dialog = SweepDialog(load_preset("seed"), backend="cpu-check")
     qtbot.addWidget(dialog)
     assert not dialog.start_button.isEnabled()  # no values yet
-    assert dialog.summary.text().startswith("Nothing to sweep yet")
+    assert dialog.summary.text() == (
+        "Nothing to sweep yet: choose a field and type its values, separated by commas, in a row above"
+    )
+    assert "--over" not in dialog.invalid_list.item(0).text()  # the window's words, not the command line's
     row = dialog._rows[0]
     row.field.setCurrentIndex(row.field.findData("compiler.optlevel"))
     row.values.setText("1,2,7")

@@ -34,6 +34,10 @@ else:  # pragma: no cover - exercised on 3.10 only
 MAX_POINTS = 10_000
 _OPEN, _CLOSE = "[{(", "]})"
 
+# The command line's wording of two plan problems; the window's sweep dialog words them its own way.
+NO_AXES = "name at least one field to sweep: --over FIELD=V1,V2,..."
+SWEPT_TWICE = " is swept twice: give all its values in one --over"
+
 
 class PlanError(ValueError):
     """An ``--over`` that cannot be read (no ``=``, an unknown field, unbalanced brackets): one sentence."""
@@ -272,10 +276,10 @@ def plan(
         except PlanError as exc:
             result.problems.append(Problem("over", str(exc)))
     if not given:
-        result.problems.append(Problem("over", "name at least one field to sweep: --over FIELD=V1,V2,..."))
+        result.problems.append(Problem("over", NO_AXES))
     seen = [a.field for a in axes]
     for twice in sorted({f for f in seen if seen.count(f) > 1}):
-        result.problems.append(Problem("over", f"{twice} is swept twice: give all its values in one --over"))
+        result.problems.append(Problem("over", f"{twice}{SWEPT_TWICE}"))
     if result.problems:
         return result
     result.axes = tuple(axes)

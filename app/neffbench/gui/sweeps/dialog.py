@@ -216,7 +216,7 @@ class SweepDialog(QDialog):
         )
         self.invalid_list.clear()
         for problem in self.plan.problems:
-            self.invalid_list.addItem(f"✖ {problem.message}")
+            self.invalid_list.addItem(f"✖ {in_words(problem.message, self.labels)}")
         for point in self.plan.invalid:
             reasons = "; ".join(p.message for p in point.errors) or "invalid"
             self.invalid_list.addItem(f"Point {point.index} ({point.words(self.labels)}): {reasons}")
@@ -290,13 +290,25 @@ def grid_words(plan: Any, labels: dict[str, str]) -> str:
     return (" × " if not plan.zip else " with ").join(axes) + (f", {how}." if len(axes) > 1 else ".")
 
 
+def in_words(message: str, labels: dict[str, str] | None = None) -> str:
+    """A plan problem as the dialog says it: rows and values, not the command line's ``--over``."""
+    from neffbench.sweeps.grid import NO_AXES, SWEPT_TWICE
+
+    if message == NO_AXES:
+        return "choose a field and type its values, separated by commas, in a row above"
+    if message.endswith(SWEPT_TWICE):
+        name = message.removesuffix(SWEPT_TWICE)
+        return f"{(labels or {}).get(name, name)} is in two rows: give all its values in one row"
+    return message
+
+
 def summary_text(plan: Any, jobs: int, cached: frozenset[int] | None = frozenset()) -> str:
     """``6 points: 2 to compile, 3 from the cache, 1 invalid · up to 2.5 GiB per job; 2 at once need up to 5.0 GiB``.
 
     ``cached``: the valid points the cache will serve (None while they are being looked up).
     """
     if plan.problems:
-        return "Nothing to sweep yet: " + "; ".join(p.message for p in plan.problems)
+        return "Nothing to sweep yet: " + "; ".join(in_words(p.message) for p in plan.problems)
     valid, invalid = len(plan.valid), len(plan.invalid)
     text = f"{plan.count} point{'s' if plan.count != 1 else ''}: "
     if cached is None:
