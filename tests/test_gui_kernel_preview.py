@@ -373,3 +373,21 @@ def test_a_report_is_not_changed_by_showing_it(panel, rms_norm_report):
     before = copy.deepcopy(rms_norm_report)
     panel.show_check(rms_norm_report)
     assert rms_norm_report == before
+
+
+def test_a_spec_that_cannot_be_previewed_lists_each_problem_once_on_its_own_line(qtbot):
+    from neffbench.gui.preview.controller import PreviewController
+    from neffbench.gui.preview.kernel_panel import KernelPreviewPanel
+    from neffbench.schema import Problem
+
+    panel = KernelPreviewPanel()
+    qtbot.addWidget(panel)
+    controller = PreviewController()
+    controller.failed.connect(panel.show_invalid)
+    problems = [Problem("module.entry", "Set the entry to compile."), Problem("inputs", "No inputs: give one.")]
+    controller.reject(problems)
+    assert (
+        panel.message_label.text()
+        == "No preview: module.entry: Set the entry to compile.\ninputs: No inputs: give one."
+    )
+    assert panel.placeholder.text() == "No preview until the problems above are fixed."

@@ -22,3 +22,8 @@ class SpecError(ValueError):
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def problem_lines(problems) -> str:
+    """One ``field: message`` line per problem: what a preview shows instead of plots (never one run-on line)."""
+    return "\n".join(f"{p.field}: {p.message}" for p in problems)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from neffbench.kernels import registry
+from neffbench.schema.problems import problem_lines
 from neffbench.spec.validate import errors
 
 
@@ -17,7 +18,7 @@ def compute(spec: Any, bucket: int | None = None) -> Any:
     # The whole spec first (name, workdir, compiler): a kernel's preview refuses errors in its own fields only.
     problems = errors(spec)
     if problems:
-        return "; ".join(f"{p.field}: {p.message}" for p in problems)
+        return problem_lines(problems)
     kernel = registry.for_spec(spec)
     chosen = kernel.pick_bucket(spec, bucket) if bucket is not None else None
     try:

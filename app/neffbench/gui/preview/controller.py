@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.widgets import background
+from neffbench.schema.problems import problem_lines
 from neffbench.spec import previewing
 
 DEBOUNCE_MS = 120
@@ -134,7 +135,7 @@ class PreviewController(QObject):
     def reject(self, problems: list) -> None:
         """The form is invalid: no preview, and a computation under way is dropped when it ends."""
         self._wanted, self._withdrawn = None, True
-        self._report("failed", "; ".join(f"{p.field}: {p.message}" for p in problems))
+        self._report("failed", problem_lines(problems))
 
     @property
     def is_checking(self) -> bool:

@@ -100,7 +100,8 @@ class KernelPreviewPanel(QWidget):
 
     def show_status(self, text: str, *, error: bool = False) -> None:
         if self.preview is None:
-            self.placeholder.setText(text)
+            # An error is listed once, above; the empty plots' place says only what brings them.
+            self.placeholder.setText("No preview until the problems above are fixed." if error else text)
         self.status_label.setText("" if error else text)
         self.message_label.setText(text if error else "")
         self.message_label.setVisible(error)

@@ -28,6 +28,7 @@ from neffbench.kernels.rope.preview_data import (  # noqa: F401 - the preview's 
 )
 from neffbench.kernels.rope.preview_table import Table, cached_table, clear_cache  # noqa: F401 - clear_cache: the preview's API
 from neffbench.schema import is_active
+from neffbench.schema.problems import problem_lines
 
 # The rotation preview needs every example input in memory; above this many query elements
 # it uses fewer tokens (and says so) rather than allocate gigabytes.
@@ -179,7 +180,7 @@ def compute(spec: CompileSpec, *, bucket: int | None = None) -> Preview:
 
     problems = registry.for_spec(spec).section_errors(spec)
     if problems:
-        raise PreviewError("; ".join(f"{p.field}: {p.message}" for p in problems))
+        raise PreviewError(problem_lines(problems))
     bucket = spec.inputs.num_tokens[0] if bucket is None else bucket
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

@@ -7,11 +7,13 @@ import time
 import numpy as np
 import torch
 
-# The verdict uses the tolerances the workbench verifies traced outputs with.
 from neffbench.kernels.plots import KernelPreview, Plot, Series
 from neffbench.kernels.silu_and_mul.build import build_module, example_inputs
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec as CompileSpec
 from neffbench.kernels.token_preview import float64_error, preview_tokens, same_bins
+
+# The verdict uses the tolerances the workbench verifies traced outputs with.
+from neffbench.schema.problems import problem_lines
 
 # Above this many input elements the preview uses fewer tokens (and says so) rather than allocate gigabytes.
 # Machine epsilon: the dtype's cost reads in these units (rounding once costs at most half of one).
@@ -51,7 +53,7 @@ def compute(spec: CompileSpec, bucket: int | None = None) -> KernelPreview:
 
     problems = registry.for_spec(spec).section_errors(spec)
     if problems:
-        raise ValueError("; ".join(f"{p.field}: {p.message}" for p in problems))
+        raise ValueError(problem_lines(problems))
     d, dtype = spec.act.intermediate_size, spec.inputs.dtype
     tokens, note = preview_tokens(
         spec.inputs.num_tokens[0] if bucket is None else bucket, 2 * spec.act.intermediate_size

@@ -133,8 +133,8 @@ class PreviewPanel(QWidget):
         return paths
 
     def show_status(self, text: str, *, error: bool = False) -> None:
-        if self.preview is None:
-            self.placeholder.setText(text)
+        if self.preview is None:  # an error is listed once, beside the choosers
+            self.placeholder.setText("No preview until the problems above are fixed." if error else text)
         self.status_label.setText(text)
         self.status_label.setStyleSheet(f"color: {theme.BAD};" if error else "")
 
