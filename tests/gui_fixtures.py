@@ -48,3 +48,19 @@ def make_window(qtbot, tmp_path, settings_path):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+def each_tab(window, qtbot, size: tuple[int, int]):
+    """The window resized to ``size``, then each tab in turn brought up and laid out: yields (its name, its page)."""
+    from PySide6.QtWidgets import QWidget
+
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5_000)
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        page = window.tabs.widget(index)
+        qtbot.waitUntil(page.isVisible, timeout=5_000)
+        for widget in [window, *page.findChildren(QWidget)]:
+            if widget.layout() is not None:
+                widget.layout().activate()
+        yield window.tabs.tabText(index).replace("&", ""), page

@@ -33,7 +33,7 @@ def test_check_lists_every_problem_by_field_and_exits_2(capsys, tmp_path):
     assert "error: model.rotary_dim: Rotary dim must be even (elements are rotated in pairs); got 63." in err
     assert "error: model.num_heads_q: Query heads must be at least 1; got 0." in err
     assert "error: rope.base: Base must be greater than 0; got -1." in err
-    assert "3 error(s)" in err
+    assert "3 errors" in err
 
 
 def test_check_reports_unknown_keys_with_a_suggestion(capsys, tmp_path):

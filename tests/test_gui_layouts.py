@@ -8,6 +8,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QCheckBox, QLabel, QPushButton, QTreeWidget, QVBoxLayout, QWidget
 
+from tests.gui_fixtures import each_tab
 from tests.test_gui_compile import compile_and_wait, use_fakes
 
 pytestmark = [pytest.mark.gui]
@@ -80,24 +81,15 @@ def _elided_names(tree: QTreeWidget) -> list[str]:
 
 
 def _check_every_tab(window, qtbot, size) -> dict[str, list[str]]:
-    window.resize(*size)
-    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5_000)
     found = {}
-    for index in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(index)
-        page = window.tabs.widget(index)
-        qtbot.waitUntil(page.isVisible, timeout=5_000)
-        window.layout().activate()
-        for widget in page.findChildren(QWidget):
-            if widget.layout() is not None:
-                widget.layout().activate()
+    for name, page in each_tab(window, qtbot, size):
         # Nothing needs the window to scroll sideways at this size.
         central = window.centralWidget()
         needed = window.splitter.minimumSizeHint().width()
         cut = _cut(page)
         if needed > central.viewport().width():
             cut.append(f"the window needs {needed} px, has {central.viewport().width()}")
-        found[window.tabs.tabText(index).replace("&", "")] = cut
+        found[name] = cut
     return found
 
 

@@ -5,9 +5,6 @@ elided with the whole of it in a tooltip."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pyqtgraph as pg
 import pytest
@@ -17,6 +14,8 @@ from PySide6.QtWidgets import QApplication, QToolTip, QTreeWidget, QTreeWidgetIt
 
 from neffbench.gui.widgets import readable
 from neffbench.gui.widgets.readable import IntegerAxis, data_height, elide_with_tooltips, plot_height
+from tests.cli import neffbench
+from tests.gui_fixtures import each_tab
 
 pytestmark = [pytest.mark.gui]
 
@@ -27,18 +26,7 @@ SIZES = [(1920, 1080), (1280, 800), (1024, 700)]
 def compiled(tmp_path_factory):
     """A workdir holding one cpu-check job of the seed, made as a user makes it (the CLI)."""
     workdir = tmp_path_factory.mktemp("readable") / "workdir"
-    command = [
-        sys.executable,
-        "-m",
-        "neffbench",
-        "compile",
-        "seed",
-        "--backend",
-        "cpu-check",
-        "--workdir",
-        str(workdir),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    done = neffbench("compile", "seed", "--backend", "cpu-check", "--workdir", str(workdir))
     assert done.returncode == 0, done.stdout + done.stderr
     (job,) = (p.parent for p in workdir.glob("*/job.json"))
     return workdir, job
@@ -119,18 +107,10 @@ def _squeezed(page: QWidget) -> list[str]:
 
 
 def _on_every_tab(window, qtbot, size) -> dict[str, list[str]]:
-    window.resize(*size)
-    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5_000)
     found = {}
-    for index in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(index)
-        page = window.tabs.widget(index)
-        qtbot.waitUntil(page.isVisible, timeout=5_000)
-        for widget in [window, *page.findChildren(QWidget)]:
-            if widget.layout() is not None:
-                widget.layout().activate()
+    for name, page in each_tab(window, qtbot, size):
         qtbot.waitUntil(lambda p=page: all(plot.vb.height() > 0 for plot in _shown_plots(p)), timeout=5_000)
-        found[window.tabs.tabText(index).replace("&", "")] = _squeezed(page)
+        found[name] = _squeezed(page)
     return found
 
 

@@ -90,7 +90,7 @@ def test_list_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert "rope-20260102T030405Z-1a2b3c4d/compiler/graph.neff" in out and "succeeded" in out
     assert "x float16[4,8] -> output0 float16[4,8]" in out and "ropeA" in out
-    assert "shorter than the 1024-byte NEFF header" in out and "2 NEFF file(s), 1 unreadable" in out
+    assert "shorter than the 1024-byte NEFF header" in out and "2 NEFF files, 1 unreadable" in out
     assert main(["list", str(tmp_path), "--json"]) == 0
     rows = {r["path"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["rope-20260102T030405Z-1a2b3c4d/compiler/graph.neff"]["job"]["outcome"] == "succeeded"

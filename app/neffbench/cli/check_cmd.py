@@ -92,7 +92,7 @@ def _backend_problems(args: argparse.Namespace, spec) -> int:
     errors = sum(p.severity == "error" for p in problems)
     if errors:
         print(
-            f"{args.spec}: {errors} error(s) for the {backend.name} backend; nothing can be compiled with it until "
+            f"{args.spec}: {plural(errors, 'error')} for the {backend.name} backend; nothing can be compiled with it until "
             "they are fixed.",
             file=sys.stderr,
         )
@@ -145,7 +145,8 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
         probe.close()
     if errors:
         print(
-            f"{args.spec}: {errors} pre-flight error(s); nothing can be compiled until they are fixed.", file=sys.stderr
+            f"{args.spec}: {plural(errors, 'pre-flight error')}; nothing can be compiled until they are fixed.",
+            file=sys.stderr,
         )
         return EXIT_INVALID, None
     print(f"  pre-flight checked {len(checked)} of {plural(len(buckets), 'bucket')}: {', '.join(checked)}")

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from neffbench.words import plural
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -199,7 +201,7 @@ def run_list(args: argparse.Namespace) -> int:
         )
     )
     unreadable = sum(1 for r in records if r.error)
-    print(f"{len(records)} NEFF file(s)" + (f", {unreadable} unreadable" if unreadable else ""))
+    print(plural(len(records), "NEFF file") + (f", {unreadable} unreadable" if unreadable else ""))
     return 0
 
 
@@ -281,5 +283,5 @@ def run_diff(args: argparse.Namespace) -> int:
     for section, items in sections.items():
         print(f"[{section}]")
         print("\n".join(_table(["field", "A", "B"], [[d.key, _value(d.a), _value(d.b)] for d in items])))
-    print(f"{len(diffs)} difference(s)")
+    print(plural(len(diffs), "difference"))
     return 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from neffbench.kernels import registry
 from neffbench.schema.compiler import split_extra_args
 from neffbench.spec import Problem, SpecError, fields_of, load, sections_of, top_fields_of
+from neffbench.words import plural
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
 _SPEC_DEST = "spec:"
@@ -240,6 +241,6 @@ def checked_spec(args: argparse.Namespace, *, refusal: str) -> typing.Any:
     print_problems(problems, file=sys.stderr)
     n_errors = sum(p.severity == "error" for p in problems)
     if n_errors:
-        print(f"{args.spec}: {n_errors} error(s); {refusal}.", file=sys.stderr)
+        print(f"{args.spec}: {plural(n_errors, 'error')}; {refusal}.", file=sys.stderr)
         return None
     return spec

@@ -37,6 +37,7 @@ from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET,
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load_partial, save
+from neffbench.words import plural
 
 TITLE = "NEFF Workbench"
 
@@ -164,7 +165,7 @@ class MainWindow(QMainWindow):
         except SpecError as exc:
             QMessageBox.warning(self, "Cannot open spec", str(exc))
             return False
-        said = f" with {len(held)} value(s) it could not take, listed in the form" if held else ""
+        said = f" with {plural(len(held), 'value')} it could not take, listed in the form" if held else ""
         self.statusBar().showMessage(f"Opened {path}{said}; the workdir is unchanged.", 5000)
         return True
 
