@@ -299,6 +299,9 @@ class PlotCell(QWidget):
         # shrinks again, or the legend's corner-or-row choice (which the height sways) could swing for ever.
         rows = math.ceil(len(widths) / max(1, columns))
         needed = plot_height(1, lines=2 + 1.5 * max(0, rows - 1))
+        # The legend as laid out, too: older pyqtgraph (0.13.5) spaces its rows wider than the estimate.
+        drawn = self.below_legend.boundingRect().height()
+        needed = max(needed, plot_height(1) + math.ceil(drawn))
         if needed > self.plot_widget.minimumHeight():
             self.plot_widget.setMinimumHeight(needed)
 
