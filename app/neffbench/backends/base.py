@@ -73,6 +73,8 @@ class Backend:
     isolates_environment: ClassVar[bool] = False
     # Whether pre-flight's advice on complex numbers depends on the compiler's version (worth its seconds).
     asks_compiler_version: ClassVar[bool] = False
+    # How it compiles a module with state (a KV cache): job.json's state.how.
+    keeps_state_as: ClassVar[str] = "passed in and returned: the state is lifted out of the module"
 
     def __init__(
         self,
@@ -152,6 +154,10 @@ class Backend:
 
     def verify(self, step: Traced, built: Any, spec: Any, reference: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def state_event(self, built: Any) -> dict[str, Any]:
+        """The protocol's ``state`` event for a module with state: which tensors, and how this backend keeps them."""
+        return {"type": "state", "names": list(built.state), "how": self.keeps_state_as}
 
     @classmethod
     def reproduce_script(

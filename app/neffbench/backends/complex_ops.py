@@ -11,15 +11,14 @@ operations itself unless ``TORCH_NEURONX_COMPLEX_DECOMPOSE`` is off.
 from __future__ import annotations
 
 import os
-import traceback
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
-from torch.overrides import TorchFunctionMode, resolve_name
+from torch.overrides import TorchFunctionMode
 
-from neffbench.usercode.origin import is_user_file
+from neffbench.usercode.effects import op_name
+from neffbench.usercode.origin import user_line
 
 # The compiler's own operation names for what it supports in complex64 (release notes of SDK 2.32), and the
 # torch calls that lower to them.
@@ -141,20 +140,6 @@ def _is_complex(value: Any) -> bool:
     return False
 
 
-def _short(func: Any) -> str:
-    try:
-        name = resolve_name(func) or getattr(func, "__name__", repr(func))
-    except Exception:  # noqa: BLE001 - a name is only for the sentence
-        name = getattr(func, "__name__", repr(func))
-    name = name.removesuffix(".__get__").replace("torch.Tensor.", "Tensor.").replace("torch.nn.functional.", "F.")
-    return name
-
-
-def _user_line() -> str:
-    frames = [f for f in traceback.extract_stack()[:-2] if f.filename and is_user_file(f.filename)]
-    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-
-
 class _Watch(TorchFunctionMode):
     def __init__(self) -> None:
         super().__init__()
@@ -163,14 +148,14 @@ class _Watch(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = _short(func)
+        name = op_name(func)
         last = name.rsplit(".", 1)[-1]
         # Reading an attribute (x.ndim, x.shape) computes nothing; x.real, x.imag and the transposes do.
         attribute = getattr(func, "__name__", "") == "__get__" or name.endswith(".__get__")
         if attribute and last not in _COMPUTED_ATTRIBUTES:
             return out
         if last not in _BOOKKEEPING and (_is_complex(out) or _is_complex(args) or _is_complex(list(kwargs.values()))):
-            where = _user_line()
+            where = user_line()
             if (name, where) not in self.found:
                 self.found[(name, where)] = Finding(name, where, _SUPPORTED.get(last))
         return out

@@ -17,6 +17,10 @@ class LegacyTrace(Backend):
     flavour_needed = "legacy"
     asks_compiler_version = True
     uses_cpu_backend = True  # torch_neuronx.trace(cpu_backend=True) compiles on a host without a device
+    keeps_state_as = (
+        "input_output_aliases: the state is parameters of the traced module, kept on the device and updated from "
+        "the outputs that alias them (torch_neuronx.trace)"
+    )
 
     @classmethod
     def wrong_flavour(cls, version: str | None, is_what: str) -> str:
@@ -51,7 +55,7 @@ class LegacyTrace(Backend):
         job.probe(report, built, blocking=False)
         if kernel.runs_user_code:  # analyze compiles each operator on its own: worth it for unknown code
             self._analyze(job, built)
-        return Traced(traced=self._trace(job, spec, built.module, built.inputs))
+        return Traced(traced=self._trace(job, spec, built))
 
     def verify(self, step: Traced, built: Any, spec: Any, reference: Any) -> dict[str, Any]:
         from neffbench.backends import verify as verifying  # torch: the worker's only
@@ -64,7 +68,9 @@ class LegacyTrace(Backend):
                 built,
                 reference,
             )
-        return verifying.verify(step.traced, built, spec, reference, where="Neuron device", on_device=True)
+        return verifying.verify(
+            step.traced, built, spec, reference, where="Neuron device", on_device=True, keeps_state=bool(built.state)
+        )
 
     @classmethod
     def reproduce_script(
@@ -74,7 +80,16 @@ class LegacyTrace(Backend):
 
         return legacy_reproduce.render(spec, job_id=job_id, built=built, weights=weights)
 
-    def _trace(self, job: JobContext, spec: Any, module: Any, inputs: tuple[Any, ...]) -> Any:
+    def _trace(self, job: JobContext, spec: Any, built: Any) -> Any:
+        from neffbench.backends.eager import copies
+
+        module, inputs, aliases = built.module, copies(built.inputs), {}
+        if built.state:
+            # The documented way to keep state on the device: parameters of the module, aliased to the outputs
+            # that return their new values (the wrapper returns them after its own outputs).
+            module = built.module.kept(parameters=True)
+            inputs, aliases = inputs[: len(inputs) - len(built.state)], module.aliases()
+            job.out.event(self.state_event(built))
         compiler_dir = job.job_dir / "compiler"
         compiler_dir.mkdir(exist_ok=True)
         args = job_compiler_args(spec, compiler_dir)
@@ -89,7 +104,7 @@ class LegacyTrace(Backend):
             job.out.stage("compiling")
 
         with job.log_tail(compiler_dir, compiler_dir / LOGFILE_NAME, compiler_started):
-            traced = neuron_trace(self, module, inputs, compiler_dir, args)
+            traced = neuron_trace(self, module, inputs, compiler_dir, args, aliases)
         if started:
             job.metric("compile_s", round(time.perf_counter() - started[0], 4), "s")
         neffs = sorted(compiler_dir.glob("**/*.neff"))

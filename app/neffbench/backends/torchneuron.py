@@ -21,6 +21,10 @@ class TorchNeuron(Backend):
     trace_verb = "compiled with torch.compile"
     flavour_needed = "native"
     isolates_environment = True
+    keeps_state_as = (
+        "buffer mutation: the forward's in-place writes into the state's buffers, functionalized by torch.compile "
+        "(AOT Autograd) and written back, so the compiled module keeps them on the device"
+    )
 
     @classmethod
     def wrong_flavour(cls, version: str | None, is_what: str) -> str:
@@ -86,7 +90,13 @@ class TorchNeuron(Backend):
         compiled = step.compiled
         try:
             return verifying.verify(
-                compiled.call, built, spec, reference, where=compiled.where, on_device=compiled.on_device
+                compiled.call,
+                built,
+                spec,
+                reference,
+                where=compiled.where,
+                on_device=compiled.on_device,
+                keeps_state=bool(built.state),
             )
         finally:
             compiled.close()

@@ -181,7 +181,14 @@ def _on_device(module: Any, device: str) -> Any:
 
 
 def _first_call(
-    job: Any, job_dir: Path, backend: Backend, torch: Any, compiled: Any, built: Any, device: str, log_tail: Any
+    job: Any,
+    job_dir: Path,
+    backend: Backend,
+    torch: Any,
+    compiled: Any,
+    inputs: tuple[Any, ...],
+    device: str,
+    log_tail: Any,
 ) -> None:
     """The call that compiles, with the compiler's log copied into the job's; ``log_tail`` stops if it fails."""
     compiler_dir = job_dir / "compiler"
@@ -195,7 +202,7 @@ def _first_call(
     with job.log_tail(compiler_dir, compiler_dir / LOGFILE_NAME, compiler_started):
         try:
             with torch.no_grad():
-                compiled(*_to(built.inputs, device))
+                compiled(*_to(inputs, device))
             _synchronize(torch, device)
         except JobFailure:
             log_tail.stop()
@@ -246,12 +253,20 @@ def compile_job(job: Any, backend: Backend, spec: Any, built: Any, report: Any) 
     _check_device(backend, device)
     os.environ.update(tn.compiler_env(spec, compiler_dir))
     _announce(job, spec, job_dir, compiler_dir, device)
-    module = _on_device(built.module, device)
+    inputs = built.inputs
+    if built.state:  # its buffers hold the state, which the compiled module writes in place and keeps
+        job.out.event(backend.state_event(built))
+        inputs = inputs[: len(inputs) - len(built.state)]
+    module = _on_device(built.module.kept(parameters=False) if built.state else built.module, device)
     compiled = torch.compile(module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": spec.name})
     # TorchNeuron's log is copied until verification has run the module too (Compiled.close stops it).
     log_tail = job.log_tail(job_dir, job_dir / tn.LOG_NAME)
     log_tail.__enter__()
-    _first_call(job, job_dir, backend, torch, compiled, built, device, log_tail)
+    _first_call(job, job_dir, backend, torch, compiled, inputs, device, log_tail)
+    if built.state:  # the call that compiled also ran, and wrote the state: verification starts from the first
+        with torch.no_grad():
+            for kept, before in zip(module.state(), built.inputs[len(inputs) :]):
+                kept.copy_(before.to(device))
     neffs = _collected_neffs(job, job_dir, device, log_tail)
 
     def call(*inputs: Any) -> Any:

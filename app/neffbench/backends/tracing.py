@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 import shutil
 import warnings
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from neffbench.backends.base import JobFailure
+from neffbench.usercode.origin import is_user_file
 
 _FAILED_WITH_RE = re.compile(r"neuronx-cc failed with (-?\d+)")
 
@@ -49,9 +52,65 @@ def _explain_trace_failure(exc: RuntimeError) -> None:
             raise JobFailure(sentence) from exc
 
 
-def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str]]:
+# What each kind of TracerWarning fixed at trace time, in the user's words (by the start of torch's message).
+_FIXED = (
+    (
+        "Converting a tensor to a Python boolean",
+        "this Python bool was fixed at trace time: the graph holds only the branch the example inputs took",
+    ),
+    ("Converting a tensor to a Python", "this value was fixed at trace time: the graph holds the example's value"),
+    ("Converting a tensor to a NumPy", "this value was fixed at trace time: the graph holds the example's value"),
+    ("Iterating over a tensor", "the number of iterations was fixed at trace time"),
+    ("torch.tensor results are registered as constants", "this tensor is a constant of the graph"),
+)
+
+
+@dataclass
+class TracerWarnings:
+    """The tracer's warnings, sorted: those raised in the user's own files first, each once with the line and what
+    was fixed; those raised inside libraries (their own shape checks: a transformers model prints a few) counted
+    by place, not repeated."""
+
+    own: dict[str, str] = field(default_factory=dict)  # model.py:113: the sentence
+    libraries: Counter[str] = field(default_factory=Counter)  # transformers/masking_utils.py:229: how many
+
+    def add(self, filename: str, lineno: int, text: str) -> None:
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        if filename.startswith("<") or not is_user_file(filename):
+            self.libraries[source_location(filename, lineno)] += 1
+            return
+        where = f"{Path(filename).name}:{lineno}"
+        fixed = next((what for start, what in _FIXED if first.startswith(start)), "")
+        self.own.setdefault(where, f"TracerWarning at {where}: {first}" + (f" ({fixed})" if fixed else ""))
+
+    @property
+    def first_own(self) -> str | None:
+        """Where the first warning raised in the user's own code was (``model.py:113``)."""
+        return next(iter(self.own), None)
+
+    def messages(self) -> list[str]:
+        out = list(self.own.values())
+        if self.libraries:
+            places = ", ".join(f"{where}{f' x{n}' if n > 1 else ''}" for where, n in self.libraries.most_common(4))
+            more = len(self.libraries) - 4
+            out.append(
+                f"{sum(self.libraries.values())} more TracerWarnings came from inside libraries ({places}"
+                f"{f' and {more} more places' if more > 0 else ''}): their own checks, most often of shapes, which a "
+                "trace fixes anyway; the check of the trace on other inputs tells whether one of them mattered."
+            )
+        return out
+
+    def report(self, report: Any) -> None:
+        """Into a pre-flight report: the user's own as warnings, the libraries' count as a note."""
+        for message in self.own.values():
+            report.warning(message)
+        if self.libraries:
+            report.note(self.messages()[-1])
+
+
+def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, TracerWarnings]:
     """torch.jit.trace as torch_neuronx.trace's last step runs it (strict=False); returns the tracer's
-    warnings too, each once, with the file and line that raised it."""
+    warnings too, sorted (TracerWarnings)."""
     import torch
 
     _quiet_jit_deprecation()
@@ -62,26 +121,32 @@ def cpu_check_trace(module: Any, inputs: tuple[Any, ...]) -> tuple[Any, list[str
         except RuntimeError as exc:
             _explain_trace_failure(exc)
             raise
-    messages: list[str] = []
+    found = TracerWarnings()
     for w in caught:
         if issubclass(w.category, torch.jit.TracerWarning):
-            if _torch_internal(w.filename):
-                continue
-            first = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
-            text = f"TracerWarning at {source_location(w.filename, w.lineno)}: {first}"
-            if text not in messages:
-                messages.append(text)
+            if not _torch_internal(w.filename):
+                found.add(w.filename, w.lineno, str(w.message))
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    return traced, messages
+    return traced, found
 
 
-def neuron_trace(backend: Any, module: Any, inputs: tuple[Any, ...], compiler_dir: Path, args: list[str]) -> Any:
-    """torch_neuronx.trace into the job's compiler workdir; a compiler failure becomes a JobFailure with its exit code."""
+def neuron_trace(
+    backend: Any,
+    module: Any,
+    inputs: tuple[Any, ...],
+    compiler_dir: Path,
+    args: list[str],
+    aliases: dict[Any, int] | None = None,
+) -> Any:
+    """torch_neuronx.trace into the job's compiler workdir (``aliases``: its input_output_aliases, the state kept on
+    the device); a compiler failure becomes a JobFailure with its exit code."""
     _quiet_jit_deprecation()
     if not shutil.which("neuronx-cc"):
         raise JobFailure("neuronx-cc is not on PATH")
     kwargs: dict[str, Any] = {"compiler_workdir": str(compiler_dir), "compiler_args": list(args)}
+    if aliases:
+        kwargs["input_output_aliases"] = aliases
     if backend.cpu_backend:
         kwargs["cpu_backend"] = True
     try:

@@ -125,17 +125,129 @@ def dtype_cost(built: Built, reference: Any) -> dict[str, Any]:
     }
 
 
-def verify(traced: Any, built: Built, spec: Any, reference: Any, *, where: str, on_device: bool) -> dict[str, Any]:
-    """Run ``traced`` on the example inputs and on fresh ones, against the eager module."""
+def _copies(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    # Each call gets its own copy: a forward writing into its inputs (or its lifted state) must not change
+    # what the next call is given.
+    return tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in inputs)
+
+
+def generalises(report: Any, traced: Any, built: Built, spec: Any, tracer_warnings: Any = None) -> None:
+    """The CPU trace on other values than its example's, against the eager module: what was fixed at trace time
+    (a branch on a tensor's value) shows here, before any compiler runs. One traced and one eager call."""
+    atol, rtol, _ = tolerance_for(spec)
+    other = fresh_inputs(spec)
+    with torch.no_grad(), torch.jit.optimized_execution(False):
+        result = compare(traced(*_copies(other)), built.module(*_copies(other)), atol, rtol, built.output_names)
+    if not result["match"]:
+        report.error(not_general(result, tracer_warnings.first_own if tracer_warnings is not None else None))
+
+
+def not_general(result: dict[str, Any], fixed_at: str | None) -> str:
+    """The sentence for a trace that differs from the eager module on other inputs than its own."""
+    worst = max(result["outputs"], key=lambda o: o.get("max_abs_error", float("inf")))
+    by = f" by up to {worst['max_abs_error']:.3g}" if "max_abs_error" in worst else f": {worst.get('problem')}"
+    see = (
+        f"; the TracerWarning at {fixed_at} says where (a Python value taken from a tensor there is a constant of "
+        "the graph)"
+        if fixed_at
+        else ""
+    )
+    return (
+        f"the trace does not hold for other inputs: on other values than the example's its "
+        f"'{worst.get('role', worst['name'])}' differs from the eager module{by}, so something was fixed at trace "
+        f"time{see}. A NEFF computes what the trace does: make the forward's control flow independent of tensor "
+        "values (torch.where instead of if)"
+    )
+
+
+def carry(
+    call: Any,
+    eager: Any,
+    spec: Any,
+    user: tuple[Any, ...],
+    state: tuple[Any, ...],
+    *,
+    names: tuple[str, ...],
+    input_names: tuple[str, ...],
+    steps: int,
+    keeps_state: bool,
+    tolerance: tuple[float, float],
+    first: int = 0,
+    consumed: dict[str, int] | None = None,
+    expected_first: Any = None,
+    artifact_state: tuple[Any, ...] | None = None,
+) -> list[dict[str, Any]]:
+    """A module with state called ``steps`` times, its state carried from each call to the next, against the eager
+    module carried the same way: each call's comparison, numbered from ``first``.
+
+    ``user`` and ``state``: the first call's inputs and the state before it; later calls take the kernel's
+    ``step_inputs`` (``consumed`` counts the elements each input took before, a prefill's included).
+    ``keeps_state``: the artifact holds its state itself (on a device) and takes the inputs alone; otherwise it
+    is given the state it returned last (``artifact_state`` before the first call, when it differs from the eager
+    module's), as ``eager`` is.
+    """
+    kernel = registry.for_spec(spec)
+    atol, rtol = tolerance
+    n = len(state)
+    counted = dict(consumed or {name: 0 for name in input_names})
+    own_state, results = (state if artifact_state is None else artifact_state), []
+    for step in range(first, first + steps):
+        if step != first:
+            user = kernel.step_inputs(spec, step, counted)
+        expected = expected_first if step == first and expected_first is not None else None
+        if expected is None:
+            expected = as_tuple(eager(*_copies(user), *_copies(state)))
+        got = as_tuple(call(*_copies(user)) if keeps_state else call(*_copies(user), *_copies(own_state)))
+        results.append({"step": step, **compare(got, expected, atol, rtol, names)})
+        state, own_state = expected[len(expected) - n :], got[len(got) - n :]
+        for name, tensor in zip(input_names, user):
+            counted[name] = counted.get(name, 0) + tensor.numel()
+    return results
+
+
+def _stepped(call: Any, built: Built, spec: Any, reference: Any, keeps_state: bool, steps: int) -> list[dict]:
+    """The compile's check of a module with state: its example call and the next ones, state carried."""
+    atol, rtol, _ = tolerance_for(spec)
+    n = len(built.state)
+    k = len(built.inputs) - n
+    return carry(
+        call,
+        built.module,
+        spec,
+        built.inputs[:k],
+        built.inputs[k:],
+        names=built.output_names,
+        input_names=built.input_names[:k],
+        steps=steps,
+        keeps_state=keeps_state,
+        tolerance=(atol, rtol),
+        expected_first=reference,
+    )
+
+
+STATE_STEPS = 3  # a compile's check of a module with state: the example's call and two more, state carried
+
+
+def verify(
+    traced: Any, built: Built, spec: Any, reference: Any, *, where: str, on_device: bool, keeps_state: bool = False
+) -> dict[str, Any]:
+    """Run ``traced`` on the example inputs and on fresh ones, against the eager module; a module with state is
+    run STATE_STEPS times instead, its state carried from call to call on both sides."""
     atol, rtol, basis = tolerance_for(spec)
     names = built.output_names
     # The graph interpreter runs exactly the traced graph; the profiling executor's first calls would
     # add ~30 ms of optimisation passes for two calls, which is most of a cpu-check's own work.
     with torch.no_grad(), torch.jit.optimized_execution(False):
-        first = compare(traced(*built.inputs), reference, atol, rtol, names)
-        other = fresh_inputs(spec)
-        second = compare(traced(*other), built.module(*other), atol, rtol, names)
-    return {
+        if built.state:
+            steps = _stepped(traced, built, spec, reference, keeps_state, STATE_STEPS)
+            first, second = steps[0], steps[1]
+        else:
+            steps = None
+            first = compare(traced(*_copies(built.inputs)), reference, atol, rtol, names)
+            other = fresh_inputs(spec)
+            second = compare(traced(*_copies(other)), built.module(*_copies(other)), atol, rtol, names)
+    checked = steps or [first, second]
+    out = {
         "checked": True,
         "where": where,
         "device_verified": on_device,
@@ -144,13 +256,17 @@ def verify(traced: Any, built: Built, spec: Any, reference: Any, *, where: str, 
         "atol": atol,
         "rtol": rtol,
         "tolerance_basis": basis,
-        "max_abs_error": max(first["max_abs_error"], second["max_abs_error"]),
-        "max_rel_error": max(first["max_rel_error"], second["max_rel_error"]),
-        "match": first["match"] and second["match"],
+        "max_abs_error": max(c["max_abs_error"] for c in checked),
+        "max_rel_error": max(c["max_rel_error"] for c in checked),
+        "match": all(c["match"] for c in checked),
         "example_inputs": first,
         "fresh_inputs": second,
         "dtype_cost": dtype_cost(built, reference),
     }
+    if steps is not None:
+        out["steps"] = [{k: s[k] for k in ("step", "match", "max_abs_error", "max_rel_error")} for s in steps]
+        out["state"] = list(built.state)
+    return out
 
 
 def skipped(spec: Any, reason: str, built: Built | None = None, reference: Any = None) -> dict[str, Any]:

@@ -58,6 +58,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also capture a profile with neuron-explorer (or neuron-profile) and show its summary",
     )
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=1,
+        metavar="N",
+        help="call it N times in a row, each with the next inputs (positions going on, fresh random values) and "
+        "the module's state (a KV cache) carried from the call before, each against the eager module carried the "
+        "same way (default 1)",
+    )
+    p.add_argument(
+        "--prefill",
+        default=None,
+        metavar="JOB_DIR",
+        help="with --steps: first run this job (another bucket of the same module, a prefill) on its own inputs "
+        "and carry its state into the N calls of this one (--runtime cpu)",
+    )
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="stop the run after S seconds")
     p.add_argument("--json", action="store_true", help="print the run record as JSON; the log goes to stderr")
     p.set_defaults(func=run)
@@ -88,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     try:
         subject = resolve(args.target, neff=args.neff)
+        prefill = resolve(args.prefill) if args.prefill else None
         out = sys.stderr if args.json else sys.stdout
         runner = NeffRun(
             subject,
@@ -101,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
             random=args.random,
             seed=args.seed,
             profile=args.profile,
+            steps=args.steps,
+            prefill=prefill,
             timeout=args.timeout,
             on_line=lambda line: print(line, file=out, flush=True),
         )

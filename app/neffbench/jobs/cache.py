@@ -139,6 +139,7 @@ def serve(source: JobView, source_dir: Path, job_dir: Path, record: dict[str, An
         "sources",
         "weights",
         "taps",
+        "state",
     ):
         if field in source.raw:  # carried over as written: the new record says what the source's said
             record[field] = source.raw[field]

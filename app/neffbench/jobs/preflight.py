@@ -31,7 +31,8 @@ _COMPLEX = ("complex32", "complex64", "complex128")
 
 @dataclass
 class Report:
-    """What pre-flight found; ``problems`` are (severity, sentence) pairs in the order found."""
+    """What pre-flight found; ``problems`` are (severity, sentence) pairs in the order found (severity: error,
+    warning or note)."""
 
     problems: list[tuple[str, str]] = field(default_factory=list)
     op_counts: dict[str, int] = field(default_factory=dict)
@@ -45,6 +46,10 @@ class Report:
 
     def warning(self, sentence: str) -> None:
         self.problems.append(("warning", sentence))
+
+    def note(self, sentence: str) -> None:
+        """Worth a line, not a warning: nothing the user must act on."""
+        self.problems.append(("note", sentence))
 
     @property
     def errors(self) -> list[str]:
@@ -233,3 +238,74 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
         "inputs": [f"input{i} <- {n}" for i, n in enumerate(kept)],
         "outputs": [f"output{i} <- {n}" for i, n in enumerate(output_names)],
     }
+
+
+def _listed(items: list[str], limit: int = 6) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _at(where: str) -> str:
+    return f" at {where}" if where else ""
+
+
+def check_effects(report: Report, built: Any, effects: Any, remedy: Any) -> None:
+    """What the eager call did besides returning (``effects``: usercode.effects.Effects), as pre-flight problems;
+    ``remedy(names)``: the kernel's way of keeping written tensors as state (Kernel.state_remedy)."""
+    lifted = set(built.input_names[len(built.input_names) - len(built.state) :]) if built.state else set()
+    written = effects.state_writes()
+    if written:
+        kinds = sorted({w.kind for w in written})
+        what = " and ".join(f"{k}s" if len(written) > 1 else k for k in kinds)
+        by_place: dict[str, list[str]] = {}
+        for w in written:
+            by_place.setdefault(f"{_at(w.where)} ({w.op})", []).append(w.name)
+        places = [f"{_listed(names, 4)}{place}" for place, names in by_place.items()]
+        report.error(
+            f"the forward writes into {what} of the module ({'; '.join(places)}): a traced NEFF keeps no state between calls, "
+            "so on Neuron each is a constant holding its value when traced, which every call starts from again "
+            f"whatever the calls before wrote; {remedy([w.name for w in written])}."
+        )
+    for write in effects.input_writes():
+        if write.name in lifted:
+            continue
+        report.warning(
+            f"the forward writes into its input '{write.name}'{_at(write.where)} ({write.op}): a NEFF does not write "
+            "its inputs back, so on Neuron the caller never sees this write (neffbench keeps and saves the inputs "
+            "as they were before any call)."
+        )
+    for name in effects.replaced:
+        report.warning(
+            f"the forward replaces the buffer '{name}' with another tensor: a traced NEFF keeps the value it had "
+            "when traced, so one that depends on the inputs is fixed at trace time."
+        )
+
+
+def check_repeatable(report: Report, built: Any, outputs: tuple[Any, ...], effects: Any) -> None:
+    """Two eager calls with the same inputs (the kernel's own while building, and the reference) must agree: a
+    module whose answer is not a function of its inputs cannot be checked against anything."""
+    import torch
+
+    first = built.eager_outputs
+    if first is None:
+        return
+    differing = []
+    for i, (a, b) in enumerate(zip(first, outputs)):
+        if a.shape != b.shape or not torch.equal(a, b):
+            name = built.output_names[i] if i < len(built.output_names) else f"output{i}"
+            same_shape = a.shape == b.shape and a.dtype == b.dtype and a.numel()
+            gap = f" by up to {float((a.double() - b.double()).abs().max()):.3g}" if same_shape else ""
+            differing.append(f"'{name}'{gap}")
+    if not differing:
+        return
+    draws = [f"{op}{_at(where)}" for op, where in effects.random]
+    why = (
+        f"it draws random numbers: {_listed(draws)}"
+        if draws
+        else "no random call was seen, so something else it reads changes between calls"
+    )
+    report.error(
+        f"the module gives a different answer on every call: two eager calls with the same inputs differ in "
+        f"{_listed(differing)}; {why}. Nothing can be checked against such a module: draw the randomness outside "
+        "and pass it in as an input, or turn it off (dropout: training=False)."
+    )

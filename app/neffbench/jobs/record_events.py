@@ -49,6 +49,9 @@ def apply_event(rec: dict[str, Any], ev: dict[str, Any]) -> bool:
     elif kind == "kernel_info":
         rec["kernel_info"] = ev.get("info")
         return True
+    elif kind == "state":  # a module with state: which tensors, and how the backend kept them
+        rec["state"] = {k: v for k, v in ev.items() if k != "type"}
+        return True
     elif kind == "analyze":
         rec["analyze"] = {k: v for k, v in ev.items() if k != "type"}
         return True

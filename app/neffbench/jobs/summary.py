@@ -36,8 +36,14 @@ def describe_numerics(numerics: dict[str, Any] | None) -> str:
     if not numerics.get("checked"):
         return f"numerics: not checked ({numerics.get('skipped_reason')})"
     verdict = "match" if numerics.get("match") else "MISMATCH"
+    against = "against the eager reference"
+    steps = numerics.get("steps")
+    if steps:  # a module with state: each call given the state the one before returned
+        failed = [str(s["step"] + 1) for s in steps if not s["match"]]
+        against += f" at each of {len(steps)} calls" if not failed else f" at call {', '.join(failed)} of {len(steps)}"
+        against += ", the state carried from one to the next"
     return (
-        f"numerics on {numerics.get('where')}: {verdict} against the eager reference (max abs error "
+        f"numerics on {numerics.get('where')}: {verdict} {against} (max abs error "
         f"{numerics['max_abs_error']:.3g}, max rel error {numerics['max_rel_error']:.3g}; atol {numerics['atol']:g}, "
         f"rtol {numerics['rtol']:g} for {numerics.get('tolerance_basis')})"
     )

@@ -40,6 +40,11 @@ TOLERANCES: dict[str, tuple[float, float]] = {  # dtype: (atol, rtol)
 }
 
 
+# How a state tensor is named among a Built's inputs and outputs, and so in inputs.npz and reference.npz
+# (``state:layers.0.attention.kv_cache.k_cache``).
+STATE_PREFIX = "state:"
+
+
 @dataclass(frozen=True)
 class TensorSig:
     """One NEFF input or output as torch_neuronx names it (input0..N, output0..M)."""
@@ -56,8 +61,6 @@ class Built:
 
     ``module`` takes tensors only and returns a tensor or a flat tuple of tensors. ``info`` goes into
     ``job.json`` under ``kernel_info`` (for the module kernel: entry, resolved name, file sha256, ...).
-    ``float64`` builds the same module and inputs in float64 for the dtype-cost comparison, or is None
-    where the module does not allow it.
     """
 
     module: Any
@@ -66,6 +69,16 @@ class Built:
     output_names: tuple[str, ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # Names of the module's state (parameters or buffers its forward writes, lifted out of it): the last
+    # ``len(state)`` of ``inputs`` are their values before the call and of the outputs their values after, and
+    # ``module.kept(parameters)`` is the module keeping them inside instead (for a device that holds state).
+    state: tuple[str, ...] = ()
+    # What the kernel's own call of the module while building returned (its outputs, state left out), when it
+    # made one: a second call with the same inputs must return the same.
+    eager_outputs: tuple[Any, ...] | None = None
+    # The prefix of the user's module's parameter and buffer names inside ``module`` (``inner.`` for a wrapper):
+    # messages name them as the user's own module does.
+    path_prefix: str = ""
 
 
 class KernelError(Exception):
@@ -241,6 +254,20 @@ class Kernel:
     def example_inputs(self, spec: Any) -> tuple[Any, ...]:
         """Example inputs of a single-bucket spec (verification asks again with another seed)."""
         return self.build(spec).inputs
+
+    def step_inputs(self, spec: Any, step: int, consumed: Mapping[str, int]) -> tuple[Any, ...]:
+        """(torch) The inputs of call ``step`` (0 is the first) of a module with state, carried from call to call
+        (the state itself is left out: it comes from the call before). ``consumed``: how many elements each input
+        took in the calls before, whatever bucket they were made for, so that positions go on where the previous
+        call stopped (a prefill, then decode steps). Default: the example inputs with the seed moved on by
+        ``step``."""
+        return self.example_inputs(self.with_seed(spec, self.seed(spec) + step))
+
+    def state_remedy(self, names: list[str]) -> str:
+        """How a spec of this kernel keeps ``names`` (parameters or buffers its forward writes) from call to call:
+        the end of pre-flight's sentence about them. Default: this kernel has no way to, so the forward must
+        return what it writes instead."""
+        return "return the new values as outputs instead of writing them into the module"
 
     def reproduce_source(self, spec: Any, built: Built) -> str:
         """Python source for ``reproduce.py`` that defines ``build_module()`` and ``example_inputs()``

@@ -49,6 +49,17 @@ def _items_per_call(record: dict[str, Any]) -> int:
     return kernel.items_per_call(job.bucket)
 
 
+def _job_request(subject: RunSubject) -> dict[str, Any]:
+    """What the run child needs of another job (a prefill): its module, inputs and artifact."""
+    return {
+        "job_dir": str(subject.job_dir),
+        "inputs": str(subject.inputs) if subject.inputs else None,
+        "model_pt": str(subject.model_pt) if subject.model_pt else None,
+        "spec": subject.spec,
+        "backend": subject.backend,
+    }
+
+
 class NeffRun:
     """One run of one subject (a job or a NEFF). ``start``/``wait`` on one thread; ``cancel`` from any thread."""
 
@@ -67,6 +78,8 @@ class NeffRun:
         seed: int = 0,
         profile: bool = False,
         save_outputs: bool = False,
+        steps: int = 1,
+        prefill: RunSubject | None = None,
         purpose: str | None = None,
         timeout: float | None = None,
         argv: list[str] | None = None,
@@ -77,6 +90,10 @@ class NeffRun:
             raise ValueError(f"iterations must be at least 1; got {iterations}")
         if warmup < 0:
             raise ValueError(f"warm-up must be 0 or more; got {warmup}")
+        if steps < 1:
+            raise ValueError(f"steps must be at least 1; got {steps}")
+        if prefill is not None and (prefill.job_dir is None or prefill.inputs is None):
+            raise ValueError("--prefill takes a job directory with its inputs.npz: its module and inputs run first")
         self.subject = subject
         self.opts: dict[str, Any] = {
             "runtime": runtime,
@@ -90,7 +107,9 @@ class NeffRun:
             "seed": seed,
             "profile": profile,
             "save_outputs": save_outputs,  # RUN_DIR/outputs.npz, for a compare
+            "steps": steps,  # calls in a row, a module's state carried from each to the next
         }
+        self.prefill = prefill  # a job whose call comes first, its state carried into this one's (a prefill)
         self.purpose = purpose  # "compare": one call for its outputs, not a latency measurement
         self.timeout = timeout
         self.argv = list(sys.argv if argv is None else argv)
@@ -122,9 +141,11 @@ class NeffRun:
             "sources": t.job.sources,
             "job_warning": t.job_warning,
             "no_neff_reason": t.no_neff_reason,
+            "prefill": None if self.prefill is None else _job_request(self.prefill),
         }
 
     def start(self) -> Path:
+        """Create the run record and start the run child; returns the record's path."""
         runs = self.subject.runs_dir
         runs.mkdir(parents=True, exist_ok=True)
         from neffbench.runs.history import mark_interrupted
@@ -170,6 +191,8 @@ class NeffRun:
             "items_per_call": _items_per_call(self.subject.record),
             "run_dir": name,
             "purpose": self.purpose,
+            "steps_requested": self.opts["steps"],
+            "steps": None,
         }
         procs.write_json(path, self.record)
         with self._lock:
@@ -274,6 +297,15 @@ class NeffRun:
                 f"outputs differ from {numerics.get('against') or 'reference.npz'} beyond tolerance (max abs error "
                 f"{numerics.get('max_abs_error', float('nan')):.3g})"
             )
+        stepped = rec.get("steps") or {}
+        if rec["outcome"] == "succeeded" and stepped and not stepped.get("match"):
+            bad = next(c for c in stepped.get("calls") or [] if not c.get("match"))
+            which = "call 1 (the prefill job)" if bad["step"] == "prefill" else f"call {bad['step'] + 1}"
+            rec["outcome"] = "failed"
+            rec["reason"] = (
+                f"{which}, with the state carried from the call before, differs from the eager module beyond "
+                f"tolerance (max abs error {bad.get('max_abs_error', float('nan')):.3g})"
+            )
         rec["exit_code"] = code
         rec["finished"] = iso()
         rec["log_tail"] = self._log[-200:]
@@ -300,7 +332,7 @@ class NeffRun:
             for key in ("runtime", "label", "on_device", "mode", "versions", "available"):
                 rec[key] = event.get(key)
             rec["runtime_reason"] = event.get("reason")
-        elif kind in ("inputs", "host", "profile", "numerics", "outputs"):
+        elif kind in ("inputs", "host", "profile", "numerics", "outputs", "steps"):
             rec[kind] = {k: v for k, v in event.items() if k != "type"}
         elif kind == "checks":
             rec["checks"] = event.get("problems") or []

@@ -197,8 +197,10 @@ class _TorchSession(Session):
     def _run(self) -> Any:
         import torch
 
+        # Copies: a module writing into its inputs (or into the state it is given) must leave the run's own as
+        # they were, for every later call to start from.
         with torch.no_grad():
-            return self.module(*self.args)
+            return self.module(*(a.clone() if isinstance(a, torch.Tensor) else a for a in self.args))
 
     def call(self) -> dict[str, np.ndarray]:
         import torch

@@ -36,6 +36,23 @@ def numerics_text(numerics: dict[str, Any] | None) -> str:
     )
 
 
+def steps_lines(steps: dict[str, Any] | None) -> list[str]:
+    """``--steps``: one line per call after the first, the state carried from each to the next."""
+    if not steps:
+        return []
+    calls = steps.get("calls") or []
+    head = f"  calls in a row, the state carried: {'match' if steps.get('match') else 'MISMATCH'} at " + (
+        f"all {len(calls)}" if steps.get("match") else f"{sum(not c.get('match') for c in calls)} of {len(calls)}"
+    )
+    lines = [head + (f" (after a prefill by {steps['prefill']})" if steps.get("prefill") else "")]
+    for call in calls:
+        which = "call 1 (the prefill job)" if call.get("step") == "prefill" else f"call {int(call['step']) + 1}"
+        error = call.get("max_abs_error")
+        detail = f"max abs error {error:.3g}" if isinstance(error, (int, float)) else str(call.get("problem"))
+        lines.append(f"    {which}: {'match' if call.get('match') else 'MISMATCH'} ({detail})")
+    return lines
+
+
 def summary_lines(record: RunView | Mapping[str, Any], path: str | None = None) -> list[str]:
     run = RunView.of(record)
     outcome = run.outcome or "?"
@@ -52,6 +69,7 @@ def summary_lines(record: RunView | Mapping[str, Any], path: str | None = None) 
     for problem in run.checks:
         lines.append(f"  check: {problem}")
     lines.append(f"  {numerics_text(run.numerics)}")
+    lines += steps_lines(run.steps)
     if run.cold_ms is not None:
         lines.append(f"  first (cold) call {run.cold_ms:.3f} ms")
     if run.stats:

@@ -8,6 +8,7 @@ import os
 import site
 import sys
 import sysconfig
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +66,9 @@ def module_file(module: Any) -> str | None:
     if not isinstance(path, str) or not os.path.isabs(path) or not os.path.isfile(path):
         return None
     return real_path(path)
+
+
+def user_line() -> str:
+    """``model.py:41``: the innermost frame of the current call stack in the user's own files ("" when none is)."""
+    frames = [f for f in traceback.extract_stack()[:-1] if f.filename and is_user_file(f.filename)]
+    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""

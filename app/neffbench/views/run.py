@@ -62,6 +62,8 @@ class RunView:
     stats: dict[str, Any] | None
     secondary: dict[str, Any] | None
     profile: dict[str, Any] | None
+    # ``--steps``: each later call's comparison, the state carried ({"calls": [...], "match", "prefill"}).
+    steps: dict[str, Any] | None
     bucket: dict[str, Any]
     items_per_call: int | None
     versions: dict[str, Any]
@@ -110,6 +112,7 @@ class RunView:
             stats=maybe_dict(record.get("stats")),
             secondary=maybe_dict(record.get("secondary")),
             profile=maybe_dict(record.get("profile")),
+            steps=maybe_dict(record.get("steps")),
             bucket=as_dict(record.get("bucket")),
             items_per_call=integer(record.get("items_per_call")),
             versions=as_dict(record.get("versions")),

@@ -14,12 +14,16 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
     """The CPU trace (the cpu-check job itself, or a probe before a Neuron compile) and its graph checks.
 
     The probe is stricter than torch_neuronx.trace in places, so before a Neuron compile its own
-    failure is a warning, never a reason not to compile.
+    failure is a warning, never a reason not to compile; but a trace that differs from the eager module on other
+    inputs than its example's is an error there too: the compiler would get the same graph.
     """
+    from neffbench.backends.eager import copies
+    from neffbench.backends.verify import generalises
     from neffbench.jobs import preflight
+    from neffbench.spec import load
 
     try:
-        traced, tracer_warnings = cpu_check_trace(built.module, built.inputs)
+        traced, tracer_warnings = cpu_check_trace(built.module, copies(built.inputs))
     except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
         if blocking:
             raise
@@ -30,8 +34,10 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
         )
         job.preflight_gate(report, final=True)
         return None
-    for message in tracer_warnings:
-        report.warning(message)
+    job.tracer_warnings = tracer_warnings
+    tracer_warnings.report(report)
     preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+    if not blocking and not report.errors:  # cpu-check's own verification makes this comparison, and more
+        generalises(report, traced, built, load(job.job_dir / "spec.toml"), tracer_warnings)
     job.preflight_gate(report, final=True)
     return traced

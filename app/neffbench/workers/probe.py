@@ -87,10 +87,10 @@ def prepare(request: dict[str, Any]) -> dict[str, Any]:
 def check(request: dict[str, Any]) -> dict[str, Any]:
     import torch
 
-    from neffbench.backends import complex_ops
+    from neffbench.backends import complex_ops, eager
     from neffbench.backends import registry as backends
     from neffbench.backends.tracing import cpu_check_trace
-    from neffbench.backends.verify import as_tuple
+    from neffbench.backends.verify import generalises
     from neffbench.jobs import preflight
     from neffbench.kernels import registry
     from neffbench.kernels.api import KernelError
@@ -117,24 +117,28 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     preflight.check_inputs(
         report, built.input_names, built.inputs, keeps_int64=preflight.native_int64(spec.compiler.extra_args)
     )
-    output, complex_found = complex_ops.watch_call(built.module, built.inputs)
-    reference = as_tuple(output)
+    called = eager.call(built)
+    reference = called.outputs
     backend = request.get("backend") or "cpu-check"
     compiler = None
     # Asked only when it matters: neuronx-cc --version takes seconds.
-    if complex_found and backends.get(backend).asks_compiler_version:
+    if called.complex_found and backends.get(backend).asks_compiler_version:
         from neffbench.toolchain.probe import neuronx_cc_version
 
         compiler = neuronx_cc_version()
-    for severity, sentence in complex_ops.advice(complex_found, backends.get(backend), compiler, torch.__version__):
+    found = called.complex_found
+    for severity, sentence in complex_ops.advice(found, backends.get(backend), compiler, torch.__version__):
         (report.error if severity == "error" else report.warning)(sentence)
     preflight.check_outputs(report, built.output_names, reference)
+    preflight.check_effects(report, built, called.effects, kernel.state_remedy)
+    preflight.check_repeatable(report, built, reference, called.effects)
     t1 = time.perf_counter()
     try:
-        traced, tracer_warnings = cpu_check_trace(built.module, built.inputs)
-        for message in tracer_warnings:
-            report.warning(message)
+        traced, tracer_warnings = cpu_check_trace(built.module, eager.copies(built.inputs))
+        tracer_warnings.report(report)
         preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+        if not report.errors:  # a graph already refused needs no second opinion
+            generalises(report, traced, built, spec, tracer_warnings)
     except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
         report.error(f"the CPU trace failed: {type(exc).__name__}: {_sentence(exc)}")
     timings["trace_s"] = time.perf_counter() - t1

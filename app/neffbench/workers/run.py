@@ -64,6 +64,8 @@ class Run(RunIO):
         if self.req.get("save_outputs"):  # a compare reads every output, taps included
             self._save_outputs(outputs)
         self._numerics(outputs)
+        if int(self.req.get("steps") or 1) > 1 or self.req.get("prefill"):
+            self._steps(session, name, feeds, outputs)
         self.enter("benchmarking")
         self._bench(session, mode)
         if self.req.get("profile"):
@@ -72,6 +74,27 @@ class Run(RunIO):
 
             self.event("profile", **capture(self.req, feeds, self.out))
         self.enter("done")
+
+    def _steps(self, session: runtimes.Session, name: str, feeds: arrays.Arrays, outputs: dict[str, Any]) -> None:
+        """The calls after the first, state carried, each against the eager module (workers/run_steps.py)."""
+        from neffbench.workers import run_steps
+
+        self.enter("stepping")
+        results = run_steps.carried(self, session, name, feeds, outputs, self.req.get("prefill"))
+        for r in results:
+            verdict = "match" if r["match"] else "MISMATCH"
+            which = "call 1 (the prefill job)" if r["step"] == "prefill" else f"call {r['step'] + 1}"
+            self.out.line(
+                f"neffbench: {which}: {verdict} against the eager module (max abs error {r['max_abs_error']:.3g})"
+            )
+        self.event(
+            "steps",
+            calls=[
+                {k: r.get(k) for k in ("step", "match", "max_abs_error", "max_rel_error", "problem")} for r in results
+            ],
+            match=all(r["match"] for r in results),
+            prefill=(self.req.get("prefill") or {}).get("job_dir"),
+        )
 
     def _save_outputs(self, outputs: dict[str, Any]) -> None:
         """The first call's outputs as ``RUN_DIR/outputs.npz``, under their dtypes as reference.npz has them."""
@@ -211,6 +234,10 @@ class Run(RunIO):
                 import torch
                 import torch_neuronx  # noqa: F401 - registers the Neuron ops model.pt calls
 
+                from neffbench.workers.run_steps import split, tensors
+
+                # torch_neuronx.trace's module keeps its state on the device: it takes the inputs alone.
+                args = tensors(feeds, split(feeds)[0])
                 return runtimes.torch_session(name, torch.jit.load(req["model_pt"]), args, out_names)
             return self._cpu_session(args, out_names)
         except RunFailure:

@@ -127,6 +127,23 @@ class RunIO:
         self._module = module
         return module
 
+    def artifact_of(self, job: dict[str, Any]) -> Any:
+        """Another job's artifact on the CPU (a prefill's): its cpu-check TorchScript, else its module built again."""
+        import torch
+
+        from neffbench.backends import registry as backends
+        from neffbench.kernels import registry
+        from neffbench.kernels.api import KernelError
+        from neffbench.spec import from_dict
+
+        if backends.makes_no_neff(job.get("backend")) and job.get("model_pt"):
+            return torch.jit.load(job["model_pt"], map_location="cpu")
+        spec = from_dict(job["spec"])
+        try:
+            return registry.for_spec(spec).build(spec).module
+        except KernelError as exc:
+            raise RunFailure(f"the prefill job's module cannot be built again: {exc}") from exc
+
     def _output_names(self) -> list[str]:
         if self.req.get("reference"):
             return list(arrays.load(self.req["reference"]).arrays)
@@ -144,7 +161,7 @@ class RunIO:
             return
         else:
             ref = arrays.load(self.req["reference"])
-        atol, rtol, basis = self.req.get("tolerance") or _default_tolerance(ref)
+        atol, rtol, basis = self.req.get("tolerance") or default_tolerance(ref)
         names = list(ref.arrays)
         missing = [n for n in names if n not in outputs]
         if missing:
@@ -200,7 +217,7 @@ class RunIO:
         return ref
 
 
-def _default_tolerance(ref: arrays.Arrays) -> tuple[float, float, str]:
+def default_tolerance(ref: arrays.Arrays) -> tuple[float, float, str]:
     from neffbench.kernels.api import TOLERANCES
 
     floats = [d for d in ref.dtypes.values() if d in TOLERANCES]

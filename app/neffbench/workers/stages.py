@@ -33,6 +33,7 @@ class Job:
         self.stage = "start"
         self._stage_t0 = time.perf_counter()
         self._reported = 0  # pre-flight problems already written to the log
+        self.tracer_warnings: Any = None  # the CPU trace's, once it ran (backends.tracing.TracerWarnings)
 
     def enter(self, stage: str) -> None:
         self.stage = stage
@@ -50,9 +51,9 @@ class Job:
         kernel = registry.for_spec(spec)
         self.out.event({"type": "versions", **versions(backend)})
         self.enter("inputs")
-        built, weights, report = self._build(kernel, spec, backend)
+        built, report = self._build(kernel, spec, backend)
         self.enter("reference")
-        reference = self._reference(built, weights, report, backend)
+        reference = self._reference(built, kernel, report, backend)
         tapped = taps.apply(self.job_dir, built, self.out)  # a compare's job: its module's tapped variant
         reference = reference if tapped is None else tapped
         self.preflight_gate(report)
@@ -78,7 +79,7 @@ class Job:
             )
         return backend
 
-    def _build(self, kernel: Any, spec: Any, backend: Backend) -> tuple[Any, dict[str, Any], Any]:
+    def _build(self, kernel: Any, spec: Any, backend: Backend) -> tuple[Any, Any]:
         """The kernel's module and inputs, what the build read, the weights' digest, the inputs' pre-flight."""
         from neffbench.backends.weights import weights_digest
         from neffbench.jobs import preflight, reproduce
@@ -109,32 +110,26 @@ class Job:
         if built.info:
             self.out.event({"type": "kernel_info", "info": built.info})
         reproduce.write(self.job_dir, spec, backend=backend, built=built, weights=weights)
-        return built, weights, report
+        return built, report
 
-    def _reference(self, built: Any, weights: dict[str, Any], report: Any, backend: Backend) -> Any:
-        """The eager outputs (the reference every later check compares with), and what pre-flight makes of them."""
+    def _reference(self, built: Any, kernel: Any, report: Any, backend: Backend) -> Any:
+        """The eager outputs (the reference every later check compares with), and what pre-flight makes of them
+        and of what the call did besides returning."""
         import torch
 
-        from neffbench.backends import complex_ops
-        from neffbench.backends.verify import as_tuple
-        from neffbench.backends.weights import weights_digest
+        from neffbench.backends import complex_ops, eager
         from neffbench.jobs import preflight
         from neffbench.toolchain.probe import neuronx_cc_version
 
         with _in_build_folder():
-            reference, complex_found = complex_ops.watch_call(built.module, built.inputs)
-        compiler = neuronx_cc_version() if complex_found and backend.makes_neff else None
-        for severity, sentence in complex_ops.advice(complex_found, backend, compiler, torch.__version__):
+            called = eager.call(built)
+        compiler = neuronx_cc_version() if called.complex_found and backend.makes_neff else None
+        for severity, sentence in complex_ops.advice(called.complex_found, backend, compiler, torch.__version__):
             (report.error if severity == "error" else report.warning)(sentence)
-        preflight.check_outputs(report, built.output_names, as_tuple(reference))
-        after = weights_digest(built.module)
-        if after["sha256"] != weights["sha256"]:
-            report.warning(
-                "calling the module changed its own parameters or buffers (a counter, a cache, running "
-                "statistics): two calls with the same inputs can differ, so later comparisons may not "
-                "match although nothing is wrong with the compile"
-            )
-        return reference
+        preflight.check_outputs(report, built.output_names, called.outputs)
+        preflight.check_effects(report, built, called.effects, kernel.state_remedy)
+        preflight.check_repeatable(report, built, called.outputs, called.effects)
+        return called.outputs
 
     def _trace(self, kernel: Any, spec: Any, backend: Backend, built: Any, report: Any) -> Any:
         """The backend's trace step: what it traced (None with TorchNeuron), compiled, and named the inputs."""
@@ -153,10 +148,28 @@ class Job:
             # A tapped job exists to show where outputs differ: that they do is what its compare reports.
             self.out.line("neffbench: the tapped variant differs from its eager run: the compare says where")
         elif numerics["checked"] and not numerics["match"]:
-            raise JobFailure(
-                f"outputs differ from the eager reference beyond tolerance (max abs error "
-                f"{numerics['max_abs_error']:.3g}, atol {numerics['atol']:g}, rtol {numerics['rtol']:g})"
-            )
+            raise JobFailure(self._mismatch(numerics))
+
+    def _mismatch(self, numerics: dict[str, Any]) -> str:
+        """Why verification failed, in the words that fit: a state that did not carry, a trace that holds only for
+        its own inputs (pointing at the user's TracerWarning), or outputs that differ."""
+        from neffbench.backends.verify import not_general
+
+        tolerance = f"atol {numerics['atol']:g}, rtol {numerics['rtol']:g}"
+        for step in numerics.get("steps") or []:
+            if not step["match"]:
+                return (
+                    f"call {step['step'] + 1} of {len(numerics['steps'])}, with the state carried from the call "
+                    f"before, differs from the eager module beyond tolerance (max abs error "
+                    f"{step['max_abs_error']:.3g}, {tolerance})"
+                )
+        if numerics["example_inputs"]["match"] and not numerics["fresh_inputs"]["match"]:
+            fixed_at = self.tracer_warnings.first_own if self.tracer_warnings is not None else None
+            return f"{not_general(numerics['fresh_inputs'], fixed_at)} ({tolerance})"
+        return (
+            f"outputs differ from the eager reference beyond tolerance (max abs error "
+            f"{numerics['max_abs_error']:.3g}, {tolerance})"
+        )
 
     def log_tail(self, folder: Path, logfile: Path, started: Any = None) -> LogTail:
         """Copies the compiler's log file to the parent as it grows (a backend's trace step uses it)."""

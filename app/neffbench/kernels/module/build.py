@@ -5,11 +5,12 @@ from __future__ import annotations
 import inspect
 import itertools
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from neffbench.kernels.api import Built, KernelError
+from neffbench.kernels.api import STATE_PREFIX, Built, KernelError
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import hf_compat, tensors, wrapper
 from neffbench.kernels.module import outputs as outs
@@ -18,6 +19,12 @@ from neffbench.kernels.module.kwargs_check import check as check_kwargs
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.kernels.module.signature import forward_of, kind_of
 from neffbench.usercode import errors as user_errors
+
+# Recorded in job.json: the module is put in eval mode, which changes what some layers compute.
+EVAL_NOTE = (
+    "module.eval() was called before anything else: dropout is off and batch norm uses its running statistics, "
+    "as in inference"
+)
 
 
 @dataclass
@@ -131,10 +138,14 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
         kwargs = {k: build_value(v, m.path, f"module.kwargs.{k}", notes) for k, v in m.kwargs.items()}
         _refuse_unknown(obj, kwargs, "module.kwargs", notes)
         seed_everything(m.weights_seed)  # again: the module's own initialisation starts from the seed itself
+        from neffbench.usercode.effects import marking_uninitialised, uninitialised
+
         try:
-            made = obj(**kwargs)
+            with marking_uninitialised() as allocated:
+                made = obj(**kwargs)
         except Exception as exc:  # noqa: BLE001 - the user's constructor may raise anything
             raise KernelError(f"calling {m.entry}(**kwargs) raised {user_errors.describe(exc)}") from exc
+        notes += [_never_initialised(*found) for found in uninitialised(made, allocated)]
     else:
         if m.kwargs:
             raise KernelError(
@@ -162,6 +173,15 @@ def resolve_target(spec: ModuleCompileSpec) -> Target:
     )
 
 
+def _never_initialised(kind: str, name: str, where: str) -> str:
+    at = f" (allocated at {where})" if where else ""
+    return (
+        f"the {kind} '{name}'{at} is never initialised: it holds whatever memory torch.empty gave it, which differs "
+        "from build to build, so neffbench sets it to zeros to compile, run and compare one module; initialise it "
+        "in the constructor or load a checkpoint in the factory to compile real values."
+    )
+
+
 def single_bucket(spec: ModuleCompileSpec) -> dict[str, int]:
     return {axis: values[0] for axis, values in spec.buckets.items() if values}
 
@@ -171,7 +191,9 @@ def all_buckets(spec: ModuleCompileSpec) -> list[dict[str, int]]:
     return [dict(zip(axes, combo)) for combo in itertools.product(*(spec.buckets[a] for a in axes))]
 
 
-def _examples(spec: ModuleCompileSpec, bucket: dict[str, int]) -> dict[str, Any]:
+def _examples(spec: ModuleCompileSpec, bucket: dict[str, int], step: int | None = None) -> dict[str, Any]:
+    """What the examples function returns for the bucket (and, for a later call of a module with state, the
+    step, when the function takes ``step``)."""
     import torch
 
     try:
@@ -179,8 +201,16 @@ def _examples(spec: ModuleCompileSpec, bucket: dict[str, int]) -> dict[str, Any]
     except entries.EntryError as exc:
         raise KernelError(f"module.examples: {exc}") from None
     torch.manual_seed(spec.seed)
+    given: dict[str, Any] = dict(bucket)
+    if step is not None:
+        try:
+            takes_step = "step" in inspect.signature(func).parameters
+        except (TypeError, ValueError):
+            takes_step = False
+        if takes_step:
+            given["step"] = step
     try:
-        made = func(**bucket)
+        made = func(**given)
     except Exception as exc:  # noqa: BLE001 - the user's function may raise anything
         raise KernelError(f"the examples function {spec.module.examples} raised {user_errors.describe(exc)}") from exc
     if not isinstance(made, dict) or not all(isinstance(v, torch.Tensor) for v in made.values()):
@@ -191,18 +221,23 @@ def _examples(spec: ModuleCompileSpec, bucket: dict[str, int]) -> dict[str, Any]
     return made
 
 
-def make_inputs(spec: ModuleCompileSpec, names: list[str]) -> tuple[Any, ...]:
-    """The example tensors of the spec's first bucket, in ``names`` order, from its seed."""
+def make_inputs(
+    spec: ModuleCompileSpec, names: list[str], step: int | None = None, consumed: Mapping[str, int] | None = None
+) -> tuple[Any, ...]:
+    """The example tensors of the spec's first bucket, in ``names`` order, from its seed. For call ``step`` of a
+    module with state: random values from the seed moved on by ``step``, and ``arange`` going on from the
+    elements each input took in the calls before (``consumed``)."""
     import torch
 
     bucket = single_bucket(spec)
-    generator = torch.Generator().manual_seed(spec.seed)
-    from_examples = _examples(spec, bucket) if spec.module.examples else {}
+    generator = torch.Generator().manual_seed(spec.seed + (step or 0))
+    from_examples = _examples(spec, bucket, step) if spec.module.examples else {}
     out = []
     for name in names:
         if name in spec.inputs:
             try:
-                out.append(tensors.build(tensors.parse(spec.inputs[name]), bucket, generator))
+                start = (consumed or {}).get(name, 0)
+                out.append(tensors.build(tensors.parse(spec.inputs[name]), bucket, generator, start=start))
             except tensors.TensorSpecError as exc:
                 raise KernelError(f"inputs.{name}: {exc}") from None
         else:
@@ -249,7 +284,30 @@ def prepare(spec: ModuleCompileSpec) -> Any:
     return _bound(spec)[0].made
 
 
+def _state_values(made: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """Each named parameter or buffer's value now (a copy: the module keeps its own), refused by name when the
+    module has no such tensor."""
+    import torch
+
+    if not names:
+        return ()
+    if not isinstance(made, torch.nn.Module):
+        raise KernelError("module.state names state, but the entry is a function: only an nn.Module has buffers.")
+    tensors = dict(made.named_buffers())
+    tensors.update(made.named_parameters())
+    unknown = [n for n in names if n not in tensors]
+    if unknown:
+        known = ", ".join(list(dict(made.named_buffers()))[:8]) or "none"
+        raise KernelError(
+            f"module.state: {', '.join(repr(n) for n in unknown)} is not a parameter or buffer of "
+            f"{type(made).__name__} (its buffers: {known})."
+        )
+    return tuple(tensors[n].detach().clone() for n in names)
+
+
 def build(spec: ModuleCompileSpec) -> Built:
+    from neffbench.usercode.effects import undone
+
     target, binding = _bound(spec)
     inputs = make_inputs(spec, binding.inputs)
     kwargs = {n: t for n, t in zip(binding.inputs, inputs)}
@@ -257,7 +315,9 @@ def build(spec: ModuleCompileSpec) -> Built:
 
     positional = [kwargs.pop(n) for n in binding.inputs if n in binding.positional_only]
     try:
-        with torch.no_grad():
+        # This call only learns what the module returns: what it writes into the module (a KV cache) or into
+        # its inputs is put back, so the state and the inputs traced, saved and run are the ones before any call.
+        with torch.no_grad(), undone(target.made, inputs):
             raw = target.made(*positional, **kwargs, **spec.module.constants)
     except IndexError as exc:
         sentence = _embedding_problem(target.made, binding.inputs, inputs) if "out of range" in str(exc) else None
@@ -267,7 +327,12 @@ def build(spec: ModuleCompileSpec) -> Built:
     found = outs.leaves(raw, spec.module.outputs)
     if found.errors:
         raise KernelError(found.errors[0])
-    src = wrapper.source(binding.inputs, binding.positional_only, spec.module.constants, found.paths, target.label)
+    eager = tuple(outs.reach(raw, path).detach().clone() for path in found.paths)
+    state = tuple(spec.module.state)
+    initial = _state_values(target.made, state)
+    src = wrapper.source(
+        binding.inputs, binding.positional_only, spec.module.constants, found.paths, target.label, state
+    )
     module = wrapper.make(src, target.made).eval()
     parsed = entries.parse(spec.module.entry)
     info = {
@@ -289,14 +354,21 @@ def build(spec: ModuleCompileSpec) -> Built:
         "wrapper": src,
         "versions": _library_versions(),
     }
+    if isinstance(target.made, torch.nn.Module):
+        info["eval"] = EVAL_NOTE
+    if state:
+        info["state"] = list(state)
     hf_compat.apply(target.made, info)  # transformers 4.5x's vmap-built masks, which torch.jit.trace cannot trace
     return Built(
         module,
-        inputs,
-        tuple(binding.inputs),
-        tuple(outs.name_of(p) for p in found.paths),
+        inputs + initial,
+        tuple(binding.inputs) + tuple(STATE_PREFIX + n for n in state),
+        tuple(outs.name_of(p) for p in found.paths) + tuple(STATE_PREFIX + n for n in state),
         info,
         warnings=[*target.notes, *binding.warnings],
+        state=state,
+        eager_outputs=eager,
+        path_prefix="inner.",
     )
 
 

@@ -7,10 +7,11 @@ import dataclasses
 import hashlib
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from neffbench.kernels.api import Built, Kernel
+from neffbench.kernels.api import STATE_PREFIX, Built, Kernel
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import rules, tensors
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
@@ -54,7 +55,8 @@ class ModuleKernel(Kernel):
     runs_user_code = True
     source_help = "a module entry (FILE.py:NAME or package.module:NAME)"
     # The bound built last in this process: verification asks for fresh inputs of the same module.
-    _bound: tuple[str, tuple[str, ...]] | None = None
+    # With the state's values before any call, which every call's inputs end with.
+    _bound: tuple[str, tuple[str, ...], tuple[Any, ...]] | None = None
 
     # ---- spec ----------------------------------------------------------------------------------
 
@@ -131,6 +133,8 @@ class ModuleKernel(Kernel):
             "examples": m.examples and Path(m.examples.rpartition(":")[0]).name + ":" + m.examples.rpartition(":")[2],
             "examples_sha256": examples_sha,
         }
+        if m.state:  # only when set: every module spec written before state existed keeps its hash
+            out["module"]["state"] = list(m.state)
         out["inputs"] = canonical_inputs
         out["buckets"] = {k: list(v) for k, v in spec.buckets.items()}
         return json.loads(json.dumps(out, default=str))
@@ -273,7 +277,8 @@ class ModuleKernel(Kernel):
         from neffbench.kernels.module.build import build
 
         built = build(spec)
-        ModuleKernel._bound = (self._key(spec), built.input_names)
+        state = built.inputs[len(built.inputs) - len(built.state) :]
+        ModuleKernel._bound = (self._key(spec), built.input_names, tuple(t.clone() for t in state))
         return built
 
     def prepare(self, spec: ModuleCompileSpec) -> Any:
@@ -281,13 +286,33 @@ class ModuleKernel(Kernel):
 
         return prepare(spec)
 
+    def _user_inputs(self, spec: ModuleCompileSpec) -> tuple[list[str], tuple[Any, ...]]:
+        """The names of the inputs that are not state, and the state's values before any call."""
+        bound = ModuleKernel._bound
+        if bound is None or bound[0] != self._key(spec):
+            self.build(spec)
+            bound = ModuleKernel._bound
+        assert bound is not None  # set by build
+        return [n for n in bound[1] if not n.startswith(STATE_PREFIX)], bound[2]
+
     def example_inputs(self, spec: ModuleCompileSpec) -> tuple[Any, ...]:
         from neffbench.kernels.module.build import make_inputs
 
-        bound = ModuleKernel._bound
-        if bound is not None and bound[0] == self._key(spec):
-            return make_inputs(spec, list(bound[1]))
-        return self.build(spec).inputs
+        names, state = self._user_inputs(spec)
+        return make_inputs(spec, names) + tuple(t.clone() for t in state)
+
+    def step_inputs(self, spec: ModuleCompileSpec, step: int, consumed: Mapping[str, int]) -> tuple[Any, ...]:
+        from neffbench.kernels.module.build import make_inputs
+
+        return make_inputs(spec, self._user_inputs(spec)[0], step, consumed)
+
+    def state_remedy(self, names: list[str]) -> str:
+        listed = ", ".join(f'"{n}"' for n in names)
+        return (
+            f"keep them as the module's state: state = [{listed}] under [module] (--state '{' '.join(names)}' on "
+            "the command line, Keep as state in the window); the compiled graph then takes them and returns their "
+            "new values, and the device keeps them from call to call"
+        )
 
     def reproduce_needs(self, spec: ModuleCompileSpec) -> str:
         parsed = entries.parse(spec.module.entry)

@@ -36,6 +36,13 @@ def access(path: Path, var: str = "out") -> str:
     return var + "".join(f"[{p!r}]" for p in path)
 
 
+def reach(raw: Any, path: Path) -> Any:
+    """The leaf at ``path`` of what the module returned (the value ``access`` reaches in the wrapper)."""
+    for part in path:
+        raw = raw[part]
+    return raw
+
+
 def _is_mapping(value: Any) -> bool:
     # ModelOutput is an OrderedDict subclass; other dict-likes are Mappings.
     return isinstance(value, Mapping)

@@ -67,6 +67,17 @@ class ModuleSection:
             advanced=True,
         ),
     )
+    state: tuple[str, ...] = field(
+        default=(),
+        metadata=ui(
+            "State",
+            "Buffers the forward writes that must carry from call to call (a KV cache), by name as "
+            "named_buffers() gives them: passed in and returned by the compiled graph, and kept on the device "
+            "(torch_neuronx.trace's input_output_aliases, TorchNeuron's buffer mutation). Pre-flight names the "
+            "buffers a forward writes.",
+            advanced=True,
+        ),
+    )
     examples: str = field(
         default="",
         metadata=ui(

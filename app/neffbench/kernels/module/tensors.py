@@ -243,8 +243,14 @@ def describe(name: str, spec: TensorSpec, bucket: Mapping[str, int]) -> str:
 
 
 def build(
-    spec: TensorSpec, bucket: Mapping[str, int], generator: torch.Generator, base_dir: Path | None = None
+    spec: TensorSpec,
+    bucket: Mapping[str, int],
+    generator: torch.Generator,
+    base_dir: Path | None = None,
+    start: int = 0,
 ) -> torch.Tensor:
+    """The tensor; ``start``: where ``arange`` begins (a later call of a module with state goes on from the
+    positions the calls before it took)."""
     import torch
 
     shape = spec.shape(bucket)
@@ -265,7 +271,7 @@ def build(
     elif kind == "full":
         tensor = torch.full(shape, args[0], dtype=dtype)
     elif kind == "arange":
-        tensor = torch.arange(math.prod(shape)).reshape(shape)
+        tensor = torch.arange(start, start + math.prod(shape)).reshape(shape)
     else:
         tensor = _load_file(spec, shape, base_dir)
     return tensor.to(dtype)

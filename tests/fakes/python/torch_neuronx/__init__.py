@@ -4,6 +4,10 @@ It writes ``<workdir>/model/graph.hlo``, ``metadata.json`` and ``<workdir>/comma
 ``neuronx-cc`` from PATH as a subprocess inheriting stdout/stderr, raises
 ``RuntimeError("neuronx-cc failed with N")`` on a non-zero exit, and ends with
 ``torch.jit.trace(..., strict=False)``.
+
+The module it returns behaves as the NEFF does: the module's weights and buffers are constants (a forward's
+write into one is lost with the call, so it keeps no state between calls), except the state tensors named by
+``input_output_aliases`` ({parameter of func: output index}), which are kept and updated from their outputs.
 """
 
 from __future__ import annotations
@@ -66,6 +70,56 @@ def _has_option(args: list[str], option: str) -> bool:
     return any(a == option or a.startswith(option + "=") for a in args)
 
 
+def _aliased(func, aliases) -> dict[str, int]:
+    """input_output_aliases as the documented signature takes it: {state tensor: output index}, the state tensors
+    being parameters of ``func`` (an nn.Module); by parameter name."""
+    if not aliases:
+        return {}
+    if not isinstance(func, torch.nn.Module):
+        raise ValueError("input_output_aliases needs func to be an nn.Module whose parameters are the state tensors")
+    names = {id(p): n for n, p in func.named_parameters()}
+    out = {}
+    for tensor, index in aliases.items():
+        if id(tensor) not in names:
+            raise ValueError("input_output_aliases: a key is not a parameter of func (state tensors are parameters)")
+        if not isinstance(index, int) or index < 0:
+            raise ValueError(f"input_output_aliases: output index {index!r} is not a whole number of at least 0")
+        out[names[id(tensor)]] = index
+    return out
+
+
+class _OnDevice(torch.nn.Module):
+    """What the NEFF does when it is called: the module's tensors are constants in it (a write into one is gone
+    with the call), except the state tensors of input_output_aliases, kept on the device and updated from the
+    outputs that alias them."""
+
+    def __init__(self, func, aliased: dict[str, int]):
+        super().__init__()
+        self.func = func
+        self.aliased = aliased
+
+    def forward(self, *inputs):
+        swapped = []
+        for prefix, module in self.func.named_modules():
+            for table in (module._parameters, module._buffers):
+                for key, value in table.items():
+                    name = f"{prefix}.{key}" if prefix else key
+                    if value is not None and name not in self.aliased:
+                        swapped.append((table, key, value))
+                        table[key] = value.clone()
+        try:
+            out = self.func(*inputs)
+        finally:
+            for table, key, value in swapped:
+                table[key] = value
+        flat = _tensors(out)
+        for name, index in self.aliased.items():
+            state = self.func.get_parameter(name)
+            if flat[index] is not state:
+                state.copy_(flat[index])
+        return out
+
+
 def trace(
     func,
     example_inputs,
@@ -93,15 +147,28 @@ def trace(
     if scenario == "python-error":
         raise RuntimeError(_NONE_OUTPUT)
 
+    aliased = _aliased(func, input_output_aliases)
     temporary = compiler_workdir is None
     workdir = Path(tempfile.mkdtemp(prefix="fake-neuronx-") if temporary else compiler_workdir)
     try:
+        state = {n: func.get_parameter(n) for n in aliased}
+        before = {n: t.detach().clone() for n, t in state.items()}
         with torch.no_grad():
             outputs = _tensors(func(*inputs))
+            for name, tensor in state.items():  # the device's state starts from the values it was traced with
+                tensor.copy_(before[name])
+        for name, index in aliased.items():
+            if index >= len(outputs) or outputs[index].shape != state[name].shape:
+                raise ValueError(
+                    f"input_output_aliases: state tensor {name} {list(state[name].shape)} has no output {index} "
+                    f"of its shape (the module returns {len(outputs)} outputs)"
+                )
         model = workdir / "model"
         model.mkdir(parents=True, exist_ok=True)
+        # The state tensors are inputs and outputs of the NEFF too, which the runtime keeps on the device.
+        given = _tensors(inputs) + list(state.values())
         signature = {
-            "inputs": [_sig(f"input{i}", t) for i, t in enumerate(_tensors(inputs))],
+            "inputs": [_sig(f"input{i}", t) for i, t in enumerate(given)],
             "outputs": [_sig(f"output{i}", t) for i, t in enumerate(outputs)],
         }
         (model / "graph.hlo").write_text("HloModule fake_traced_module\n" + json.dumps(signature) + "\n")
@@ -125,8 +192,15 @@ def trace(
         returncode = subprocess.run(cmd, check=False).returncode
         if returncode != 0:
             raise RuntimeError(f"neuronx-cc failed with {returncode}")
-        # The real trace embeds the NEFF here; the fake keeps the CPU trace.
-        return torch.jit.trace(func, example_inputs, strict=False)
+        # The real trace embeds the NEFF here; the fake keeps the CPU trace of what the NEFF does.
+        if not isinstance(func, torch.nn.Module):
+            return torch.jit.trace(func, example_inputs, strict=False)
+        traced = torch.jit.trace(_OnDevice(func, aliased), example_inputs, strict=False)
+        kept = dict(traced.named_parameters())
+        with torch.no_grad():  # tracing ran it once: the state starts again from the values traced with
+            for name, value in before.items():
+                kept[f"func.{name}"].copy_(value)
+        return traced
     finally:
         if temporary:
             shutil.rmtree(workdir, ignore_errors=True)
