@@ -45,7 +45,7 @@ kernel = "module"
 entry = "{entry}"
 
 [inputs]
-x = "f32[4,{width}]"
+x = "f32[4,{width}]{init}"
 """
 # name: (spec, backend, environment)
 CASES = {
@@ -55,7 +55,9 @@ CASES = {
     "unsupported-op": (SEED, "torchneuron", torchneuron_env(compiler="unsupported-op")),
     "killed-compiler": (SEED, "torchneuron", torchneuron_env(compiler="oom")),
     "no-device": (SEED, "torchneuron", torchneuron_env("no-device")),
-    "graph-break": ("graph_break.py:DataDependentBranch", "torchneuron", torchneuron_env()),
+    # Inputs of one sign: the CPU trace holds for other values of them too, so only dynamo's graph break stops it.
+    "graph-break": ("graph_break.py:DataDependentBranch ones", "torchneuron", torchneuron_env()),
+    "baked-branch": ("graph_break.py:DataDependentBranch", "torchneuron", torchneuron_env()),
     "trace-on-torchneuron": (SEED, "neuron", torchneuron_env()),
     "torchneuron-on-trace": (SEED, "torchneuron", fake_env()),
 }
@@ -64,12 +66,13 @@ CASES = {
 _cli = neffbench
 
 
-def _module_spec(root: Path, entry: str):
-    path = root / f"{entry.split(':')[1]}.toml"
+def _module_spec(root: Path, case: str):
+    """``file.py:Name [init]``: a module spec of that entry, its input made with that init (randn by default)."""
+    entry, _, init = case.partition(" ")
+    name = entry.split(":")[1].lower().replace("_", "-")
+    path = root / f"{name}{'-' + init if init else ''}.toml"
     width = 64 if "mlp" in entry else 8
-    path.write_text(
-        MODULE_TOML.format(name=entry.split(":")[1].lower().replace("_", "-"), entry=DATA / entry, width=width)
-    )
+    path.write_text(MODULE_TOML.format(name=name, entry=DATA / entry, width=width, init=f" {init}" if init else ""))
     return load(path)
 
 
@@ -240,6 +243,14 @@ def test_a_graph_break_names_the_users_file_and_line(jobs):
         f"graph break under fullgraph=True at {DATA / 'graph_break.py'}:11 in forward "
         "(`if y.sum() > 0:`): Data-dependent branching; TorchNeuron compiles the module"
     )
+
+
+def test_a_branch_on_a_value_is_caught_by_the_cpu_check_before_torchneuron_compiles(jobs):
+    rec = jobs["baked-branch"]
+    assert rec["outcome"] == "failed"
+    assert rec["reason"].startswith("pre-flight: the trace does not hold for other inputs")
+    assert "the TracerWarning at graph_break.py:11 says where" in rec["reason"]
+    assert "Cache MISS" not in rec["_log"]  # nothing was compiled
 
 
 def test_a_backend_asked_for_by_name_needs_its_flavour(jobs):

@@ -120,10 +120,12 @@ class LegacyTrace(Backend):
         analyze = getattr(self.torch_neuronx, "analyze", None)
         if analyze is None:
             return
+        from neffbench.backends.eager import copies
+
         workdir = job.job_dir / "analyze"
         t0 = time.perf_counter()
         try:
-            result = analyze(built.module, built.inputs, compiler_workdir=str(workdir))
+            result = analyze(built.module, copies(built.inputs), compiler_workdir=str(workdir))
         except Exception as exc:  # noqa: BLE001 - analyze failing says nothing certain about the compile
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             message = f"torch_neuronx.analyze failed ({type(exc).__name__}: {first}); the compile goes ahead."

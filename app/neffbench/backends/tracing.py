@@ -94,7 +94,7 @@ class TracerWarnings:
             places = ", ".join(f"{where}{f' x{n}' if n > 1 else ''}" for where, n in self.libraries.most_common(4))
             more = len(self.libraries) - 4
             out.append(
-                f"{sum(self.libraries.values())} more TracerWarnings came from inside libraries ({places}"
+                f"{sum(self.libraries.values())} TracerWarnings came from inside libraries ({places}"
                 f"{f' and {more} more places' if more > 0 else ''}): their own checks, most often of shapes, which a "
                 "trace fixes anyway; the check of the trace on other inputs tells whether one of them mattered."
             )

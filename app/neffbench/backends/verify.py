@@ -100,7 +100,7 @@ def dtype_cost(built: Built, reference: Any) -> dict[str, Any]:
     """
     try:
         module64 = copy.deepcopy(built.module).double()
-        inputs64 = tuple(t.double() if t.is_floating_point() else t for t in built.inputs)
+        inputs64 = tuple(t.double() if t.is_floating_point() else t.clone() for t in built.inputs)
         with torch.no_grad():
             out64 = module64(*inputs64)
     except Exception as exc:  # noqa: BLE001 - any refusal of the module means "not possible here"

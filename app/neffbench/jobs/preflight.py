@@ -254,17 +254,23 @@ def check_effects(report: Report, built: Any, effects: Any, remedy: Any) -> None
     ``remedy(names)``: the kernel's way of keeping written tensors as state (Kernel.state_remedy)."""
     lifted = set(built.input_names[len(built.input_names) - len(built.state) :]) if built.state else set()
     written = effects.state_writes()
-    if written:
-        kinds = sorted({w.kind for w in written})
-        what = " and ".join(f"{k}s" if len(written) > 1 else k for k in kinds)
+    if len(written) == 1:
+        (w,) = written
+        report.error(
+            f"the forward writes into the {w.kind} '{w.name}'{_at(w.where)} ({w.op}): a traced NEFF keeps no state "
+            f"between calls, so on Neuron this {w.kind} is a constant holding its value when traced, which every "
+            f"call starts from again whatever the calls before wrote; {remedy([w.name])}."
+        )
+    elif written:
+        kinds = " and ".join(f"{k}s" for k in sorted({w.kind for w in written}))
         by_place: dict[str, list[str]] = {}
         for w in written:
             by_place.setdefault(f"{_at(w.where)} ({w.op})", []).append(w.name)
-        places = [f"{_listed(names, 4)}{place}" for place, names in by_place.items()]
+        places = "; ".join(f"{_listed(names, 4)}{place}" for place, names in by_place.items())
         report.error(
-            f"the forward writes into {what} of the module ({'; '.join(places)}): a traced NEFF keeps no state between calls, "
-            "so on Neuron each is a constant holding its value when traced, which every call starts from again "
-            f"whatever the calls before wrote; {remedy([w.name for w in written])}."
+            f"the forward writes into {len(written)} {kinds} of the module ({places}): a traced NEFF keeps no "
+            "state between calls, so on Neuron each is a constant holding its value when traced, which every call "
+            f"starts from again whatever the calls before wrote; {remedy([w.name for w in written])}."
         )
     for write in effects.input_writes():
         if write.name in lifted:

@@ -263,6 +263,11 @@ class Kernel:
         ``step``."""
         return self.example_inputs(self.with_seed(spec, self.seed(spec) + step))
 
+    def with_state(self, spec: Any, names: list[str]) -> Any | None:
+        """``spec`` keeping ``names`` (parameters or buffers its forward writes, which pre-flight found) as the
+        module's state: the window's one click. None (the default): this kernel has no way to keep state."""
+        return None
+
     def state_remedy(self, names: list[str]) -> str:
         """How a spec of this kernel keeps ``names`` (parameters or buffers its forward writes) from call to call:
         the end of pre-flight's sentence about them. Default: this kernel has no way to, so the forward must

@@ -132,6 +132,9 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     preflight.check_outputs(report, built.output_names, reference)
     preflight.check_effects(report, built, called.effects, kernel.state_remedy)
     preflight.check_repeatable(report, built, reference, called.effects)
+    written = [w.name for w in called.effects.state_writes()]
+    if written:  # what the window's "Keep as state" keeps (Kernel.with_state)
+        out["state_found"] = written
     t1 = time.perf_counter()
     try:
         traced, tracer_warnings = cpu_check_trace(built.module, eager.copies(built.inputs))

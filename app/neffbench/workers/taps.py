@@ -35,17 +35,20 @@ def apply(job_dir: Path, built: Any, out: Any) -> Any:
         return None
     import torch
 
+    from neffbench.backends.eager import copies
     from neffbench.runs import arrays
     from neffbench.taps import compare, select
     from neffbench.taps.wrapper import Tapped
 
     try:
-        plan = select.plan(built.module, built.inputs, tuple(request.get("patterns") or ()), request.get("depth"))
+        plan = select.plan(
+            built.module, copies(built.inputs), tuple(request.get("patterns") or ()), request.get("depth")
+        )
     except select.TapError as exc:
         raise JobFailure(str(exc)) from exc
     if not plan.taps:
         raise JobFailure("no module to tap: " + " ".join(plan.notes or ["the selection is empty."]))
-    float64 = compare.float64_reference(built.module, built.inputs, plan.taps)
+    float64 = compare.float64_reference(built.module, copies(built.inputs), plan.taps)
     if isinstance(float64, dict):
         saved = arrays.Arrays()
         for tap in plan.taps:
@@ -75,4 +78,4 @@ def apply(job_dir: Path, built: Any, out: Any) -> Any:
     if built.output_names:  # roles stay aligned only when the module's own outputs are named
         built.output_names = (*built.output_names, *(t.name for t in plan.taps))
     with torch.no_grad():
-        return built.module(*built.inputs)
+        return built.module(*copies(built.inputs))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QSplitter,
@@ -86,10 +87,16 @@ class _FitScroll(QScrollArea):
 
 
 class CheckView(QWidget):
-    """Presents one probe ``check`` report."""
+    """Presents one probe ``check`` report. ``keep_state_requested`` carries the names of the buffers the forward
+    writes, when the user asks to keep them as the module's state."""
+
+    keep_state_requested = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self._state_found: list[str] = []
+        self.keep_state_button = QPushButton("Keep as &state", visible=False)
+        self.keep_state_button.clicked.connect(self._on_keep_state_button_clicked)
         self.verdict_badge = QLabel("CPU check: not run")
         self.verdict_badge.setStyleSheet(theme.badge_style(None))
         self.check_label = QLabel(
@@ -148,6 +155,7 @@ class CheckView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(header)
         layout.addWidget(self.banner)
+        layout.addWidget(self.keep_state_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.problems_scroll)
         layout.addWidget(self.splitter, 1)
         layout.addStretch(0)
@@ -171,6 +179,12 @@ class CheckView(QWidget):
         self.check_label.setText(check_summary(report))
         self.check_label.setToolTip("\n".join(f"{k}: {v}" for k, v in (report.get("info") or {}).items()))
         self._show_banner(report, ok, errors)
+        self._state_found = [str(n) for n in report.get("state_found") or []]
+        self.keep_state_button.setVisible(bool(self._state_found))
+        self.keep_state_button.setToolTip(
+            "Keep what the forward writes as the module's state, passed in and returned by the compiled graph and "
+            "kept on the device from call to call: " + ", ".join(self._state_found)
+        )
         self._show_problems(errors + warnings if not report.get("error") else warnings)
         self.tensors.show_report(report)
         self._fill_interface(report)
@@ -279,3 +293,6 @@ class CheckView(QWidget):
                 f"{len(rows)} kind{'s' if len(rows) != 1 else ''}{dd}"
             )
             self.ops_label.setStyleSheet(f"color: {theme.BAD};" if flagged else "")
+
+    def _on_keep_state_button_clicked(self) -> None:
+        self.keep_state_requested.emit(list(self._state_found))

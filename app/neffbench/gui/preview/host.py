@@ -21,6 +21,7 @@ GENERIC_PANEL = "neffbench.gui.preview.kernel_panel:KernelPreviewPanel"
 class PreviewHost(QStackedWidget):
     bucket_chosen = Signal(int)
     check_requested = Signal()
+    keep_state_requested = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -39,6 +40,8 @@ class PreviewHost(QStackedWidget):
                 panel.bucket_chosen.connect(self.bucket_chosen)
             if hasattr(panel, "check_requested"):
                 panel.check_requested.connect(self.check_requested)
+            if hasattr(panel, "keep_state_requested"):
+                panel.keep_state_requested.connect(self.keep_state_requested)
             self.panels[name] = panel
             self.addWidget(panel)
         self.kernel = name

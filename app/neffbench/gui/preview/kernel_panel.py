@@ -30,9 +30,11 @@ VERDICT_TIPS = {
 
 
 class KernelPreviewPanel(QWidget):
-    """Presents a KernelPreview and a CPU check report; asks for a check through ``check_requested``."""
+    """Presents a KernelPreview and a CPU check report; asks for a check through ``check_requested``, and to keep
+    the buffers the forward writes as state through ``keep_state_requested``."""
 
     check_requested = Signal()
+    keep_state_requested = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -73,6 +75,7 @@ class KernelPreviewPanel(QWidget):
         self.tabs.addTab(self.check_view, "CPU check")
         self._layout()
         self.check_button.clicked.connect(self._on_check_button_clicked)
+        self.check_view.keep_state_requested.connect(self.keep_state_requested)
 
     def _layout(self) -> None:
         header = QHBoxLayout()

@@ -35,6 +35,7 @@ from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
+from neffbench.kernels import registry
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load_partial, save
 from neffbench.words import plural
@@ -291,6 +292,19 @@ class MainWindow(QMainWindow):
             return
         self.preview_stack.show_check_running()
         self.preview_controller.request_check(self.current_spec())
+
+    def _on_preview_stack_keep_state_requested(self, names: list) -> None:
+        kept = registry.for_spec(self.form.spec()).with_state(self.form.spec(), list(names))
+        if kept is None:
+            self.statusBar().showMessage("This kernel cannot keep state: its forward must return what it writes.", 8000)
+            return
+        self.form.set_spec(kept)
+        self.statusBar().showMessage(
+            f"Kept {plural(len(names), 'tensor')} as the module's state (State, under the module's advanced fields); "
+            "the CPU check runs again.",
+            8000,
+        )
+        self._on_preview_stack_check_requested()
 
     def _on_open_action_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

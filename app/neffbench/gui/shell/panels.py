@@ -40,6 +40,7 @@ def build_preview(window) -> None:
     preview.checked.connect(host.show_check)
     host.bucket_chosen.connect(window._on_preview_stack_bucket_chosen)
     host.check_requested.connect(window._on_preview_stack_check_requested)
+    host.keep_state_requested.connect(window._on_preview_stack_keep_state_requested)
     window.form.kernel_changed.connect(window._on_form_kernel_changed)
 
 

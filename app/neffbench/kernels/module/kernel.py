@@ -306,6 +306,10 @@ class ModuleKernel(Kernel):
 
         return make_inputs(spec, self._user_inputs(spec)[0], step, consumed)
 
+    def with_state(self, spec: ModuleCompileSpec, names: list[str]) -> ModuleCompileSpec:
+        kept = tuple(dict.fromkeys((*spec.module.state, *names)))
+        return dataclasses.replace(spec, module=dataclasses.replace(spec.module, state=kept))
+
     def state_remedy(self, names: list[str]) -> str:
         listed = ", ".join(f'"{n}"' for n in names)
         return (

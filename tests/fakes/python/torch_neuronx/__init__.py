@@ -88,6 +88,13 @@ def _aliased(func, aliases) -> dict[str, int]:
     return out
 
 
+def _held(func) -> dict[str, torch.Tensor]:
+    """Every parameter and buffer of a module, by name (none for a function)."""
+    if not isinstance(func, torch.nn.Module):
+        return {}
+    return {**dict(func.named_buffers()), **dict(func.named_parameters())}
+
+
 class _OnDevice(torch.nn.Module):
     """What the NEFF does when it is called: the module's tensors are constants in it (a write into one is gone
     with the call), except the state tensors of input_output_aliases, kept on the device and updated from the
@@ -152,10 +159,11 @@ def trace(
     workdir = Path(tempfile.mkdtemp(prefix="fake-neuronx-") if temporary else compiler_workdir)
     try:
         state = {n: func.get_parameter(n) for n in aliased}
-        before = {n: t.detach().clone() for n, t in state.items()}
+        held = _held(func)
+        before = {n: t.detach().clone() for n, t in held.items()}
         with torch.no_grad():
             outputs = _tensors(func(*inputs))
-            for name, tensor in state.items():  # the device's state starts from the values it was traced with
+            for name, tensor in held.items():  # the NEFF holds the values the module had when it was traced
                 tensor.copy_(before[name])
         for name, index in aliased.items():
             if index >= len(outputs) or outputs[index].shape != state[name].shape:
@@ -198,8 +206,8 @@ def trace(
         traced = torch.jit.trace(_OnDevice(func, aliased), example_inputs, strict=False)
         kept = dict(traced.named_parameters())
         with torch.no_grad():  # tracing ran it once: the state starts again from the values traced with
-            for name, value in before.items():
-                kept[f"func.{name}"].copy_(value)
+            for name in aliased:
+                kept[f"func.{name}"].copy_(before[name])
         return traced
     finally:
         if temporary:

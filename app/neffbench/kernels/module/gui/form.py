@@ -33,10 +33,11 @@ from neffbench.spec import CompilerSpec, Problem, is_active, validate
 from neffbench.spec.ignored import ignored_fields
 
 _JOB = ("name", "seed", "description")
-_MODULE = ("entry", "call", "path", "outputs", "examples")
+_MODULE = ("entry", "call", "path", "outputs", "state", "examples")
 _PLACEHOLDERS = {
     "module.path": "folders, such as src ../lib",
     "module.outputs": "such as logits 0 hidden_states",
+    "module.state": "such as layers.0.attn.k_cache layers.0.attn.v_cache",
     "module.examples": "file.py:make_examples",
     "module.entry": "package.module:attr or path/to/file.py:attr",
 }
