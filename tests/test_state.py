@@ -219,6 +219,33 @@ def test_the_legacy_compile_passes_input_output_aliases_and_reproduce_does_too(j
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "env"), [("legacy", fake_env("success")), ("torchneuron", torchneuron_env("success"))]
+)
+def test_reproduce_py_rebuilds_the_state_as_the_job_kept_it(jobs, name, env, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = jobs[name].job_dir / "reproduce.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "out")],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    inputs = torch.load(tmp_path / "out" / "example_inputs.pt")
+    assert len(inputs) == 2 + len(CACHES) and not any(t.any() for t in inputs[2:])  # the empty cache, lifted
+    reference = torch.load(tmp_path / "out" / "reference_outputs.pt")
+    saved = arrays.load(jobs[name].job_dir / "reference.npz")
+    for got, key in zip(reference, saved.arrays):
+        assert np.array_equal(got.numpy(), saved.arrays[key])
+
+
+@pytest.mark.slow
 def test_an_undeclared_cache_never_reaches_the_compiler(jobs):
     result = jobs["undeclared-legacy"]
     assert result.outcome == "failed"

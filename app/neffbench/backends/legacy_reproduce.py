@@ -125,13 +125,20 @@ def main(argv: list[str]) -> int:
     if not same_weights(module):
         return 3
     inputs = example_inputs()
-    with torch.no_grad():
-        reference = module(*inputs)
+    state = getattr(module, "STATE", ())
+    if state:  # the module's state (a KV cache), lifted out of it: given after the inputs, returned after the outputs
+        inputs = tuple(inputs) + module.initial_state()
+    with torch.no_grad():  # on copies: a forward writing into its inputs or its state must leave these as they were
+        reference = module(*(t.clone() for t in inputs))
     torch.save(inputs, out / "example_inputs.pt")
     torch.save(reference, out / "reference_outputs.pt")
     args = COMPILER_ARGS + ["--logfile", str(compiler_dir / "log-neuron-cc.txt")]
+    aliases = {{}}
+    if state:  # kept on the device as the job did: parameters aliased to the outputs that update them
+        module = module.kept(parameters=True)
+        inputs, aliases = inputs[: len(inputs) - len(state)], module.aliases()
     traced = torch_neuronx.trace(module, inputs, compiler_workdir=str(compiler_dir), compiler_args=args,
-                                 cpu_backend=CPU_BACKEND)
+                                 cpu_backend=CPU_BACKEND, input_output_aliases=aliases)
     torch.jit.save(traced, out / "model.pt")
     neffs = sorted(compiler_dir.glob("**/*.neff"))
     for neff in neffs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from neffbench.kernels.api import Built
+from neffbench.kernels.api import STATE_PREFIX, Built
 from neffbench.kernels.module.hf_compat import reproduce_source as hf_compat_source
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.kernels.source import module_source
@@ -62,7 +62,7 @@ CALL = {info.get("call")!r}  # factory: ENTRY(**KWARGS) builds the module; objec
 MODULE_DTYPE = {m.dtype!r}  # "keep", or the dtype the module is cast to before tracing
 IMPORT_PATH = {list(m.path)!r}
 KWARGS = {m.kwargs!r}
-INPUT_NAMES = {list(built.input_names)!r}
+INPUT_NAMES = {[n for n in built.input_names if not n.startswith(STATE_PREFIX)]!r}  # the state comes from the module
 INPUT_SPECS = {dict(spec.inputs)!r}
 EXAMPLES = {m.examples!r}
 BUCKET = {bucket!r}

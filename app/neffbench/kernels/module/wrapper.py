@@ -112,6 +112,10 @@ def source(
         "\n    def kept(self, parameters=True):\n"
         '        """The same wrapper keeping its state inside (parameters: for input_output_aliases)."""\n'
         "        return NeffbenchKept(self, parameters)\n"
+        "\n    def initial_state(self):\n"
+        '        """The state as the module holds it before any call (copies): what the first call is given."""\n'
+        "        inner = dict(self.inner.named_buffers()) | dict(self.inner.named_parameters())\n"
+        "        return tuple(inner[name].detach().clone() for name in self.STATE)\n"
         if state
         else ""
     )
