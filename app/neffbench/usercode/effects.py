@@ -148,7 +148,9 @@ def named_state(module: Any, prefix: str = "") -> list[tuple[str, str, Any]]:
     """(kind, name, tensor) of a module's parameters and buffers, names without ``prefix`` (a wrapper's ``inner.``)."""
     if not isinstance(module, torch.nn.Module):
         return []
-    found = [("parameter", n, t) for n, t in module.named_parameters(remove_duplicate=False)]
+    found: list[tuple[str, str, Any]] = [
+        ("parameter", n, t) for n, t in module.named_parameters(remove_duplicate=False)
+    ]
     found += [("buffer", n, t) for n, t in module.named_buffers(remove_duplicate=False) if t is not None]
     return [(kind, n.removeprefix(prefix), t) for kind, n, t in found]
 
@@ -229,20 +231,21 @@ def marking_uninitialised() -> Iterator[dict[int, str]]:
     such tensor is noted: :func:`uninitialised` then finds the parameters and buffers nothing ever wrote."""
     import torch.utils.deterministic
 
+    flags: Any = torch.utils.deterministic  # its attribute is set through a module-level property mypy cannot see
     deterministic, warn_only = (
         torch.are_deterministic_algorithms_enabled(),
         torch.is_deterministic_algorithms_warn_only_enabled(),
     )
-    fill = torch.utils.deterministic.fill_uninitialized_memory
+    fill = flags.fill_uninitialized_memory
     # warn_only: operations without a deterministic implementation must not fail the user's constructor.
     torch.use_deterministic_algorithms(True, warn_only=True)
-    torch.utils.deterministic.fill_uninitialized_memory = True
+    flags.fill_uninitialized_memory = True
     mode = _Allocations()
     try:
         with mode:
             yield mode.sites
     finally:
-        torch.utils.deterministic.fill_uninitialized_memory = fill
+        flags.fill_uninitialized_memory = fill
         torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
 
 

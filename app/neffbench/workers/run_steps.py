@@ -58,8 +58,9 @@ def carried(
     keeps_state = runtime == "torchscript"  # torch_neuronx.trace's module holds its state on the device
     ref = arrays.load(req["reference"])
     names = _roles(ref, list(ref.arrays))
-    atol, rtol, _ = req.get("tolerance") or (None, None, None)
-    tolerance = (float(atol), float(rtol)) if atol is not None else default_tolerance(ref)[:2]
+    given = req.get("tolerance")
+    atol, rtol, _ = given if given else default_tolerance(ref)
+    tolerance = (float(atol), float(rtol))
     n = len(state_keys)
     input_names = _roles(feeds, user_keys)
     user = tensors(feeds, user_keys)
