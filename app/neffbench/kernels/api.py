@@ -50,14 +50,24 @@ class TensorSig:
     shape: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class ValueRange:
+    """The whole numbers an input is declared to hold, ``low`` to ``high`` inclusive, and the words that declare
+    them (``randint(0, 1000)``, ``file("ids.npy")``): what any seed may draw, not only the example's values."""
+
+    low: int
+    high: int
+    declared: str
+
+
 @dataclass
 class Built:
     """What a job traces: the module, its example inputs in argument order, and their names.
 
     ``module`` takes tensors only and returns a tensor or a flat tuple of tensors. ``info`` goes into
     ``job.json`` under ``kernel_info`` (for the module kernel: entry, resolved name, file sha256, ...).
-    ``float64`` builds the same module and inputs in float64 for the dtype-cost comparison, or is None
-    where the module does not allow it.
+    ``value_ranges``: the declared ranges of integer inputs, by name; pre-flight reads the example's own
+    values for an input without one.
     """
 
     module: Any
@@ -66,6 +76,7 @@ class Built:
     output_names: tuple[str, ...] = ()
     info: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    value_ranges: dict[str, ValueRange] = field(default_factory=dict)
 
 
 class KernelError(Exception):

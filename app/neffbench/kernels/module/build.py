@@ -297,6 +297,7 @@ def build(spec: ModuleCompileSpec) -> Built:
         tuple(outs.name_of(p) for p in found.paths),
         info,
         warnings=[*target.notes, *binding.warnings],
+        value_ranges=tensors.value_ranges(spec.inputs, binding.inputs, inputs),
     )
 
 
