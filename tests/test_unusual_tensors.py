@@ -97,11 +97,11 @@ def test_the_digest_reads_sparse_and_nested_tensors_by_their_values(make):
 def test_a_tensor_the_digest_cannot_read_is_named_and_counted_by_its_shape_alone():
     first, second = weights_digest(odd_tensors.HoldsOpaque()), weights_digest(odd_tensors.HoldsOpaque())
     assert first["unread"] == ["buffer opaque"]
-    assert first["method"] == (
+    assert first["method"].startswith(
         "every byte, except where neffbench cannot read a tensor, whose name, dtype and shape count instead: the "
-        "buffer 'opaque' (a tensor of class Opaque: Opaque implements no operation (aten.detach.default)); this is "
-        "a limit of neffbench, not of your module"
+        "buffer 'opaque' (a tensor of class Opaque: Opaque implements no operation (aten."
     )
+    assert first["method"].endswith("); this is a limit of neffbench, not of your module")
     assert first["tensors"] == 3 and first["sha256"] != second["sha256"]  # the Linear's weights are random
 
 
@@ -266,8 +266,9 @@ def test_modules_holding_unusual_buffers_compile(tmp_path, backend):
     assert sparse["weights"]["tensors"] == 3 and "unread" not in sparse["weights"]
     assert sparse["numerics"]["dtype_cost"]["checked"] is True
     assert opaque["weights"]["unread"] == ["buffer inner.opaque"]
-    assert opaque["numerics"]["dtype_cost"]["reason"] == (
+    reason = opaque["numerics"]["dtype_cost"]["reason"]
+    assert reason.startswith(
         "neffbench cannot copy the buffer 'opaque' (a tensor of class Opaque) to run the module in float64: "
-        "NotImplementedError: Opaque implements no operation (aten.clone.default); this is a limit of neffbench, not "
-        "of your module"
+        "NotImplementedError: Opaque implements no operation (aten."
     )
+    assert reason.endswith("); this is a limit of neffbench, not of your module")
