@@ -103,6 +103,7 @@ def test_check_and_compile_refuse_it_before_anything_starts(tmp_path):
     assert not (tmp_path / "wd").exists() or not any((tmp_path / "wd").iterdir())  # no job started
 
 
+@pytest.mark.gui
 def test_the_form_shows_the_refusal_under_extra_args(window, qtbot, tmp_path):
     path = tmp_path / "native.toml"
     path.write_text(

@@ -179,14 +179,15 @@ def _read_attributes(graph: Any) -> set[str]:
     return read
 
 
-def check_module_tensors(report: Report, traced: Any) -> None:
-    """Parameters and buffers that are not plain dense tensors (whisper's sparse ``alignment_heads``), by the user's
-    names, and whether the traced graph reads them."""
-    unusual = unusual_tensors(traced)
+def check_module_tensors(report: Report, module: Any, traced: Any) -> None:
+    """Parameters and buffers of ``module`` that are not plain dense tensors (whisper's sparse ``alignment_heads``),
+    by the user's names, and whether the graph ``traced`` from it reads them. The eager module is walked, not the
+    traced one, whose attributes are slow to list."""
+    unusual = unusual_tensors(module)
     if not unusual:
         return
-    root = root_of(traced)
-    prefix = next((f"{n}." for n, m in traced.named_children() if m is root), "")
+    root = root_of(module)
+    prefix = next((f"{n}." for n, m in module.named_children() if m is root), "")
     read = _read_attributes(traced.inlined_graph)
     for role, name, what in unusual:
         if prefix + name in read:
@@ -279,8 +280,7 @@ def _python_op_site(node: Any) -> str:
 
 
 def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], output_names: tuple[str, ...]) -> None:
-    """Operator counts, data-dependent ops, unused inputs, outputs that depend on no input, and parameters and
-    buffers that are not plain dense tensors."""
+    """Operator counts, data-dependent ops, unused inputs and outputs that depend on no input."""
     graph = traced.inlined_graph
     counts: Counter[str] = Counter()
     for node in graph.nodes():
@@ -326,7 +326,6 @@ def analyze_graph(report: Report, traced: Any, input_names: tuple[str, ...], out
             name = output_names[i] if i < len(output_names) else f"output{i}"
             report.constant_outputs.append(name)
             report.warning(f"output '{name}' depends on no input: it is a constant baked into the NEFF.")
-    check_module_tensors(report, traced)
     kept = [n for n in input_names if n not in report.unused_inputs]
     report.interface = {
         "inputs": [f"input{i} <- {n}" for i, n in enumerate(kept)],

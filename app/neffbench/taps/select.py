@@ -100,9 +100,7 @@ def root_of(module: Any) -> Any:
     import torch
 
     inner = getattr(module, "inner", None)
-    # A traced wrapper keeps its class's name as ``original_name``.
-    name = getattr(module, "original_name", type(module).__name__)
-    if name == module_wrapper.CLASS_NAME and isinstance(inner, torch.nn.Module):
+    if type(module).__name__ == module_wrapper.CLASS_NAME and isinstance(inner, torch.nn.Module):
         return inner
     return module
 

@@ -33,5 +33,6 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
     for message in tracer_warnings:
         report.warning(message)
     preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+    preflight.check_module_tensors(report, built.module, traced)
     job.preflight_gate(report, final=True)
     return traced

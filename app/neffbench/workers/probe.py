@@ -141,6 +141,7 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
         for message in tracer_warnings:
             report.warning(message)
         preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+        preflight.check_module_tensors(report, built.module, traced)
     except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
         report.error(f"the CPU trace failed: {type(exc).__name__}: {_sentence(exc)}")
     timings["trace_s"] = time.perf_counter() - t1
