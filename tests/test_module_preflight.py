@@ -187,9 +187,12 @@ def test_complex_input_is_an_error():
     import torch
 
     from neffbench.jobs import preflight
+    from neffbench.kernels.api import Built
+    from neffbench.presets import load_preset
 
     report = preflight.Report()
-    preflight.check_inputs(report, ("z",), (torch.zeros(2, dtype=torch.complex64),))
+    built = Built(None, (torch.zeros(2, dtype=torch.complex64),), ("z",))
+    preflight.check_inputs(report, built, load_preset("seed"), makes_neff=True)
     assert report.errors == [
         "input 'z' is complex64: Neuron has no complex dtypes; pass the real and imaginary parts as two float tensors."
     ]
@@ -221,16 +224,9 @@ def test_tracer_warnings_name_the_users_file_and_line():
     assert message.startswith("TracerWarning at problems.py:117: Converting a tensor to a Python boolean")
 
 
-def test_int64_inputs_warn_unless_native_int64_is_asked_for():
+def test_int64_ids_that_fit_int32_get_no_warning():
     report = _check(f"{P}:TokenEmbedding", {"input_ids": "i64[1,8] randint(0, 100)"})
-    assert _messages(report, "warning") == [
-        "input 'input_ids' is int64: neuronx-cc downcasts int64 to int32 unless told --native-int64=enabled "
-        "(neuronx-cc 2.27+, Trn2 and later), so values beyond 2**31 are lost."
-    ]
-    from neffbench.jobs.preflight import native_int64
-
-    assert native_int64(("--native-int64=enabled",)) and native_int64(("--native-int64", "enabled"))
-    assert not native_int64(("--native-int64=disabled",))
+    assert report["ok"] is True and _messages(report, "warning") == []
 
 
 def test_a_constant_fixes_the_float_parameter_and_outputs_pick_around_a_none():

@@ -22,6 +22,10 @@ CONFIRMED = frozenset({"sunda", "cayman"})
 # Families that take --lnc (neuronx-cc documents it for Trn2 and later only).
 LNC_FAMILIES = ("trn2", "trn3")
 
+# Families that run int64 natively when told --native-int64=enabled (neuronx-cc 2.27+, SDK 2.32): "Only available
+# on trn2 and later"; on the others int64 is always downcast to int32.
+NATIVE_INT64_FAMILIES = ("trn2", "trn3")
+
 # A variant shares its family's name in a codename's label: Trn1n is a Trn1 with more network.
 _VARIANT_OF = {"trn1n": "trn1"}
 
@@ -58,3 +62,7 @@ def codename_label(name: str | None) -> str:
 
 def supports_lnc(family: str) -> bool:
     return family in LNC_FAMILIES
+
+
+def supports_native_int64(family: str) -> bool:
+    return family in NATIVE_INT64_FAMILIES

@@ -6,13 +6,13 @@ same module, where the module allows one. Runs inside the worker (it needs torch
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import torch
 
 from neffbench.kernels import registry
 from neffbench.kernels.api import TOLERANCES, Built
+from neffbench.taps.compare import float64_refusal, float64_twin
 
 # --auto-cast moves FP32 arithmetic to another type, so the error to expect is that type's.
 _AUTO_CAST_DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
@@ -99,16 +99,11 @@ def dtype_cost(built: Built, reference: Any) -> dict[str, Any]:
     pin their dtype); then ``checked`` is False with the reason.
     """
     try:
-        module64 = copy.deepcopy(built.module).double()
-        inputs64 = tuple(t.double() if t.is_floating_point() else t.clone() for t in built.inputs)
+        module64, inputs64 = float64_twin(built.module, built.inputs)
         with torch.no_grad():
             out64 = module64(*inputs64)
     except Exception as exc:  # noqa: BLE001 - any refusal of the module means "not possible here"
-        return {
-            "checked": False,
-            "reason": f"the module does not run in float64: {type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": "),
-        }
+        return {"checked": False, "reason": float64_refusal(exc)}
     got, want = as_tuple(reference), as_tuple(out64)
     outputs = []
     for i, (a, b) in enumerate(zip(got, want)):

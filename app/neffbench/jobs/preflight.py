@@ -11,6 +11,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from neffbench.kernels.api import ValueRange
+from neffbench.schema.compiler import native_int64
+from neffbench.taps.select import root_of, unusual_tensors
+from neffbench.targets import supports_native_int64
+from neffbench.usercode.tensors import dense, describe
+
 # Ops whose output shape depends on the values of their input: a NEFF has static shapes.
 DATA_DEPENDENT_OPS = frozenset(
     {
@@ -70,28 +76,78 @@ def _dtype(t: Any) -> str:
     return str(t.dtype).replace("torch.", "")
 
 
-def native_int64(extra_args: tuple[str, ...] | list[str]) -> bool:
-    """Whether the compiler is told to keep int64 (neuronx-cc 2.27+, Trn2 and later)."""
-    joined = " ".join(extra_args).replace("=", " ").split()
-    return any(
-        tok == "--native-int64" and i + 1 < len(joined) and joined[i + 1] == "enabled" for i, tok in enumerate(joined)
-    )
+_INT32 = (-(2**31), 2**31 - 1)
+_MAKE_DENSE = "to_dense(), dequantize()"
 
 
-def check_inputs(report: Report, names: tuple[str, ...], inputs: tuple[Any, ...], *, keeps_int64: bool = False) -> None:
-    for name, tensor in zip(names, inputs):
+def _number(n: int) -> str:
+    """``2**40 - 1`` for a number next to a large power of two, else the number itself."""
+    if n < 0:
+        magnitude = _number(-n)
+        return f"-({magnitude})" if " " in magnitude else f"-{magnitude}"
+    for k in range(16, 64):
+        if n in (2**k, 2**k - 1):
+            return f"2**{k}" if n == 2**k else f"2**{k} - 1"
+    return str(n)
+
+
+def _int64_fate(spec: Any, makes_neff: bool) -> tuple[str, str]:
+    """(severity, what happens and what to do) for int64 values beyond int32 in a compile of ``spec``: an error
+    where the NEFF gets them downcast to int32, else a warning."""
+    target = spec.compiler.target
+    if makes_neff and native_int64(spec.compiler.extra_args) and supports_native_int64(target):
+        return "warning", (
+            f"--native-int64=enabled keeps them int64 on {target}, except in operations without an int64 datapath "
+            "(matrix multiplication, scatter-with-compute, all-reduce and reduce-scatter compute in floating point, "
+            "integer power in int32) as --implicit-integer-downcast permits"
+        )
+    within = f"keep them within int32 ({_number(_INT32[0])} to {_number(_INT32[1])})"
+    if supports_native_int64(target):
+        downcast = "neuronx-cc downcasts int64 to int32 unless told --native-int64=enabled"
+        todo = f"add --native-int64=enabled to the extra args (neuronx-cc 2.27+), or {within}"
+    else:
+        downcast = f"neuronx-cc downcasts int64 to int32 for --target {target}"
+        todo = f"{within}, or compile for trn2 or later with --native-int64=enabled (neuronx-cc 2.27+)"
+    if not makes_neff:
+        return "warning", f"no NEFF is made here, but {downcast}, so on Neuron they would wrap: {todo}"
+    return "error", f"{downcast}, so they would wrap: {todo}"
+
+
+def _int64_range(
+    report: Report, name: str, tensor: Any, declared: ValueRange | None, spec: Any, makes_neff: bool
+) -> None:
+    """An int64 input whose values (as declared, else as drawn) do not fit int32; nothing when they fit."""
+    if declared is None:
+        values = dense(tensor)
+        if not values.numel():
+            return
+        declared = ValueRange(int(values.min()), int(values.max()), "the example's values")
+    low, high = declared.low, declared.high
+    if _INT32[0] <= low and high <= _INT32[1]:
+        return
+    severity, fate = _int64_fate(spec, makes_neff)
+    held = f"the value {_number(low)}" if low == high else f"values from {_number(low)} to {_number(high)}"
+    sentence = f"input '{name}' holds {held} ({declared.declared}), beyond int32: {fate}."
+    (report.error if severity == "error" else report.warning)(sentence)
+
+
+def check_inputs(report: Report, built: Any, spec: Any, *, makes_neff: bool) -> None:
+    """Each input: a plain dense tensor of a dtype Neuron has, whose int64 values survive what the compile does to
+    them (``makes_neff``: whether this job's backend makes a NEFF at all)."""
+    for name, tensor in zip(built.input_names, built.inputs):
+        what = describe(tensor)
         dtype = _dtype(tensor)
-        if dtype in _COMPLEX:
+        if what is not None:
+            report.error(
+                f"input '{name}' is {what}: a NEFF takes plain dense tensors only; pass it as one ({_MAKE_DENSE})."
+            )
+        elif dtype in _COMPLEX:
             report.error(
                 f"input '{name}' is {dtype}: Neuron has no complex dtypes; pass the real and imaginary "
                 "parts as two float tensors."
             )
-        elif dtype == "int64" and not keeps_int64:
-            report.warning(
-                f"input '{name}' is int64: neuronx-cc downcasts int64 to int32 unless told "
-                "--native-int64=enabled (neuronx-cc 2.27+, Trn2 and later), so values beyond 2**31 "
-                "are lost."
-            )
+        elif dtype == "int64":
+            _int64_range(report, name, tensor, built.value_ranges.get(name), spec, makes_neff)
 
 
 def check_outputs(report: Report, names: tuple[str, ...], outputs: tuple[Any, ...]) -> None:
@@ -101,10 +157,52 @@ def check_outputs(report: Report, names: tuple[str, ...], outputs: tuple[Any, ..
         report.error("the module returns no tensor at all: a NEFF needs at least one tensor output.")
     for i, tensor in enumerate(outputs):
         name = names[i] if i < len(names) else f"output{i}"
-        if isinstance(tensor, torch.Tensor) and _dtype(tensor) in _COMPLEX:
+        if not isinstance(tensor, torch.Tensor):
+            continue
+        what = describe(tensor)
+        if what is not None:
+            report.error(
+                f"output '{name}' is {what}: a NEFF returns plain dense tensors only; return it as one ({_MAKE_DENSE})."
+            )
+        elif _dtype(tensor) in _COMPLEX:
             report.error(
                 f"output '{name}' is {_dtype(tensor)}: Neuron has no complex dtypes; return "
                 "torch.view_as_real(...) instead."
+            )
+
+
+def _read_attributes(graph: Any) -> set[str]:
+    """Dotted paths (``inner.decoder.alignment_heads``) of the module attributes the traced graph uses."""
+    paths: dict[Any, str] = {}
+    read: set[str] = set()
+    for node in graph.findAllNodes("prim::GetAttr"):
+        owner = paths.get(list(node.inputs())[0], "")
+        path = f"{owner}.{node.s('name')}" if owner else node.s("name")
+        paths[node.output()] = path
+        if node.output().uses():
+            read.add(path)
+    return read
+
+
+def check_module_tensors(report: Report, module: Any, traced: Any) -> None:
+    """Parameters and buffers of ``module`` that are not plain dense tensors (whisper's sparse ``alignment_heads``),
+    by the user's names, and whether the graph ``traced`` from it reads them. The eager module is walked, not the
+    traced one, whose attributes are slow to list."""
+    unusual = unusual_tensors(module)
+    if not unusual:
+        return
+    root = root_of(module)
+    prefix = next((f"{n}." for n, m in module.named_children() if m is root), "")
+    read = _read_attributes(traced.inlined_graph)
+    for role, name, what in unusual:
+        if prefix + name in read:
+            report.warning(
+                f"the traced graph reads the {role} '{name}', {what}: a NEFF holds plain dense tensors only, so "
+                f"make it one when the module is built ({_MAKE_DENSE})."
+            )
+        else:
+            report.warning(
+                f"the {role} '{name}' is {what}, which the traced graph never reads: it is left out of the NEFF."
             )
 
 

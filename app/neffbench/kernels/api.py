@@ -55,12 +55,24 @@ class TensorSig:
     shape: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class ValueRange:
+    """The whole numbers an input is declared to hold, ``low`` to ``high`` inclusive, and the words that declare
+    them (``randint(0, 1000)``, ``file("ids.npy")``): what any seed may draw, not only the example's values."""
+
+    low: int
+    high: int
+    declared: str
+
+
 @dataclass
 class Built:
     """What a job traces: the module, its example inputs in argument order, and their names.
 
     ``module`` takes tensors only and returns a tensor or a flat tuple of tensors. ``info`` goes into
     ``job.json`` under ``kernel_info`` (for the module kernel: entry, resolved name, file sha256, ...).
+    ``value_ranges``: the declared ranges of integer inputs, by name; pre-flight reads the example's own
+    values for an input without one.
     """
 
     module: Any
@@ -79,6 +91,7 @@ class Built:
     # The prefix of the user's module's parameter and buffer names inside ``module`` (``inner.`` for a wrapper):
     # messages name them as the user's own module does.
     path_prefix: str = ""
+    value_ranges: dict[str, ValueRange] = field(default_factory=dict)
 
 
 class KernelError(Exception):

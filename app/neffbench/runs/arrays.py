@@ -55,10 +55,13 @@ class Arrays:
 
 
 def from_tensor(tensor: Any) -> tuple[np.ndarray, str]:
-    """A torch tensor as (numpy array, true dtype); bfloat16 as its uint16 bits."""
+    """A torch tensor as (numpy array, true dtype); bfloat16 as its uint16 bits, a sparse one made dense, a quantized
+    one dequantized (``neffbench.usercode.tensors.dense``, which raises UnreadableTensor for one without values)."""
     import torch
 
-    t = tensor.detach().cpu().contiguous()
+    from neffbench.usercode.tensors import dense
+
+    t = dense(tensor).contiguous()
     dtype = str(t.dtype).replace("torch.", "")
     if dtype in _BITS:
         return t.view(getattr(torch, _BITS[dtype])).numpy(), dtype

@@ -146,6 +146,12 @@ def parse_extra_args(extra: tuple[str, ...] | list[str]) -> list[tuple[str, str 
     return out
 
 
+def native_int64(extra: tuple[str, ...] | list[str]) -> bool:
+    """Whether extra args tell neuronx-cc to keep int64 (``--native-int64=enabled``, the right-most one winning)."""
+    values = [value for opt, value in parse_extra_args(extra) if opt == "--native-int64"]
+    return bool(values) and values[-1] == "enabled"
+
+
 def split_extra_args(text: str) -> tuple[str, ...]:
     """Shell-split extra args typed as one line; raises ValueError with shlex's reason."""
     return tuple(shlex.split(text))
@@ -220,6 +226,15 @@ def compiler_problems(spec: Any, problems: list[Problem]) -> None:
                 problems.append(
                     _warning("compiler.extra_args", f"{opt} {value} in extra args repeats the {name} field.")
                 )
+    if native_int64(c.extra_args) and not targets.supports_native_int64(c.target):
+        problems.append(
+            _error(
+                "compiler.extra_args",
+                f'--native-int64=enabled is not for target {c.target}: neuronx-cc documents it as "Only available '
+                'on trn2 and later" ("On earlier targets int64 operations are always downcast to int32"); remove '
+                "it, or compile for trn2 or later.",
+            )
+        )
     if c.fast_loading and "--enable-fast-loading-neuron-binaries" in c.extra_args:
         problems.append(
             _warning("compiler.extra_args", "--enable-fast-loading-neuron-binaries repeats the fast-loading field.")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from neffbench.kernels.api import TOLERANCES
-from neffbench.taps.select import Tap
+from neffbench.taps.select import Tap, unusual_tensors
 
 REFERENCES = ("vs_eager", "vs_float64")
 
@@ -74,7 +74,9 @@ def as_float64(value: Any, dtype: str | None = None) -> np.ndarray:
     if hasattr(value, "detach"):
         import torch
 
-        tensor = value.detach().cpu()
+        from neffbench.usercode.tensors import dense
+
+        tensor = dense(value)
         return (tensor.to(torch.float64) if tensor.dtype != torch.bool else tensor.to(torch.int64)).numpy()
     array = np.asarray(value)
     if dtype == "bfloat16" and array.dtype == np.uint16:
@@ -183,13 +185,44 @@ def tapped_outputs(module: Any, inputs: Sequence[Any], taps: Sequence[Tap]) -> d
         return tapped.split(tapped(*inputs))[1]
 
 
-def float64_reference(module: Any, inputs: Sequence[Any], taps: Sequence[Tap]) -> dict[str, Any] | str:
-    """Each tap's output of a float64 copy of ``module`` on float64 inputs (integer inputs stay integers), or
-    why the module does not run in float64 (ops without a float64 kernel, a module that pins its dtype)."""
+class Float64Refused(Exception):
+    """A module that cannot be run in float64; the message is the reason a record gives."""
+
+
+def float64_twin(module: Any, inputs: Sequence[Any]) -> tuple[Any, tuple[Any, ...]]:
+    """A float64 copy of ``module`` and ``inputs`` (integer inputs stay integers). A copy that fails on a parameter
+    or buffer that is not a plain dense tensor is neffbench's limit, and Float64Refused says so, naming it."""
     try:
         module64 = copy.deepcopy(module).double()
-        inputs64 = tuple(t.double() if t.is_floating_point() else t for t in inputs)
-        return tapped_outputs(module64, inputs64, taps)
+    except Exception as exc:  # noqa: BLE001 - the user's tensors may refuse a copy any way they like
+        unusual = unusual_tensors(module)
+        if not unusual:
+            raise
+        role, name, what = unusual[0]
+        raise Float64Refused(
+            f"neffbench cannot copy the {role} '{name}' ({what}) to run the module in float64: "
+            f"{type(exc).__name__}: {_first_line(exc)}; this is a limit of neffbench, not of your module"
+        ) from exc
+    # Copies of integer inputs too: a forward writing into its inputs must leave the job's own as they were.
+    return module64, tuple(t.double() if t.is_floating_point() else t.clone() for t in inputs)
+
+
+def float64_refusal(exc: Exception) -> str:
+    """Why a module did not run in float64: Float64Refused's own words, else the error (ops without a float64
+    kernel, a module that pins its dtype)."""
+    if isinstance(exc, Float64Refused):
+        return str(exc)
+    return f"the module does not run in float64: {type(exc).__name__}: {_first_line(exc)}".rstrip(": ")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else ""
+
+
+def float64_reference(module: Any, inputs: Sequence[Any], taps: Sequence[Tap]) -> dict[str, Any] | str:
+    """Each tap's output of a float64 copy of ``module`` on float64 inputs (integer inputs stay integers), or
+    why the module does not run in float64."""
+    try:
+        return tapped_outputs(*float64_twin(module, inputs), taps)
     except Exception as exc:  # noqa: BLE001 - any refusal of the module means "not possible here"
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        return f"the module does not run in float64: {type(exc).__name__}: {first}".rstrip(": ")
+        return float64_refusal(exc)

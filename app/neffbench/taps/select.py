@@ -17,6 +17,7 @@ from typing import Any
 
 from neffbench.kernels.module import wrapper as module_wrapper
 from neffbench.kernels.module.outputs import Leaves, collect, name_of
+from neffbench.usercode.tensors import describe
 
 MAX_TAPS = 64  # the default depth is the deepest whose taps are at most this many
 
@@ -91,6 +92,7 @@ class _Call:
     part: str | None = None  # None: the output holds no tensor
     dtype: str = ""
     shape: tuple[int, ...] = ()
+    unusual: str | None = None  # what the first tensor is when not a plain dense one ("a sparse_coo tensor")
 
 
 def root_of(module: Any) -> Any:
@@ -101,6 +103,15 @@ def root_of(module: Any) -> Any:
     if type(module).__name__ == module_wrapper.CLASS_NAME and isinstance(inner, torch.nn.Module):
         return inner
     return module
+
+
+def unusual_tensors(module: Any) -> list[tuple[str, str, str]]:
+    """(``parameter``/``buffer``, name, what it is) of each parameter and buffer of the user's module that is not a
+    plain dense tensor (``neffbench.usercode.tensors.describe``), named as the user's ``named_buffers()`` names it."""
+    root = root_of(module)
+    found = [("parameter", n, t) for n, t in root.named_parameters()]
+    found += [("buffer", n, t) for n, t in root.named_buffers() if t is not None]
+    return [(role, name, what) for role, name, t in found if (what := describe(t)) is not None]
 
 
 def first_tensor(value: Any) -> tuple[str, Any] | tuple[None, None]:
@@ -154,7 +165,8 @@ def record_calls(module: Any, inputs: Sequence[Any]) -> list[_Call]:
         if call.calls == 1:
             part, tensor = first_tensor(output)
             if part is not None and tensor is not None:
-                call.part, call.dtype, call.shape = part, str(tensor.dtype).replace("torch.", ""), tuple(tensor.shape)
+                call.part, call.dtype, call.unusual = part, str(tensor.dtype).replace("torch.", ""), describe(tensor)
+                call.shape = tuple(tensor.shape) if call.unusual is None else ()
             order.append(path)
 
     order: list[str] = []
@@ -242,6 +254,11 @@ def plan(
     for call in chosen:
         if call.part is None:
             notes.append(f"{call.path} ({call.cls}) returns no tensor, so it is not tapped.")
+            continue
+        if call.unusual is not None:
+            notes.append(
+                f"{call.path} ({call.cls}) returns {call.unusual}, which a NEFF cannot return, so it is not tapped."
+            )
             continue
         if call.calls > 1:
             notes.append(f"{call.path} is called {call.calls} times; its tap is the output of the first call.")

@@ -37,6 +37,7 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
     job.tracer_warnings = tracer_warnings
     tracer_warnings.report(report)
     preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+    preflight.check_module_tensors(report, built.module, traced)
     if not blocking and not report.errors:  # cpu-check's own verification makes this comparison, and more
         generalises(report, traced, built, load(job.job_dir / "spec.toml"), tracer_warnings)
     job.preflight_gate(report, final=True)

@@ -29,22 +29,30 @@ def _sentence(exc: BaseException) -> str:
 
 
 def _tensor_report(name: str, tensor: Any) -> dict[str, Any]:
+    """Statistics and a histogram of a tensor's values (a sparse one's as dense, a quantized one's dequantized);
+    for one without values to read (meta, nested), none, and a note saying why."""
     import numpy as np
     import torch
 
     from neffbench.kernels.plots import histogram, stats
+    from neffbench.usercode.tensors import UnreadableTensor, dense
 
-    flat = tensor.detach().reshape(-1)
+    note = None
+    try:
+        flat = dense(tensor).reshape(-1)
+    except UnreadableTensor as exc:
+        flat, note = torch.zeros(0), f"no statistics: {exc}"
     if flat.numel() > SAMPLE:
         flat = flat[:: flat.numel() // SAMPLE + 1]
-    values = flat.to(torch.float64).numpy() if not tensor.is_complex() else np.abs(flat.numpy())
+    values = flat.to(torch.float64).numpy() if not flat.is_complex() else np.abs(flat.numpy())
     hist = histogram(name, values, bins=HISTOGRAM_BINS)
     return {
         "name": name,
         "dtype": str(tensor.dtype).replace("torch.", ""),
-        "shape": list(tensor.shape),
+        "shape": list(tensor.shape) if not tensor.is_nested else [],
         "stats": stats(values),
         "histogram": {"edges": np.asarray(hist.x).tolist(), "counts": np.asarray(hist.y).tolist()},
+        **({"note": note} if note else {}),
     }
 
 
@@ -114,12 +122,10 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     out["sources"] = recorder.result(built.module)
     for message in built.warnings:
         report.warning(message)
-    preflight.check_inputs(
-        report, built.input_names, built.inputs, keeps_int64=preflight.native_int64(spec.compiler.extra_args)
-    )
+    backend = request.get("backend") or "cpu-check"
+    preflight.check_inputs(report, built, spec, makes_neff=backends.get(backend).makes_neff)
     called = eager.call(built)
     reference = called.outputs
-    backend = request.get("backend") or "cpu-check"
     compiler = None
     # Asked only when it matters: neuronx-cc --version takes seconds.
     if called.complex_found and backends.get(backend).asks_compiler_version:
@@ -140,6 +146,7 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
         traced, tracer_warnings = cpu_check_trace(built.module, eager.copies(built.inputs))
         tracer_warnings.report(report)
         preflight.analyze_graph(report, traced, built.input_names, built.output_names)
+        preflight.check_module_tensors(report, built.module, traced)
         if not report.errors:  # a graph already refused needs no second opinion
             generalises(report, traced, built, spec, tracer_warnings)
     except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes

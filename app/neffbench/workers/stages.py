@@ -104,9 +104,7 @@ class Job:
         report = preflight.Report()
         for message in built.warnings:
             report.warning(message)
-        preflight.check_inputs(
-            report, built.input_names, built.inputs, keeps_int64=preflight.native_int64(spec.compiler.extra_args)
-        )
+        preflight.check_inputs(report, built, spec, makes_neff=backend.makes_neff)
         if built.info:
             self.out.event({"type": "kernel_info", "info": built.info})
         reproduce.write(self.job_dir, spec, backend=backend, built=built, weights=weights)

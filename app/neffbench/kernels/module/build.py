@@ -369,6 +369,7 @@ def build(spec: ModuleCompileSpec) -> Built:
         state=state,
         eager_outputs=eager,
         path_prefix="inner.",
+        value_ranges=tensors.value_ranges(spec.inputs, binding.inputs, inputs),
     )
 
 

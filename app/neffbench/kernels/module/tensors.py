@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from neffbench.kernels.api import ValueRange
+
 if TYPE_CHECKING:  # torch stays out of the GUI process: it is imported inside build() only
     import torch
 
@@ -240,6 +242,36 @@ def _format_init(init: Init) -> str:
 def describe(name: str, spec: TensorSpec, bucket: Mapping[str, int]) -> str:
     dims = ",".join(str(size) for size in spec.shape(bucket))
     return f"{name}: {spec.dtype}[{dims}] {_format_init(spec.init)}"
+
+
+def value_ranges(texts: Mapping[str, str], names: list[str], inputs: tuple[torch.Tensor, ...]) -> dict[str, ValueRange]:
+    """The declared range of each integer input built from a tensor spec (``texts``: the spec's [inputs]); an
+    input from the examples function declares none, so pre-flight reads its values."""
+    out = {}
+    for name, tensor in zip(names, inputs):
+        found = _value_range(parse(texts[name]), tensor) if name in texts else None
+        if found is not None:
+            out[name] = found
+    return out
+
+
+def _value_range(spec: TensorSpec, tensor: torch.Tensor) -> ValueRange | None:
+    """The whole numbers an integer input's init declares (any seed's draw, inclusive), with the init as written;
+    a file declares what it holds. None for float and bool inputs, and for an empty one."""
+    if spec.dtype not in INT_DTYPES or tensor.numel() == 0:
+        return None
+    kind, args = spec.init.kind, spec.init.args
+    if kind == "randint":
+        low, high = args[0], args[1] - 1
+    elif kind == "full":
+        low = high = args[0]
+    elif kind in ("ones", "zeros"):
+        low = high = int(kind == "ones")
+    elif kind == "arange":
+        low, high = 0, tensor.numel() - 1
+    else:
+        low, high = int(tensor.min()), int(tensor.max())
+    return ValueRange(int(low), int(high), _format_init(spec.init))
 
 
 def build(
