@@ -89,10 +89,21 @@ def _aliased(func, aliases) -> dict[str, int]:
 
 
 def _held(func) -> dict[str, torch.Tensor]:
-    """Every parameter and buffer of a module, by name (none for a function)."""
+    """Every parameter and buffer of a module that a NEFF holds as a plain array, by name (none for a function)."""
     if not isinstance(func, torch.nn.Module):
         return {}
-    return {**dict(func.named_buffers()), **dict(func.named_parameters())}
+    found = {**dict(func.named_buffers()), **dict(func.named_parameters())}
+    return {name: t for name, t in found.items() if _plain(t)}
+
+
+def _plain(tensor) -> bool:
+    """A plain dense array: sparse, quantized, meta tensors and subclasses of their own are not constants of a NEFF."""
+    return (
+        type(tensor).__torch_dispatch__ is torch.Tensor.__torch_dispatch__
+        and tensor.layout == torch.strided
+        and not tensor.is_quantized
+        and tensor.device.type != "meta"
+    )
 
 
 class _OnDevice(torch.nn.Module):
@@ -111,7 +122,7 @@ class _OnDevice(torch.nn.Module):
             for table in (module._parameters, module._buffers):
                 for key, value in table.items():
                     name = f"{prefix}.{key}" if prefix else key
-                    if value is not None and name not in self.aliased:
+                    if value is not None and name not in self.aliased and _plain(value):
                         swapped.append((table, key, value))
                         table[key] = value.clone()
         try:
