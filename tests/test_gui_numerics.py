@@ -216,7 +216,9 @@ def test_a_compare_without_device_output_fails_no_tap_and_says_why(rig, job, qtb
     assert done.document["verdict"] == "could not compare"
     panel, _ = rig
     set_job(panel, qtbot, copy)
-    qtbot.waitUntil(lambda: panel.document is not None and panel.document.get("measured") == "eager", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: panel.document is not None and panel.document.get("measured") == "eager", timeout=LOAD_TIMEOUT_MS
+    )
     n = len(panel.document["taps"])
     assert "Cannot compare against eager: no device output" in panel.notes_label.text()
     assert len(panel.chart.points_of("vs_eager")[0]) == 0 and panel.chart.first_marked("vs_eager") is None

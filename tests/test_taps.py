@@ -243,7 +243,9 @@ def test_a_library_module_is_placed_at_the_users_line_that_called_it(net):
     # The user's own classes are shown at their forward, as before; and the record keeps both.
     assert block.called_at is None and block.where == block.source
     assert Tap.from_dict(head.to_dict()) == head and Tap.from_dict({**head.to_dict(), "called_at": None}).where
-    result = compare.compare(plan.taps, _device_taps(module, inputs, plan.taps), _device_taps(module, inputs, plan.taps))
+    result = compare.compare(
+        plan.taps, _device_taps(module, inputs, plan.taps), _device_taps(module, inputs, plan.taps)
+    )
     row = next(line for line in report.lines(result) if line.startswith(head.name + " "))
     assert f"taps_models.py:{line}" in row and "linear.py" not in row
 

@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from neffbench.kernels.module import wrapper as module_wrapper
@@ -150,7 +151,7 @@ def _is_users(file: str | None, seen: dict[str, bool]) -> bool:
 
 def _users_call(seen: dict[str, bool]) -> str | None:
     """``FILE:LINE`` of the innermost frame of the running call stack that is the user's own code."""
-    frame = sys._getframe(2)  # the hook's caller: torch's call machinery, then the module that made the call
+    frame: FrameType | None = sys._getframe(2)  # the hook's caller: torch's call machinery, then the module's
     while frame is not None:
         if _is_users(frame.f_code.co_filename, seen):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"

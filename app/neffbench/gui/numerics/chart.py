@@ -5,10 +5,9 @@ its axes or its points. The items are made once and re-fed with setData."""
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import Any
-
-import math
 
 import numpy as np
 import pyqtgraph as pg

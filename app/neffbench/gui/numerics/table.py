@@ -87,7 +87,9 @@ class TapTable(QTableWidget):
         self._quiet = True
         self.clearContents()
         taps = (document or {}).get("taps") or []
-        firsts = {i for i in (model.first_index(document, r) for r in REFERENCES) if i is not None} if document else set()
+        firsts = (
+            {i for i in (model.first_index(document, r) for r in REFERENCES) if i is not None} if document else set()
+        )
         self.setRowCount(len(taps))
         for row, tap in enumerate(taps):
             cells, ok = row_cells(row, tap)
