@@ -96,7 +96,16 @@ def test_success_makes_a_neff_with_the_real_names_and_shapes(runs):
 def test_success_record_of_stages_passes_and_commands(runs):
     run = runs["success"]
     rec = run.record
-    assert list(rec["stages"]) == ["inputs", "reference", "tracing", "compiling", "saving", "verifying", "done"]
+    assert list(rec["stages"]) == [
+        "building",
+        "weights",
+        "reference",
+        "tracing",
+        "compiling",
+        "saving",
+        "verifying",
+        "done",
+    ]
     assert all(s["start"] and s["end"] and s["duration_s"] is not None for s in rec["stages"].values())
     compiler = rec["compiler"]
     assert compiler["status"] == "PASS" and compiler["pipeline"][0] == "Frontend"
