@@ -18,6 +18,7 @@ import numpy as np
 
 from neffbench.kernels.api import TOLERANCES
 from neffbench.taps.select import Tap
+from neffbench.words import message_text
 
 REFERENCES = ("vs_eager", "vs_float64")
 # A tap's ``problem`` when there was nothing to compare it with: no figure, and no failure either. (Compares kept
@@ -212,5 +213,4 @@ def float64_reference(module: Any, inputs: Sequence[Any], taps: Sequence[Tap]) -
         inputs64 = tuple(t.double() if t.is_floating_point() else t for t in inputs)
         return tapped_outputs(module64, inputs64, taps)
     except Exception as exc:  # noqa: BLE001 - any refusal of the module means "not possible here"
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        return f"the module does not run in float64: {type(exc).__name__}: {first}".rstrip(": ")
+        return f"the module does not run in float64: {type(exc).__name__}: {message_text(str(exc))}".rstrip(": ")
