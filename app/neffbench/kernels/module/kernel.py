@@ -17,8 +17,8 @@ from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.schema.problems import Problem, SpecError
 
 
-def _values(items: list[str] | None, option: str) -> dict[str, Any]:
-    """``NAME=VALUE`` items with their values read as TOML (``cli_values``)."""
+def cli_values(items: list[str] | None, option: str) -> dict[str, Any]:
+    """``NAME=VALUE`` items with their values read as TOML, or bare words (``cli_values.parse_value``)."""
     out: dict[str, Any] = {}
     for item in items or []:
         ((key, text),) = _pairs([item], option).items()
@@ -238,9 +238,9 @@ class ModuleKernel(Kernel):
                 )
             return spec
         inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
-        typed = {k: entries.anchored_values(v, Path.cwd()) for k, v in _values(given[1], "--kwarg").items()}
+        typed = {k: entries.anchored_values(v, Path.cwd()) for k, v in cli_values(given[1], "--kwarg").items()}
         kwargs = {**spec.module.kwargs, **typed}
-        constants = {**spec.module.constants, **_values(given[2], "--constant")}
+        constants = {**spec.module.constants, **cli_values(given[2], "--constant")}
         buckets = dict(spec.buckets)
         for axis, values in _pairs(given[3], "--bucket").items():
             try:
