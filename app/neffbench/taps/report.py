@@ -67,7 +67,7 @@ def first_divergent_line(comparison: Comparison, reference: str) -> str:
     index = results.index(first)
     before = "it is the first tap" if index == 0 else "every tap before it is within"
     if any(r.ok is None for r in results[:index]):
-        before = "no tap compared before it is over"
+        before = "every tap compared before it is within"
     return f"first divergent {'of ' + CPU_RUN + ' ' if cpu else ''}{label}: {where}, {what}; {before}."
 
 
@@ -96,13 +96,13 @@ def _cell(result: TapResult | None, skipped: bool = False) -> str:
         return "not compared" if skipped else "-"
     if result.problem:
         return result.problem
-    verdict = "ok" if result.ok else "FAIL"
+    said = "ok" if result.ok else "FAIL"
     # only a jump is worth a column's attention: where the error grows, not where it stays as it was
     growth = f" grew x{result.growth:.3g}" if result.growth is not None and result.growth > 2 else ""
     nonfinite = f" nan={result.nan}" if result.nan else ""
     nonfinite += f" inf={result.inf}" if result.inf else ""
     return (
-        f"{verdict} abs={result.max_abs:.3g} share={result.scale_share:.3g} cos={_cos(result.cosine)}"
+        f"{said} abs={result.max_abs:.3g} share={result.scale_share:.3g} cos={_cos(result.cosine)}"
         f" {_times(result.times_tolerance)} tol{growth}{nonfinite}"
     )
 

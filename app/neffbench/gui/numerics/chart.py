@@ -161,7 +161,6 @@ class ErrorChart(QWidget):
         self.primary = primary
         self.cursor.setVisible(False)
         legend: list[str] = []
-        what = model.measured(primary)
         docs = [d for d in (primary, overlay) if d]
         floor, ceiling = model.bounds(model.all_values(docs))
         curves: list[model.Plotted] = []
@@ -180,7 +179,8 @@ class ErrorChart(QWidget):
                 series = self.series[(reference, is_overlay)]
                 skipped = doc is None or reference in (doc.get("skipped") or {})
                 curve = None if skipped else model.plotted(taps, reference, floor, ceiling)
-                series.set(x, curve, [self._tip(t, reference, is_overlay, model.measured(doc)) for t in taps])
+                what = model.measured(doc)  # the device's, or the CPU's: each compare as it was run
+                series.set(x, curve, [self._tip(t, reference, is_overlay, what) for t in taps])
                 if curve is not None and len(x) and not np.isnan(curve.y).all():
                     curves.append(curve)
                     dash = "╌╌" if is_overlay else "━━"
