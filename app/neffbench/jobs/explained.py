@@ -14,6 +14,7 @@ from typing import Any
 
 from neffbench.compilerlog.commands import competing_options
 from neffbench.compilerlog.explain import JOB_LOG, ExplainError, Explanation, explain
+from neffbench.jobs.protocol import stage_words
 from neffbench.jobs.summary import describe_neffs, describe_numerics, failure_sentence, human_bytes
 from neffbench.views.job import JobView
 from neffbench.views.job_file import RecordError, read_job
@@ -99,7 +100,8 @@ class JobExplanation:
         took = f" in {job.duration_s:.1f} s" if job.duration_s is not None else ""
         out = [("Job", f"{job.job_id or self.job_dir.name}: {job.outcome or 'no outcome'}{took}")]
         if self.cause:
-            stage = f" (stage {job.stage})" if job.stage and job.stage not in self.cause else ""
+            said = job.stage and (job.stage in self.cause or stage_words(job.stage) in self.cause)
+            stage = f" (stage {job.stage})" if job.stage and not said else ""
             out.append(("Cause", self.cause + stage))
         if job.backend:
             out.append(("Backend", f"{job.backend}: {job.backend_reason or 'no reason recorded'}"))
