@@ -27,17 +27,18 @@ from neffbench.usercode import errors as user_errors
 from neffbench.workers.stages import Job
 
 
-def failure_reason(exc: BaseException, stage: str) -> str:
+def failure_reason(exc: BaseException, stage: str, *, users_code: bool = True) -> str:
     """The job's reason for failing in ``stage``: a JobFailure's sentence with the stage in words after it, or
     ``TypeError at model.py:12 during tracing: ...``: what was raised, where in the user's own code (a CPU trace
-    through their forward, as a forward error says it), in which stage."""
+    through their forward, as a forward error says it; ``users_code``: the job's kernel runs any), in which stage."""
     during = stage_words(stage)
     if isinstance(exc, JobFailure):
         return f"{exc} (during {during})"
     if isinstance(exc, OSError) and exc.errno is not None and exc.filename:
         # A full disk, a file-size limit, a read-only folder: the path and the cause, not a traceback's words.
         return f"cannot write {exc.filename}: {exc.strerror or os.strerror(exc.errno)} (during {during})"
-    return f"{type(exc).__name__}{user_errors.where(exc)} during {during}: {user_errors.message(exc)}"
+    where = user_errors.where(exc) if users_code else ""
+    return f"{type(exc).__name__}{where} during {during}: {user_errors.message(exc)}"
 
 
 def _preload() -> None:
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         cause = exc.__cause__ if isinstance(exc, JobFailure) else exc
         if cause is not None:
             traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
-        reason = failure_reason(exc, job.stage)
+        reason = failure_reason(exc, job.stage, users_code=job.runs_user_code)
         out.line(f"neffbench: failed: {reason}")
         out.event({"type": "outcome", "outcome": "failed", "reason": reason})
         return 1

@@ -32,6 +32,7 @@ class Job:
         self.requested = requested
         self.out = emitter
         self.stage = "start"
+        self.runs_user_code = False  # whether the job's kernel runs the user's own code (their files may raise)
         self._stage_t0 = time.perf_counter()
         self._reported = 0  # pre-flight problems already written to the log
 
@@ -49,6 +50,7 @@ class Job:
         spec = load(self.job_dir / "spec.toml")
         backend = self._backend(spec)
         kernel = registry.for_spec(spec)
+        self.runs_user_code = kernel.runs_user_code
         self.out.event({"type": "versions", **versions(backend)})
         self.enter("building")
         built, weights, report = self._build(kernel, spec, backend)
