@@ -19,10 +19,10 @@ REPO = Path(__file__).resolve().parents[1]
 SIZES = ((1920, 1080), (1280, 800), (1024, 700))
 
 
-def _neffbench(workdir: Path, *args: str) -> None:
+def _neffbench(workdir: Path, *args: str, ok: tuple[int, ...] = (0,)) -> None:
     command = [sys.executable, "-m", "neffbench", *args]
     done = subprocess.run(command, cwd=workdir.parent, capture_output=True, text=True, check=False, timeout=600)
-    if done.returncode != 0:
+    if done.returncode not in ok:
         raise SystemExit(f"{' '.join(args)} failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
 
 
@@ -37,7 +37,7 @@ def prepare(workdir: Path) -> Path:
     if not (job / "runs").is_dir():
         _neffbench(workdir, "run", str(job), "--runtime", "cpu", "--iterations", "300")
     if not (job / "compares").is_dir():
-        _neffbench(workdir, "compare", str(job), "--runtime", "cpu")
+        _neffbench(workdir, "compare", str(job), "--runtime", "cpu", ok=(0, 3))  # 3: a tap diverges
     return job
 
 

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from neffbench.cli.compare_cmd import EXIT_DIVERGENT, EXIT_INVALID, EXIT_NOT_COMPARED, EXIT_WITHIN
 from neffbench.runs import arrays
 from tests.cli import neffbench
-from tests.fakes import runtime_env
+from tests.fakes import fake_env, runtime_env
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
@@ -63,9 +64,11 @@ def _project(tmp_path: Path, backend: str, env: dict | None = None, *args: str) 
     return job
 
 
-def _compare(job: Path, *args: str, env: dict | None = None) -> dict:
+def _compare(job: Path, *args: str, env: dict | None = None, code: int | None = EXIT_DIVERGENT) -> dict:
+    """The compare's document, once it exited with ``code`` (None: within tolerance or divergent, either)."""
     proc = _cli("compare", str(job), "--json", *args, cwd=job.parent.parent, env=env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    codes = (EXIT_WITHIN, EXIT_DIVERGENT) if code is None else (code,)
+    assert proc.returncode in codes, proc.stdout + proc.stderr
     return json.loads(proc.stdout)
 
 
@@ -100,6 +103,44 @@ def test_the_lossy_layer_is_first_divergent_against_float64_on_the_cpu_runtime(t
     text = _cli("compare", str(job), "--runtime", "cpu", cwd=tmp_path).stdout
     assert "first divergent against float64: `layers.2.cast` (taps_models.py:13)" in text
     assert "against eager: every tap" in text and "Taps can change what the compiler fuses" in text
+    assert doc["verdict"] == "divergent" and again["verdict"] == "divergent"
+
+
+def test_the_exit_status_says_within_tolerance_divergent_or_not_compared(tmp_path):
+    """A script reads a compare's answer from its exit status, as it does check's and run's; --help says which."""
+    job = _project(tmp_path, "cpu-check")
+    before = _cli("compare", str(job), "--runtime", "cpu", "--taps", "layers.0", "--taps", "layers.1", cwd=tmp_path)
+    assert before.returncode == EXIT_WITHIN, before.stdout + before.stderr  # the taps before the lossy layer
+    lossy = _cli("compare", str(job), "--runtime", "cpu", "--taps", "layers.2.cast", cwd=tmp_path)
+    assert lossy.returncode == EXIT_DIVERGENT and "first divergent against float64: `layers.2.cast`" in lossy.stdout
+    nothing = _cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
+    assert nothing.returncode == EXIT_NOT_COMPARED
+    assert _cli("compare", str(job), "--depth", "0", cwd=tmp_path).returncode == EXIT_INVALID
+    helped = " ".join(_cli("compare", "--help", cwd=tmp_path).stdout.split())
+    assert f"{EXIT_WITHIN} every tap is within" in helped and f"{EXIT_DIVERGENT} a tap diverges" in helped
+    assert f"{EXIT_NOT_COMPARED} it could not compare" in helped
+
+
+def test_a_neff_job_on_a_host_without_a_neuroncore_says_it_cannot_compare_against_eager(tmp_path):
+    """The fake toolchain with no device: the job traces with cpu_backend=True, and the cpu runtime runs its module
+    eagerly, which gives no tap. No tap is failed, none is first divergent against eager; the CPU run against
+    float64 is still shown, as such, and the exit status says it could not compare."""
+    env = fake_env()
+    job = _project(tmp_path, "neuron", env)
+    proc = _cli("compare", str(job), "--depth", "1", cwd=tmp_path, env=env)
+    assert proc.returncode == EXIT_NOT_COMPARED, proc.stdout + proc.stderr
+    text = proc.stdout
+    assert "cannot compare against eager: no device output on this host" in text
+    assert "first divergent against eager" not in text and "CPU run against float64" in text
+    rows = [line for line in text.splitlines() if line.startswith("tap")][1:]
+    assert rows and all("not compared" in row and "no device output" not in row for row in rows)
+    assert "first divergent of the CPU run against float64: `layers.2`" in text
+    doc = _compare(job, "--depth", "1", env=env, code=EXIT_NOT_COMPARED)
+    assert doc["verdict"] == "could not compare" and doc["measured"] == "eager" and doc["runtime"] == "cpu"
+    assert doc["first_divergent"]["vs_eager"] is None and doc["skipped"]["vs_eager"].startswith("no device output")
+    assert doc["summary"][0].startswith("cannot compare against eager: no device output on this host")
+    assert all(t["vs_eager"] is None and t["vs_float64"]["problem"] is None for t in doc["taps"])
+    assert doc["files"]["device"] is None and doc["taps_changed_result"] is None
 
 
 def test_taps_by_pattern_and_by_depth(tmp_path):
@@ -110,7 +151,7 @@ def test_taps_by_pattern_and_by_depth(tmp_path):
     assert [t["module"] for t in by_depth["taps"]] == [f"layers.{i}" for i in range(4)] + ["head"]
     assert by_depth["first_divergent"]["vs_float64"] == by_depth["taps"][2]["name"]
     bad = _cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
-    assert bad.returncode == 1 and "tap pattern 'decoder.*' matches no module" in bad.stderr
+    assert bad.returncode == EXIT_NOT_COMPARED and "tap pattern 'decoder.*' matches no module" in bad.stderr
 
 
 def test_a_perturbed_tap_of_the_fake_runtime_is_first_divergent_against_eager(tmp_path):
@@ -155,13 +196,13 @@ def test_the_report_says_when_the_taps_changed_the_result(tmp_path, monkeypatch)
 
 def test_bad_jobs_are_refused_with_a_sentence(tmp_path):
     not_a_job = _cli("compare", str(tmp_path), cwd=tmp_path)
-    assert not_a_job.returncode == 2 and "is not a job directory (it has no job.json)" in not_a_job.stderr
+    assert not_a_job.returncode == EXIT_INVALID and "is not a job directory (it has no job.json)" in not_a_job.stderr
     job = _project(tmp_path, "cpu-check")
     doc = _compare(job, "--runtime", "cpu", "--depth", "1")
     tapped = _cli("compare", str(job.parent / doc["tapped_job"]), cwd=tmp_path)
-    assert tapped.returncode == 1 and f"compare the job it taps ({job.name})" in tapped.stderr
+    assert tapped.returncode == EXIT_NOT_COMPARED and f"compare the job it taps ({job.name})" in tapped.stderr
     depth = _cli("compare", str(job), "--depth", "0", cwd=tmp_path)
-    assert depth.returncode == 2 and "--depth must be 1 or more" in depth.stderr
+    assert depth.returncode == EXIT_INVALID and "--depth must be 1 or more" in depth.stderr
 
 
 def test_a_hugging_face_models_taps_are_its_named_modules(tmp_path):
@@ -195,7 +236,7 @@ input_ids = "i64[1,8]"
     proc = _cli("compile", "spec.toml", "--backend", "cpu-check", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
-    doc = _compare(job, "--runtime", "cpu", "--taps", "encoder.layer.*")
+    doc = _compare(job, "--runtime", "cpu", "--taps", "encoder.layer.*", code=None)
     config = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
     named = {name for name, _ in transformers.BertModel(config).named_modules()}
     assert [t["module"] for t in doc["taps"]] == ["encoder.layer.0", "encoder.layer.1"]
@@ -232,7 +273,7 @@ def test_a_kernel_without_submodules_is_compared_at_its_outputs(tmp_path):
     proc = _cli("compile", "seed", "--backend", "cpu-check", "--workdir", str(tmp_path / "wd"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
-    doc = _compare(job, "--runtime", "cpu")
+    doc = _compare(job, "--runtime", "cpu", code=EXIT_WITHIN)
     assert [(t["module"], t["depth"]) for t in doc["taps"]] == [("(output 0)", 0), ("(output 1)", 0)]
     assert doc["first_divergent"] == {"vs_eager": None, "vs_float64": None}
     assert all(t["vs_float64"]["max_abs"] > 0 for t in doc["taps"])  # float32 is not float64

@@ -13,7 +13,7 @@ from neffbench.compilerlog.explain import explain
 CORPUS = Path(__file__).parent / "data" / "compiler_logs"
 LOGS = sorted(p for p in CORPUS.glob("*.log") if p.with_suffix(".expected.json").is_file())
 KEYS = ("status", "exit_code", "first_error", "errors", "codes", "passes", "compiler_version", "command")
-OPTIONAL = ("outcome",)  # checked where an expectation states it
+OPTIONAL = ("outcome", "cause_above_internal_error")  # checked where an expectation states it
 
 
 def test_the_corpus_is_there():

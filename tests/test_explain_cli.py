@@ -103,3 +103,84 @@ def test_output_that_says_nothing_is_unknown(tmp_path, capsys):
     main(["explain", "--json", str(log)])
     got = json.loads(capsys.readouterr().out)
     assert got["outcome"] == "unknown" and got["status"] is None and got["errors"] == []
+
+
+def test_the_line_above_an_internal_error_is_marked_as_its_likely_root_cause(capsys):
+    """``HLO import failed`` (a WARNING, so no error by the rules) just above the banner of an internal error whose
+    first error is NLA001: the explanation names it, with its line."""
+    assert main(["explain", str(CORPUS / "nla001_after_import_failed.log")]) == 0
+    text = capsys.readouterr().out
+    marked = "likely root cause (line 4, just above the internal compiler error):\n  HLO import failed for custom-call"
+    assert marked in text and "first error (line 9, USER):" in text
+    main(["explain", "--json", str(CORPUS / "nla001_after_import_failed.log")])
+    assert json.loads(capsys.readouterr().out)["cause_above_internal_error"]["line"] == 4
+    main(["explain", "--json", str(CORPUS / "nla001_user_code.log")])  # the line above its banner states no failure
+    assert json.loads(capsys.readouterr().out)["cause_above_internal_error"] is None
+
+
+def test_the_errors_after_the_first_are_counted_and_shown_on_asking(capsys):
+    log = str(CORPUS / "multi_compile_training.log")
+    errors = json.loads((CORPUS / "multi_compile_training.expected.json").read_text())["errors"]
+    assert main(["explain", log]) == 0
+    text = capsys.readouterr().out
+    assert f"other errors: {len(errors) - 1} (lines " in text and "--all-errors shows each" in text
+    assert main(["explain", "--all-errors", log]) == 0
+    every = capsys.readouterr().out
+    assert f"other errors ({len(errors) - 1}):" in every and "--all-errors shows each" not in every
+    for error in errors[1:]:
+        assert f"line {error['line']}" in every and error["message"].split("\n")[0] in every
+    assert "--all-errors" in " ".join(_help("explain").split())
+
+
+def _help(command: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "neffbench", command, "--help"], capture_output=True, text=True, cwd=REPO
+    )
+    return done.stdout
+
+
+def test_a_command_with_two_targets_is_flagged_with_the_one_used(tmp_path, capsys):
+    log = tmp_path / "two.log"
+    log.write_text(
+        "2025-01-01T00:00:00Z INFO 7 [root]: /opt/bin/neuronx-cc compile model --framework XLA --target trn1 "
+        "--output graph.neff --verbose info --target inf2\nCompiler status PASS\n"
+    )
+    assert main(["explain", str(log)]) == 0
+    text = capsys.readouterr().out
+    assert (
+        "note: the command gives --target trn1 and --target inf2: neuronx-cc uses the right-most, --target inf2" in text
+    )
+    main(["explain", "--json", str(log)])
+    assert json.loads(capsys.readouterr().out)["command_notes"] == [
+        "the command gives --target trn1 and --target inf2: neuronx-cc uses the right-most, --target inf2"
+    ]
+    log.write_text(log.read_text().replace("--target inf2", "--target trn1"))  # repeated, not competing
+    main(["explain", "--json", str(log)])
+    assert json.loads(capsys.readouterr().out)["command_notes"] == []
+
+
+def test_a_cached_jobs_compiler_version_comes_from_its_record(tmp_path, capsys):
+    """A cache hit's job.log holds no compiler output: the version and command are the record's, and said so."""
+    job = tmp_path / "seed-cached"
+    job.mkdir()
+    command = ["neuronx-cc", "compile", "model", "--framework", "XLA", "--target", "trn1", "--output", "graph.neff"]
+    record = {
+        "schema_version": 1,
+        "job_id": job.name,
+        "outcome": "succeeded",
+        "backend": "neuron",
+        "cache": {"hit": True, "from": "wd/seed-first"},
+        "versions": {"neuronx_cc": "2.21.33363.0"},
+        "compiler": {"version_from_log": "2.21.33363.0", "status": "PASS"},
+        "compiler_command": {"actual": command},
+    }
+    (job / "job.json").write_text(json.dumps(record))
+    (job / "job.log").write_text("neffbench: served from the cache: an identical compile already succeeded\n")
+    assert main(["explain", str(job)]) == 0
+    text = capsys.readouterr().out
+    assert "compiler version: 2.21.33363.0 (from the job's record: this output does not say)" in text
+    assert "served from the cache of wd/seed-first" in text.splitlines()[0] and "(not in this output)" not in text
+    main(["explain", "--json", str(job)])
+    data = json.loads(capsys.readouterr().out)
+    assert data["compiler_version"] == "2.21.33363.0" and data["compiler_version_from"] == "job.json"
+    assert data["command"] == " ".join(command) and data["command_from"] == "job.json"

@@ -155,3 +155,22 @@ def test_no_display_gets_a_sentence_not_a_core_dump():
     assert proc.returncode == 1
     assert "no display to open the workbench window on" in proc.stderr
     assert "neffbench preview SPEC --out DIR" in proc.stderr
+    # The way that shows the window to someone comes first; a virtual display alone shows it to nobody.
+    ways = proc.stderr
+    assert "xvfb-run" not in ways and ways.index("`neffbench remote`") < ways.index("`ssh -X`")
+    assert ways.index("`neffbench remote`") < ways.index("neffbench preview")
+
+
+def test_an_option_kernels_share_says_what_it_sets_for_each_kernel():
+    """--dtype is the query's and key's dtype for RoPE and the dtype a module is cast to for the module kernel: each
+    kernel's meaning is said, named; none stands for another's."""
+    from neffbench.cli.spec_args import per_kernel_help
+
+    helped = " ".join(run_cli("check", "--help").stdout.split())
+    start = helped.rindex("--dtype {")  # its entry, after the usage line
+    dtype = helped[start : helped.index("--seed N", start)]
+    assert "[rope] Dtype of query and key." in dtype
+    assert "[module] Cast the module's parameters and buffers" in dtype
+    assert "[rms_norm] Dtype of x, the residual and the weight." in dtype
+    assert per_kernel_help([("a", "Same."), ("b", "Same.")]) == "Same."
+    assert per_kernel_help([("a", "One."), ("b", "Two."), ("c", "One.")]) == "Per kernel: [a, c] One. [b] Two."

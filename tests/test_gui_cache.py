@@ -24,6 +24,10 @@ def test_a_second_identical_compile_is_served_and_recompile_is_not(make_window, 
     second = _compile(window, qtbot, window.compile)
     assert second.results[0].record["cache"]["hit"] is True
     assert window.compile_panel.results.topLevelItem(0).text(1) == "succeeded (cached)"
+    headline = window.compile_panel.state_label.text()
+    assert (
+        "served from the cache" in headline and "checked on CPU" not in headline and "bucket compiled" not in headline
+    )
     assert window.recompile_action.isEnabled()
     third = _compile(window, qtbot, window.recompile_action.trigger)
     assert third.results[0].record["cache"] == {"hit": False, "reason": "--no-cache"}

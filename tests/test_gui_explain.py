@@ -202,3 +202,47 @@ def test_after_a_failed_compile_a_sweep_and_a_cache_hit_the_pane_is_never_stale(
     assert hit.view.cache_hit
     qtbot.waitUntil(lambda: (view.data or {}).get("job_id") == hit.job_dir.name, timeout=10_000)
     assert "served from the cache" in view.headline.text() and view.belongs.isHidden()
+
+
+def test_the_pane_marks_a_root_cause_opens_the_other_errors_and_says_where_facts_come_from(window, qtbot, tmp_path):
+    from neffbench.gui.explain.view import MORE_ERRORS
+
+    window.build_panels()
+    view = window.compile_panel.explanation
+
+    def explained(path) -> str:
+        view.explain_path(path)
+        qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
+        return view.body.toPlainText()
+
+    # The failure just above an internal compiler error, marked as its likely root cause.
+    body = explained(CORPUS / "nla001_after_import_failed.log")
+    assert "Likely root cause (line 4, just above the internal compiler error)" in body
+    assert "HLO import failed for custom-call" in body
+    # "N more errors" opens them, and closes them again.
+    body = explained(CORPUS / "multi_compile_training.log")
+    errors = view.data["errors"]
+    assert f"▸ {len(errors) - 1} more errors in this output" in body and MORE_ERRORS in view.body.toHtml()
+    assert errors[1]["message"].split("\n")[0] not in body
+    view.body.anchorClicked.emit(QUrl(MORE_ERRORS))
+    opened = view.body.toPlainText()
+    assert f"▾ {len(errors) - 1} more errors in this output" in opened
+    assert all(f"line {e['line']}" in opened and e["message"].split("\n")[0] in opened for e in errors[1:])
+    view.body.anchorClicked.emit(QUrl(MORE_ERRORS))
+    assert errors[1]["message"].split("\n")[0] not in view.body.toPlainText()
+    # Two targets in the command: the one used is said.
+    two = tmp_path / "two.log"
+    two.write_text(
+        "2025-01-01T00:00:00Z INFO 7 [root]: /opt/bin/neuronx-cc compile model --framework XLA --target trn1 "
+        "--output graph.neff --target inf2\nCompiler status PASS\n"
+    )
+    assert "neuronx-cc uses the right-most, --target inf2" in explained(two)
+    # A cached job: its compiler version is the record's, and said to be.
+    cached = _job(
+        tmp_path, "cached", "neffbench: served from the cache\n", outcome="succeeded", backend="neuron",
+        cache={"hit": True, "from": "wd/first"}, versions={"neuronx_cc": "2.21.33363.0"},
+        compiler={"version_from_log": "2.21.33363.0"}, compiler_command={"actual": ["neuronx-cc", "compile", "m"]},
+    )  # fmt: skip
+    body = explained(cached)
+    assert "Compiler version: 2.21.33363.0 (from the job's record: this output does not say)" in body
+    assert "served from the cache" in view.headline.text() and "(not in this output)" not in body

@@ -33,7 +33,7 @@ def job(tmp_path_factory) -> Path:
         timeout=300,
         check=False,
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # divergent: layers.2.cast against float64
     return job
 
 
@@ -152,6 +152,93 @@ def test_a_compare_is_drawn_tap_by_tap_with_its_first_divergent_tap_and_histogra
     with qtbot.waitSignal(controller.failed, timeout=COMPARE_TIMEOUT_MS):
         qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
     assert f"compare the job it taps ({job.name})" in panel.status_label.text()
+
+
+def test_taps_are_named_by_module_path_at_the_users_own_line_and_a_cpu_run_is_called_cpu(rig, job, qtbot):
+    """The axis names modules, not tap numbers; an nn.Linear is shown at the line of the user's file that called it;
+    nothing of a run on the cpu runtime is called a device's; no label sits over the plot or its axes."""
+    import pyqtgraph as pg
+
+    from neffbench.gui.numerics.table import SOURCE_COLUMN
+
+    panel, controller = rig
+    set_job(panel, qtbot, job)
+    doc = compare(panel, controller, qtbot, depth=2)
+    modules = [t["module"] for t in doc["taps"]]
+    axis = panel.chart.axis
+    (step, shown), *_ = axis.tickValues(-0.5, len(modules) - 0.5, panel.chart.plot.width())
+    labels = axis.tickStrings(shown, 1.0, step)
+    assert labels and labels == [modules[int(v)] for v in shown] and "head" in modules
+    assert not any(label.startswith("tap") or label.isdigit() for label in labels)
+    assert "module, in execution order" in panel.chart.plot.getAxis("bottom").labelText
+    # The line a user knows: their own call of the library's module, with where its forward lives said after it.
+    head = modules.index("head")
+    assert panel.table.item(head, SOURCE_COLUMN).text().startswith("net.py:")
+    with qtbot.waitSignal(panel.detail.loaded, timeout=LOAD_TIMEOUT_MS):
+        panel.table.selectRow(head)
+    source = panel.detail.source.text()
+    assert source.index("net.py:") < source.index("linear.py") and "self.head(x)" in source
+    # A run on the cpu runtime is the CPU's, in the legend, the tips, the histograms.
+    note = panel.detail.note.text()
+    assert "━ CPU" in note and "CPU − eager" in note and "device" not in note
+    assert "CPU vs float64" in panel.chart.legend.text() and "device" not in panel.chart.legend.text()
+    # The tolerance is named in the legend under the chart, not by a label on its line; the end points stand clear
+    # of the axes.
+    assert "tolerance (1×)" in panel.chart.legend.text()
+    assert not [c for c in panel.chart.tolerance.childItems() if isinstance(c, pg.TextItem)]
+    (x_lo, x_hi), _ = panel.chart.plot.viewRange()
+    assert x_lo < 0 and x_hi > len(modules) - 1
+
+
+def test_a_compare_without_device_output_fails_no_tap_and_says_why(rig, job, qtbot, tmp_path, monkeypatch):
+    """A runtime that gave no output of the taps (as a NEFF job's on a host without a NeuronCore): no tap is
+    drawn or listed as a failure against eager, none is marked first divergent there, the tab says it cannot
+    compare against eager, and what was compared (the CPU run against float64) is called so. A compare kept
+    before this was said (every tap "no device output", each a failure) reads the same."""
+    import shutil
+
+    from neffbench.gui.numerics.table import VERDICT_COLUMN
+    from neffbench.numerics import compare as numerics
+
+    workdir = tmp_path / "wd"
+    shutil.copytree(job.parent, workdir)
+    copy = workdir / job.name
+    real = numerics.Compare._run
+
+    def run(self, job_dir, what):
+        outputs, record = real(self, job_dir, what)
+        if what == "the tapped variant":  # the module's own output only, as the eager module gives it
+            outputs = {k: v for k, v in outputs.items() if k == "output0"}
+        return outputs, record
+
+    monkeypatch.setattr(numerics.Compare, "_run", run)
+    done = numerics.Compare(copy, runtime="cpu", depth=1).run()
+    assert done.document["verdict"] == "could not compare"
+    panel, _ = rig
+    set_job(panel, qtbot, copy)
+    qtbot.waitUntil(
+        lambda: panel.document is not None and panel.document.get("measured") == "eager", timeout=LOAD_TIMEOUT_MS
+    )
+    n = len(panel.document["taps"])
+    assert "Cannot compare against eager: no device output" in panel.notes_label.text()
+    assert len(panel.chart.points_of("vs_eager")[0]) == 0 and panel.chart.first_marked("vs_eager") is None
+    assert len(panel.chart.points_of("vs_float64")[0]) == n  # the CPU run against float64, called so
+    assert "the CPU run vs float64" in panel.chart.legend.text() and "first divergent of the CPU run" in (
+        panel.chart.legend.text()
+    )
+    verdicts = [panel.table.item(i, VERDICT_COLUMN).text() for i in range(n)]
+    assert all(v in ("ok", "FAIL vs float64") for v in verdicts) and "FAIL vs float64" in verdicts
+    # An older compare of a host without device output: every tap "no device output", recorded as failed.
+    old = json.loads(json.dumps(panel.document))
+    for tap in old["taps"]:
+        for reference in ("vs_eager", "vs_float64"):
+            tap[reference] = {"ok": False, "problem": "no device output", "times_tolerance": None}
+    old.update(measured=None, skipped={}, first_divergent={"vs_eager": "tap0", "vs_float64": "tap0"})
+    panel._show(old)
+    assert [panel.table.item(i, VERDICT_COLUMN).text() for i in range(n)] == ["not compared"] * n
+    assert panel.chart.first_marked("vs_eager") is None and panel.chart.first_marked("vs_float64") is None
+    assert np.isnan(panel.chart.points_of("vs_eager")[1]).all()  # no point at the top of the axis
+    assert "Cannot compare against eager" in panel.notes_label.text()
 
 
 def test_an_earlier_compare_is_overlaid_by_module_path(rig, job, qtbot):

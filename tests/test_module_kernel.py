@@ -129,6 +129,51 @@ def test_old_rope_specs_are_rope_specs():
         loads_toml('kernel = "ropee"\n')
 
 
+def _cli_spec(*args: str):
+    from neffbench.cli.main import build_parser
+    from neffbench.cli.spec_args import spec_from_args
+
+    return spec_from_args(build_parser("check").parse_args(["check", f"{DATA}/mlp.py:make_mlp", *args]))
+
+
+def test_a_malformed_toml_value_is_refused_and_a_bare_word_is_still_a_string():
+    """A table missing its closing brace was taken as the string it spells: the factory got a config it never
+    asked for. TOML's punctuation in a value that does not parse is refused, with where TOML stopped."""
+    broken = 'config={entry="transformers:BertConfig", kwargs={hidden_size=64,}'
+    with pytest.raises(SpecError) as refused:
+        _cli_spec("--kwarg", broken)
+    (problem,) = refused.value.problems
+    assert problem.field == "--kwarg" and "malformed TOML" in problem.message and broken in problem.message
+    assert "(at character 58 of the value)" in problem.message
+    for bad in ("sizes=[1, 2", 'name="abc', "hidden=64,", "table={a=1}}"):
+        with pytest.raises(SpecError, match="malformed TOML"):
+            _cli_spec("--kwarg", bad)
+    with pytest.raises(SpecError, match="--constant 'mode=\\[causal': the value is malformed TOML"):
+        _cli_spec("--constant", "mode=[causal")
+    spec = _cli_spec(
+        "--kwarg", "activation=gelu", "--kwarg", "name=bert-base-uncased", "--kwarg", "weights=./w.pt",
+        "--kwarg", "hidden_size=64", "--kwarg", "eps=1e-6", "--kwarg", "flag=true", "--kwarg", "sizes=[1, 2]",
+        "--kwarg", 'config={entry="transformers:BertConfig", kwargs={hidden_size=64}}', "--constant", "mode=causal lm",
+    )  # fmt: skip
+    kwargs = spec.module.kwargs
+    assert (kwargs["activation"], kwargs["name"], kwargs["weights"]) == ("gelu", "bert-base-uncased", "./w.pt")
+    assert (kwargs["hidden_size"], kwargs["eps"], kwargs["flag"], kwargs["sizes"]) == (64, 1e-6, True, [1, 2])
+    assert kwargs["config"]["kwargs"] == {"hidden_size": 64} and spec.module.constants == {"mode": "causal lm"}
+
+
+def test_a_library_message_that_explains_itself_over_several_lines_is_kept_whole():
+    """Hugging Face's validation error puts its explanation under a line ending in a colon: it is the message."""
+    from neffbench.usercode import errors
+
+    validation = ValueError(
+        "Validation error for field 'hidden_size':\n    TypeError: Field 'hidden_size' expected int"
+    )
+    assert errors.message(validation) == (
+        "Validation error for field 'hidden_size': TypeError: Field 'hidden_size' expected int"
+    )
+    assert errors.message(ValueError("shapes do not line up\nsee the docs")) == "shapes do not line up"
+
+
 # ---- compiles (real child processes) ---------------------------------------------------------
 
 
@@ -137,6 +182,25 @@ _cli = neffbench
 
 def _records(workdir: Path) -> list[dict]:
     return sorted((read_record(p.parent) for p in workdir.glob("*/job.json")), key=lambda r: r["created"])
+
+
+@pytest.mark.slow
+def test_check_shows_a_librarys_validation_error_whole(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    try:
+        transformers.BertConfig(hidden_size="64")
+    except Exception as exc:  # noqa: BLE001 - whatever this version raises
+        if "\n" not in str(exc).strip():
+            pytest.skip("this transformers says it on one line")
+    else:
+        pytest.skip("this transformers does not validate its config's fields")
+    config = 'config={entry="transformers:BertConfig", kwargs={hidden_size="64"}}'
+    proc = _cli(
+        "check", "transformers:BertModel", "--kwarg", config, "--input", "input_ids:i64[1,8]", "--backend", "cpu-check",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Validation error for field 'hidden_size': TypeError: Field 'hidden_size' expected int" in proc.stderr
 
 
 @pytest.mark.slow

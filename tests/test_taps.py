@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -228,6 +229,27 @@ def test_inside_the_module_kernels_wrapper_the_paths_are_the_users(bert):
         assert torch.equal(taps["tap1"], outs[0])
 
 
+def test_a_library_module_is_placed_at_the_users_line_that_called_it(net):
+    """An nn.Linear's own forward is torch's linear.py: the line a user knows is theirs that called it."""
+    module, inputs = net
+    plan = select.plan(module, inputs, depth=3)
+    by_path = {t.module: t for t in plan.taps}
+    head, norm, block = by_path["head"], by_path["layers.0.norm"], by_path["layers.0"]
+    lines = Path(taps_models.__file__).read_text(encoding="utf-8").splitlines()
+    file, line = head.called_at.rsplit(":", 1)
+    assert file == taps_models.__file__ and "self.head(h)" in lines[int(line) - 1]
+    assert "self.norm(x)" in lines[int(norm.called_at.rsplit(":", 1)[1]) - 1]
+    assert head.where == head.called_at and not head.source.startswith(taps_models.__file__)
+    # The user's own classes are shown at their forward, as before; and the record keeps both.
+    assert block.called_at is None and block.where == block.source
+    assert Tap.from_dict(head.to_dict()) == head and Tap.from_dict({**head.to_dict(), "called_at": None}).where
+    result = compare.compare(
+        plan.taps, _device_taps(module, inputs, plan.taps), _device_taps(module, inputs, plan.taps)
+    )
+    row = next(line for line in report.lines(result) if line.startswith(head.name + " "))
+    assert f"taps_models.py:{line}" in row and "linear.py" not in row
+
+
 # ---- comparing ----------------------------------------------------------------------------------
 
 
@@ -354,3 +376,42 @@ def test_nan_and_inf_are_counted_and_fail_unless_the_reference_has_them_too():
     assert compare.measure(_TAP, np.zeros(3), np.zeros(4)).problem == "shape [3] instead of [4]"
     ints = Tap("tap0", "m", "M", None, "int64", ())
     assert not compare.measure(ints, np.array([1, 2]), np.array([1, 3])).ok
+
+
+def test_without_device_output_no_tap_fails_and_the_cpu_run_is_set_against_float64(net):
+    """A NEFF job on a host without a NeuronCore: nothing to set against eager, so no tap is a failure and none is
+    first divergent there; what can be compared (the eager CPU run against float64) is, and is called so."""
+    module, inputs = net
+    plan = select.plan(module, inputs, depth=1)
+    eager = compare.tapped_outputs(module, inputs, plan.taps)
+    float64 = compare.float64_reference(module, inputs, plan.taps)
+    why = "no device output on this host (the NEFF runs on a NeuronCore only)"
+    result = compare.compare(plan.taps, {}, eager, float64, no_device=why)
+    assert result.first_divergent("vs_eager") is None and "vs_eager" not in result.results
+    assert result.measured == "eager" and result.skipped["vs_eager"] == why
+    assert result.first_divergent("vs_float64").module == "layers.1"  # the eager run's own cast, against float64
+    assert report.verdict(result) == report.NOT_COMPARED
+    lines = report.lines(result)
+    assert lines[0].split() == ["tap", "module", "source", "dtype", "shape", "against", "eager", "CPU", "run",
+                                "against", "float64"]  # fmt: skip
+    assert not any(" FAIL" in line.split("  ")[-2] for line in lines[1:6])  # the eager column: "not compared"
+    said = [line for line in lines if not line.startswith("tap")]
+    assert said[1] == f"cannot compare against eager: {why}"
+    assert said[2].startswith("first divergent of the CPU run against float64: `layers.1`")
+    doc = json.loads(json.dumps(report.document(result, job="j", tapped_job="t", runtime="cpu")))
+    assert doc["verdict"] == "could not compare" and doc["measured"] == "eager"
+    assert doc["first_divergent"]["vs_eager"] is None and doc["summary"][0].startswith("cannot compare against eager")
+    assert all(t["vs_eager"] is None for t in doc["taps"])
+
+
+def test_a_tap_without_device_output_is_not_compared_rather_than_failed(net):
+    module, inputs = net
+    plan = select.plan(module, inputs, depth=1)
+    eager = compare.tapped_outputs(module, inputs, plan.taps)
+    device = {k: v for k, v in _device_taps(module, inputs, plan.taps).items() if k != "tap1"}
+    result = compare.compare(plan.taps, device, eager)
+    missing = result.results["vs_eager"][1]
+    assert missing.ok is None and missing.problem == "no device output"
+    assert result.first_divergent("vs_eager") is None and report.verdict(result) == report.NOT_COMPARED
+    assert "every tap compared (4 of 5) is within" in report.first_divergent_line(result, "vs_eager")
+    assert all(r.ok for r in result.results["vs_eager"] if r is not missing)

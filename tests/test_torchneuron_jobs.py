@@ -164,7 +164,16 @@ def test_the_job_is_isolated_and_its_logs_stream_into_job_log(jobs):
         "Kelper",
         "SaveTemps",
     ]
-    assert list(rec["stages"]) == ["inputs", "reference", "tracing", "compiling", "saving", "verifying", "done"]
+    assert list(rec["stages"]) == [
+        "building",
+        "weights",
+        "reference",
+        "tracing",
+        "compiling",
+        "saving",
+        "verifying",
+        "done",
+    ]
 
 
 def test_the_command_shows_torchneuron_flags_and_the_warnings_say_what_it_uses(jobs):

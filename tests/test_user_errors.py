@@ -80,6 +80,8 @@ def test_a_job_keeps_the_whole_traceback_and_the_terminal_gets_the_sentence(tmp_
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "AssertionError at layers.py:13: the assertion failed" in proc.stdout
+    # It failed in the forward, and says so (not "during inputs").
+    assert "(during the first call of the module's forward)" in proc.stdout and "during inputs" not in proc.stdout
     assert 'compile.py", line' not in proc.stdout and "Traceback (most recent call last)" not in proc.stdout
     assert "a Python traceback of" in proc.stdout and "is in the job's job.log" in proc.stdout
     (failed,) = [p.parent for p in (tmp_path / "wd").glob("*/job.log") if "Traceback" in p.read_text()]
@@ -166,3 +168,96 @@ def test_frames_of_the_workbench_and_libraries_are_left_out_of_what_a_terminal_s
     assert (
         errors.user_frames(text) == f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes'
     )
+
+
+STAGED = """
+import torch
+from torch import nn
+
+
+class Fails(nn.Module):
+    def __init__(self, where="nowhere"):
+        super().__init__()
+        self.where = where
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if self.where == "forward":
+            raise ValueError("the forward went wrong")
+        if self.where == "outputs":
+            return None
+        return self.fc(x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("where", "stage", "during"),
+    [
+        ("forward", "forward", "the first call of the module's forward"),
+        ("outputs", "outputs", "the reading of what the forward returned"),
+        ("weights", "weights", "the weights digest"),
+    ],
+)
+def test_a_failure_in_the_build_names_the_step_it_happened_in(tmp_path, monkeypatch, where, stage, during):
+    """The build of a module job is several steps: each failure says which (the forward, its outputs, the weights
+    digest), where all of them once read "(during inputs)"."""
+    from neffbench.procs import Emitter
+    from neffbench.spec import loads_toml, save
+    from neffbench.workers.compile import failure_reason
+    from neffbench.workers.stages import Job
+
+    (tmp_path / "staged.py").write_text(STAGED, encoding="utf-8")
+    spec = loads_toml(
+        f'name = "s"\nkernel = "module"\n[module]\nentry = "staged.py:Fails"\n[module.kwargs]\nwhere = "{where}"\n'
+        '[inputs]\nx = "f32[2,4]"\n',
+        base_dir=tmp_path,
+    )
+    job_dir = tmp_path / "job"
+    job_dir.mkdir()
+    save(spec, job_dir / "spec.toml")
+    if where == "weights":
+
+        def unreadable(module):
+            raise RuntimeError("a parameter cannot be read")
+
+        monkeypatch.setattr("neffbench.backends.weights.weights_digest", unreadable)
+    job = Job(job_dir, "cpu-check", Emitter())
+    with pytest.raises(Exception) as raised:
+        job.run()
+    assert job.stage == stage
+    reason = failure_reason(raised.value, job.stage)
+    assert reason.endswith(f"(during {during})") or f" during {during}: " in reason, reason
+    assert "inputs" not in reason
+
+
+ATTENTION = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        q = self.proj(x)
+        return F.scaled_dot_product_attention(q, q, q, is_causal=q.size(-2) > 1)
+"""
+
+
+@pytest.mark.slow
+def test_a_cpu_trace_failure_in_the_users_forward_names_their_line(tmp_path):
+    """Eager, ``q.size(-2) > 1`` is a bool; traced, a tensor, which the attention refuses. The failure is in the
+    user's forward, and is named there as a forward error is."""
+    (tmp_path / "attention.py").write_text(ATTENTION, encoding="utf-8")
+    proc = _cli(
+        "compile", "attention.py:Attention", "--input", "x:f32[1,4,8]", "--workdir", "wd", "--backend", "cpu-check",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (
+        "TypeError at attention.py:14 during tracing: scaled_dot_product_attention(): argument 'is_causal' must be "
+        "bool, not Tensor" in proc.stdout
+    ), proc.stdout

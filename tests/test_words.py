@@ -38,9 +38,28 @@ def test_a_cpu_check_compile_headline_joins_its_sentences():
 
     from neffbench.gui.compile.panel import finished_text
 
-    run = SimpleNamespace(outcome="succeeded", cpu_check_only=True, results=[object()])
+    run = SimpleNamespace(outcome="succeeded", cpu_check_only=True, results=[object()], served_from_cache=0)
     text = finished_text(run, 1)
     assert text == "Succeeded: 1 of 1 bucket checked on CPU. No NEFF (cpu-check): nothing was compiled for Neuron."
+
+
+def test_a_compile_served_from_the_cache_never_reads_as_compiled():
+    from types import SimpleNamespace
+
+    from neffbench.gui.compile.controller import CompileRun
+    from neffbench.gui.compile.panel import finished_text
+
+    def job(hit: bool):
+        return SimpleNamespace(outcome="succeeded", view=SimpleNamespace(cache_hit=hit, makes_neff=True))
+
+    served = CompileRun(spec=None, results=[job(True)])
+    assert finished_text(served, 1) == "Succeeded: 1 of 1 bucket served from the cache (nothing was compiled here)."
+    assert served.headline == "Compile served from the cache"
+    mixed = CompileRun(spec=None, results=[job(False), job(True), job(True)])
+    assert finished_text(mixed, 3) == "Succeeded: 3 of 3 buckets compiled (1) or served from the cache (2)."
+    assert mixed.headline == "Compile succeeded"
+    compiled = CompileRun(spec=None, results=[job(False)])
+    assert finished_text(compiled, 1) == "Succeeded: 1 of 1 bucket compiled."
 
 
 def test_no_message_counts_with_a_bare_plural():

@@ -26,3 +26,19 @@ def sentences(*parts: str) -> str:
             text = text[0].upper() + text[1:]
             out.append(text if text.endswith((".", "!", "?")) else text + ".")
     return " ".join(out)
+
+
+MESSAGE_CHARS = 2000  # a message kept whole stops here: a sentence, not a dump
+
+
+def message_text(text: str) -> str:
+    """An exception's message on one line: its first line, or, when that line ends in a colon (what follows is the
+    explanation, as in a library's ``Validation error for field 'hidden_size':`` and the error under it), every
+    line, joined."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if len(lines) == 1 or not lines[0].endswith(":"):
+        return lines[0]
+    whole = " ".join(lines)
+    return whole if len(whole) <= MESSAGE_CHARS else whole[: MESSAGE_CHARS - 1] + "…"

@@ -7,6 +7,15 @@ import json
 import sys
 from pathlib import Path
 
+# As check's and run's: 0 done and fine, 1 could not finish, 2 invalid input; and what only a compare can say.
+EXIT_WITHIN, EXIT_NOT_COMPARED, EXIT_INVALID, EXIT_DIVERGENT = 0, 1, 2, 3
+EXITS = (
+    f"Exit codes: {EXIT_WITHIN} every tap is within its dtype's tolerance against eager and float64; "
+    f"{EXIT_DIVERGENT} a tap diverges (the first divergent is named); {EXIT_NOT_COMPARED} it could not compare "
+    "(the tapped variant did not compile or run, or there is no device output to compare against eager, as for a "
+    f"NEFF on a host without a NeuronCore); {EXIT_INVALID} invalid arguments; 130 interrupted (Ctrl-C)."
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     from neffbench.runs.runtimes import RUNTIMES
@@ -19,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "runtime, and compare every tap with the eager run in the job's dtype and with a float64 run. By "
         "default every submodule down to the deepest depth with at most 64 taps is tapped; --taps and --depth "
         "choose others. The tapped variant is a job of its own (cached like any job); the result is kept in "
-        "JOB/compares/.",
+        "JOB/compares/. " + EXITS,
     )
     p.add_argument("job", type=Path, metavar="JOB", help="a job directory")
     p.add_argument(
@@ -43,11 +52,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.depth is not None and args.depth < 1:
         print(f"--depth must be 1 or more, got {args.depth}.", file=sys.stderr)
-        return 2
+        return EXIT_INVALID
     job_dir = args.job.expanduser().resolve()
     if not (job_dir / "job.json").is_file():
         print(f"{args.job} is not a job directory (it has no job.json).", file=sys.stderr)
-        return 2
+        return EXIT_INVALID
     compare = Compare(
         job_dir,
         patterns=tuple(args.taps),
@@ -61,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         result = compare.run()
     except CompareError as exc:
         print(f"compare failed: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_NOT_COMPARED
     except KeyboardInterrupt:
         compare.cancel()
         raise
@@ -70,4 +79,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(result.lines))
         print(f"\nkept in {result.path}")
-    return 0
+    return _exit_status(result.document.get("verdict"))
+
+
+def _exit_status(verdict: object) -> int:
+    from neffbench.taps.report import DIVERGENT, WITHIN
+
+    return {WITHIN: EXIT_WITHIN, DIVERGENT: EXIT_DIVERGENT}.get(str(verdict), EXIT_NOT_COMPARED)

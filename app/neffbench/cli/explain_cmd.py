@@ -19,6 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("log", metavar="LOG", help="a log file, a job directory, or - for standard input")
     p.add_argument(
+        "--all-errors",
+        action="store_true",
+        help="show every error after the first, each with its line and message (by default only their line "
+        "numbers; --json always lists them)",
+    )
+    p.add_argument(
         "--json",
         action="store_true",
         help="print one JSON object (status, exit_code, first_error, errors, codes, passes, "
@@ -33,7 +39,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
     job_dir = job_dir_of(args.log) if args.log != "-" else None
     if job_dir is not None and (job_dir / "job.json").is_file():
-        return _explain_job(job_dir, as_json=args.json)
+        return _explain_job(job_dir, as_json=args.json, all_errors=args.all_errors)
     try:
         exp = explain(args.log)
     except ExplainError as exc:
@@ -44,11 +50,11 @@ def run_explain(args: argparse.Namespace) -> int:
         return 0
     from neffbench.compilerlog.render import explanation_lines
 
-    print("\n".join(explanation_lines(exp)))
+    print("\n".join(explanation_lines(exp, all_errors=args.all_errors)))
     return 0
 
 
-def _explain_job(job_dir, *, as_json: bool) -> int:
+def _explain_job(job_dir, *, as_json: bool, all_errors: bool = False) -> int:
     """A job, explained as the window does: its outcome and cause from its record, then its compiler log's
     explanation when a compiler ran (a cpu-check job's log has no compiler outcome to explain)."""
     from neffbench.compilerlog.render import explanation_lines
@@ -62,7 +68,15 @@ def _explain_job(job_dir, *, as_json: bool) -> int:
     lines = [f"job {job_dir.name}: {job.headline}"]
     lines += [f"  {label}: {text}" for label, text in job.facts()]
     if job.log is not None and job.runs_compiler:
-        lines += ["", *explanation_lines(job.log)]
+        lines += [
+            "",
+            *explanation_lines(
+                job.log,
+                recorded_version=job.recorded_version,
+                recorded_command=job.recorded_command,
+                all_errors=all_errors,
+            ),
+        ]
     elif job.log is not None:
         lines.append(f"  Log: {job.log.source}, {plural(job.log.line_count, 'line', grouped=True)}")
     print("\n".join(lines))

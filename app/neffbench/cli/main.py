@@ -93,8 +93,10 @@ def gui_main() -> int:
     if sys.platform.startswith("linux") and not display() and not os.environ.get("QT_QPA_PLATFORM"):
         print(
             "neffbench: no display to open the workbench window on (neither DISPLAY nor WAYLAND_DISPLAY "
-            "is set).\n  Run it in a desktop session, over `ssh -X`, or under `xvfb-run -a neffbench`;\n"
-            "  without a window, `neffbench preview SPEC --out DIR` renders the preview plots to PNG and "
+            "is set).\n  To see the window from your laptop: `neffbench remote` (the window on a private "
+            "display, shown by VNC through an SSH tunnel; it prints what to type), or `ssh -X` into this box, or a "
+            "desktop session on it (NICE DCV); `neffbench doctor` says what this box has for each.\n"
+            "  Without a window, `neffbench preview SPEC --out DIR` renders the preview plots to PNG and "
             "every other action is a `neffbench` command (see `neffbench --help`).",
             file=sys.stderr,
         )

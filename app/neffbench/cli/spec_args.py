@@ -33,13 +33,12 @@ def _option_name(name: str) -> str:
 
 
 def _add_field_option(
-    group: argparse._ArgumentGroup, option: str, f: dataclasses.Field, tp: typing.Any, choices: list[str] | None
+    group: argparse._ArgumentGroup, option: str, tp: typing.Any, choices: list[str] | None, help_text: str
 ) -> None:
-    meta = f.metadata
     dest = _SPEC_DEST + option
     origin = typing.get_origin(tp)
     inner = next((a for a in typing.get_args(tp) if a is not type(None)), tp) if origin is not tuple else tp
-    help_text = meta["help"].replace("%", "%%")
+    help_text = help_text.replace("%", "%%")
     if inner is bool:
         group.add_argument(option, dest=dest, action=argparse.BooleanOptionalAction, default=None, help=help_text)
     elif typing.get_origin(inner) is tuple and typing.get_args(inner)[0] is str:
@@ -81,6 +80,19 @@ def _kernel_fields(kernel: typing.Any) -> typing.Iterator[tuple[str, dataclasses
             yield f"{section}.{f.name}", f, sect_hints[f.name]
 
 
+def per_kernel_help(helps: list[tuple[str, str]]) -> str:
+    """An option's help from each kernel that has the field: its text when they all say the same, else each
+    kernel's own, named (``rope: Dtype of query and key. module: Cast the module's ...``): the option sets the
+    field of the spec's kernel, so no kernel's words may stand for another's (``[rope] Dtype of query and key.
+    [module] Cast the module's ...``)."""
+    texts: dict[str, list[str]] = {}
+    for kernel, text in helps:
+        texts.setdefault(text, []).append(kernel)
+    if len(texts) == 1:
+        return next(iter(texts))
+    return "Per kernel: " + " ".join(f"[{', '.join(kernels)}] {text}" for text, kernels in texts.items())
+
+
 def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     """SPEC (a .toml/.json file, a preset name, or what a kernel accepts, such as FILE.py:NAME) and
     ``--<field>`` overrides for every field of every kernel's spec.
@@ -96,7 +108,8 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
         help="spec file (.toml or .json), the name of a bundled preset" + "".join(f", or {s}" for s in sources),
     )
     options: dict[str, list[tuple[str, str]]] = {}  # option -> [(kernel, key)]
-    pending: dict[str, tuple[str, dataclasses.Field, typing.Any, list[str]]] = {}
+    pending: dict[str, tuple[str, typing.Any, list[str]]] = {}
+    helps: dict[str, list[tuple[str, str]]] = {}  # option -> [(kernel, its help)]
     order: list[str] = []
     for kernel in registry.available():
         for key, f, tp in _kernel_fields(kernel):
@@ -104,20 +117,21 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
                 continue  # a table (module inputs, kwargs, buckets): its kernel's own repeatable options set it
             option = _option_name(f.name)
             options.setdefault(option, []).append((kernel.name, key))
+            helps.setdefault(option, []).append((kernel.name, f.metadata["help"]))
             choices = list(f.metadata["choices"] or ())
             if option not in pending:
                 group = "spec" if "." not in key else f"[{key.split('.')[0]}]"
-                pending[option] = (group, f, tp, choices)
+                pending[option] = (group, tp, choices)
                 order.append(option)
             else:
-                merged = pending[option][3]
+                merged = pending[option][2]
                 merged += [c for c in choices if c not in merged]
     groups: dict[str, argparse._ArgumentGroup] = {}
     for option in order:
-        group, f, tp, choices = pending[option]
+        group, tp, choices = pending[option]
         if group not in groups:
             groups[group] = parser.add_argument_group(f"{group} overrides")
-        _add_field_option(groups[group], option, f, tp, choices or None)
+        _add_field_option(groups[group], option, tp, choices or None, per_kernel_help(helps[option]))
     extra = parser.add_argument_group("kernel options")
     for kernel in registry.available():
         kernel.add_cli_options(extra)

@@ -65,3 +65,33 @@ def dropped_options(requested: list[str] | None, actual: list[str] | None) -> li
         elif value is not None and effective[opt] != value:
             dropped.append(f"{opt} {value} (ran with {effective[opt]})")
     return dropped
+
+
+# Spellings of one option: the right-most of them wins as of one name.
+_ALIASES = {"--logical-nc-config": "--lnc", "--optlevel": "-O"}
+
+
+def _normalised(argv: list[str]) -> list[tuple[str, str | None, str]]:
+    """(option, value, as written) with ``-O2`` read as ``-O`` 2 and aliases as one name."""
+    out = []
+    for opt, value in _option_pairs(argv):
+        written = opt if value is None else f"{opt} {value}"
+        if re.fullmatch(r"-O\d", opt):
+            opt, value = "-O", opt[2:]
+        out.append((_ALIASES.get(opt, opt), value, written))
+    return out
+
+
+def competing_options(argv: list[str] | None) -> list[str]:
+    """A sentence for each option the command gives more than once with different values (``--target trn1`` and
+    ``--target inf2``): neuronx-cc uses the right-most, and the sentence says which that is."""
+    given: dict[str, list[tuple[str | None, str]]] = {}
+    for opt, value, written in _normalised(argv or []):
+        given.setdefault(opt, []).append((value, written))
+    out = []
+    for values in given.values():
+        if len({value for value, _ in values}) < 2:
+            continue
+        spelled = list(dict.fromkeys(written for _, written in values))
+        out.append(f"the command gives {' and '.join(spelled)}: neuronx-cc uses the right-most, {values[-1][1]}")
+    return out

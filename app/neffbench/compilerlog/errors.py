@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neffbench.compilerlog import exits
-from neffbench.compilerlog.lines import LogRecord
+from neffbench.compilerlog.lines import LogRecord, codes_in
 from neffbench.compilerlog.passes import is_marker
 
 ERROR_LEVELS = frozenset(("ERROR", "CRITICAL", "FATAL"))
@@ -58,6 +58,10 @@ HARNESS = 3  # what a caller's report adds to its rank (see above)
 _HARNESS_KINDS = frozenset(("wrapper", "pylog", "asctime", "torchneuron"))
 _PANIC_RE = re.compile(r"^thread '[^']*' panicked at ")
 PANIC_HEAD_RE = re.compile(r"^thread '[^']*' panicked at [^']*$")  # Rust 1.73+: the payload is the next line
+# Rust before 1.73: the payload quoted on the panic's own line, its location after it.
+_OLD_PANIC_RE = re.compile(r"^thread '[^']*' panicked at '(?P<payload>.*)', [^\s']+:\d+(?::\d+)?\s*$")
+_UNWRAP_RE = re.compile(r"^called `(?:Result|Option)::(?:unwrap|expect)\(\)` on an `(?:Err|None)` value:\s*")
+_DEBUG_STRING_RE = re.compile(r'^[A-Za-z_][\w:]*\("(?P<text>.*)"\)$')  # an error enum's Debug: Compile("...")
 COMPILER_FRAME_RE = re.compile(r'File "(?:[^"]*/)?neuronx?cc/')  # a traceback frame in the compiler's own code
 _COMPILER_EXCEPTION_RE = re.compile(r"^neuronx?cc\.")  # neuronxcc.driver.Exceptions...: raised by the compiler
 _FAILURE_WORDS = ("error", "fail", "too many", "exceed", "supported", "crash", "abort", "killed", "fault")
@@ -65,6 +69,22 @@ _FAILURE_RE = re.compile(
     r"(?i:\b(?:error|fail|too many|exceed|not supported|unsupported|crash|abort|killed|fault))"
     r"|(?<=[a-z])Error\b"
 )
+
+
+def panic_message(payload: str) -> str | None:
+    """The compiler's own message a Rust panic's payload quotes, from its code on (``[NCC_EVRF001] Operator sort is
+    not supported ...``), or None when it quotes no coded message (it then only reports that the compiler failed).
+    The payload is the panic's next line (Rust 1.73+) or the quoted text on its own line (earlier)."""
+    old = _OLD_PANIC_RE.match(payload)
+    text = _UNWRAP_RE.sub("", (old["payload"] if old else payload).strip())
+    debug = _DEBUG_STRING_RE.match(text)
+    if debug:
+        text = debug["text"].replace('\\"', '"').replace("\\n", "\n")
+    codes = codes_in(text)
+    if not codes:
+        return None
+    bracketed = text.find("[" + codes[0])
+    return text[bracketed if bracketed >= 0 else text.find(codes[0]) :].strip()
 
 
 def states_failure(body: str) -> bool:
@@ -199,6 +219,10 @@ def classify(
     rank = _rank(rec, body, after_traceback)
     if rank is None or (rank == 1 and not message):
         return None  # an ERROR record that is only "Error message:" says nothing yet
+    if not rec.is_record and _OLD_PANIC_RE.match(body):
+        quoted = panic_message(body)
+        if quoted is not None:  # the compiler's message, quoted by the panic: the message is the error
+            return 0, quoted
     if not compiler_stderr and by_harness(rec, body, raised_in_compiler=raised_in_compiler):
         rank += HARNESS
     return rank, message

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.compilerlog import exits, scan
-from neffbench.compilerlog.errors import CONTEXT_LINES
+from neffbench.compilerlog.commands import competing_options
+from neffbench.compilerlog.errors import CONTEXT_LINES, PANIC_HEAD_RE
 from neffbench.compilerlog.lines import codes_in, parse_line
 from neffbench.compilerlog.reader import CompilerLog
 from neffbench.compilerlog.wrapping import logical_lines
@@ -101,6 +102,17 @@ class Explanation:
             return "failed" if log.errors and log.status is None else "passed"
         return "failed" if log.errors else "unknown"
 
+    @property
+    def cause_above_internal_error(self) -> dict[str, Any] | None:
+        """``{"line", "text"}`` of the line just above an internal compiler error's banner that states a failure
+        (``HLO import failed ...`` above ``[NLA001]``), when it is not the first error itself: the likely root cause
+        of what the compiler then reports only as an internal error."""
+        found = self.log.cause_above_internal_error
+        first = self.log.first_error
+        if found is None or (first is not None and first.line == found[0]):
+            return None
+        return {"line": found[0], "text": found[1]}
+
     def context(self, number: int, around: int = CONTEXT_LINES) -> list[tuple[int, str]]:
         return self.text.around(number, around)
 
@@ -113,7 +125,7 @@ class Explanation:
             said.append(f"exit {log.exit_code} ({exits.meaning(log.exit_code)})")
         head = {"failed": "Failed", "passed": "Passed", "unknown": "No outcome in this output"}[self.outcome]
         first = log.first_error
-        cause = f": {first.message.split(chr(10), 1)[0]}" if first is not None and self.outcome == "failed" else ""
+        cause = f": {_first_line(first.message)}" if first is not None and self.outcome == "failed" else ""
         job = self.job or {}
         if job.get("outcome") not in (None, "running", "succeeded") and self.outcome != "failed":
             # The compiler's output alone would read as a success: the job's own end says otherwise.
@@ -140,6 +152,8 @@ class Explanation:
             "compiler_version": log.compiler_version,
             "command": log.command_line,
             # Beyond the promised keys:
+            "command_notes": competing_options(log.command),
+            "cause_above_internal_error": self.cause_above_internal_error,
             "source": self.source,
             "outcome": self.outcome,
             "headline": self.headline,
@@ -161,6 +175,13 @@ class Explanation:
             ],
             "lines": self.line_count,
         }
+
+
+def _first_line(message: str) -> str:
+    """The line of a message that says what went wrong: its first, past a Rust panic's header (``thread 'main'
+    panicked at src/x.rs:1:2:``, a place in the harness), to the panic's payload."""
+    lines = message.split("\n")
+    return next((line for line in lines if not PANIC_HEAD_RE.match(line)), lines[0])
 
 
 # Pasted logs (the only hard-wrapped ones) are small; only those are read line by line to unwrap them.

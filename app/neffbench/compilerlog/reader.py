@@ -36,15 +36,18 @@ from neffbench.compilerlog.errors import (
     is_label,
     is_traceback_source,
     opens_info_block,
+    panic_message,
+    states_failure,
 )
-from neffbench.compilerlog.lines import LogRecord, glued_record, parse_line
-from neffbench.compilerlog.passes import PassRun, PassTracker
+from neffbench.compilerlog.lines import LogRecord, codes_in, glued_record, parse_line
+from neffbench.compilerlog.passes import PassRun, PassTracker, is_marker
 from neffbench.compilerlog.scan import is_boring
 
 _PIPELINE_RE = re.compile(r"^Pipeline:\s*(?P<passes>.+)$")
 _STATUS_RE = re.compile(r"Compiler status (?P<status>PASS|FAIL|ERROR)\b")
 _VERSION_RE = re.compile(r"Neuron(?:X)? Compiler version (?P<version>\S+)")
 _DOTS_RE = re.compile(r"^\.+$")
+INTERNAL_ERROR_RE = re.compile(r"An Internal Compiler Error has occurred", re.IGNORECASE)
 _DEDUP_MEMORY = 20_000
 _CONTEXT_KEPT = 50  # errors that keep the lines around them; the rest keep their own line only
 # What plain lines after a record continue when that record is not an error: they are its message's
@@ -62,7 +65,12 @@ class CompilerLog:
     def __init__(self, *, dedup: bool = True) -> None:
         self.dedup = dedup  # off for a file read on its own: only a live job merges two copies of the output
         self.compile_set = Compiles()
-        self.errors: list[LogError] = []
+        self._stated: list[LogError] = []  # every error the output states (see ``errors``)
+        self._internal: LogError | None = None  # the first internal-error banner, an error when nothing else is
+        # A line just above an internal-error banner that states a failure (``HLO import failed ...``): the
+        # compiler's own words for what went wrong before it gave up, often the root cause.
+        self.cause_above_internal_error: tuple[int, str] | None = None
+        self._recent_records: deque[tuple[int, LogRecord]] = deque(maxlen=CONTEXT_LINES)
         self.codes: list[str] = []
         self.pipeline: list[str] = []
         self.pass_tracker = PassTracker()
@@ -82,11 +90,17 @@ class CompilerLog:
 
     compiles = property(lambda self: self.compile_set.all)
     current = property(lambda self: self.compile_set.latest)
-    first_error = property(lambda self: self._first)
+    first_error = property(lambda self: self._first or self._internal)
     status = property(lambda self: self.compile_set.status)
     exit_code = property(lambda self: self.compile_set.exit_code)
     compiler_version = property(lambda self: self.compile_set.version)
     command_line = property(lambda self: self.compile_set.command)
+
+    @property
+    def errors(self) -> list[LogError]:
+        """Every error the output states, in order; with none, an internal-error banner it gives no cause for
+        (the banner alone still says the compile failed)."""
+        return self._stated if self._stated or self._internal is None else [self._internal]
 
     @property
     def passes(self) -> list[PassRun]:
@@ -140,6 +154,7 @@ class CompilerLog:
             self.gap()
         else:
             self._understand(rec, number, events)
+            self._recent_records.append((number, rec))
         self._recent.append(line)
         return True, events
 
@@ -165,6 +180,8 @@ class CompilerLog:
         self._note_codes(rec, body, events)
         if rec.level in ERROR_LEVELS and BANNER_RE.match(body) and body:
             self._block = Block(rec)
+            if INTERNAL_ERROR_RE.search(body):
+                self._internal_error(rec, number, body)
             return
         if block is not None and block.holds(rec) and not self._in_block(block, rec, body, number, events):
             return
@@ -173,6 +190,23 @@ class CompilerLog:
         )
         if found is not None:
             self._add_error(rec, number, *found, events)
+
+    def _internal_error(self, rec: LogRecord, number: int, body: str) -> None:
+        """The banner's "An Internal Compiler Error has occurred": kept, in case the output states no error of its
+        own; and the line just above the banner, when it states a failure, noted as the likely root cause."""
+        if self._internal is None:
+            self._internal = LogError(None, body.strip(" *"), rec.level, number, rec.line, 1, record=rec)
+            self._internal.before = list(self._recent)
+            self._waiting_after.append(self._internal)
+        if self.cause_above_internal_error is not None:
+            return
+        for above, previous in reversed(self._recent_records):
+            text = previous.message.strip()
+            if not text or BANNER_RE.match(text):
+                continue  # the banner's own asterisks and blank records
+            if (states_failure(text) or previous.codes) and not is_marker(text):
+                self.cause_above_internal_error = (above, text)
+            return
 
     def _note_codes(self, rec: LogRecord, body: str, events: list[dict[str, Any]]) -> None:
         for code in rec.codes:
@@ -265,6 +299,11 @@ class CompilerLog:
             return False
         self._markers(rec, body, number, events, in_block=False)
         self._extend(err, rec, body, events)
+        quoted = panic_message(body)
+        if quoted is not None:  # the compiler's own message inside the panic: it is the error, not the panic
+            err.message, err.code, err.rank = quoted, codes_in(quoted)[0], 0
+            if self._first is None or err.rank < self._first.rank:
+                self._first = err
         return True
 
     def _markers(self, rec: LogRecord, body: str, number: int, events: list[dict[str, Any]], *, in_block: bool) -> None:
@@ -298,10 +337,10 @@ class CompilerLog:
 
     def _add_error(self, rec: LogRecord, number: int, rank: int, message: str, events: list[dict[str, Any]]) -> None:
         err = LogError(rec.codes[0] if rec.codes else None, message, rec.level, number, rec.line, rank, record=rec)
-        if len(self.errors) < _CONTEXT_KEPT:
+        if len(self._stated) < _CONTEXT_KEPT:
             err.before = list(self._recent)
             self._waiting_after.append(err)
-        self.errors.append(err)
+        self._stated.append(err)
         self.current.errors += 1
         self._continuing = err
         if self._first is None or rank < self._first.rank:

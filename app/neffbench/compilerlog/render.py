@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 
+from neffbench.compilerlog.commands import competing_options
 from neffbench.compilerlog.exits import meaning
 from neffbench.compilerlog.explain import Explanation
 from neffbench.words import plural
@@ -48,7 +50,16 @@ def timeline(exp: Explanation) -> list[str]:
     return out
 
 
-def explanation_lines(exp: Explanation) -> list[str]:
+def explanation_lines(
+    exp: Explanation,
+    *,
+    recorded_version: str | None = None,
+    recorded_command: list[str] | None = None,
+    all_errors: bool = False,
+) -> list[str]:
+    """The explanation as text. ``recorded_*``: what a job's record says of the compiler, for an output that does
+    not (a cached job's log, a log that never printed its version). ``all_errors``: every error after the first,
+    each with its line and message, rather than their line numbers."""
     log = exp.log
     out = [
         f"{exp.source}: {plural(exp.line_count, 'line', grouped=True)}"
@@ -68,10 +79,22 @@ def explanation_lines(exp: Explanation) -> list[str]:
         for number, text in exp.context(first.line):
             mark = ">" if number == first.line else " "
             out.append(f"  {mark}{number:>7} | {text[:200]}")
+    cause = exp.cause_above_internal_error
+    if cause is not None:
+        out += ["", f"likely root cause (line {cause['line']}, just above the internal compiler error):"]
+        out.append(f"  {cause['text']}")
+    if first is not None:
         others = [e for e in log.errors if e is not first]
-        if others:
+        if others and all_errors:
+            out += ["", f"other errors ({len(others)}):"]
+            for e in others:
+                level = f", {e.level}" if e.level else ""
+                lines = e.message.split("\n")
+                out.append(f"  line {e.line}{level}: {lines[0]}")
+                out += [f"    {line}" for line in lines[1:]]
+        elif others:
             where = ", ".join(str(e.line) for e in others[:12]) + (" ..." if len(others) > 12 else "")
-            out.append(f"other errors: {len(others)} (lines {where})")
+            out.append(f"other errors: {len(others)} (lines {where}); --all-errors shows each")
     other_codes = [c for c in log.codes if first is None or c != first.code]
     if other_codes:
         out += ["", "other codes:"]
@@ -81,8 +104,10 @@ def explanation_lines(exp: Explanation) -> list[str]:
     if steps:
         out += ["", *steps]
     out.append("")
-    out.append(f"compiler version: {log.compiler_version or '(not in this output)'}")
-    out.append(f"command: {log.command_line or '(not in this output)'}")
+    out.append(f"compiler version: {log.compiler_version or _recorded(recorded_version)}")
+    command = log.command or recorded_command
+    out.append(f"command: {log.command_line or _recorded(shlex.join(recorded_command) if recorded_command else None)}")
+    out += [f"  note: {note}" for note in competing_options(command)]
     if len(log.compiles) > 1:
         out.append("compiles:")
         for i, c in enumerate(log.compiles, 1):
@@ -91,3 +116,7 @@ def explanation_lines(exp: Explanation) -> list[str]:
                 f"{'-' if c.exit_code is None else c.exit_code}, {plural(c.errors, 'error')}"
             )
     return out
+
+
+def _recorded(value: str | None) -> str:
+    return f"{value} (from the job's record: this output does not say)" if value else "(not in this output)"

@@ -7,11 +7,14 @@ directory comes from here; a loose log file is still explained by ``compilerlog.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neffbench.compilerlog.commands import competing_options
 from neffbench.compilerlog.explain import JOB_LOG, ExplainError, Explanation, explain
+from neffbench.jobs.protocol import stage_words
 from neffbench.jobs.summary import describe_neffs, describe_numerics, failure_sentence, human_bytes
 from neffbench.views.job import JobView
 from neffbench.views.job_file import RecordError, read_job
@@ -97,7 +100,8 @@ class JobExplanation:
         took = f" in {job.duration_s:.1f} s" if job.duration_s is not None else ""
         out = [("Job", f"{job.job_id or self.job_dir.name}: {job.outcome or 'no outcome'}{took}")]
         if self.cause:
-            stage = f" (stage {job.stage})" if job.stage and job.stage not in self.cause else ""
+            said = job.stage and (job.stage in self.cause or stage_words(job.stage) in self.cause)
+            stage = f" (stage {job.stage})" if job.stage and not said else ""
             out.append(("Cause", self.cause + stage))
         if job.backend:
             out.append(("Backend", f"{job.backend}: {job.backend_reason or 'no reason recorded'}"))
@@ -115,9 +119,34 @@ class JobExplanation:
             out.append(("Compiler", f"none ran ({job.backend}): no compiler version, command or passes to show"))
         return out
 
+    @property
+    def recorded_version(self) -> str | None:
+        """The compiler's version as the job's record has it (from its log when it ran, or the version installed)."""
+        job = self.job
+        if job is None or not self.runs_compiler:
+            return None
+        found = (job.compiler or {}).get("version_from_log") or (job.versions or {}).get("neuronx_cc")
+        return str(found) if found else None
+
+    @property
+    def recorded_command(self) -> list[str] | None:
+        """The compiler command the job's record has (the one that ran, else the one asked for)."""
+        job = self.job
+        if job is None or not self.runs_compiler:
+            return None
+        command = job.compiler_command or {}
+        found = command.get("actual") or command.get("requested")
+        return [str(a) for a in found] if isinstance(found, list) and found else None
+
     def to_json(self) -> dict[str, Any]:
-        """The log's explanation (empty parts without a log) with the job's headline, outcome and facts."""
+        """The log's explanation (empty parts without a log) with the job's headline, outcome and facts; the
+        compiler's version and command from the record where the log does not say them (``*_from``: job.json)."""
         data = self.log.to_json() if self.log is not None else _no_log(self.job_dir)
+        if not data.get("compiler_version") and self.recorded_version:
+            data.update(compiler_version=self.recorded_version, compiler_version_from=RECORD_NAME)
+        if not data.get("command") and self.recorded_command:
+            data.update(command=shlex.join(self.recorded_command), command_from=RECORD_NAME)
+            data["command_notes"] = competing_options(self.recorded_command)
         job = self.job
         data.update(
             {

@@ -11,9 +11,11 @@ time in seconds.
 
 From the worker:
 
-- ``{"type": "stage", "stage": "inputs"|"reference"|"tracing"|"compiling"|"saving"|"verifying"|"done", "t": ...}``
-  (``compiling`` appears only with the neuron and torchneuron backends, when the compiler starts; the parent enters it
-  itself, with ``"source": "compiler output"``, when the compiler's first log record arrives sooner).
+- ``{"type": "stage", "stage": "building"|"forward"|"outputs"|"weights"|"reference"|"tracing"|"compiling"|"saving"|
+  "verifying"|"done", "t": ...}`` (``forward`` and ``outputs`` only for a kernel whose build calls the module, as
+  the module kernel's does; ``compiling`` appears only with the neuron and torchneuron backends, when the compiler
+  starts; the parent enters it itself, with ``"source": "compiler output"``, when the compiler's first log record
+  arrives sooner). Jobs of earlier versions had one stage ``inputs`` for the first four.
 - ``{"type": "backend", "backend": "neuron"|"torchneuron"|"cpu-check", "reason": "...", "makes_neff": bool,
   "cpu_backend": bool|None, "cpu_backend_reason": str|None, "flavour": "legacy"|"native"|None}``
 - ``{"type": "versions", "python": ..., "torch": ..., "torch_neuronx": ..., "neuronx_cc": ...}``
@@ -53,7 +55,31 @@ from __future__ import annotations
 # JOB_DIR/taps.json: what a compare's tapped job taps ({"patterns", "depth", "of"}), for the worker.
 TAPS_REQUEST = "taps.json"
 LOGFILE_PREFIX = "@@neffbench-cclog@@ "
-STAGES = ("inputs", "reference", "tracing", "compiling", "saving", "verifying", "done")
+STAGES = (
+    "building",
+    "forward",
+    "outputs",
+    "weights",
+    "reference",
+    "tracing",
+    "compiling",
+    "saving",
+    "verifying",
+    "done",
+)
+# How a failure's reason names the stage it happened in, where the stage's name alone would not say it.
+STAGE_WORDS = {
+    "building": "the build of the module and its inputs",
+    "forward": "the first call of the module's forward",
+    "outputs": "the reading of what the forward returned",
+    "weights": "the weights digest",
+    "inputs": "the build of the module, its inputs, its first call or its weights digest",  # jobs of earlier versions
+}
+
+
+def stage_words(stage: str) -> str:
+    """``the first call of the module's forward`` for ``forward``; other stages (``tracing``) by their name."""
+    return STAGE_WORDS.get(stage, stage)
 
 
 def encode_logfile_line(line: str) -> str:

@@ -100,11 +100,21 @@ class Compare:
             found = outputs.Found.of(tapped_dir, tapped, device, registry.for_spec(spec).dtype(spec))
         except (ValueError, arrays.ArraysError) as exc:
             raise CompareError(str(exc)) from None
+        no_device = outputs.no_device_output(found, tapped, run_record.get("runtime") or self.runtime)
         comparison = taps_compare.compare(
-            found.taps, found.device_taps, found.eager_taps, found.float64, eager_tolerance=outputs.autocast(spec)
+            found.taps,
+            found.device_taps,
+            found.eager_taps,
+            found.float64,
+            eager_tolerance=outputs.autocast(spec),
+            no_device=no_device,
         )
         notes = outputs.notes(job, tapped, found, own_error)
-        changed = None if own is None else report.taps_changed_result(list(own.values()), found.device_own, found.dtype)
+        changed = (
+            None
+            if own is None or no_device is not None  # no device output: nothing of the tapped graph was run
+            else report.taps_changed_result(list(own.values()), found.device_own, found.dtype)
+        )
         document = report.document(
             comparison,
             job=job.job_id or self.job_dir.name,
@@ -118,7 +128,7 @@ class Compare:
             cached=tapped.cache_hit,
             # What the figures were computed from, for a view that draws a tap's values (its histograms).
             files={
-                "device": (run_record.get("outputs") or {}).get("path"),
+                "device": None if no_device else (run_record.get("outputs") or {}).get("path"),
                 "eager": str(tapped_dir / arrays.REFERENCE_NAME),
                 "float64": str(tapped_dir / arrays.FLOAT64_REFERENCE_NAME) if isinstance(found.float64, dict) else None,
             },

@@ -75,6 +75,21 @@ def autocast(spec: Any) -> tuple[float, float] | None:
     return atol, rtol
 
 
+def no_device_output(found: Found, tapped: JobView, runtime: str) -> str | None:
+    """Why the run gave no output of any tap (None when it gave some): a job whose NEFF runs on a NeuronCore only,
+    run on this host's CPU (which runs the job's module eagerly, untapped), or a runtime that returned nothing."""
+    from neffbench.backends.registry import makes_no_neff
+
+    if not found.taps or found.device_taps:
+        return None
+    if runtime == "cpu" and not makes_no_neff(tapped.backend):
+        return (
+            f"no device output on this host (the {tapped.backend} job's NEFF runs on a NeuronCore only; the cpu "
+            "runtime ran its module eagerly, which is the eager reference itself)"
+        )
+    return f"no device output: the {runtime} runtime returned no output of the taps"
+
+
 def notes(job: JobView, tapped: JobView, found: Found, own_error: str | None) -> list[str]:
     """What the reader of a compare should know before its figures: how the taps were chosen, whether the tapped
     build is the job's (same weights), and whether the job itself could be run."""

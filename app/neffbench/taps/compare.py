@@ -18,22 +18,28 @@ import numpy as np
 
 from neffbench.kernels.api import TOLERANCES
 from neffbench.taps.select import Tap, unusual_tensors
+from neffbench.words import message_text
 
 REFERENCES = ("vs_eager", "vs_float64")
+# A tap's ``problem`` when there was nothing to compare it with: no figure, and no failure either. (Compares kept
+# before a tap could be "not compared" recorded these as failures; their readers go by the problem.)
+NOT_COMPARED = ("no device output", "no reference output")
 
 
 @dataclass
 class TapResult:
     """One tap against one reference. ``times_tolerance`` is the worst element's |error| over its allowance
     (over 1: fails); ``scale_share`` is max_abs over the reference's max |value|; ``growth`` that share over
-    the previous tap's (None for the first tap, or when the previous one was exact)."""
+    the previous tap's (None for the first tap, or when the previous one was exact). ``ok`` is None when the tap
+    was not compared (no output of it to compare, ``problem`` says which): nothing is known of it, so it is no
+    failure."""
 
     name: str
     module: str
     dtype: str
     atol: float
     rtol: float
-    ok: bool
+    ok: bool | None
     max_abs: float | None = None
     max_rel: float | None = None
     scale_share: float | None = None
@@ -50,14 +56,19 @@ class TapResult:
 
 @dataclass
 class Comparison:
-    """Per reference (``vs_eager``, ``vs_float64``): each tap's figures, and the first tap over tolerance."""
+    """Per reference (``vs_eager``, ``vs_float64``): each tap's figures, and the first tap over tolerance.
+
+    ``measured`` is what was set against the references: ``device`` (the runtime's outputs of the taps) or, when
+    the runtime gave none, ``eager`` (the eager run on this CPU in the module's dtype, against float64 only)."""
 
     taps: list[Tap]
     results: dict[str, list[TapResult]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)  # reference -> why it was not compared
+    measured: str = "device"
 
     def first_divergent(self, reference: str) -> TapResult | None:
-        return next((r for r in self.results.get(reference, []) if not r.ok), None)
+        """The first tap over tolerance; a tap that was not compared is none."""
+        return next((r for r in self.results.get(reference, []) if r.ok is False), None)
 
 
 def tolerance(dtype: str) -> tuple[float, float]:
@@ -142,8 +153,9 @@ def compare_one(taps: Sequence[Tap], device: Any, reference: Any, tol: Tolerance
         got, want = _lookup(device, tap, i), _lookup(reference, tap, i)
         if got is None or want is None:
             atol, rtol = tol or tolerance(tap.dtype)
-            missing = "device" if got is None else "reference"
-            entry = TapResult(tap.name, tap.module, tap.dtype, atol, rtol, ok=False, problem=f"no {missing} output")
+            entry = TapResult(
+                tap.name, tap.module, tap.dtype, atol, rtol, ok=None, problem=NOT_COMPARED[0 if got is None else 1]
+            )
         else:
             entry = measure(tap, got, want, tol)
         if previous and entry.scale_share is not None:
@@ -159,13 +171,23 @@ def compare(
     eager: Mapping[str, Any] | Sequence[Any],
     float64: Mapping[str, Any] | Sequence[Any] | str | None = None,
     eager_tolerance: Tolerance | None = None,
+    *,
+    no_device: str | None = None,
 ) -> Comparison:
     """Each tap against the eager run in the module's dtype and, when given, the float64 run (a string: why
     there is none, as ``float64_reference`` returns it). ``eager_tolerance`` replaces the dtype's against eager
     only, for a compile that changes the arithmetic (``--auto-cast``: ``backends.verify.tolerance_for``); the
-    float64 reference is always judged by what the taps' dtype promises."""
+    float64 reference is always judged by what the taps' dtype promises.
+
+    ``no_device``: why the runtime gave no output of the taps (a NEFF job on a host without a NeuronCore). Then
+    nothing is set against eager (no tap fails, none is first divergent there), and what can still be compared
+    is: the eager run itself, on this CPU in the module's dtype, against float64."""
     out = Comparison(list(taps))
-    out.results["vs_eager"] = compare_one(taps, device, eager, eager_tolerance)
+    if no_device is None:
+        out.results["vs_eager"] = compare_one(taps, device, eager, eager_tolerance)
+    else:
+        out.skipped["vs_eager"] = no_device
+        out.measured, device = "eager", eager
     if isinstance(float64, str):
         out.skipped["vs_float64"] = float64
     elif float64 is None:
@@ -212,7 +234,7 @@ def float64_refusal(exc: Exception) -> str:
     kernel, a module that pins its dtype)."""
     if isinstance(exc, Float64Refused):
         return str(exc)
-    return f"the module does not run in float64: {type(exc).__name__}: {_first_line(exc)}".rstrip(": ")
+    return f"the module does not run in float64: {type(exc).__name__}: {message_text(str(exc))}".rstrip(": ")
 
 
 def _first_line(exc: Exception) -> str:

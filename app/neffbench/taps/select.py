@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from neffbench.kernels.module import wrapper as module_wrapper
 from neffbench.kernels.module.outputs import Leaves, collect, name_of
+from neffbench.usercode.origin import is_user_file
 from neffbench.usercode.tensors import describe
 
 MAX_TAPS = 64  # the default depth is the deepest whose taps are at most this many
@@ -31,8 +34,10 @@ class Tap:
     """One intermediate output the tapped module returns.
 
     ``name`` is its output name (``tap0``..), ``module`` its path as in ``named_modules()`` of the user's
-    module (``(output i)`` at depth 0: the module's own output i, for a module without submodules), ``source`` ``FILE:LINE`` of its class's ``forward`` (None when Python cannot tell), ``part``
-    which tensor of the module's output it is (``output`` for a tensor, ``output[0]`` for a tuple's first).
+    module (``(output i)`` at depth 0: the module's own output i, for a module without submodules), ``source``
+    ``FILE:LINE`` of its class's ``forward`` (None when Python cannot tell), ``part`` which tensor of the module's
+    output it is (``output`` for a tensor, ``output[0]`` for a tuple's first). ``called_at`` is, for a module of a
+    library's class (an ``nn.Linear``), the line of the user's own code that called it: the line a user knows.
     """
 
     name: str
@@ -44,6 +49,12 @@ class Tap:
     depth: int = 1
     calls: int = 1
     part: str = "output"
+    called_at: str | None = None
+
+    @property
+    def where(self) -> str | None:
+        """The line to show for the tap: the user's call of a library module, else its class's ``forward``."""
+        return self.called_at or self.source
 
     def to_dict(self) -> dict[str, Any]:
         """As records and reports write it (``class`` for ``cls``)."""
@@ -57,6 +68,7 @@ class Tap:
             "depth": self.depth,
             "calls": self.calls,
             "part": self.part,
+            "called_at": self.called_at,
         }
 
     @classmethod
@@ -72,6 +84,7 @@ class Tap:
             depth=int(data["depth"]) if isinstance(data.get("depth"), int) else 1,  # 0: the module's own output
             calls=int(data.get("calls") or 1),
             part=str(data.get("part") or "output"),
+            called_at=data.get("called_at"),
         )
 
 
@@ -93,6 +106,7 @@ class _Call:
     dtype: str = ""
     shape: tuple[int, ...] = ()
     unusual: str | None = None  # what the first tensor is when not a plain dense one ("a sparse_coo tensor")
+    called_at: str | None = None
 
 
 def root_of(module: Any) -> Any:
@@ -138,6 +152,24 @@ def source_of(cls: Any) -> str | None:
     return f"{file}:{line}" if file else None
 
 
+def _is_users(file: str | None, seen: dict[str, bool]) -> bool:
+    if not file or file.startswith("<"):
+        return False  # generated code (the module kernel's wrapper), a string compiled at run time
+    if file not in seen:
+        seen[file] = is_user_file(file)
+    return seen[file]
+
+
+def _users_call(seen: dict[str, bool]) -> str | None:
+    """``FILE:LINE`` of the innermost frame of the running call stack that is the user's own code."""
+    frame: FrameType | None = sys._getframe(2)  # the hook's caller: torch's call machinery, then the module's
+    while frame is not None:
+        if _is_users(frame.f_code.co_filename, seen):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
 def record_calls(module: Any, inputs: Sequence[Any]) -> list[_Call]:
     """Run ``module(*inputs)`` once and return its submodules' first calls in the order they finished."""
     import torch
@@ -147,6 +179,7 @@ def record_calls(module: Any, inputs: Sequence[Any]) -> list[_Call]:
     stack: list[str] = []  # paths of the called modules running now, to know each call's depth
     calls: dict[str, _Call] = {}
     sources: dict[type, str | None] = {}  # the twelve layers of a model share one class
+    seen: dict[str, bool] = {}  # whether a file is the user's, by path
 
     def before(mod: Any, args: Any) -> None:
         path = names[id(mod)]
@@ -156,7 +189,11 @@ def record_calls(module: Any, inputs: Sequence[Any]) -> list[_Call]:
             cls = type(mod)
             if cls not in sources:
                 sources[cls] = source_of(cls)
-            calls[path] = _Call(path, cls.__name__, sources[cls], depth=len(stack) + 1)
+            source = sources[cls]
+            library = source is None or not _is_users(source.rpartition(":")[0], seen)
+            calls[path] = _Call(
+                path, cls.__name__, source, depth=len(stack) + 1, called_at=_users_call(seen) if library else None
+            )
         stack.append(path)
 
     def after(mod: Any, args: Any, output: Any) -> None:
@@ -265,7 +302,7 @@ def plan(
         taps.append(
             Tap(
                 f"tap{len(taps)}", call.path, call.cls, call.source, call.dtype, call.shape,
-                depth=call.depth, calls=call.calls, part=call.part,
+                depth=call.depth, calls=call.calls, part=call.part, called_at=call.called_at,
             )
         )  # fmt: skip
     if not calls:

@@ -13,6 +13,7 @@ import traceback
 from pathlib import Path
 
 from neffbench.usercode.origin import is_user_file
+from neffbench.words import message_text
 
 
 def user_frame(exc: BaseException) -> traceback.FrameSummary | None:
@@ -42,12 +43,12 @@ def install_hint(missing: str | None) -> str:
 
 
 def message(exc: BaseException) -> str:
-    """The exception's first line (with the extra to install, for a missing optional library); for a bare
-    ``assert``, the assertion's own source line."""
+    """The exception's first line, or all of it when the first line only introduces the rest (``words.message_text``),
+    with the extra to install for a missing optional library; for a bare ``assert``, the assertion's source line."""
     text = str(exc).strip()
     if text:
         hint = install_hint(exc.name) if isinstance(exc, ModuleNotFoundError) else ""
-        return text.splitlines()[0] + hint
+        return message_text(text) + hint
     if isinstance(exc, AssertionError):
         frames = traceback.extract_tb(exc.__traceback__)
         if frames:

@@ -21,16 +21,24 @@ from pathlib import Path
 
 from neffbench.backends.base import JobFailure
 from neffbench.backends.registry import CHOICES as BACKENDS
+from neffbench.jobs.protocol import stage_words
 from neffbench.procs import Emitter, watch
+from neffbench.usercode import errors as user_errors
 from neffbench.workers.stages import Job
 
 
-def _reason(exc: BaseException, stage: str) -> str:
+def failure_reason(exc: BaseException, stage: str, *, users_code: bool = True) -> str:
+    """The job's reason for failing in ``stage``: a JobFailure's sentence with the stage in words after it, or
+    ``TypeError at model.py:12 during tracing: ...``: what was raised, where in the user's own code (a CPU trace
+    through their forward, as a forward error says it; ``users_code``: the job's kernel runs any), in which stage."""
+    during = stage_words(stage)
+    if isinstance(exc, JobFailure):
+        return f"{exc} (during {during})"
     if isinstance(exc, OSError) and exc.errno is not None and exc.filename:
         # A full disk, a file-size limit, a read-only folder: the path and the cause, not a traceback's words.
-        return f"cannot write {exc.filename}: {exc.strerror or os.strerror(exc.errno)} (during {stage})"
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__} during {stage}: {text[0] if text else 'no message'}"
+        return f"cannot write {exc.filename}: {exc.strerror or os.strerror(exc.errno)} (during {during})"
+    where = user_errors.where(exc) if users_code else ""
+    return f"{type(exc).__name__}{where} during {during}: {user_errors.message(exc)}"
 
 
 def _preload() -> None:
@@ -91,17 +99,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.standby:
             os.chdir(args.job_dir)  # where a spawned worker starts
         job.run()
-    except JobFailure as exc:
-        if exc.__cause__ is not None:  # the whole story stays in job.log; the terminal gets the sentence
-            cause = exc.__cause__
-            traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
-        reason = f"{exc} (during {job.stage})"
-        out.line(f"neffbench: failed: {reason}")
-        out.event({"type": "outcome", "outcome": "failed", "reason": reason})
-        return 1
     except Exception as exc:  # noqa: BLE001 - any error in the user's module or the toolchain ends the job
-        traceback.print_exc(file=sys.stderr)
-        reason = _reason(exc, job.stage)
+        # The whole story stays in job.log; the terminal gets the sentence.
+        cause = exc.__cause__ if isinstance(exc, JobFailure) else exc
+        if cause is not None:
+            traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
+        reason = failure_reason(exc, job.stage, users_code=job.runs_user_code)
         out.line(f"neffbench: failed: {reason}")
         out.event({"type": "outcome", "outcome": "failed", "reason": reason})
         return 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from neffbench.backends.tracing import cpu_check_trace
+from neffbench.usercode import errors as user_errors
 
 
 def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
@@ -27,9 +28,8 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
     except Exception as exc:  # noqa: BLE001 - the user's module may fail the trace any way it likes
         if blocking:
             raise
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "no message"
         report.warning(
-            f"the CPU trace probe failed ({type(exc).__name__}: {first}); the Neuron compile "
+            f"the CPU trace probe failed ({user_errors.describe(exc)}); the Neuron compile "
             "goes ahead, since torch_neuronx.trace is more lenient in places."
         )
         job.preflight_gate(report, final=True)

@@ -18,14 +18,15 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from neffbench.words import message_text
+
 HISTOGRAM_BINS = 48
 # Above this many elements statistics and histograms use an evenly strided sample.
 SAMPLE = 1_000_000
 
 
 def _sentence(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return message_text(str(exc)) or type(exc).__name__
 
 
 def _tensor_report(name: str, tensor: Any) -> dict[str, Any]:

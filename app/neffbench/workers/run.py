@@ -20,6 +20,7 @@ from typing import Any
 from neffbench.backends import registry as backends
 from neffbench.procs import Emitter, watch
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
+from neffbench.words import message_text
 from neffbench.workers.run_io import RunFailure, RunIO
 
 PROGRESS_S = 0.25
@@ -270,8 +271,7 @@ def _explained(exc: BaseException, what: str) -> str:
     nrt = nrt_errors.explain(text)
     if nrt is not None:
         return f"{what}: {nrt.sentence()}"
-    first = text.splitlines()[0] if text else "no message"
-    return f"{what}: {type(exc).__name__}: {first}"
+    return f"{what}: {type(exc).__name__}: {message_text(text) or 'no message'}"
 
 
 def _versions(runtime: str) -> dict[str, Any]:
@@ -305,9 +305,7 @@ def main() -> int:
         return 1
     except Exception as exc:  # noqa: BLE001 - the runtime may raise anything
         traceback.print_exc(file=sys.stderr)
-        reason = (
-            f"{type(exc).__name__} during {run.stage}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-        )
+        reason = f"{type(exc).__name__} during {run.stage}: {message_text(str(exc))}"
         out.event({"type": "outcome", "outcome": "failed", "reason": reason})
         return 1
     out.event({"type": "outcome", "outcome": "succeeded", "reason": None, "seconds": time.perf_counter() - t0})

@@ -17,6 +17,7 @@ from neffbench.backends.choose import resolve_in, versions
 from neffbench.jobs.logtail import LogTail
 from neffbench.jobs.standby import BUILD_CWD_ENV
 from neffbench.jobs.summary import describe_numerics
+from neffbench.kernels import steps
 from neffbench.procs import Emitter, replacing
 from neffbench.spec import load
 from neffbench.usercode.recorder import Recorder
@@ -31,6 +32,7 @@ class Job:
         self.requested = requested
         self.out = emitter
         self.stage = "start"
+        self.runs_user_code = False  # whether the job's kernel runs the user's own code (their files may raise)
         self._stage_t0 = time.perf_counter()
         self._reported = 0  # pre-flight problems already written to the log
         self.tracer_warnings: Any = None  # the CPU trace's, once it ran (backends.tracing.TracerWarnings)
@@ -49,8 +51,9 @@ class Job:
         spec = load(self.job_dir / "spec.toml")
         backend = self._backend(spec)
         kernel = registry.for_spec(spec)
+        self.runs_user_code = kernel.runs_user_code
         self.out.event({"type": "versions", **versions(backend)})
-        self.enter("inputs")
+        self.enter("building")
         built, report = self._build(kernel, spec, backend)
         self.enter("reference")
         reference = self._reference(built, kernel, report, backend)
@@ -88,10 +91,12 @@ class Job:
         # Only the user's code has a closure worth watching for: a built-in kernel is the workbench's own code.
         recorder = Recorder() if kernel.runs_user_code else contextlib.nullcontext()
         try:
-            with recorder, _in_build_folder():
+            # The kernel names the steps inside its build (the first forward call, its outputs) as it starts them.
+            with recorder, _in_build_folder(), steps.listening(self.enter):
                 built = kernel.build(spec)
         except KernelError as exc:
             raise JobFailure(str(exc)) from exc
+        self.enter("weights")
         # What the build read and what it made, before anything else can fail: a rebuild compares with these.
         if isinstance(recorder, Recorder):
             self.out.event({"type": "sources", **recorder.result(built.module)})

@@ -41,9 +41,17 @@ class CompileRun:
         return bool(self.results) and not any(r.view.makes_neff for r in self.results)
 
     @property
+    def served_from_cache(self) -> int:
+        """How many of its jobs an identical earlier job served: nothing was compiled for them."""
+        return sum(bool(r.view.cache_hit) for r in self.results)
+
+    @property
     def headline(self) -> str:
-        """A short, honest status line: a cpu-check run never reads as a compile."""
+        """A short, honest status line: a cpu-check run never reads as a compile, nor a cache hit."""
         what = "CPU check (no NEFF)" if self.cpu_check_only else "Compile"
+        cached = self.served_from_cache
+        if cached and cached == len(self.results) and self.outcome == "succeeded":
+            return f"{what} served from the cache"
         return f"{what} {self.outcome}"
 
 

@@ -340,6 +340,11 @@ def finished_text(run: CompileRun, total: int) -> str:
     done = len(run.results)
     if run.outcome == "succeeded":
         verb = "checked on CPU" if run.cpu_check_only else "compiled"
+        cached = run.served_from_cache  # an identical earlier job's products: nothing was made here for them
+        if cached == done:
+            verb = "served from the cache (nothing was compiled here)"
+        elif cached:
+            verb = f"{verb} ({done - cached}) or served from the cache ({cached})"
         text = f"Succeeded: {done} of {plural(total, 'bucket')} {verb}"
         return sentences(text, f"{NO_NEFF_NOTE}: nothing was compiled for Neuron" if run.cpu_check_only else "")
     if run.outcome == "cancelled":

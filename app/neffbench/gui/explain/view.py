@@ -34,8 +34,12 @@ def code_link(code: str) -> str:
     return f'<a href="code:{html.escape(code)}">{html.escape(code)}</a>'
 
 
-def explanation_html(data: dict) -> str:
-    """The body of the view for ``Explanation.to_json()`` or ``JobExplanation.to_json()``."""
+MORE_ERRORS = "errors:more"  # the link that opens (and closes) the errors after the first
+
+
+def explanation_html(data: dict, *, all_errors: bool = False) -> str:
+    """The body of the view for ``Explanation.to_json()`` or ``JobExplanation.to_json()``; ``all_errors``: the
+    errors after the first listed, each with its line and message (else one link that opens them)."""
     from neffbench.compilerlog.codes import lookup
 
     out = [_facts_html(data)]
@@ -68,9 +72,14 @@ def explanation_html(data: dict) -> str:
                 else f"<span style='color:#666'>{text}</span>"
             )
         out.append("<pre>" + "<br>".join(rows) + "</pre>")
-        others = len(data.get("errors", [])) - 1
-        if others > 0:
-            out.append(f"<p>{plural(others, 'more error', 'more errors')} in this output.</p>")
+    cause = data.get("cause_above_internal_error")
+    if cause:
+        out.append(
+            f"<h3 style='color:{theme.BAD}'>Likely root cause <small>(line {cause['line']}, just above the internal "
+            f"compiler error)</small></h3><p>{html.escape(str(cause['text']))}</p>"
+        )
+    if first:
+        out.append(_more_errors_html(data, first, all_errors))
     codes = data.get("codes") or []
     if codes:
         out.append("<p><b>Codes:</b> " + ", ".join(code_link(c) for c in codes) + "</p>")
@@ -78,9 +87,13 @@ def explanation_html(data: dict) -> str:
         out.append(f"<p><b>Exit status</b> {data['exit_code']}: {html.escape(data.get('exit_meaning') or '')}</p>")
     out.append(_passes_html(data))
     if data.get("runs_compiler", True):  # a cpu-check job's facts say it runs none: nothing to look for here
+        notes = "".join(
+            f"<br><span style='color:{theme.WARN}'>{html.escape(n[0].upper() + n[1:])}.</span>"
+            for n in data.get("command_notes") or []
+        )
         out.append(
-            f"<p><b>Compiler version:</b> {html.escape(data.get('compiler_version') or '(not in this output)')}"
-            f"<br><b>Command:</b> <code>{html.escape(data.get('command') or '(not in this output)')}</code></p>"
+            f"<p><b>Compiler version:</b> {_said(data, 'compiler_version')}"
+            f"<br><b>Command:</b> <code>{_said(data, 'command')}</code>{notes}</p>"
         )
     if len(data.get("compiles", [])) > 1:
         items = "".join(
@@ -90,6 +103,34 @@ def explanation_html(data: dict) -> str:
         )
         out.append(f"<p><b>{len(data['compiles'])} compiles in this output</b></p><ol>{items}</ol>")
     return "".join(out)
+
+
+def _more_errors_html(data: dict, first: dict, shown: bool) -> str:
+    """The errors after the first: a link that opens them (``▸ 3 more errors in this output``), or, opened, each
+    with its line, level and message."""
+    others = [e for e in data.get("errors", []) if e != first]
+    if not others:
+        return ""
+    arrow = "▾" if shown else "▸"
+    count = plural(len(others), "more error", "more errors")
+    link = f"<p><a href='{MORE_ERRORS}'>{arrow} {count} in this output</a></p>"
+    if not shown:
+        return link
+    items = "".join(
+        f"<li>line {e['line']}{', ' + html.escape(e['level']) if e.get('level') else ''}: "
+        f"{html.escape(str(e['message'])).replace(chr(10), '<br>')}</li>"
+        for e in others
+    )
+    return f"{link}<ul>{items}</ul>"
+
+
+def _said(data: dict, key: str) -> str:
+    """A value of the explanation, and whence: the output, or the job's record when the output does not say it."""
+    value = data.get(key)
+    if not value:
+        return "(not in this output)"
+    whence = " <small>(from the job's record: this output does not say)</small>" if data.get(f"{key}_from") else ""
+    return html.escape(str(value)) + whence
 
 
 def _facts_html(data: dict) -> str:
@@ -156,6 +197,7 @@ class ExplanationView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.data: dict | None = None
+        self.all_errors = False  # the errors after the first, opened
         self.job_dir: Path | None = None
         self._worker = None
         self._request = 0  # only the newest request's answer is shown
@@ -251,6 +293,7 @@ class ExplanationView(QWidget):
 
     def show_data(self, data: dict) -> None:
         self.data = data
+        self.all_errors = False
         outcome = data.get("outcome", "unknown")
         whose = f"Job {data['job_id']} · " if data.get("job_id") else ""
         self.headline.setText(
@@ -261,6 +304,16 @@ class ExplanationView(QWidget):
         self.body.setHtml(explanation_html(data))
         self.code_help.setVisible(False)
         self.explained.emit(data)
+
+    def show_all_errors(self, shown: bool) -> None:
+        """Open (or close) the errors after the first, keeping the place the reader scrolled to."""
+        if self.data is None:
+            return
+        self.all_errors = shown
+        bar = self.body.verticalScrollBar()
+        at = bar.value()
+        self.body.setHtml(explanation_html(self.data, all_errors=shown))
+        bar.setValue(at)
 
     def show_code(self, code: str) -> None:
         from neffbench.compilerlog.codes import lookup
@@ -278,7 +331,9 @@ class ExplanationView(QWidget):
         self.headline.setText(f"<b style='color:{theme.BAD}'>Cannot explain: {html.escape(str(exc))}</b>")
 
     def _on_body_anchor_clicked(self, url: QUrl) -> None:
-        if url.scheme() == "code":
+        if url.toString() == MORE_ERRORS:
+            self.show_all_errors(not self.all_errors)
+        elif url.scheme() == "code":
             self.show_code(url.path())
         else:
             QDesktopServices.openUrl(url)

@@ -1,25 +1,59 @@
 """The Numerics view's chart: every tap's error against both references over execution order, on a log scale of
 times the tolerance (1 is the tolerance, drawn), the first divergent tap marked per reference, a second compare
-overlaid. The items are made once and re-fed with setData."""
+overlaid. The taps are labelled by module path; what says which line is which sits under the chart, never over
+its axes or its points. The items are made once and re-fed with setData."""
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from neffbench.gui.numerics import model
 from neffbench.gui.widgets import theme
-from neffbench.gui.widgets.readable import integer_axes, keep_readable
+from neffbench.gui.widgets.readable import IntegerAxis, keep_readable
 from neffbench.taps.compare import REFERENCES
 
 COLOURS = {"vs_eager": theme.ROTATED, "vs_float64": "#e07b00"}
-MAX_TICKS = 16
+LABEL_GAP_PX = 12  # between two module paths on the axis
+
+
+class ModuleAxis(IntegerAxis):
+    """The chart's bottom axis: each tap by its module path (the tail of it), as many as fit side by side without
+    touching; a tap index is no name a user knows."""
+
+    def __init__(self) -> None:
+        super().__init__("bottom")
+        self.modules: list[str] = []
+
+    def set_modules(self, modules: list[str]) -> None:
+        self.modules = [model.axis_label(m) for m in modules]
+        self.picture = None  # drawn again with the new names
+        self.update()
+
+    def _label_px(self) -> int:
+        metrics = QFontMetrics(self.style.get("tickFont") or QApplication.font())
+        return max((metrics.horizontalAdvance(m) for m in self.modules), default=0) + LABEL_GAP_PX
+
+    def tickValues(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 - pyqtgraph's names
+        if not self.modules:
+            return super().tickValues(minVal, maxVal, size)
+        per_tap = size / max(maxVal - minVal, 1e-9)  # pixels between two neighbouring taps
+        step = max(1, math.ceil(self._label_px() / max(per_tap, 1e-9)))
+        first = max(0, math.ceil(minVal / step) * step)
+        shown = [float(i) for i in range(first, min(len(self.modules) - 1, math.floor(maxVal)) + 1, step)]
+        return [(float(step), shown)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        if not self.modules:
+            return super().tickStrings(values, scale, spacing)
+        return [self.modules[int(v)] if 0 <= int(v) < len(self.modules) else "" for v in values]
 
 
 def _symbols(curve: model.Plotted) -> list[str]:
@@ -74,20 +108,19 @@ class ErrorChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.widget = pg.PlotWidget(axisItems=integer_axes("bottom"))  # the tap's index
+        self.axis = ModuleAxis()
+        self.widget = pg.PlotWidget(axisItems={"bottom": self.axis})
         self.widget.setObjectName("numerics-chart")
         self.widget.setMinimumWidth(300)
         keep_readable(self.widget, titled=False)
         self.plot = self.widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setLabel("left", "× tolerance (log)")
-        self.plot.setLabel("bottom", "tap, in execution order (hover a point: its module)")
+        self.plot.setLabel("bottom", "module, in execution order (hover a point: its whole path)")
         self.plot.getAxis("left").setLogMode(False, True)  # the data are log10 already: ticks read 10^n
         self.plot.setMenuEnabled(False)
-        self.tolerance = pg.InfiniteLine(
-            pos=0.0, angle=0, pen=pg.mkPen(theme.BAD, width=1, style=Qt.PenStyle.DotLine),
-            label="tolerance", labelOpts={"position": 0.99, "color": theme.BAD, "anchors": [(1, 1), (1, 1)]},
-        )  # fmt: skip
+        # Named in the legend under the chart: a label on the line would sit over the points and the axis.
+        self.tolerance = pg.InfiniteLine(pos=0.0, angle=0, pen=pg.mkPen(theme.BAD, width=1, style=Qt.PenStyle.DotLine))
         self.plot.addItem(self.tolerance)
         self.series = {(r, o): Series(self.plot, r, o) for o in (False, True) for r in REFERENCES}
         self.firsts = {r: self._first_line(r) for r in REFERENCES}
@@ -146,14 +179,21 @@ class ErrorChart(QWidget):
                 series = self.series[(reference, is_overlay)]
                 skipped = doc is None or reference in (doc.get("skipped") or {})
                 curve = None if skipped else model.plotted(taps, reference, floor, ceiling)
-                series.set(x, curve, [self._tip(t, reference, is_overlay) for t in taps])
-                if curve is not None and len(x):
+                what = model.measured(doc)  # the device's, or the CPU's: each compare as it was run
+                series.set(x, curve, [self._tip(t, reference, is_overlay, what) for t in taps])
+                if curve is not None and len(x) and not np.isnan(curve.y).all():
                     curves.append(curve)
                     dash = "╌╌" if is_overlay else "━━"
                     tail = " (overlay)" if is_overlay else ""
-                    legend.append(f"<span style='color:{series.colour.name()}'>{dash}</span> {reference[3:]}{tail}")
+                    legend.append(
+                        f"<span style='color:{series.colour.name()}'>{dash}</span> "
+                        f"{escape(what)} vs {reference[3:]}{tail}"
+                    )
+        if curves:
+            legend.append(f"<span style='color:{theme.BAD}'>┈┈</span> tolerance (1×)")
         legend += self._mark_firsts(primary)
-        self._set_ticks(len((primary or {}).get("taps") or []))
+        modules = [str(t.get("module")) for t in (primary or {}).get("taps") or []]
+        self.axis.set_modules(modules)
         notes = [model.clamp_note(curves)] if curves else []
         if overlay is not None and unmatched:
             notes.append(f"{unmatched} of the overlay's taps are not in this compare (matched by module path).")
@@ -162,14 +202,19 @@ class ErrorChart(QWidget):
         self.note.setText(" ".join(escape(n) for n in notes if n))
         self.note.setVisible(bool(self.note.text()))
         self.plot.setYRange(np.log10(floor), np.log10(ceiling), padding=0.05)
-        self.plot.enableAutoRange(axis="x")
+        # Half a tap of room at each end: the first and last points stand clear of the axes.
+        self.plot.setXRange(-0.5, max(len(modules) - 0.5, 0.5), padding=0)
 
-    def _tip(self, tap: dict[str, Any], reference: str, overlay: bool) -> str:
+    def _tip(self, tap: dict[str, Any], reference: str, overlay: bool, what: str) -> str:
         value = model.times_tolerance(tap, reference)
         figures = tap.get(reference) or {}
-        what = figures.get("problem") or (f"{value:.3g}× the tolerance" if value is not None else "no figure")
-        verdict = "ok" if figures.get("ok") else "FAIL"
-        return f"{tap.get('module')}{' (overlay)' if overlay else ''}\n{model.LABELS[reference]}: {what} — {verdict}"
+        said = figures.get("problem") or (f"{value:.3g}× the tolerance" if value is not None else "no figure")
+        ok = model.verdict_of(figures)
+        verdict = "not compared" if ok is None else "ok" if ok else "FAIL"
+        return (
+            f"{tap.get('module')}{' (overlay)' if overlay else ''}\n"
+            f"{what} {model.LABELS[reference]}: {said} — {verdict}"
+        )
 
     def _mark_firsts(self, primary: dict[str, Any] | None) -> list[str]:
         """Mark each reference's first divergent tap; what the legend says of them."""
@@ -186,8 +231,9 @@ class ErrorChart(QWidget):
             star.setData([float(index)], [float(y[index])])
             module = escape(str(primary["taps"][index].get("module")))
             colour = COLOURS[reference]
+            whose = f" of {escape(model.measured(primary))}" if primary.get("measured") == "eager" else ""
             said.append(
-                f"<span style='color:{colour}'>☆ first divergent vs {reference[3:]}: <b>{module}</b> (tap {index})</span>"
+                f"<span style='color:{colour}'>☆ first divergent{whose} vs {reference[3:]}: <b>{module}</b></span>"
             )
         return said
 
@@ -195,10 +241,6 @@ class ErrorChart(QWidget):
         """The tap the chart marks first divergent against ``reference`` (None: none marked)."""
         line, _ = self.firsts[reference]
         return int(round(line.value())) if line.isVisible() else None
-
-    def _set_ticks(self, n: int) -> None:
-        step = max(1, int(np.ceil(n / MAX_TICKS)))
-        self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(0, n, step)], []])
 
     def select(self, index: int | None) -> None:
         self.cursor.setVisible(index is not None)

@@ -45,10 +45,29 @@ def _figures_line(tap: dict[str, Any]) -> str:
         value, cosine = model.number(figures.get("times_tolerance")), model.number(figures.get("cosine"))
         what = figures.get("problem") or (f"{value:.3g}× tol" if value is not None else "?")
         cos = f", cos {cosine:.6f}" if cosine is not None and cosine < 1 else ""
-        colour = theme.GOOD if figures.get("ok") else theme.BAD
-        verdict = "ok" if figures.get("ok") else "FAIL"
+        ok = model.verdict_of(figures)
+        colour = "#777777" if ok is None else theme.GOOD if ok else theme.BAD
+        verdict = "not compared" if ok is None else "ok" if ok else "FAIL"
         parts.append(f"{reference[3:]}: <span style='color:{colour}'>{verdict}</span>, {escape(str(what))}{cos}")
     return " · ".join(parts)
+
+
+def source_html(tap: dict[str, Any]) -> tuple[str, str]:
+    """The tap's line in rich text, with the line itself when its file is here, and the whole path for a tooltip:
+    for a library module the user's own line that called it, its class's forward said after it."""
+    shown = model.where(tap)
+    if not shown:
+        return "no source recorded", ""
+    short, line = model.source_text(shown)
+    code = f" <code>{escape(line)}</code>" if line else " (the file is not here to read)"
+    text = f"<b>{escape(short)}</b>{code}"
+    if tap.get("called_at") and tap.get("source"):
+        forward, _ = model.source_text(tap["source"])
+        text += (
+            f"<br><small>where {escape(str(tap.get('module')))} ({escape(str(tap.get('class') or '?'))}) is "
+            f"called; its forward is {escape(forward)}</small>"
+        )
+    return text, str(shown)
 
 
 class TapDetail(QWidget):
@@ -67,7 +86,9 @@ class TapDetail(QWidget):
         self.reference_combo.setObjectName("numerics-reference")
         for reference in REFERENCES:
             self.reference_combo.addItem(model.LABELS[reference], reference)
-        self.reference_combo.setToolTip("The reference whose values the histograms set against the device's.")
+        self.reference_combo.setToolTip(
+            "The reference whose values the histograms set against the measured ones (the device's, or the CPU's)."
+        )
         self.values_plot = _histogram_plot("numerics-values", "value")
         self.diff_plot = _histogram_plot("numerics-difference", "difference")
         self.device_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(DEVICE_COLOUR, width=1.5))
@@ -114,16 +135,19 @@ class TapDetail(QWidget):
         shape = "×".join(str(n) for n in tap.get("shape") or []) or "scalar"
         self.title.setText(
             f"<b>{escape(str(tap.get('module')))}</b> ({escape(str(tap.get('class') or '?'))}) · "
-            f"{escape(str(tap.get('dtype')))} · {shape} · tap {index}<br>{_figures_line(tap)}"
+            f"{escape(str(tap.get('dtype')))} · {shape}<br>{_figures_line(tap)}"
         )
-        short, line = model.source_text(tap.get("source"))
-        code = f" <code>{escape(line)}</code>" if line else " (the file is not here to read)"
-        self.source.setText(f"<b>{escape(short)}</b>{code if tap.get('source') else ''}")
-        self.source.setToolTip(str(tap.get("source") or ""))
+        text, tip = source_html(tap)
+        self.source.setText(text)
+        self.source.setToolTip(tip)
         skipped = document.get("skipped") or {}
+        for i, reference in enumerate(REFERENCES):
+            self.reference_combo.model().item(i).setEnabled(reference not in skipped)
         if self.reference_combo.currentData() in skipped:
-            self.reference_combo.setCurrentIndex(0)
-        self.reference_combo.model().item(1).setEnabled("vs_float64" not in skipped)
+            compared = [i for i, r in enumerate(REFERENCES) if r not in skipped]
+            self.reference_combo.blockSignals(True)  # loaded once, below
+            self.reference_combo.setCurrentIndex(compared[0] if compared else 0)
+            self.reference_combo.blockSignals(False)
         self._load()
 
     def reference(self) -> str:
@@ -199,9 +223,10 @@ class TapDetail(QWidget):
         )
         # Said under the plots rather than in a legend, which would cover the bars of a plot this small.
         ref_colour = COLOURS[f"vs_{values.reference_name}"]
+        what = escape(values.measured)
         self.note.setText(
-            f"<span style='color:{DEVICE_COLOUR}'>━ device</span> <span style='color:{ref_colour}'>╌ "
-            f"{values.reference_name}</span> <span style='color:{theme.BAD}'>▮ device − {values.reference_name}</span>"
+            f"<span style='color:{DEVICE_COLOUR}'>━ {what}</span> <span style='color:{ref_colour}'>╌ "
+            f"{values.reference_name}</span> <span style='color:{theme.BAD}'>▮ {what} − {values.reference_name}</span>"
             f" · {values.device.size:,} values; {same}"
             + ("" if finite.size == difference.size else f"; {difference.size - finite.size:,} not finite (not drawn)")
         )

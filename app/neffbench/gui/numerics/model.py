@@ -14,11 +14,12 @@ import numpy as np
 from neffbench.numerics import kept
 from neffbench.numerics.kept import COMPARES_DIR
 from neffbench.runs import arrays
-from neffbench.taps.compare import REFERENCES, as_float64
-from neffbench.taps.report import short_source
+from neffbench.taps.compare import NOT_COMPARED, REFERENCES, as_float64
+from neffbench.taps.report import CPU_RUN, short_source
 from neffbench.words import plural
 
 LABELS = {"vs_eager": "against eager", "vs_float64": "against float64"}
+MODULE_CHARS = 18  # a module path on the chart's axis keeps its last this many characters (the tip has it whole)
 # A log axis has no room for 0 (an exact tap) or infinity: they are drawn this far past the finite figures.
 CLAMP_DECADES = 1.0
 FLOOR_WHEN_ALL_EXACT = 1e-3  # every tap exact: the floor a decade under this, the tolerance line above
@@ -37,6 +38,46 @@ def number(value: Any) -> float | None:
 def times_tolerance(tap: dict[str, Any], reference: str) -> float | None:
     figures = tap.get(reference)
     return number(figures.get("times_tolerance")) if isinstance(figures, dict) else None
+
+
+def verdict_of(figures: Any) -> bool | None:
+    """A tap's verdict against one reference: True within, False over, None not compared (no figures, or nothing
+    to compare it with: a compare kept before that was said so recorded it as a failure)."""
+    if not isinstance(figures, dict) or figures.get("problem") in NOT_COMPARED:
+        return None
+    ok = figures.get("ok")
+    return None if ok is None else bool(ok)
+
+
+def measured(document: dict[str, Any] | None) -> str:
+    """What the compare set against the references, as the tab names it: ``device``, ``CPU`` (a run on the cpu
+    runtime is never a device's), or ``the CPU run`` (the eager run itself, when there was no device output)."""
+    document = document or {}
+    if document.get("measured") == "eager":
+        return CPU_RUN
+    return "CPU" if document.get("runtime") == "cpu" else "device"
+
+
+def no_device_output(document: dict[str, Any] | None) -> str | None:
+    """``cannot compare against eager: no device output on this host (...)`` for a compare that had none (also one
+    kept before a compare said so: every tap's problem then was "no device output"), else None."""
+    document = document or {}
+    if document.get("measured") == "eager":
+        return f"cannot compare against eager: {(document.get('skipped') or {}).get('vs_eager')}"
+    taps = document.get("taps") or []
+    if taps and all((t.get("vs_eager") or {}).get("problem") == NOT_COMPARED[0] for t in taps):
+        return "cannot compare against eager: there was no device output to compare"
+    return None
+
+
+def where(tap: dict[str, Any]) -> str | None:
+    """The tap's line to show: the user's own call of a library module (``called_at``), else its class's forward."""
+    return tap.get("called_at") or tap.get("source")
+
+
+def axis_label(module: str, chars: int = MODULE_CHARS) -> str:
+    """A module path short enough for the chart's axis: its tail, which tells it from its neighbours."""
+    return module if len(module) <= chars else "…" + module[-(chars - 1) :]
 
 
 @dataclass
@@ -60,8 +101,9 @@ def bounds(values: list[float | None]) -> tuple[float, float]:
 
 
 def plotted(taps: list[dict[str, Any]], reference: str, floor: float, ceiling: float) -> Plotted:
+    """A tap not compared (nothing to compare it with) has no point: nothing is known of it, so it is no failure."""
     raw = [times_tolerance(t, reference) for t in taps]
-    problem = [isinstance(t.get(reference), dict) and bool(t[reference].get("problem")) for t in taps]
+    problem = [verdict_of(t.get(reference)) is False and bool(t[reference].get("problem")) for t in taps]
     y = np.full(len(taps), np.nan)
     exact = np.zeros(len(taps), dtype=bool)
     infinite = np.zeros(len(taps), dtype=bool)
@@ -109,8 +151,11 @@ def overlay_positions(primary: dict[str, Any], other: dict[str, Any]) -> tuple[n
 
 
 def first_index(document: dict[str, Any], reference: str) -> int | None:
+    """The first divergent tap's index; none when that tap was not compared (an older compare named one)."""
     name = (document.get("first_divergent") or {}).get(reference)
-    return next((i for i, t in enumerate(document.get("taps") or []) if t.get("name") == name), None)
+    taps = document.get("taps") or []
+    index = next((i for i, t in enumerate(taps) if t.get("name") == name), None)
+    return index if index is not None and verdict_of(taps[index].get(reference)) is False else None
 
 
 # ---- the job's compares ----
@@ -138,7 +183,8 @@ def describe(document: dict[str, Any]) -> str:
         index = first_index(document, reference)
         if index is not None:
             firsts.append(f"{reference[3:]}: {taps[index].get('module')}")
-    diverges = " · " + ", ".join(firsts) if firsts else " · all within"
+    cannot = no_device_output(document)
+    diverges = " · " + ", ".join(firsts) if firsts else (" · no device output" if cannot else " · all within")
     return f"{created} · {document.get('runtime') or '?'} · {plural(len(taps), 'tap')} ({how}){diverges}"
 
 
@@ -207,11 +253,13 @@ def source_text(source: str | None) -> tuple[str, str | None]:
 
 @dataclass
 class Values:
-    """A tap's device values and a reference's, flattened in float64, for its histograms."""
+    """A tap's measured values (the device's, or the CPU's) and a reference's, flattened in float64, for its
+    histograms; ``measured`` names the first as the tab does."""
 
     device: np.ndarray
     reference: np.ndarray
     reference_name: str
+    measured: str = "device"
 
 
 def _member(path: str, names: list[str]) -> np.ndarray:
@@ -226,17 +274,20 @@ def tap_values(document: dict[str, Any], tap: dict[str, Any], reference: str) ->
     """Read off the GUI thread: the arrays the figures were computed from (``files`` and ``outputs``)."""
     files = document.get("files") or {}
     output = (document.get("outputs") or {}).get(tap["name"])
-    if not files.get("device") or not output:
-        raise arrays.ArraysError("this compare names no arrays (it was kept before compares did)")
     key = "eager" if reference == "vs_eager" else "float64"
-    if not files.get(key):
-        raise arrays.ArraysError(f"this compare has no {key} reference: {document.get('skipped', {}).get(reference)}")
-    device = _member(files["device"], [output])
+    if not files.get(key) and reference in (document.get("skipped") or {}):
+        raise arrays.ArraysError(f"this compare has no {key} reference: {document['skipped'][reference]}")
+    # Without device output, the eager run itself is what was set against float64.
+    source = "eager" if document.get("measured") == "eager" else "device"
+    if not files.get(source) or not output or not files.get(key):
+        raise arrays.ArraysError("this compare names no arrays (it was kept before compares did)")
+    device = _member(files[source], [output])
     # The float64 archive is keyed by tap name; the eager one as the NEFF's outputs.
     ref = _member(files[key], [tap["name"], output] if key == "float64" else [output, tap["name"]])
+    label = measured(document)
     if ref.shape != device.shape:
-        raise arrays.ArraysError(f"the device output has {device.size} values, the {key} reference {ref.size}")
-    return Values(device, ref, key)
+        raise arrays.ArraysError(f"the {label} output has {device.size} values, the {key} reference {ref.size}")
+    return Values(device, ref, key, label)
 
 
 def histogram(values: np.ndarray, bins: int | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -243,8 +243,17 @@ class NumericsPanel(QWidget):
             lines.append(
                 f"<span style='color:{theme.BAD}'><b>{escape(changed[0].upper() + changed[1:])}</b></span><br>"
             )
+        cannot = model.no_device_output(document)
+        if cannot:  # what the figures below are not, before them
+            lines.append(f"<span style='color:{theme.BAD}'><b>{escape(cannot[0].upper() + cannot[1:])}</b></span><br>")
+            if document.get("measured") == "eager":
+                lines.append(
+                    f"What is shown is {escape(model.measured(document))} (eager, in the module's dtype) against "
+                    "float64: what the dtype itself costs on this CPU."
+                )
         for reference, why in (document.get("skipped") or {}).items():
-            lines.append(f"Not compared {model.LABELS.get(reference, reference)}: {escape(str(why))}")
+            if not (cannot and reference == "vs_eager"):
+                lines.append(f"Not compared {model.LABELS.get(reference, reference)}: {escape(str(why))}")
         lines += [
             escape(str(n)[0].upper() + str(n)[1:]) + ("" if str(n).endswith(".") else ".")
             for n in document.get("notes") or []
@@ -284,10 +293,15 @@ class NumericsPanel(QWidget):
     def show_finished(self, result: Any) -> None:
         self.running = False
         self._update_buttons()
-        firsts = [f for f in (model.first_index(result.document, r) for r in model.LABELS) if f is not None]
+        document = result.document
+        firsts = [f for f in (model.first_index(document, r) for r in model.LABELS) if f is not None]
         verdict = "every tap is within its tolerance" if not firsts else "the first divergent taps are marked"
+        cannot = model.no_device_output(document)
+        if cannot:
+            verdict = cannot + ("; the first divergent of the CPU run is marked" if firsts else "")
         self._set_status(
-            f"Compared {plural(len(result.document.get('taps') or []), 'tap')}: {verdict}. Kept in {result.path}"
+            f"Compared {plural(len(document.get('taps') or []), 'tap')}: {verdict}. Kept in {result.path}",
+            theme.WARN if cannot else None,
         )
         self.rescan(select=str(result.path))
 

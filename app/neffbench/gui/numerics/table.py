@@ -43,15 +43,17 @@ def row_cells(index: int, tap: dict[str, Any]) -> tuple[list[str], bool | None]:
     shape = "×".join(str(n) for n in tap.get("shape") or []) or "scalar"
     cells = [str(index), str(tap.get("module")), text]
     cells += [value for pair in zip(eager, float64) for value in pair]
-    cells += [str(tap.get("dtype") or ""), shape, short_source(tap.get("source")) or "?"]
+    cells += [str(tap.get("dtype") or ""), shape, short_source(model.where(tap)) or "?"]
     return cells, ok
 
 
 def verdict(tap: dict[str, Any]) -> tuple[str, bool | None]:
-    """``ok``, ``FAIL vs float64``, ``FAIL`` (both), or ``—`` when neither was compared."""
-    oks = {r: tap[r].get("ok") for r in REFERENCES if isinstance(tap.get(r), dict)}
+    """``ok``, ``FAIL vs float64``, ``FAIL`` (both), or ``not compared`` when neither was (nothing to compare it
+    with: no failure)."""
+    oks = {r: model.verdict_of(tap.get(r)) for r in REFERENCES}
+    oks = {r: ok for r, ok in oks.items() if ok is not None}
     if not oks:
-        return "—", None
+        return "not compared", None
     failed = [r for r, ok in oks.items() if not ok]
     if not failed:
         return "ok", True
@@ -85,7 +87,9 @@ class TapTable(QTableWidget):
         self._quiet = True
         self.clearContents()
         taps = (document or {}).get("taps") or []
-        firsts = set(((document or {}).get("first_divergent") or {}).values())
+        firsts = (
+            {i for i in (model.first_index(document, r) for r in REFERENCES) if i is not None} if document else set()
+        )
         self.setRowCount(len(taps))
         for row, tap in enumerate(taps):
             cells, ok = row_cells(row, tap)
@@ -94,9 +98,9 @@ class TapTable(QTableWidget):
                 if col == VERDICT_COLUMN and ok is not None:
                     item.setForeground(QColor(theme.GOOD if ok else theme.BAD))
                 self.setItem(row, col, item)
-            self.item(row, SOURCE_COLUMN).setToolTip(str(tap.get("source") or ""))
+            self.item(row, SOURCE_COLUMN).setToolTip(str(model.where(tap) or ""))
             self.item(row, MODULE_COLUMN).setToolTip(f"{tap.get('module')} ({tap.get('class')}, {tap.get('name')})")
-            if tap.get("name") in firsts:
+            if row in firsts:
                 font = self.item(row, MODULE_COLUMN).font()
                 font.setBold(True)
                 self.item(row, MODULE_COLUMN).setFont(font)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench.kernels import steps
 from neffbench.kernels.api import STATE_PREFIX, Built, KernelError
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import hf_compat, tensors, wrapper
@@ -314,6 +315,7 @@ def build(spec: ModuleCompileSpec) -> Built:
     import torch
 
     positional = [kwargs.pop(n) for n in binding.inputs if n in binding.positional_only]
+    steps.step(steps.FORWARD)
     try:
         # This call only learns what the module returns: what it writes into the module (a KV cache) or into
         # its inputs is put back, so the state and the inputs traced, saved and run are the ones before any call.
@@ -324,6 +326,7 @@ def build(spec: ModuleCompileSpec) -> Built:
         raise KernelError(sentence or f"calling {target.label} raised {user_errors.describe(exc)}") from exc
     except Exception as exc:  # noqa: BLE001 - the user's forward may raise anything
         raise KernelError(f"calling {target.label} raised {user_errors.describe(exc)}") from exc
+    steps.step(steps.OUTPUTS)
     found = outs.leaves(raw, spec.module.outputs)
     if found.errors:
         raise KernelError(found.errors[0])

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neffbench.words import message_text
+
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _ATTR_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -158,7 +160,7 @@ def _import(name: str) -> Any:
         detail = f"module '{name}' cannot be imported" + (f": no module named '{missing}'" if missing else "")
         raise EntryError(detail + install_hint(missing) + ".") from exc
     except Exception as exc:  # noqa: BLE001 - a package may fail to import any way it likes
-        first = str(exc).splitlines()[0] if str(exc) else ""
+        first = message_text(str(exc))
         raise EntryError(
             f"module '{name}' raised {type(exc).__name__} while importing: {first}".rstrip(": ") + "."
         ) from exc

@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import hashlib
 import json
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,21 +13,18 @@ from typing import Any
 from neffbench.kernels.api import STATE_PREFIX, Built, Kernel
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import rules, tensors
+from neffbench.kernels.module.cli_values import parse_value
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
 from neffbench.schema.problems import Problem, SpecError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
-
-def _value(text: str) -> Any:
-    """A command-line value as TOML reads it (4096, 1e-6, true, "x"), or the text itself."""
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
+def cli_values(items: list[str] | None, option: str) -> dict[str, Any]:
+    """``NAME=VALUE`` items with their values read as TOML, or bare words (``cli_values.parse_value``)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        ((key, text),) = _pairs([item], option).items()
+        out[key] = parse_value(text, option, item)
+    return out
 
 
 def _pairs(items: list[str] | None, option: str, sep: str = "=") -> dict[str, str]:
@@ -210,16 +206,16 @@ class ModuleKernel(Kernel):
             dest="module_kwargs",
             action="append",
             metavar="NAME=VALUE",
-            help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, gelu, "
-            "or a nested object: 'config={entry=\"transformers:GPT2Config\", kwargs={n_embd=64}}'; a "
-            "relative file in an entry is relative to this folder)",
+            help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, [1, 2], a bare "
+            'word such as gelu for a string, or a nested object: \'config={entry="transformers:GPT2Config", '
+            "kwargs={n_embd=64}}'; malformed TOML is refused; a relative file in an entry is relative to this folder)",
         )
         group.add_argument(
             "--constant",
             dest="module_constants",
             action="append",
             metavar="NAME=VALUE",
-            help="module kernel: a non-tensor forward argument bound by name",
+            help="module kernel: a non-tensor forward argument bound by name (a TOML value, as for --kwarg)",
         )
         group.add_argument(
             "--bucket",
@@ -246,9 +242,9 @@ class ModuleKernel(Kernel):
                 )
             return spec
         inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
-        typed = {k: entries.anchored_values(_value(v), Path.cwd()) for k, v in _pairs(given[1], "--kwarg").items()}
+        typed = {k: entries.anchored_values(v, Path.cwd()) for k, v in cli_values(given[1], "--kwarg").items()}
         kwargs = {**spec.module.kwargs, **typed}
-        constants = {**spec.module.constants, **{k: _value(v) for k, v in _pairs(given[2], "--constant").items()}}
+        constants = {**spec.module.constants, **cli_values(given[2], "--constant")}
         buckets = dict(spec.buckets)
         for axis, values in _pairs(given[3], "--bucket").items():
             try:

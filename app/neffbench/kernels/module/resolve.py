@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.module import entry as entries
-from neffbench.kernels.module.kernel import _pairs, _value
+from neffbench.kernels.module.kernel import cli_values
 from neffbench.kernels.module.kwargs_check import check as check_kwargs
 from neffbench.schema.problems import SpecError
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from neffbench.probe.client import ProbeError, ask
 
     try:
-        kwargs = {k: _value(v) for k, v in _pairs(args.kwarg, "--kwarg").items()}
+        kwargs = cli_values(args.kwarg, "--kwarg")
     except SpecError as exc:
         print(str(exc), file=sys.stderr)
         return 2
