@@ -54,6 +54,12 @@ def classify(path: str) -> str:
     return "user"
 
 
+def is_environment_folder(path: str) -> bool:
+    """Whether a resolved folder is (or lies in) this environment's site-packages, or the standard library."""
+    dists, stdlib, _own = _roots()
+    return _under(path, dists) or _under(path, stdlib)
+
+
 def is_user_file(path: str) -> bool:
     return classify(real_path(path)) == "user"
 

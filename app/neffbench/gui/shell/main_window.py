@@ -36,7 +36,7 @@ from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.presets import load_preset
-from neffbench.spec import SpecError, load_partial, save
+from neffbench.spec import SpecError, anchored_here, load_partial, save
 from neffbench.words import plural
 
 TITLE = "NEFF Workbench"
@@ -150,8 +150,9 @@ class MainWindow(QMainWindow):
     # ---- public operations (the actions' targets, and what tests drive) ----
 
     def current_spec(self):
-        """The form's spec with the toolbar's workdir."""
-        return dataclasses.replace(self.form.spec(), workdir=str(self.workdir))
+        """The form's spec with the toolbar's workdir, its paths typed relative to where the window was started made
+        absolute (as the form's Resolve reads them): what compiles, checks, sweeps and saves."""
+        return dataclasses.replace(anchored_here(self.form.spec()), workdir=str(self.workdir))
 
     def apply_preset(self, name: str) -> None:
         self.form.set_spec(load_preset(name))

@@ -29,7 +29,7 @@ from neffbench.kernels.module.gui.kwargs import KwargsEditor
 from neffbench.kernels.module.gui.parts import FieldRow, disclosure, form_layout, group_box
 from neffbench.kernels.module.gui.report import NOT_RESOLVED, resolve_entry, summary_html
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.spec import CompilerSpec, Problem, is_active, validate
+from neffbench.spec import CompilerSpec, Problem, anchored_here, is_active, validate
 from neffbench.spec.ignored import ignored_fields
 
 _JOB = ("name", "seed", "description")
@@ -252,11 +252,14 @@ class ModuleForm(QScrollArea):
             return
         self._waiting, self._request_entry = True, m.entry
         self._show_summary()
-        request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
+        # Read where a compile reads it: relative paths against the folder the window was started in.
+        placed = anchored_here(self._spec).module
+        request = {"entry": placed.entry, "kwargs": placed.kwargs, "call": m.call, "path": list(placed.path)}
         self._keep(
             resolve_entry,
             self._token,
             request,
+            {"entry": m.entry, "kwargs_checked": m.kwargs},
             returned=self._on_resolver_returned,
             errored=functools.partial(self._on_resolver_errored, self._token),
         )
