@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidg
 
 from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.forms.spec_form import SpecForm
+from neffbench.gui.widgets import wheel
 from neffbench.gui.widgets.flow import CurrentPageStack
 from neffbench.kernels import registry
 
@@ -30,6 +31,7 @@ class KernelForms(QWidget):
         self._forms: dict[str, Any] = {}
         self.kernel_combo = QComboBox()
         self.kernel_combo.setObjectName("kernel")
+        wheel.guard(self.kernel_combo)
         for kernel in self._kernels.values():
             self.kernel_combo.addItem(kernel.title, kernel.name)
             self.kernel_combo.setItemData(self.kernel_combo.count() - 1, kernel.summary, role=3)  # Qt.ToolTipRole

@@ -9,8 +9,11 @@ from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, P
 
 def put(window, tab: int, panel) -> None:
     """``panel`` into its tab's page, in place of the page's "Starting up…" placeholder."""
+    from neffbench.gui.widgets import wheel
+
     clear(window, tab)
     window._pages[tab].layout().addWidget(panel)
+    wheel.guard_all(panel)
 
 
 def clear(window, tab: int) -> None:
@@ -50,6 +53,7 @@ def build(window) -> None:
     from neffbench.gui.compile.panel import CompilePanel
     from neffbench.gui.run.controller import RunController
     from neffbench.gui.run.panel import RunPanel
+    from neffbench.gui.widgets import wheel
 
     window.controller = CompileController(window)
     window.compile_panel = CompilePanel()
@@ -67,6 +71,7 @@ def build(window) -> None:
 
     clear(window, SWEEPS_TAB)
     window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
+    wheel.guard_all(window._pages[SWEEPS_TAB])
     from neffbench.gui.numerics.controller import CompareController
     from neffbench.gui.numerics.panel import NumericsPanel
 
