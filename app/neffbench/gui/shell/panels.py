@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB
@@ -128,6 +130,13 @@ def show_numerics(window, job_dir: str) -> None:
     else:
         window.numerics.set_job(job_dir)
     window.tabs.setCurrentIndex(NUMERICS_TAB)
+
+
+def follow_workdir(window) -> None:
+    """After a workdir change, the Numerics tab shows no job of the workdir before (unless its compare is running)."""
+    shown = window.numerics.job_dir
+    if shown and not window.compare_controller.is_running and not Path(shown).is_relative_to(window.workdir):
+        window.numerics.set_job(None)
 
 
 def cancel_runs(window) -> None:

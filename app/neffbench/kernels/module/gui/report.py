@@ -120,6 +120,8 @@ def summary_html(
             parts.append(html.escape(NOT_RESOLVED))
     else:
         parts += summary_lines(report)
+        if report.get("earlier"):
+            parts.append("<i>As Resolve found it in an earlier session; Resolve again to read the code afresh.</i>")
         if report["entry"] != entry:
             parts.append(
                 f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; press Resolve again.</span>'
