@@ -85,16 +85,18 @@ def test_check_and_compile_typed_in_another_folder_read_the_same_files(tmp_path)
 
 def test_other_inputs_rebuild_the_module_with_the_jobs_import_path(tmp_path):
     project = tmp_path / "project"
-    package = project / "deps" / "pathonly"
+    # The project's own virtualenv, named in [module] path: not this interpreter's site-packages.
+    deps = project / "venv" / "site-packages"
+    package = deps / "pathonly"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("def double(x):\n    return x * 2\n")
-    info = project / "deps" / "pathonly-1.0.dist-info"
+    info = deps / "pathonly-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pathonly\nVersion: 1.0\n")
     (info / "top_level.txt").write_text("pathonly\n")
     (project / "net.py").write_text(USES_PACKAGE)
     (project / "net.toml").write_text(
-        'name = "net"\nkernel = "module"\n[module]\nentry = "net.py:Net"\npath = ["deps"]\n[inputs]\nx = "f32[2,4]"\n'
+        'name = "net"\nkernel = "module"\n[module]\nentry = "net.py:Net"\npath = ["venv/site-packages"]\n[inputs]\nx = "f32[2,4]"\n'
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -103,7 +105,7 @@ def test_other_inputs_rebuild_the_module_with_the_jobs_import_path(tmp_path):
     (job,) = _jobs(elsewhere / "wd")
     sources = read_record(job)["sources"]
     assert sources["distributions"] == {"pathonly": "1.0"}
-    assert sources["import_path"] == [str((project / "deps").resolve())]
+    assert sources["import_path"] == [str(deps.resolve())]
     import numpy as np
 
     np.save(tmp_path / "ones.npy", np.ones((2, 4), dtype=np.float32))
