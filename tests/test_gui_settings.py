@@ -109,7 +109,6 @@ def test_the_module_forms_resolve_comes_back_while_its_file_is_unchanged(
 
     from neffbench.gui.forms.field_editors import NumberBox
     from neffbench.kernels.module.gui.report import NOT_RESOLVED
-
     from neffbench.spec import anchored_here
 
     (tmp_path / "factory.py").write_text(FACTORY)
