@@ -58,7 +58,7 @@ def test_the_arrows_step_within_the_range_and_down_to_unset(qtbot):
     rotary = form.editor("model.rotary_dim")
     rotary.set_value(2)
     rotary.widget.stepBy(-1)
-    assert rotary.widget.text() == "unset" and form.spec().model.rotary_dim is None
+    assert rotary.widget.text() == "" and form.spec().model.rotary_dim is None  # shown as its placeholder, unset
     rotary.widget.stepBy(1)
     assert form.spec().model.rotary_dim == 2
     qtbot.keyClick(heads, Qt.Key.Key_Down)
@@ -78,6 +78,32 @@ def test_values_from_a_file_are_shown_and_kept_exactly(qtbot):
     form.editor("name").edited.emit()  # another field's edit collects every widget's value
     kept = form.spec()
     assert kept.model.head_size == 5000 and kept.model.partial_rotary_factor == 0.123456789
-    assert kept.rope.max_pos == 10**12  # beyond what a spin box holds: kept until the user types another
+    assert kept.rope.max_pos == 10**12  # beyond what a C int holds
     assert form.editor("model.partial_rotary_factor").widget.text() == "0.123456789"
-    assert "got 1e+12" in form.problem_label("rope.max_pos").text()
+    assert form.editor("rope.max_pos").widget.text() == "1000000000000"
+    assert "got 1000000000000." in form.problem_label("rope.max_pos").text()
+
+
+def test_typed_numbers_are_never_cut_and_the_range_is_said_in_whole_numbers(qtbot):
+    form = _form(qtbot)
+    positions = form.editor("rope.max_pos").widget
+    _type(qtbot, positions, "99999999999")
+    assert positions.text() == "99999999999" and form.spec().rope.max_pos == 99999999999
+    assert form.problem_label("rope.max_pos").text() == "✖ Max positions must be at most 4194304; got 99999999999."
+    base = form.editor("rope.base").widget
+    _type(qtbot, base, "1.234567")
+    assert base.text() == "1.234567" and form.spec().rope.base == 1.234567
+    _type(qtbot, positions, "1e5")  # a key that is no part of a whole number is refused, not the digits before it
+    assert positions.text() == "15" and form.spec().rope.max_pos == 15
+
+
+def test_text_that_is_no_number_yet_is_the_fields_error_and_stays(qtbot):
+    form = _form(qtbot)
+    heads = form.editor("model.num_heads_q").widget
+    _type(qtbot, heads, "-")
+    assert heads.text() == "-"
+    assert form.problem_label("model.num_heads_q").text() == "✖ '-' is not a whole number."
+    assert any(p.field == "model.num_heads_q" for p in form.errors())
+    heads.lineEdit().selectAll()
+    qtbot.keyClick(heads.lineEdit(), Qt.Key.Key_Backspace)
+    assert "Empty: type a whole number." in form.problem_label("model.num_heads_q").text()

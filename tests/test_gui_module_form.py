@@ -15,10 +15,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QToolButton,
 )
 
+from neffbench.gui.forms.field_editors import NumberBox
 from neffbench.gui.widgets import theme
 from neffbench.kernels.module.gui.form import ModuleForm
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
@@ -136,7 +136,7 @@ def test_a_factory_gets_one_field_per_parameter_after_resolve(qtbot, form, mlp_f
     summary = form.findChild(QLabel, "resolve-summary").text()
     assert "make_mlp" in summary and "hidden_size: int = 64" in summary and "(x: Tensor)" in summary
 
-    hidden = form.findChild(QSpinBox, "kwargs.hidden_size")
+    hidden = form.findChild(NumberBox, "kwargs.hidden_size")
     activation = form.findChild(QComboBox, "kwargs.activation")
     bias = form.findChild(QCheckBox, "kwargs.bias")
     dropout = form.findChild(QLineEdit, "kwargs.dropout")
@@ -228,7 +228,7 @@ def test_a_second_resolve_supersedes_the_first(qtbot, form, tmp_path, mlp_file):
         form.resolve()
     qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
     assert [r["entry"] for r in reports] == [missing]
-    assert form.findChild(QSpinBox, "kwargs.hidden_size") is None  # GatedMLP's signature never applied
+    assert form.findChild(NumberBox, "kwargs.hidden_size") is None  # GatedMLP's signature never applied
 
 
 def test_a_spec_from_toml_round_trips_without_resolve(qtbot, form):
@@ -300,7 +300,7 @@ def test_add_input_by_hand_and_open_file(qtbot, form, mlp_file):
         qtbot.mouseClick(chooser.choose_button, Qt.MouseButton.LeftButton)
     assert entry.text() == f"{mlp_file}:make_mlp" and form.spec().module.entry == f"{mlp_file}:make_mlp"
     assert blocker.args[0]["ok"], blocker.args[0]  # picked, then resolved: the signature is there at once
-    assert form.findChild(QSpinBox, "kwargs.hidden_size") is not None
+    assert form.findChild(NumberBox, "kwargs.hidden_size") is not None
     assert _no_user_code_here()
 
 

@@ -381,5 +381,6 @@ def test_keep_as_state_in_the_window_is_one_click_and_the_check_then_passes(make
     with qtbot.waitSignal(window.preview_controller.checked, timeout=120_000) as second:
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert window.form.spec().module.state == CACHES
+    assert window.form.has_unsaved_edits("module")  # an edit of the form, to save like any other
     assert second.args[0]["ok"] is True, second.args[0]["problems"]
     assert not button.isVisible()

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from neffbench.kernels.api import bucket_phrase, buckets_text
-from neffbench.words import plural, sentences
+from neffbench.words import number, plural, sentences
 
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
 
@@ -17,6 +17,17 @@ def test_plural_agrees_with_the_count():
     assert plural(12000, "line", grouped=True) == "12,000 lines"
     assert plural(2, "pass") == "2 passes"
     assert plural(3, "more error", "more errors") == "3 more errors"
+
+
+def test_numbers_are_written_as_typed_whole_numbers_whole():
+    from neffbench.schema.fields import range_problems
+
+    assert [number(v) for v in (999999999, 99999999999, 64.0, 1.234567, 1e-06, 0.1, 2**31 - 1)] == [
+        "999999999", "99999999999", "64", "1.234567", "1e-06", "0.1", "2147483647",
+    ]  # fmt: skip
+    meta = {"label": "Max positions", "min": 1, "max": 2**31 - 1}
+    (problem,) = range_problems("rope.max_pos", meta, 99999999999)
+    assert problem.message == "Max positions must be between 1 and 2147483647; got 99999999999."
 
 
 def test_sentences_begin_with_a_capital_and_end_with_a_stop():

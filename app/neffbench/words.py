@@ -1,4 +1,5 @@
-"""Counts in sentences (``1 line``, ``2 lines``) and sentences joined: one place, so no message says "1 lines"."""
+"""Counts in sentences (``1 line``, ``2 lines``), numbers as typed, sentences joined: one place, so no message says
+"1 lines" or writes 999999999 as "1e+09"."""
 
 from __future__ import annotations
 
@@ -42,3 +43,11 @@ def message_text(text: str) -> str:
         return lines[0]
     whole = " ".join(lines)
     return whole if len(whole) <= MESSAGE_CHARS else whole[: MESSAGE_CHARS - 1] + "…"
+
+
+def number(value: int | float) -> str:
+    """A number as a person writes it, exactly: whole numbers whole (``999999999``, not ``1e+09``; ``64`` for 64.0),
+    others in the fewest digits that give back the same float (``1.234567``, ``1e-06``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return str(value) if isinstance(value, int) else repr(value)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from neffbench.kernels import registry
 from neffbench.schema.compiler import split_extra_args
-from neffbench.spec import Problem, SpecError, fields_of, load, sections_of, top_fields_of
+from neffbench.spec import Problem, SpecError, anchored_here, fields_of, load, sections_of, top_fields_of
 from neffbench.words import plural
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
@@ -206,7 +206,9 @@ def spec_from_args(args: argparse.Namespace) -> typing.Any:
         raise SpecError(problems)
     replaced = {s: dataclasses.replace(getattr(spec, s), **v) for s, v in sections.items()}
     spec = dataclasses.replace(spec, **top, **replaced)
-    return kernel.apply_cli_options(spec, args)
+    # A spec file's own paths are absolute already (relative to its folder); what was typed here is relative to
+    # this folder. Resolved once, so that check's probe, the job's worker and later runs read the same files.
+    return anchored_here(kernel.apply_cli_options(spec, args))
 
 
 def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:

@@ -70,6 +70,24 @@ def cannot_write(path: Path, exc: OSError) -> str:
     return f"cannot write {path}: {cause}"
 
 
+def unusable_workdir(workdir: str | Path) -> str | None:
+    """Why ``workdir`` cannot be a workdir (a file, a folder under a file, one that cannot be written), or None;
+    nothing is created, so it can be asked as the path is typed."""
+    root = Path(workdir).expanduser().absolute()
+    if root.exists():
+        if not root.is_dir():
+            return f"{root} is a file, not a folder"
+        return None if os.access(root, os.W_OK | os.X_OK) else f"{root} cannot be written"
+    parent = root.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{root} cannot be created: {parent} is a file"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{root} cannot be created: {parent} cannot be written"
+    return None
+
+
 def prepare_workdir(workdir: str | Path) -> Path:
     """The workdir, created if need be and proven writable, or WorkdirError saying why not."""
     root = Path(workdir).expanduser()

@@ -159,7 +159,8 @@ class Kernel:
         return {}
 
     def anchor(self, spec: Any, base_dir: Path) -> Any:
-        """The spec as read from a file in ``base_dir``: relative paths it holds made absolute. Default: as it is."""
+        """The spec with the relative paths it holds made absolute against ``base_dir`` (a spec file's folder, or
+        where the command was typed), as ``neffbench.spec.anchored`` asks once. Default: as it is."""
         return spec
 
     def neff_relevant(self, spec: Any) -> dict[str, Any]:

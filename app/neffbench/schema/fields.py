@@ -15,6 +15,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from neffbench.words import number
+
 DTYPES = ("float32", "bfloat16", "float16")
 
 
@@ -38,7 +40,8 @@ def ui(
     ``neff`` says whether the value can change the compiled NEFF (it then enters the spec hash);
     ``choice_labels`` gives a choice the text a user reads (the value stays what files hold);
     ``reveals`` maps a choice to the sibling fields it makes active; ``optional`` means ``None``
-    is a legal value (left out of files).
+    is a legal value (left out of files); ``decimals`` is how many decimals the field is usually given (the
+    form's number boxes show every digit a value has, and keep every digit typed).
     """
     return {
         "label": label,
@@ -138,15 +141,15 @@ def range_problems(where: str, meta: Mapping[str, Any], value: Any, *, upper_onl
     if lo is None and hi is None:
         return []
     if lo is not None and hi is not None:
-        bounds = f"between {lo:g} and {hi:g}"
+        bounds = f"between {number(lo)} and {number(hi)}"
     else:
-        bounds = f"at least {lo:g}" if lo is not None else f"at most {hi:g}"
+        bounds = f"at least {number(lo)}" if lo is not None else f"at most {number(hi)}"
     out = []
     for v in value if isinstance(value, tuple) else (value,):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             continue
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            out.append(Problem(where, f"{meta['label']} must be {bounds}; got {v:g}."))
+            out.append(Problem(where, f"{meta['label']} must be {bounds}; got {number(v)}."))
     return out
 
 

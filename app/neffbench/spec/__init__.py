@@ -20,6 +20,8 @@ from neffbench.schema import (
     top_fields_of,
 )
 from neffbench.spec.files import (
+    anchored,
+    anchored_here,
     dumps_json,
     dumps_toml,
     from_dict,
@@ -40,6 +42,8 @@ __all__ = [
     "CompilerSpec",
     "Problem",
     "SpecError",
+    "anchored",
+    "anchored_here",
     "compiler_args",
     "dumps_json",
     "dumps_toml",

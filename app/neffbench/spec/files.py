@@ -193,8 +193,21 @@ def from_dict_partial(data: dict[str, Any], *, base_dir: str | Path | None = Non
         parsed[section] = sect_cls(**kwargs)
     spec = cls(**top_kwargs, **parsed)
     if base_dir is not None:
-        spec = registry.get(kernel).anchor(spec, Path(base_dir))
+        spec = anchored(spec, base_dir)
     return spec, problems
+
+
+def anchored(spec: Any, base_dir: str | Path) -> Any:
+    """The spec with every relative path it holds (a module's entry, import path, input files) made absolute against
+    ``base_dir``: the spec file's folder, or the folder a command was typed in (the window's: where it started).
+    Paths are resolved once, here, so that the probe, the job and every rebuild read the same files."""
+    return registry.get(kernel_of(spec)).anchor(spec, Path(base_dir))
+
+
+def anchored_here(spec: Any) -> Any:
+    """``anchored`` against the current folder: where the command was typed, or where the window was started (it
+    never changes folder, and its builds run there too)."""
+    return anchored(spec, Path.cwd())
 
 
 def dumps_toml(spec: Any, *, mark_ignored: bool = True) -> str:

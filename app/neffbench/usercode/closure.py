@@ -86,13 +86,34 @@ def _sha256_of(path: str, st: os.stat_result) -> str:
 
 def record(code: list[str], data: list[str], distributions: dict[str, str]) -> dict[str, Any]:
     """The ``sources`` block of a job record: ``files`` (the user's source files, then data files), their
-    ``root`` (source names are relative to it, so a moved project has the same digest), ``distributions``
-    and ``digest``."""
+    ``root`` (source names are relative to it, so a moved project has the same digest), ``distributions``,
+    ``import_path`` (the folders outside this environment some of them were found in: reached through the build's
+    own import path, which a rebuild looks in again) and ``digest``."""
     root = _common_root(code)
     files = [_entry(p, "source", root) for p in code] + [_entry(p, "data", root) for p in data]
-    out = {"root": root, "files": files, "distributions": dict(sorted(distributions.items()))}
-    out["digest"] = digest(out)
+    out = {
+        "root": root,
+        "files": files,
+        "distributions": dict(sorted(distributions.items())),
+        "import_path": _folders_outside(distributions),
+    }
+    out["digest"] = digest(out)  # the versions count, not where they lie
     return out
+
+
+def _folders_outside(distributions: Iterable[str]) -> list[str]:
+    """The folders these installed distributions lie in that are not this environment's own site-packages."""
+    from neffbench.usercode.origin import is_environment_folder
+
+    found: list[str] = []
+    for dist in distributions:
+        try:
+            folder = os.path.realpath(str(md.distribution(dist).locate_file("")))
+        except md.PackageNotFoundError:
+            continue
+        if folder not in found and not is_environment_folder(folder):
+            found.append(folder)
+    return found
 
 
 def digest(block: dict[str, Any]) -> str:
@@ -102,8 +123,13 @@ def digest(block: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
 def _packages() -> dict[str, list[str]]:
+    # Looked up afresh when a build has put folders on sys.path since (a warm probe serves many builds).
+    return _packages_on(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=4)
+def _packages_on(path: tuple[str, ...]) -> dict[str, list[str]]:
     try:
         return dict(md.packages_distributions())
     except Exception:  # noqa: BLE001 - a broken distribution's metadata must not stop a build
@@ -145,11 +171,11 @@ def changes(block: dict[str, Any]) -> list[str]:
         )
         if not trusted and (st.st_size != f.get("size") or file_sha256(path) != f.get("sha256")):
             found.append(f"{f.get('name') or path} changed")
+    # Where the build found them: a distribution reached through the spec's import path is not on this sys.path.
+    path = [*(block.get("import_path") or ()), *sys.path]
     for dist, version in (block.get("distributions") or {}).items():
-        try:
-            now = md.version(dist)
-        except md.PackageNotFoundError:
-            now = None
+        installed = next(iter(md.distributions(name=dist, path=path)), None)
+        now = installed.version if installed is not None else None
         if now != version:
             found.append(f"{dist} is {now or 'not installed'} (was {version})")
     return found

@@ -55,6 +55,25 @@ def classify(path: str) -> str:
     return "user"
 
 
+@functools.lru_cache(maxsize=1)
+def _environment() -> tuple[str, ...]:
+    """This interpreter's own site-packages and standard library, as resolved paths (not what a build added to
+    sys.path, such as a project's own virtualenv named in ``[module] path``)."""
+    paths = sysconfig.get_paths()
+    found = {paths.get(k) for k in ("purelib", "platlib", "stdlib", "platstdlib")}
+    try:
+        found.update(site.getsitepackages())
+    except AttributeError:  # some virtualenvs' site module lacks it
+        pass
+    found.add(site.getusersitepackages())
+    return tuple(sorted({real_path(p) for p in found if p}))
+
+
+def is_environment_folder(path: str) -> bool:
+    """Whether a resolved folder is (or lies in) this interpreter's own site-packages or standard library."""
+    return _under(path, _environment())
+
+
 def is_user_file(path: str) -> bool:
     return classify(real_path(path)) == "user"
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
+from PySide6.QtCore import QObject, QSize, Signal
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QLineEdit, QWidget
 
+from neffbench.gui.widgets import wheel
 from neffbench.schema.compiler import split_extra_args
-
-INT_LIMIT = 2**31 - 1  # QSpinBox holds a C int
-# What a float box takes typed; beyond it a value only comes from a file (and is kept as it is).
-FLOAT_LIMIT = 1e15
+from neffbench.words import number
 
 
 class FieldEditor(QObject):
@@ -32,6 +32,7 @@ class FieldEditor(QObject):
         self.widget = widget
         self.parse_error: str | None = None
         widget.setToolTip(field.metadata["help"])
+        wheel.guard(widget)
 
     def value(self) -> Any:
         raise NotImplementedError
@@ -90,115 +91,153 @@ class ChoiceEditor(FieldEditor):
         self.widget.setCurrentIndex(index)
 
 
-class _FieldRangeSteps:
-    """Arrows and the wheel step within the field's range (and from its minimum to "unset"), while typing is
-    never clamped: the box itself takes any number it can hold, and validation shows an out-of-range one as the
-    field's error ("nothing is clamped"). Mixed into QSpinBox and QDoubleSpinBox."""
+class NumberBox(QAbstractSpinBox):
+    """A number field whose value is the number typed: of any size, with every digit, never clamped or rounded.
 
-    field_min: float
-    field_max: float
-    unset: float | None
+    Validation shows a number out of the field's range as the field's error ("nothing is clamped"); only the
+    arrows (and the wheel, with focus) stop at the range, and an optional field's go below its minimum to unset,
+    shown empty. ``valueChanged`` carries what the text now reads (None: unset, or not a number).
+    """
+
+    valueChanged = Signal(object)
+
+    def __init__(self, *, whole: bool, minimum: float | None, maximum: float | None, step: float, optional: bool):
+        super().__init__()
+        self.whole = whole
+        self.field_min = -math.inf if minimum is None else minimum
+        self.field_max = math.inf if maximum is None else maximum
+        self.optional = optional
+        self.step = step
+        self.setAccelerated(True)
+        self.setPlaceholderText("unset" if optional else "")
+        self.lineEdit().textChanged.connect(self._on_text_changed)
+
+    def read(self) -> tuple[int | float | None, str | None]:
+        """(the value, None) when the text is a number (or empty, for an optional field); else (None, why not)."""
+        return self._parse(self.text())
+
+    def _parse(self, text: str) -> tuple[int | float | None, str | None]:
+        text = text.strip()
+        kind = "a whole number" if self.whole else "a number"
+        if not text:
+            return None, None if self.optional else f"Empty: type {kind}."
+        try:
+            value = int(text) if self.whole else float(text)
+        except ValueError:
+            return None, f"'{text}' is not {kind}."
+        if not math.isfinite(value):
+            return None, f"'{text}' is beyond any {kind} a spec holds."
+        return value, None
+
+    def value(self) -> int | float | None:
+        return self.read()[0]
+
+    def setValue(self, value: float | None) -> None:  # noqa: N802 - as Qt's spin boxes name it
+        self.lineEdit().setText("" if value is None else number(value))
+
+    def setPlaceholderText(self, text: str) -> None:  # noqa: N802 - as Qt's line edits name it
+        self.lineEdit().setPlaceholderText(text)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        """Keys that cannot be part of a number are refused; any number is taken, however large or precise, and
+        a number half typed stays as it is (the field's error says what it lacks)."""
+        allowed = "0123456789+- " if self.whole else "0123456789+-.eE "
+        if any(c not in allowed for c in text):
+            return QValidator.State.Invalid, text, pos
+        complete = self._parse(text)[1] is None
+        return (QValidator.State.Acceptable if complete else QValidator.State.Intermediate), text, pos
+
+    def fixup(self, text: str) -> str:
+        return text  # what was typed stays, as typed: a half-typed number is the field's error, not undone
 
     def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:  # noqa: N802 - Qt's name
-        box = typing.cast(QAbstractSpinBox, self)
         flags = QAbstractSpinBox.StepEnabledFlag.StepNone
-        if box.isReadOnly() or not box.isEnabled():
+        value, problem = self.read()
+        if self.isReadOnly() or not self.isEnabled() or problem:
             return flags
-        v = box.value()  # type: ignore[attr-defined]
-        if self.unset is not None and v == box.minimum():  # type: ignore[attr-defined]
+        if value is None:
             return QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
-        if v < self.field_max:
+        if value < self.field_max:
             flags |= QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
-        if v > self.field_min or self.unset is not None:
+        if value > self.field_min or self.optional:
             flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
         return flags
 
     def stepBy(self, steps: int) -> None:  # noqa: N802 - Qt's name
-        box = typing.cast(typing.Any, self)
-        v, step = box.value(), box.singleStep()
-        if self.unset is not None and v == box.minimum():
-            target = self.field_min if steps > 0 else v
-        elif steps < 0 and self.unset is not None and v <= self.field_min:
-            target = box.minimum()
+        value, problem = self.read()
+        if problem:
+            return
+        if value is None:
+            target: float | None = value if steps < 0 else (self.field_min if math.isfinite(self.field_min) else 0)
+        elif steps < 0 and self.optional and value <= self.field_min:
+            target = None
         elif steps > 0:
-            target = min(max(v + steps * step, self.field_min), max(v, self.field_max))
+            target = min(max(value + steps * self.step, self.field_min), max(value, self.field_max))
         else:
-            target = max(min(v + steps * step, self.field_max), min(v, self.field_min))
-        box.setValue(target)
-        box.selectAll()
+            target = max(min(value + steps * self.step, self.field_max), min(value, self.field_min))
+        if target is not None:
+            # A step of 0.1 from 0.2 is 0.3, not 0.30000000000000004: the digits of the value and the step.
+            target = int(target) if self.whole else round(float(target), max(_decimals(value), _decimals(self.step)))
+        self.setValue(target)
+        self.selectAll()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self._wide_enough(super().sizeHint())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self._wide_enough(super().minimumSizeHint())
+
+    def _wide_enough(self, hint: QSize) -> QSize:
+        # Qt sizes a spin box by the text of its range, which this box does not have: the width of a big number.
+        return QSize(hint.width() + self.fontMetrics().horizontalAdvance("-2147483647"), hint.height())
+
+    def _on_text_changed(self, _text: str) -> None:
+        self.valueChanged.emit(self.value())
 
 
-class _IntBox(_FieldRangeSteps, QSpinBox):
-    pass
-
-
-class _FloatBox(_FieldRangeSteps, QDoubleSpinBox):
-    pass
-
-
-def _decimals_for(value: float, decimals: int) -> int:
-    """The decimals that show ``value`` exactly, at least the field's: a value with more digits (from a file) is
-    shown whole rather than rounded away."""
-    while decimals < 16 and float(f"{value:.{decimals}f}") != value:
-        decimals += 1
-    return decimals
+def _decimals(value: float | None) -> int:
+    """Digits after the point in the shortest text of ``value`` (``1e-06``: 6)."""
+    if value is None:
+        return 0
+    text = repr(float(value))
+    mantissa, _, exponent = text.partition("e")
+    digits = len(mantissa.partition(".")[2].rstrip("0"))
+    return max(0, digits - int(exponent or 0))
 
 
 class _NumberEditor(FieldEditor):
-    """Spin box stepping within the field's min/max but taking any number typed; an optional field gets an
-    "unset" value below everything."""
+    """A NumberBox for a number field: the value typed, or for text that is no number yet the last one it read, with
+    the field's error saying why."""
 
-    def __init__(self, field: dataclasses.Field, box: typing.Any, *, is_float: bool):
+    def __init__(self, field: dataclasses.Field, *, whole: bool):
         meta = field.metadata
         self.optional = meta["optional"]
-        limit = FLOAT_LIMIT if is_float else INT_LIMIT
-        lo = meta["min"] if meta["min"] is not None else -limit
-        hi = meta["max"] if meta["max"] is not None else limit
-        if not is_float:
-            lo, hi = max(int(lo), -INT_LIMIT + 1), min(int(hi), INT_LIMIT)
-        step = meta["step"] or 1
-        box.field_min, box.field_max = lo, hi
-        # The box's own range is as wide as it can hold, so that nothing typed is changed; the lowest value is
-        # "unset" for an optional field.
-        self.unset = -limit if self.optional else None
-        box.unset = self.unset
-        if is_float:
-            box.setDecimals(meta["decimals"] if meta["decimals"] is not None else 4)
-        box.setRange(-limit, limit)
-        box.setSingleStep(step)
-        box.setAccelerated(True)
-        box.setKeyboardTracking(True)
-        if self.optional:
-            box.setSpecialValueText("unset")
+        box = NumberBox(
+            whole=whole, minimum=meta["min"], maximum=meta["max"], step=meta["step"] or 1, optional=self.optional
+        )
         super().__init__(field, box)
-        # A value from a file beyond what the box can hold is kept as it is until the user types another.
-        self._held: Any = None
+        self._last: Any = None
         box.valueChanged.connect(self._on_value_changed)
 
-    def _on_value_changed(self, _value: float) -> None:
-        self._held = None
+    def _on_value_changed(self, _value: Any) -> None:
         self.edited.emit()
 
     def value(self) -> Any:
-        if self._held is not None:
-            return self._held
-        v = self.widget.value()
-        if self.optional and v == self.widget.minimum():
-            return None
-        return v
+        value, problem = self.widget.read()
+        self.parse_error = problem
+        if problem is None:
+            self._last = value
+        return self._last
 
     def set_value(self, value: Any) -> None:
-        box = self.widget
-        if value is not None and isinstance(box, QDoubleSpinBox):
-            box.setDecimals(_decimals_for(float(value), box.decimals()))
-        lowest = box.minimum() + (1 if self.optional else 0)
-        box.setValue(box.minimum() if value is None else min(max(value, lowest), box.maximum()))
-        self._held = value if value is not None and not lowest <= value <= box.maximum() else None
+        self._last = value
+        self.parse_error = None
+        self.widget.setValue(value)
 
 
 class IntEditor(_NumberEditor):
     def __init__(self, field: dataclasses.Field):
-        super().__init__(field, _IntBox(), is_float=False)
+        super().__init__(field, whole=True)
 
     def value(self) -> int | None:
         v = super().value()
@@ -207,7 +246,7 @@ class IntEditor(_NumberEditor):
 
 class FloatEditor(_NumberEditor):
     def __init__(self, field: dataclasses.Field):
-        super().__init__(field, _FloatBox(), is_float=True)
+        super().__init__(field, whole=False)
 
     def value(self) -> float | None:
         v = super().value()

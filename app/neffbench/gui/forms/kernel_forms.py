@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidg
 
 from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.forms.spec_form import SpecForm
+from neffbench.gui.widgets import wheel
 from neffbench.gui.widgets.flow import CurrentPageStack
 from neffbench.kernels import registry
 
@@ -28,8 +29,16 @@ class KernelForms(QWidget):
         super().__init__(parent)
         self._kernels = {k.name: k for k in registry.available()}
         self._forms: dict[str, Any] = {}
+        # Each form's spec as last loaded or saved: what differs from it is an unsaved edit (None: edited before this
+        # session, as a restart restores it).
+        self._baseline: dict[str, Any] = {}
+        # Specs (and form states) the last session left for kernels whose forms are not built yet: applied when one
+        # is first shown, and kept as they are until then.
+        self._pending: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self._unsaved: set[str] = set()
         self.kernel_combo = QComboBox()
         self.kernel_combo.setObjectName("kernel")
+        wheel.guard(self.kernel_combo)
         for kernel in self._kernels.values():
             self.kernel_combo.addItem(kernel.title, kernel.name)
             self.kernel_combo.setItemData(self.kernel_combo.count() - 1, kernel.summary, role=3)  # Qt.ToolTipRole
@@ -71,11 +80,61 @@ class KernelForms(QWidget):
             from neffbench.spec import SpecError
 
             raise SpecError(held)
+        self._pending.pop(name, None)
         self._switch(name)
         if held:
             self._forms[name].set_spec(spec, held=held)
         else:
             self._forms[name].set_spec(spec)
+        self._baseline[name] = self._forms[name].spec()
+
+    def edit(self, spec: Any) -> None:
+        """Show ``spec`` in its kernel's form as an edit of what was there (a one-click fix), not as a spec loaded:
+        it is unsaved until saved."""
+        name = getattr(spec, "kernel", registry.DEFAULT)
+        loaded = self._baseline.get(name)
+        self.set_spec(spec)
+        self._baseline[name] = loaded
+
+    def has_unsaved_edits(self, name: str) -> bool:
+        """Whether the form of kernel ``name`` holds edits since its spec was last loaded or saved (also while it waits,
+        not shown yet, with the edits a restart brought back)."""
+        if name in self._pending:
+            return name in self._unsaved
+        return name in self._forms and self._forms[name].spec() != self._baseline.get(name)
+
+    def mark_saved(self) -> None:
+        """The current form's spec is saved: nothing in it is an unsaved edit now."""
+        self._baseline[self.kernel] = self.spec()
+
+    def kernel_title(self, name: str) -> str:
+        return self._kernels[name].title
+
+    # ---- across sessions ----
+
+    def restore(self, specs: dict[str, Any], current: str, *, unsaved: set[str], states: dict[str, dict]) -> None:
+        """Each kernel's spec as the last session left it, with what its form knew besides (``kept_state``: the
+        module form's Resolve) and whether it held unsaved edits; ``current`` is shown, the others are applied when
+        their form is first shown."""
+        self._unsaved = set(unsaved)
+        self._pending = {n: (spec, states.get(n) or {}) for n, spec in specs.items() if n in self._kernels}
+        self._switch(current)
+
+    def specs(self) -> dict[str, Any]:
+        """Every kernel's spec this session has (the forms shown, and those restored but not shown yet)."""
+        return {**{n: spec for n, (spec, _) in self._pending.items()}, **{n: f.spec() for n, f in self._forms.items()}}
+
+    def states(self) -> dict[str, dict]:
+        """What each form knows beyond its spec, for the next session (``kept_state``; most forms know nothing)."""
+        out = {n: state for n, (_, state) in self._pending.items() if state}
+        for name, form in self._forms.items():
+            state = form.kept_state() if hasattr(form, "kept_state") else {}
+            if state:
+                out[name] = state
+        return out
+
+    def unsaved_kernels(self) -> set[str]:
+        return {n for n in self._pending if n in self._unsaved} | {n for n in self._forms if self.has_unsaved_edits(n)}
 
     def errors(self) -> list:
         return self.current().errors()
@@ -106,6 +165,12 @@ class KernelForms(QWidget):
             form.problems_changed.connect(lambda problems, name=name: self._on_form_problems_changed(name, problems))
             self._forms[name] = form
             self.stack.addWidget(form)
+            if name in self._pending:
+                spec, state = self._pending.pop(name)
+                form.set_spec(spec)
+                if state and hasattr(form, "restore_state"):
+                    form.restore_state(state)
+            self._baseline[name] = None if name in self._unsaved else form.spec()
         return self._forms[name]
 
     def _switch(self, name: str) -> None:
@@ -121,11 +186,12 @@ class KernelForms(QWidget):
 
     def _on_kernel_combo_activated(self, index: int) -> None:
         name = self.kernel_combo.itemData(index)
-        fresh = name not in self._forms
+        fresh = name not in self._forms and name not in self._pending
         self._switch(name)
         form = self._forms[name]
         if fresh:
             form.set_spec(self._kernels[name].default_spec())
+            self._baseline[name] = form.spec()
         else:
             self.spec_changed.emit(form.spec())
             self._on_form_problems_changed(name, form.problems())

@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QWidget
 
 from neffbench.gui.preview.controller import NO_PREVIEW
+from neffbench.gui.widgets import wheel
 from neffbench.kernels import registry
 
 GENERIC_PANEL = "neffbench.gui.preview.kernel_panel:KernelPreviewPanel"
@@ -44,6 +45,7 @@ class PreviewHost(QStackedWidget):
                 panel.keep_state_requested.connect(self.keep_state_requested)
             self.panels[name] = panel
             self.addWidget(panel)
+            wheel.guard_all(panel)  # a kernel's own panel too: its token and head boxes
         self.kernel = name
         self.setCurrentWidget(self.panels[name])
         return self.panels[name]

@@ -29,15 +29,17 @@ from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
 from neffbench.gui.shell import tabs as window_tabs
 from neffbench.gui.shell.actions import build_actions, build_toolbar
+from neffbench.gui.shell.discard import may_replace
 from neffbench.gui.shell.first_paint import FirstPaint
 from neffbench.gui.shell.form_width import FormWidths
 from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
+from neffbench.jobs.records import unusable_workdir
 from neffbench.kernels import registry
 from neffbench.presets import load_preset
-from neffbench.spec import SpecError, load_partial, save
+from neffbench.spec import SpecError, anchored_here, load_partial, save
 from neffbench.words import plural
 
 TITLE = "NEFF Workbench"
@@ -61,6 +63,7 @@ class MainWindow(QMainWindow):
         self.background = background
         self.workdir = Path.cwd() / "neffbench-workdir"
         self.panels_ready = False
+        self.restored: set[str] = set()  # settings of the panels applied once built (window_settings.restore_panels)
         self.controller = None
         self.close_when_idle = False
         self._duration_worker = None
@@ -151,17 +154,26 @@ class MainWindow(QMainWindow):
     # ---- public operations (the actions' targets, and what tests drive) ----
 
     def current_spec(self):
-        """The form's spec with the toolbar's workdir."""
-        return dataclasses.replace(self.form.spec(), workdir=str(self.workdir))
+        """The form's spec with the toolbar's workdir, its paths typed relative to where the window was started made
+        absolute (as the form's Resolve reads them): what compiles, checks, sweeps and saves."""
+        return dataclasses.replace(anchored_here(self.form.spec()), workdir=str(self.workdir))
 
-    def apply_preset(self, name: str) -> None:
-        self.form.set_spec(load_preset(name))
+    def apply_preset(self, name: str) -> bool:
+        """Load a preset into its kernel's form (asking first when that form holds unsaved edits)."""
+        spec = load_preset(name)
+        if not may_replace(self, spec, f"Loading the preset {name}"):
+            return False
+        self.form.set_spec(spec)
         self.statusBar().showMessage(f"Preset {name} loaded; the workdir is unchanged.", 5000)
+        return True
 
     def open_spec(self, path: str | Path) -> bool:
-        """Open a spec file; values it holds that no spec can (wrong types, unknown keys) show under their fields."""
+        """Open a spec file; values it holds that no spec can (wrong types, unknown keys) show under their fields.
+        False when it cannot be opened, or the user kept the unsaved edits it would replace."""
         try:
             spec, held = load_partial(path)
+            if not may_replace(self, spec, f"Opening {Path(path).name}"):
+                return False
             self.form.set_spec(spec, held=held)
         except SpecError as exc:
             QMessageBox.warning(self, "Cannot open spec", str(exc))
@@ -172,16 +184,27 @@ class MainWindow(QMainWindow):
 
     def save_spec(self, path: str | Path) -> Path:
         saved = save(self.current_spec(), path)
+        self.form.mark_saved()
         self.statusBar().showMessage(f"Saved {saved}", 5000)
         return saved
 
-    def set_workdir(self, path: str | Path, *, rescan: bool = True) -> None:
-        self.workdir = Path(path).expanduser().absolute()
+    def set_workdir(self, path: str | Path, *, rescan: bool = True) -> bool:
+        """Use ``path`` as the workdir, or refuse it (keeping the one before, and saying why) when it cannot be one:
+        a file, a folder that cannot be written or made. The tabs that show a workdir follow it."""
+        workdir = Path(path).expanduser().absolute()
+        problem = unusable_workdir(workdir)
+        if problem:
+            self.workdir_edit.setText(str(self.workdir))
+            self.statusBar().showMessage(f"Workdir not changed: {problem}. Still {self.workdir}.", 10000)
+            return False
+        self.workdir = workdir
         self.workdir_edit.setText(str(self.workdir))
         if self.panels_ready:
             self.artifacts.set_workdir(self.workdir, rescan=rescan)
             self.sweeps.set_workdir(self.workdir)
+            window_panels.follow_workdir(self)
             self._refresh_compile_state()
+        return True
 
     @property
     def busy(self) -> bool:
@@ -281,6 +304,7 @@ class MainWindow(QMainWindow):
     def _on_form_kernel_changed(self, name: str) -> None:
         if self.preview_stack is not None:
             self.preview_stack.show_kernel(name)
+            window_settings.restore_panels(self)  # a kernel's preview panel is built when first shown
         self.form_widths.switch(name, self.form.current())
 
     def _on_preview_stack_bucket_chosen(self, bucket: int) -> None:
@@ -298,7 +322,7 @@ class MainWindow(QMainWindow):
         if kept is None:
             self.statusBar().showMessage("This kernel cannot keep state: its forward must return what it writes.", 8000)
             return
-        self.form.set_spec(kept)
+        self.form.edit(kept)
         self.statusBar().showMessage(
             f"Kept {plural(len(names), 'tensor')} as the module's state (State, under the module's advanced fields); "
             "the CPU check runs again.",
@@ -375,6 +399,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(RUN_TAB)
 
     def _on_artifacts_spec_requested(self, spec) -> None:
+        if not may_replace(self, spec, f"Re-opening the spec of the job {spec.name}"):
+            return
         self.form.set_spec(spec)
         self.statusBar().showMessage(f"Loaded the spec of a job ({spec.name}); the workdir is unchanged.", 5000)
 

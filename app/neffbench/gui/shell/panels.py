@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB
@@ -9,8 +11,11 @@ from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, P
 
 def put(window, tab: int, panel) -> None:
     """``panel`` into its tab's page, in place of the page's "Starting up…" placeholder."""
+    from neffbench.gui.widgets import wheel
+
     clear(window, tab)
     window._pages[tab].layout().addWidget(panel)
+    wheel.guard_all(panel)
 
 
 def clear(window, tab: int) -> None:
@@ -51,6 +56,7 @@ def build(window) -> None:
     from neffbench.gui.compile.panel import CompilePanel
     from neffbench.gui.run.controller import RunController
     from neffbench.gui.run.panel import RunPanel
+    from neffbench.gui.widgets import wheel
 
     window.controller = CompileController(window)
     window.compile_panel = CompilePanel()
@@ -68,6 +74,7 @@ def build(window) -> None:
 
     clear(window, SWEEPS_TAB)
     window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
+    wheel.guard_all(window._pages[SWEEPS_TAB])
     from neffbench.gui.numerics.controller import CompareController
     from neffbench.gui.numerics.panel import NumericsPanel
 
@@ -124,6 +131,13 @@ def show_numerics(window, job_dir: str) -> None:
     else:
         window.numerics.set_job(job_dir)
     window.tabs.setCurrentIndex(NUMERICS_TAB)
+
+
+def follow_workdir(window) -> None:
+    """After a workdir change, the Numerics tab shows no job of the workdir before (unless its compare is running)."""
+    shown = window.numerics.job_dir
+    if shown and not window.compare_controller.is_running and not Path(shown).is_relative_to(window.workdir):
+        window.numerics.set_job(None)
 
 
 def cancel_runs(window) -> None:

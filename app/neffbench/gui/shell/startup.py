@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 
 from neffbench.gui.shell import panels as window_panels
+from neffbench.gui.shell import restore as window_settings
 
 # The other tabs, the toolchain check and the workdir scan start this long after the first preview is drawn (a
 # timer runs after the events its drawing posted, so it paints first), and at the latest this long after the first
@@ -63,10 +64,7 @@ class Startup(QObject):
         if window.preview_stack is not None:
             return
         window_panels.build_preview(window)
-        for key, splitter in window.preview_stack.splitters().items():
-            state = window.settings.bytes(f"splitter/{key}")
-            if state is not None:
-                splitter.restoreState(state)
+        window_settings.restore_panels(window)
         if self.early_preview:
             window.preview_controller.replay()  # if the first preview came before its panel
         else:
@@ -79,11 +77,7 @@ class Startup(QObject):
         window_panels.build(window)
         window_panels.wire(window)
         window.panels_ready = True
-        preview_keys = set(window.preview_stack.splitters())
-        for key, splitter in window._splitters().items():
-            state = window.settings.bytes(f"splitter/{key}")
-            if state is not None and key not in preview_keys:
-                splitter.restoreState(state)
+        window_settings.restore_panels(window)
         window._refresh_compile_state()
         window.panels_built.emit()
 

@@ -27,7 +27,7 @@ from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.sweeps.controller import SweepOptions
-from neffbench.gui.widgets import theme
+from neffbench.gui.widgets import theme, wheel
 
 GiB = 1024**3
 
@@ -36,7 +36,7 @@ class _AxisRow:
     """One swept field: which, and its values as typed (``1,2,3``, ``[1,8],[32]``)."""
 
     def __init__(self, fields: list[Any], grid: QGridLayout, row: int, on_change):
-        self.field = QComboBox()
+        self.field = wheel.guard(QComboBox())
         self.field.setObjectName(f"sweep-field-{row}")
         shown = display_labels(fields)
         for f in fields:
@@ -135,6 +135,7 @@ class SweepDialog(QDialog):
         self.add_button.clicked.connect(self.add_axis)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        wheel.guard_all(self)
         self.add_axis()
         self._on_executor_changed()
         self.replan()

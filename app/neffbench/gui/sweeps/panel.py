@@ -128,12 +128,12 @@ class SweepsPanel(QWidget):
         chart_layout.setContentsMargins(0, 0, 0, 0)
         chart_layout.addWidget(flow_row(QLabel("Plot"), self.y_combo, QLabel("against"), self.x_combo))
         chart_layout.addWidget(self.chart, 1)
-        lower = TurningSplitter()  # the diff under the chart on a narrow window
-        lower.addWidget(chart_box)
-        lower.addWidget(self.diff)
+        self.lower = TurningSplitter()  # the diff under the chart on a narrow window
+        self.lower.addWidget(chart_box)
+        self.lower.addWidget(self.diff)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(lower)
+        self.splitter.addWidget(self.lower)
         self.splitter.setSizes([300, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -158,7 +158,8 @@ class ModuleKernel(Kernel):
         return {"sources": self.sources_key(spec), "inputs": spec.inputs, "constants": spec.module.constants}
 
     def anchor(self, spec: ModuleCompileSpec, base_dir: Path) -> ModuleCompileSpec:
-        """Relative paths in a spec file are relative to the file: make them absolute as it is read."""
+        """The entry, the examples, nested entries, the import path and input files made absolute against
+        ``base_dir``."""
         m = spec.module
         inputs = {}
         for name, text in spec.inputs.items():
@@ -190,7 +191,7 @@ class ModuleKernel(Kernel):
             return None
         parsed = entries.parse(source)
         name = parsed.attr.split(".")[-1].replace("_", "-") or "module"
-        return ModuleCompileSpec(name=name, module=ModuleSection(entry=entries.anchored(source, Path.cwd())))
+        return ModuleCompileSpec(name=name, module=ModuleSection(entry=source))
 
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument(
@@ -242,8 +243,7 @@ class ModuleKernel(Kernel):
                 )
             return spec
         inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
-        typed = {k: entries.anchored_values(v, Path.cwd()) for k, v in cli_values(given[1], "--kwarg").items()}
-        kwargs = {**spec.module.kwargs, **typed}
+        kwargs = {**spec.module.kwargs, **cli_values(given[1], "--kwarg")}
         constants = {**spec.module.constants, **cli_values(given[2], "--constant")}
         buckets = dict(spec.buckets)
         for axis, values in _pairs(given[3], "--bucket").items():

@@ -17,7 +17,7 @@ class ModuleSection:
         metadata=ui(
             "Entry",
             "What to compile: 'package.module:attr' (imported) or 'path/to/file.py:attr' (run in the "
-            "worker only; relative to the spec file).",
+            "worker only; relative to the spec file, or to the folder it was typed in).",
         ),
     )
     call: str = field(
@@ -53,7 +53,8 @@ class ModuleSection:
         default=(),
         metadata=ui(
             "Import path",
-            "Folders put on sys.path before the entry is imported (relative to the spec file).",
+            "Folders put on sys.path before the entry is imported (relative to the spec file, or to the folder "
+            "they were typed in).",
             neff=False,
             advanced=True,
         ),

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     request = {
         "entry": entries.anchored(args.entry, Path.cwd()),
-        "kwargs": kwargs,
+        "kwargs": entries.anchored_values(kwargs, Path.cwd()),
         "call": args.call,
         "path": [str(Path(p).resolve()) for p in args.path],
     }

@@ -6,6 +6,7 @@ from neffbench.kernels import token
 from neffbench.kernels.rope.params import RopeCompileSpec
 from neffbench.schema import is_active
 from neffbench.schema.problems import Problem
+from neffbench.words import number
 
 DTYPE_BYTES = token.DTYPE_BYTES
 # Above this an inlined table makes the NEFF noticeably bigger and slower to load.
@@ -67,7 +68,7 @@ def _model_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
                 _error(
                     "model.partial_rotary_factor",
                     f"Set rotary dim or partial rotary factor, not both: rotary dim {m.rotary_dim} "
-                    f"disagrees with {m.head_size} x {m.partial_rotary_factor:g} = "
+                    f"disagrees with {m.head_size} x {number(m.partial_rotary_factor)} = "
                     f"{m.head_size * m.partial_rotary_factor:g}.",
                 )
             )
@@ -76,7 +77,8 @@ def _model_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
         if not 0.0 < prf <= 1.0:
             problems.append(
                 _error(
-                    "model.partial_rotary_factor", f"Partial rotary factor must be above 0 and at most 1; got {prf:g}."
+                    "model.partial_rotary_factor",
+                    f"Partial rotary factor must be above 0 and at most 1; got {number(prf)}.",
                 )
             )
         elif m.head_size >= 1:
@@ -85,7 +87,7 @@ def _model_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
                 problems.append(
                     _error(
                         "model.partial_rotary_factor",
-                        f"Head size {m.head_size} x partial rotary factor {prf:g} = {dim:g}, "
+                        f"Head size {m.head_size} x partial rotary factor {number(prf)} = {dim:g}, "
                         "which is not an even whole number of at least 2.",
                     )
                 )
@@ -104,15 +106,19 @@ def _rope_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
     if r.max_pos < 1:
         problems.append(_error("rope.max_pos", f"Max positions must be at least 1; got {r.max_pos}."))
     if not r.base > 0:
-        problems.append(_error("rope.base", f"Base must be greater than 0; got {r.base:g}."))
+        problems.append(_error("rope.base", f"Base must be greater than 0; got {number(r.base)}."))
     if r.rope_type not in ("default",) and is_active(spec, "rope", "factor"):
         if not r.factor > 0:
             problems.append(
-                _error("rope.factor", f"Factor must be greater than 0 for {r.rope_type} scaling; got {r.factor:g}.")
+                _error(
+                    "rope.factor", f"Factor must be greater than 0 for {r.rope_type} scaling; got {number(r.factor)}."
+                )
             )
         elif r.factor < 1:
             problems.append(
-                _warning("rope.factor", f"A factor below 1 ({r.factor:g}) shrinks the context instead of extending it.")
+                _warning(
+                    "rope.factor", f"A factor below 1 ({number(r.factor)}) shrinks the context instead of extending it."
+                )
             )
     if is_active(spec, "rope", "original_max_position_embeddings") and r.original_max_position_embeddings < 1:
         problems.append(
@@ -131,24 +137,27 @@ def _rope_rules(spec: RopeCompileSpec, problems: list[Problem]) -> None:
     if r.rope_type == "llama3":
         for name in ("low_freq_factor", "high_freq_factor"):
             if not getattr(r, name) > 0:
-                problems.append(_error(f"rope.{name}", f"{name} must be greater than 0; got {getattr(r, name):g}."))
+                problems.append(
+                    _error(f"rope.{name}", f"{name} must be greater than 0; got {number(getattr(r, name))}.")
+                )
         if r.high_freq_factor <= r.low_freq_factor:
             problems.append(
                 _error(
                     "rope.high_freq_factor",
-                    f"High-freq factor ({r.high_freq_factor:g}) must be greater than the low-freq "
-                    f"factor ({r.low_freq_factor:g}).",
+                    f"High-freq factor ({number(r.high_freq_factor)}) must be greater than the low-freq "
+                    f"factor ({number(r.low_freq_factor)}).",
                 )
             )
     if r.rope_type == "yarn":
         if r.beta_fast <= r.beta_slow:
             problems.append(
                 _error(
-                    "rope.beta_fast", f"Beta fast ({r.beta_fast:g}) must be greater than beta slow ({r.beta_slow:g})."
+                    "rope.beta_fast",
+                    f"Beta fast ({number(r.beta_fast)}) must be greater than beta slow ({number(r.beta_slow)}).",
                 )
             )
         if r.beta_slow <= 0:
-            problems.append(_error("rope.beta_slow", f"Beta slow must be greater than 0; got {r.beta_slow:g}."))
+            problems.append(_error("rope.beta_slow", f"Beta slow must be greater than 0; got {number(r.beta_slow)}."))
         if bool(r.mscale) != bool(r.mscale_all_dim):
             which = "mscale_all_dim" if r.mscale else "mscale"
             problems.append(

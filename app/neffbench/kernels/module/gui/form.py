@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
 from neffbench.gui.forms.problem_lines import show_problems
 from neffbench.gui.widgets import background, theme
+from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module.gui.buckets import BucketsEditor
 from neffbench.kernels.module.gui.chooser import FileOpener
 from neffbench.kernels.module.gui.inputs import InputsEditor
@@ -29,7 +30,7 @@ from neffbench.kernels.module.gui.kwargs import KwargsEditor
 from neffbench.kernels.module.gui.parts import FieldRow, disclosure, form_layout, group_box
 from neffbench.kernels.module.gui.report import NOT_RESOLVED, resolve_entry, summary_html
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.spec import CompilerSpec, Problem, is_active, validate
+from neffbench.spec import CompilerSpec, Problem, anchored_here, is_active, validate
 from neffbench.spec.ignored import ignored_fields
 
 _JOB = ("name", "seed", "description")
@@ -253,14 +254,39 @@ class ModuleForm(QScrollArea):
             return
         self._waiting, self._request_entry = True, m.entry
         self._show_summary()
-        request = {"entry": m.entry, "kwargs": m.kwargs, "call": m.call, "path": list(m.path)}
+        # Read where a compile reads it: relative paths against the folder the window was started in.
+        placed = anchored_here(self._spec).module
+        request = {"entry": placed.entry, "kwargs": placed.kwargs, "call": m.call, "path": list(placed.path)}
         self._keep(
             resolve_entry,
             self._token,
             request,
+            {"entry": m.entry, "kwargs_checked": m.kwargs},
             returned=self._on_resolver_returned,
             errored=functools.partial(self._on_resolver_errored, self._token),
         )
+
+    def kept_state(self) -> dict[str, Any]:
+        """What the form knows beyond its spec, for the next session: the last Resolve of the entry it shows, with the
+        entry file's digest (a Resolve of a file edited since is not brought back)."""
+        if self._report is None or self._report["entry"] != self._spec.module.entry:
+            return {}
+        # Its entry and arguments as the spec is kept, with its paths absolute (restore.py).
+        placed = anchored_here(self._spec).module
+        report = {**self._report, "entry": placed.entry}
+        if self._report.get("kwargs_checked") == self._spec.module.kwargs:
+            report["kwargs_checked"] = placed.kwargs
+        return {"resolved": report, "entry_sha256": _entry_sha256(self._spec)}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """The form as ``kept_state`` left it: its Resolve shown (the generated rows, not TOML text) when it is of the
+        entry shown and its file is unchanged."""
+        report = state.get("resolved")
+        if not isinstance(report, dict) or report.get("entry") != self._spec.module.entry:
+            return
+        if state.get("entry_sha256") != _entry_sha256(self._spec):
+            return
+        self._on_resolver_returned((self._token, {**report, "earlier": True}))
 
     def choose_file(self, path: str) -> None:
         """What Open .py… does once a file is picked: its names are read, then offered in ``opener.chooser``."""
@@ -387,6 +413,14 @@ class ModuleForm(QScrollArea):
             row.editor.widget.setFocus()
         self._failure = {"entry": self._spec.module.entry, "error": why}
         self._show_summary()
+
+
+def _entry_sha256(spec: ModuleCompileSpec) -> str | None:
+    """The entry file's sha256 (read, never run); None for a package's entry."""
+    try:
+        return entries.file_sha256(entries.parse(anchored_here(spec).module.entry))
+    except entries.EntryError:
+        return None
 
 
 def _get(spec: ModuleCompileSpec, key: str) -> Any:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
-from neffbench.gui.widgets import theme
+from neffbench.gui.widgets import theme, wheel
 from neffbench.kernels.module.gui.parts import (
     DTYPES,
     TOML_EXAMPLES,
@@ -95,6 +95,8 @@ class InputRow(QObject):
         )
         self.dtype = QComboBox()
         self.dtype.addItems(DTYPES)
+        wheel.guard(self.use)
+        wheel.guard(self.dtype)
         self.shape = QLineEdit()
         self.shape.setPlaceholderText("{batch},{seq} or 1,128")
         self.shape.setToolTip("Dims separated by commas: whole numbers or {axis} of the buckets")

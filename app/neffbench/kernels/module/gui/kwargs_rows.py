@@ -9,10 +9,11 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
-from neffbench.gui.forms.field_editors import INT_LIMIT, BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
+from neffbench.gui.forms.field_editors import BoolEditor, ChoiceEditor, FieldEditor, IntEditor, TextEditor
 from neffbench.gui.forms.problem_lines import problem_label
 from neffbench.kernels.module.gui.parts import TOML_EXAMPLES, FloatTextEditor, TomlEditor, format_toml, meta_field
 from neffbench.kernels.module.gui.report import signature_text
+from neffbench.schema.fields import range_problems
 from neffbench.spec import Problem
 
 UNSET = object()  # a parameter the user has not set: left out of module.kwargs
@@ -32,8 +33,7 @@ def _fits(widget: str, p: dict[str, Any], value: Any) -> bool:
     if widget == "bool":
         return isinstance(value, bool)
     if widget == "int":
-        lo, hi = max(p.get("min", -INT_LIMIT), -INT_LIMIT + 1), min(p.get("max", INT_LIMIT), INT_LIMIT)
-        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+        return isinstance(value, int) and not isinstance(value, bool)
     if widget == "float":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if widget == "str":
@@ -98,7 +98,7 @@ class SignatureRow(QObject):
             return BoolEditor(meta_field(self.name, tip))
         if widget == "int":
             editor = IntEditor(meta_field(self.name, tip, optional=not shows_default, **bounds))
-            editor.widget.setSpecialValueText(empty)
+            editor.widget.setPlaceholderText(empty)
             return editor
         if widget == "choices":
             self._choices = list(p.get("choices") or ())
@@ -163,6 +163,9 @@ class SignatureRow(QObject):
             self._read()
         if self.editor.parse_error:
             return [Problem(self.key, self.editor.parse_error)]
+        value = self.value()
+        if self.widget_kind == "int" and value is not UNSET:
+            return range_problems(self.key, self.editor.field.metadata, value)  # typed as it is, out of range or not
         return []
 
     def _on_editor_edited(self) -> None:

@@ -253,7 +253,7 @@ class FieldRow(QObject):
         self.edited.emit()
 
     def value(self) -> Any:
-        # A spin box rounds to its decimals: the value read from a file stays exact until the user edits it.
+        # Until edited, the value exactly as the spec holds it, whatever its editor would read back from the text.
         return self.editor.value() if self._dirty else self._original
 
     def set_visible(self, visible: bool) -> None:

@@ -13,18 +13,22 @@ NOT_RESOLVED = (
 )
 
 
-def resolve_entry(token: int, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def resolve_entry(token: int, request: dict[str, Any], typed: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Worker thread: the window's warm probe child resolves the entry; failures come back as reports too.
 
-    The warm probe answers one request at a time, so a superseded Resolve still finishes first; the
-    form ignores its result. Its torch (and transformers) imports are paid once per window."""
+    ``request`` has the paths made absolute; the report names the entry and arguments as ``typed`` in the form, so
+    that the form can tell whether they changed since. The warm probe answers one request at a time, so a
+    superseded Resolve still finishes first; the form ignores its result. Its torch (and transformers) imports are
+    paid once per window."""
     from neffbench.probe.client import ProbeError, shared
 
     try:
         report = shared().ask("resolve", request)
     except (ProbeError, OSError) as exc:
         report = {"ok": False, "error": str(exc)}
-    report.setdefault("entry", request["entry"])
+    report["entry"] = typed["entry"]
+    if "kwargs_checked" in report:
+        report["kwargs_checked"] = typed["kwargs_checked"]
     return token, report
 
 
@@ -116,6 +120,8 @@ def summary_html(
             parts.append(html.escape(NOT_RESOLVED))
     else:
         parts += summary_lines(report)
+        if report.get("earlier"):
+            parts.append("<i>As Resolve found it in an earlier session; Resolve again to read the code afresh.</i>")
         if report["entry"] != entry:
             parts.append(
                 f'<span style="color: {theme.WARN}">⚠ The entry changed since this Resolve; press Resolve again.</span>'
