@@ -26,6 +26,7 @@ COMMANDS = {
     "sweep": "neffbench.cli.sweep_cmd",
     "compare": "neffbench.cli.compare_cmd",
     "structure": "neffbench.cli.structure_cmd",
+    "report": "neffbench.cli.report_cmd",
     "remote": "neffbench.cli.remote_cmd",
 }
 

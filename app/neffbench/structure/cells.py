@@ -67,7 +67,10 @@ def duration(seconds: float | None) -> str:
 
 
 def percent(share: float | None) -> str:
-    return "" if share is None else f"{share * 100:.1f}%"
+    """``26.6%``; a share too small for one decimal in two significant digits (``0.0018%``)."""
+    if share is None:
+        return ""
+    return f"{share * 100:.1f}%" if share == 0 or abs(share) >= 1e-3 else f"{share * 100:.2g}%"
 
 
 def times_tolerance(figures: Mapping[str, Any] | None) -> float | None:

@@ -97,10 +97,21 @@ class ProfileSource:
 
     def words(self) -> str:
         """Which profile every time figure comes from."""
-        version = self.tool_version or as_dict(self.metadata).get("explorer_version")
-        tool = " ".join(str(p) for p in (self.tool, version) if p) or "the profiler"
+        version = str(self.tool_version or as_dict(self.metadata).get("explorer_version") or "")
+        tool = (
+            version if self.tool and version.startswith(self.tool) else " ".join(p for p in (self.tool, version) if p)
+        )
         run = f"run {self.run.stem}" if self.run else "a run"
-        return f"{run}, NEFF {Path(self.neff).name if self.neff else '?'}, {tool}, read from {self.source}"
+        return f"{run}, NEFF {_neff_words(self.neff)}, {tool or 'the profiler'}, read from {self.source}"
+
+
+def _neff_words(neff: str | None) -> str:
+    """``graph.neff of lossy-profiled-...``: the file and the job it belongs to."""
+    if not neff:
+        return "?"
+    path = Path(neff)
+    job = next((p.name for p in path.parents if (p / "job.json").is_file()), None)
+    return f"{path.name} of {job}" if job else str(path)
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ a large one split into ``<Table>_0.parquet``, ``<Table>_1.parquet``), with the h
 ``overview-hierarchy-view.rst``: framework operation, its HLO instruction, its engine instructions.
 
 What is measured is made up, deterministically, from the NEFF: each framework operation the compiler kept in
-``debug_info/framework_ops.json`` (a NEFF compiled with the framework's debug names; none otherwise) runs in turn
-for a share of the execution's time (``total_time`` of the NTFF) proportional to the elements it makes, on the
-engine its kind would use (matrix multiplications on the tensor engine with their weight loads, activations on the
-scalar engine, the rest on the vector engine), every other engine idle; one tenth of the time is spent between
-operations. ``FrameworkNode`` rolls each level of the names up, as the hierarchy view shows them, so every node's
+``debug_info/framework_ops.json`` (a NEFF compiled with the framework's debug names; none otherwise) runs in turn,
+for a time that grows with the elements it makes and the multiply-adds it does (so an operation's time does not
+depend on the others'), on the engine its kind would use (matrix multiplications on the tensor engine with their
+weight loads, activations on the scalar engine, the rest on the vector engine), with a short gap between
+operations; the execution takes the NTFF's ``total_time``, or longer when the operations need more. ``FrameworkNode`` rolls each level of the names up, as the hierarchy view shows them, so every node's
 time is the merged time of the instructions under it.
 """
 
@@ -32,6 +32,8 @@ ACTIVATIONS = {"gelu", "silu", "relu", "sigmoid", "tanh", "exp", "softmax", "log
 MATMULS = {"linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "einsum", "scaled_dot_product_attention"}
 PE_ROWS = PE_COLS = 128  # the tensor engine's systolic array
 CLOCK_GHZ = 1.4
+# How long an operation takes: a start-up, then its elements and its multiply-adds; a gap between operations.
+START_NS, NS_PER_ELEMENT, MACS_PER_NS, GAP_NS = 200, 10, 4, 100
 
 
 def neff_member(path: str | Path, name: str) -> Any:
@@ -69,29 +71,24 @@ def _engine_of(op: str) -> str:
     return "scalar" if op in ACTIVATIONS else "vector"
 
 
-def timeline(framework_ops: list[dict[str, Any]], total_ns: int) -> list[dict[str, Any]]:
-    """Each framework operation with its engine instructions laid out over the execution."""
-    weights = [max(1, int(op.get("elements") or 1)) for op in framework_ops]
-    busy = total_ns * 9 // 10
-    gap = (total_ns - busy) // (len(framework_ops) + 1) if framework_ops else 0
-    spent = sum(max(2, busy * w // sum(weights)) for w in weights) if framework_ops else 0
-    scale = min(1.0, busy / spent) if spent else 1.0
-    t = BASE_TS + gap
+def timeline(framework_ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each framework operation with its engine instructions laid out over the execution, one after another."""
     laid = []
-    for fid, (op, w) in enumerate(zip(framework_ops, weights)):
-        span = max(2, int(busy * w // sum(weights) * scale))
+    t = BASE_TS + GAP_NS
+    for fid, op in enumerate(framework_ops):
+        elements, macs = int(op.get("elements") or 0), int(op.get("macs") or 0)
+        span = START_NS + elements * NS_PER_ELEMENT + macs // MACS_PER_NS
         engine = _engine_of(op["op"])
-        elements = int(op.get("elements") or 0)
         if engine == "tensor":  # the weights load, then the multiply, overlapping its last quarter
             load = max(1, span // 3)
             instructions = [
                 ("tensor", "LDWEIGHTS", t, t + load, 0),
-                ("tensor", "MATMUL", t + load - load // 4, t + span, int(op.get("macs") or elements)),
+                ("tensor", "MATMUL", t + load - load // 4, t + span, macs or elements),
             ]
         else:
             instructions = [(engine, "ACTIVATE" if engine == "scalar" else "TENSOR_TENSOR", t, t + span, 0)]
         laid.append({"fid": fid, "op": op, "start": t, "end": t + span, "instructions": instructions})
-        t += span + gap
+        t += span + GAP_NS
     return laid
 
 
@@ -99,9 +96,13 @@ def tables(neff: str | Path, ntff_meta: dict[str, Any], *, explorer_version: str
     """Every table's rows for the pair."""
     framework_ops = neff_member(neff, "debug_info/framework_ops.json") or []
     info = neff_member(neff, "info.json") or {}
-    total_s = float(ntff_meta.get("total_time") or 0.0005)
-    total_ns = int(round(total_s * 1e9))
-    laid = timeline(framework_ops, total_ns)
+    laid = timeline(framework_ops)
+    # The execution's time as the runtime measured it, or longer when the operations need more.
+    total_ns = max(
+        int(round(float(ntff_meta.get("total_time") or 0.0005) * 1e9)),
+        (laid[-1]["end"] - BASE_TS + GAP_NS) if laid else 0,
+    )
+    total_s = total_ns / 1e9
     instruction_rows, framework_rows, hlo_rows = [], [], []
     per_engine: dict[str, list[list[int]]] = {e: [] for e in ENGINES}
     counts = {e: 0 for e in ENGINES}
