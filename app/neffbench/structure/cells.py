@@ -123,7 +123,38 @@ COLUMNS: tuple[Column, ...] = (
         "structure",
         "the first call's first input and output (dtype[shape]); +N: more of them",
     ),
+    Column(
+        "time", lambda y: duration(y.time.seconds) if y.time else "", _time_key, "time", "device time in the profile"
+    ),
+    Column(
+        "share",
+        lambda y: percent(y.time.share) if y.time else "",
+        lambda y: y.time.share if y.time else None,
+        "time",
+        "of the NEFF's total time in the profile",
+    ),
+    Column(
+        "vs eager",
+        lambda y: error(y.vs_eager, "vs_eager" in y.first_divergent),
+        lambda y: times_tolerance(y.vs_eager),
+        "error",
+        "the latest compare: the worst element's error against the eager run, in multiples of its tolerance",
+    ),
+    Column(
+        "vs float64",
+        lambda y: error(y.vs_float64, "vs_float64" in y.first_divergent),
+        lambda y: times_tolerance(y.vs_float64),
+        "error",
+        "the latest compare: the worst element's error against a float64 run, in multiples of its tolerance",
+    ),
     Column("params", lambda y: count(y.node.params) if y.node.params else "", lambda y: y.node.params, "structure"),
+    Column(
+        "FLOPs",
+        lambda y: count(y.node.flops) if y.node.flops else "",
+        lambda y: y.node.flops,
+        "structure",
+        "torch's FlopCounterMode over all its calls (matrix products, convolutions, attention)",
+    ),
     Column(
         "weights",
         lambda y: (
@@ -132,13 +163,6 @@ COLUMNS: tuple[Column, ...] = (
         lambda y: y.node.param_bytes + y.node.buffer_bytes,
         "structure",
         "bytes of its parameters and buffers",
-    ),
-    Column(
-        "FLOPs",
-        lambda y: count(y.node.flops) if y.node.flops else "",
-        lambda y: y.node.flops,
-        "structure",
-        "torch's FlopCounterMode over all its calls (matrix products, convolutions, attention)",
     ),
     Column(
         "bytes",
@@ -155,16 +179,6 @@ COLUMNS: tuple[Column, ...] = (
         "operations of the traced graph under it",
     ),
     Column(
-        "time", lambda y: duration(y.time.seconds) if y.time else "", _time_key, "time", "device time in the profile"
-    ),
-    Column(
-        "share",
-        lambda y: percent(y.time.share) if y.time else "",
-        lambda y: y.time.share if y.time else None,
-        "time",
-        "of the NEFF's total time in the profile",
-    ),
-    Column(
         "of peak",
         lambda y: percent(y.time.peak_share) if y.time else "",
         lambda y: y.time.peak_share if y.time else None,
@@ -177,20 +191,6 @@ COLUMNS: tuple[Column, ...] = (
         lambda y: y.time.hbm_bytes if y.time else None,
         "time",
         "bytes read from and written to HBM in the profile",
-    ),
-    Column(
-        "vs eager",
-        lambda y: error(y.vs_eager, "vs_eager" in y.first_divergent),
-        lambda y: times_tolerance(y.vs_eager),
-        "error",
-        "the latest compare: the worst element's error against the eager run, in multiples of its tolerance",
-    ),
-    Column(
-        "vs float64",
-        lambda y: error(y.vs_float64, "vs_float64" in y.first_divergent),
-        lambda y: times_tolerance(y.vs_float64),
-        "error",
-        "the latest compare: the worst element's error against a float64 run, in multiples of its tolerance",
     ),
     Column("line", lambda y: short_line(y.node.where), lambda y: None, "structure", "where your code calls it"),
 )

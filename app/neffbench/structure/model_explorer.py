@@ -130,9 +130,13 @@ def graph(laid: Laid, graph_id: str) -> dict[str, Any]:
 
 
 def node_data(laid: Laid, graph_id: str, figure: str) -> dict[str, Any]:
-    """One figure per module node, as Model Explorer's node data (``ModelNodeData``)."""
+    """One figure per module node, as Model Explorer's node data (``ModelNodeData``); Model Explorer sums them up
+    its layers (groups) itself."""
     results: dict[str, dict[str, float]] = {}
+    leaves = _leaves(laid.structure)
     for path, layer in laid.layers.items():
+        if path not in leaves:
+            continue
         value: float | None
         if figure == FIGURES[0]:
             value = times_tolerance(layer.vs_float64)

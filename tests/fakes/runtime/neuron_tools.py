@@ -27,7 +27,8 @@ prints ``Profile saved to <path>`` per NTFF.
 UUID). An NTFF whose NEFF is missing, or of another UUID, fails with a sentence saying so and exit 1.
 ``--output-format summary-json`` prints ``{profile_id: {metric: value}}``, one node per NTFF (``n_`` + 40 hex
 digits); ``*_percent`` metrics are fractions of 1, as real captures show. ``total_time`` is seconds.
-``FAKE_PROFILE_SUMMARY`` (inline JSON object or a file) overrides metrics. ``summary-text`` prints ``key value``
+``FAKE_PROFILE_SUMMARY`` (inline JSON object or a file) overrides metrics; ``FAKE_PROFILE_VIEW_ERROR`` makes ``view``
+print it on stderr and exit 1. ``summary-text`` prints ``key value``
 lines, ``json`` ``{"summary": [...], "instruction": [...]}`` (each instruction with its ``layer``); ``parquet`` with
 ``--output-file DIR`` writes the processed profile's tables into DIR (``profile_tables.py``); the default (UI)
 prints the profile URL and returns at once instead of serving.
@@ -413,6 +414,8 @@ def _neff_of(ntff: Path, neff_path: str | None, session_dir: str | None) -> tupl
 
 def view(prog: str, argv: list[str]) -> int:
     args = view_parser(prog).parse_args(argv)
+    if os.environ.get("FAKE_PROFILE_VIEW_ERROR", "").strip():
+        return fail(os.environ["FAKE_PROFILE_VIEW_ERROR"].strip())
     fmt = args.output_format.lower()
     if args.session_file:
         ntffs = [Path(args.session_file)]
