@@ -169,8 +169,11 @@ def load(job_dir: str | Path) -> Structure | None:
 def of(data: Any, path: Path | None = None) -> Structure:
     """A structure from its document (as ``capture`` writes it)."""
     where = str(path or FILE_NAME)
-    data = mapping_of(data, where, "structure")
-    schema_version_of(data, where, SCHEMA_VERSION, "structure")
+    try:
+        data = mapping_of(data, where, "structure")
+        schema_version_of(data, where, SCHEMA_VERSION, "structure")
+    except RecordError as exc:
+        raise StructureError(str(exc)) from None
     raw = [as_dict(n) for n in as_list(data.get("nodes"))]
     if not raw or raw[0].get("path") != "":
         raise StructureError(f"{where} has no root module")

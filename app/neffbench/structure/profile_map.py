@@ -4,9 +4,11 @@ A framework name is the chain of module calls the operation ran in, then the ope
 ``NeuronLlamaDecoderLayer[1]/function[2]/aten.add`` (aws-neuron-sdk ``profile-schema-reference.rst``,
 ``FrameworkInstruction.framework_name``), ``Block[2]/MLP[mlp]/Linear[up]/aten.linear``. Each ``Class[key]`` is
 matched against the children the module's forward calls (a ``ModuleList`` is no level of its own): the child of
-that class whose attribute is ``key``, else the ``key``-th of that class. The first part that matches no child
-(``function[2]``) and everything after it is detail of the module reached so far; a part naming the module itself
-(the user's root under the workbench's wrapper) is passed over.
+that class whose attribute is ``key``, else the ``key``-th of that class; a name that leaves levels out (the
+docs' example starts at the decoder layer, not at the model holding it) is matched the same way against the
+modules further down, in call order. The first part that matches none (``function[2]``) and everything after it
+is detail of the module reached so far; a part naming the module itself (the user's root under the workbench's
+wrapper) is passed over.
 
 A module's time is the merged time of every operation under it, as the profile's own hierarchy rolls it up
 (``FrameworkNode.time_intervals``): overlapping instructions count once.
@@ -76,8 +78,26 @@ class Mapper:
         return here
 
     def _step(self, here: str, cls: str, key: str | None) -> str | None:
-        children = self._called_children(here)
-        same = [c for c in children if c[1] == cls]
+        found = self._match(self._called_children(here), cls, key)
+        if found is None:  # a level the name leaves out: the modules further down, in call order
+            found = self._match(self._descendants(here), cls, key)
+        return found
+
+    def _descendants(self, here: str) -> list[tuple[str, str, str, int]]:
+        out: list[tuple[str, str, str, int]] = []
+        seen: dict[str, int] = {}
+        stack = list(reversed(self._called_children(here)))
+        while stack:
+            path, cls, attr, _ = stack.pop()
+            ordinal = seen.get(cls, 0)
+            seen[cls] = ordinal + 1
+            out.append((path, cls, attr, ordinal))
+            stack.extend(reversed(self._called_children(path)))
+        return out
+
+    @staticmethod
+    def _match(candidates: list[tuple[str, str, str, int]], cls: str, key: str | None) -> str | None:
+        same = [c for c in candidates if c[1] == cls]
         for path, _, attr, _ in same:
             if key is not None and attr == key:
                 return path
