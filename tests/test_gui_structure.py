@@ -76,7 +76,7 @@ def _show(panel, qtbot, job: Path) -> None:
 
 
 def _row(panel, path: str):
-    return panel.proxy.mapFromSource(panel.model.index_of(path))
+    return panel.model.index_of(path)
 
 
 def _cell(panel, path: str, heading: str) -> str:
@@ -130,14 +130,15 @@ def test_search_keeps_the_matches_and_the_rows_above_them(panel, qtbot, job):
     shown = []
 
     def walk(parent):
-        for row in range(panel.proxy.rowCount(parent)):
-            index = panel.proxy.index(row, 0, parent)
-            shown.append(panel.proxy.data(index, Qt.ItemDataRole.UserRole + 1))
-            walk(index)
+        for row in range(panel.model.rowCount(parent)):
+            index = panel.model.index(row, 0, parent)
+            if not panel.tree.isRowHidden(row, parent):
+                shown.append(panel.model.path_of(index))
+                walk(index)
 
     from PySide6.QtCore import QModelIndex
 
-    walk(QModelIndex())
+    walk(QModelIndex())  # the rows not hidden
     assert shown == [
         "",
         "model",
@@ -149,7 +150,7 @@ def test_search_keeps_the_matches_and_the_rows_above_them(panel, qtbot, job):
     ]
     assert panel.tree.isExpanded(_row(panel, "model.layers.1"))
     panel.search.clear()
-    assert panel.proxy.rowCount(_row(panel, "model")) == 3  # embed_tokens, layers, norm
+    assert not any(panel.tree.isRowHidden(r, _row(panel, "model")) for r in range(3))  # embed_tokens, layers, norm
 
 
 def test_a_job_without_a_structure_says_how_to_get_one(panel, qtbot, job):
@@ -201,3 +202,17 @@ def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(
     window.tabs.setCurrentIndex(STRUCTURE_TAB)
     window.structure.select_path("layers.3", quiet=False)
     assert window.numerics.table.selected_index() == taps.index("layers.3")
+
+
+def test_a_figures_column_sorts_each_modules_children_largest_first(panel, qtbot, job):
+    _show(panel, qtbot, job)
+    layers = _row(panel, "model.layers")
+    column = [c.heading for c in panel.model.columns].index("time")
+    panel.tree.header().sectionClicked.emit(column)
+    order = [panel.model.path_of(panel.model.index(r, 0, layers)) for r in range(2)]
+    assert order == ["model.layers.1", "model.layers.0"]  # 300 ns before 100 ns
+    panel.tree.header().sectionClicked.emit(0)  # the module column: the call order again
+    assert [panel.model.path_of(panel.model.index(r, 0, layers)) for r in range(2)] == [
+        "model.layers.0",
+        "model.layers.1",
+    ]

@@ -28,8 +28,9 @@ FIGURES = ("error vs float64 (x tolerance)", "error vs eager (x tolerance)", "de
 def _leaves(structure: Structure) -> set[str]:
     """Modules that call no other module: a node each."""
     called_children = {n.parent for n in structure.nodes if n.calls and n.parent is not None}
-    parents = set()
-    for path in called_children:
+    parents: set[str] = set()
+    for start in called_children:
+        path: str | None = start
         while path is not None:  # a container's parent calls what the container holds
             parents.add(path)
             node = structure.by_path.get(path)

@@ -1,11 +1,16 @@
 """The Structure view's tree: a Qt item model over a laid structure (and, side by side, another job's), asked for
-the rows the view shows and nothing more, so a 32-layer model opens as fast as a RoPE kernel."""
+the rows the view shows and nothing more, so a 32-layer model opens as fast as a RoPE kernel.
+
+It sorts itself (a figure's column, largest first, among each module's children) and says which rows a search
+keeps (the view hides the others): a sort-filter proxy over a Python model asks for every row's parent tens of
+thousands of times on each keystroke.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from neffbench.gui.widgets import theme
@@ -13,8 +18,6 @@ from neffbench.structure import cells, diff, table
 from neffbench.structure.layers import Laid
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the module's path
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2  # a figure to sort by
-SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3  # what the search box matches: path and class
 FIRST_DIVERGENT = QColor("#ffd9d9")
 Index = QModelIndex | QPersistentModelIndex
 
@@ -36,6 +39,9 @@ class StructureModel(QAbstractItemModel):
         self.columns: list[Any] = []
         self._paths: list[str] = []  # internal ids: a row's path by number
         self._ids: dict[str, int] = {}
+        self._children: dict[str, list[str]] = {}  # each module's children in the order shown
+        self._rows: dict[str, int] = {}  # each module's row under its parent
+        self._text: dict[tuple[int, int], str] = {}  # cells already worded
 
     def show(self, laid: Laid | None, other: Laid | None = None) -> None:
         """Show ``laid`` (None: nothing), with ``other``'s figures beside it when given."""
@@ -48,7 +54,57 @@ class StructureModel(QAbstractItemModel):
             self.columns += self._other_columns()
         self._paths = [n.path for n in laid.structure.nodes] if laid is not None else []
         self._ids = {p: i for i, p in enumerate(self._paths)}
+        self._children = {n.path: list(n.children) for n in laid.structure.nodes} if laid is not None else {}
+        self._number_rows()
+        self._text = {}
         self.endResetModel()
+
+    def _number_rows(self) -> None:
+        self._rows = {"": 0} if self._paths else {}
+        for kids in self._children.values():
+            self._rows.update((child, row) for row, child in enumerate(kids))
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Each module's children by ``column``'s figure (rows without one last); -1: the call order again."""
+        if self.laid is None:
+            return
+        self.layoutAboutToBeChanged.emit()
+        kept = self.persistentIndexList()
+        where = [(self.path_of(i), i.column()) for i in kept]
+        if column < 0 or column >= len(self.columns):
+            self._children = {n.path: list(n.children) for n in self.laid.structure.nodes}
+        else:
+            key = self._key(self.columns[column])
+            descending = order == Qt.SortOrder.DescendingOrder
+            for kids in self._children.values():
+                kids.sort(key=lambda p: (key(p) is None, -(key(p) or 0) if descending else (key(p) or 0)))
+        self._number_rows()
+        self.changePersistentIndexList(
+            kept, [self.index_of(p, c) if p is not None else QModelIndex() for p, c in where]
+        )
+        self.layoutChanged.emit()
+
+    def _key(self, column: Any) -> Any:
+        assert self.laid is not None
+        layers = self.laid.layers
+        if isinstance(column, _Side):
+            return column.key
+        return lambda p: column.key(layers[p])
+
+    def matching(self, text: str) -> set[str] | None:
+        """The paths a search for ``text`` keeps: those whose path or class holds it, and every module above them
+        (None: no search, all of them)."""
+        if self.laid is None or not text:
+            return None
+        wanted = text.lower()
+        keep: set[str] = set()
+        for node in self.laid.structure.nodes:
+            if wanted in node.path.lower() or wanted in node.cls.lower():
+                path: str | None = node.path
+                while path is not None and path not in keep:
+                    keep.add(path)
+                    path = self.laid.structure.by_path[path].parent
+        return keep
 
     def _other_columns(self) -> list[_Side]:
         def time_b(path: str) -> str:
@@ -87,18 +143,14 @@ class StructureModel(QAbstractItemModel):
     def index_of(self, path: str, column: int = 0) -> QModelIndex:
         if self.laid is None or path not in self._ids:
             return QModelIndex()
-        node = self.laid.structure.by_path[path]
-        if node.parent is None:
-            return self.createIndex(0, column, self._ids[path])
-        row = self.laid.structure.by_path[node.parent].children.index(path)
-        return self.createIndex(row, column, self._ids[path])
+        return self.createIndex(self._rows[path], column, self._ids[path])
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008 - Qt's signature
         if self.laid is None or column >= len(self.columns):
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, column, self._ids[""]) if row == 0 else QModelIndex()
-        children = self.laid.structure.by_path[self._paths[parent.internalId()]].children
+        children = self._children[self._paths[parent.internalId()]]
         if not 0 <= row < len(children):
             return QModelIndex()
         return self.createIndex(row, column, self._ids[children[row]])
@@ -114,7 +166,7 @@ class StructureModel(QAbstractItemModel):
             return 0
         if not parent.isValid():
             return 1
-        return len(self.laid.structure.by_path[self._paths[parent.internalId()]].children)
+        return len(self._children[self._paths[parent.internalId()]])
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt's name
         return len(self.columns)
@@ -135,55 +187,51 @@ class StructureModel(QAbstractItemModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.laid is None:
-            return None
+        if role not in _ROLES or not index.isValid() or self.laid is None:
+            return None  # the roles a view asks of every cell and this model never sets: answered first
         path = self._paths[index.internalId()]
-        column = self.columns[index.column()]
-        layer = self.laid.layers[path]
-        side = isinstance(column, _Side)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return column.cell(path) if side else column.cell(layer)
         if role == PATH_ROLE:
             return path
-        if role == SEARCH_ROLE:
-            return f"{path} {layer.node.cls}".lower()
-        if role == SORT_ROLE:
-            key = column.key(path) if side else column.key(layer)
-            return key if key is not None else float("-inf")
-        if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.BackgroundRole and layer.first_divergent:
-            return QBrush(FIRST_DIVERGENT)
-        if role == Qt.ItemDataRole.ForegroundRole:
-            text = column.cell(path) if side else column.cell(layer)
+        column = self.columns[index.column()]
+        layer = self.laid.layers[path]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole):
+            text = self._cell(index.internalId(), index.column(), path)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return text
             if text.startswith("FAIL"):
                 return QBrush(QColor(theme.BAD))
-            if side and column.heading == "what differs" and text:
+            if isinstance(column, _Side) and column.heading == "what differs" and text:
                 return QBrush(QColor(theme.WARN))
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if column.numeric else None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(FIRST_DIVERGENT) if layer.first_divergent else None
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 0:
             node = layer.node
             where = f"\n{node.where}" if node.where else ""
-            first = (
-                "\nfirst divergent " + ", ".join(r.replace("_", " ") for r in layer.first_divergent)
-                if layer.first_divergent
-                else ""
-            )
-            return f"{path or '(the root)'} ({node.cls}){where}{first}"
+            firsts = ", ".join(r.replace("_", " ") for r in layer.first_divergent)
+            return f"{path or '(the root)'} ({node.cls}){where}" + (f"\nfirst divergent {firsts}" if firsts else "")
         return None
 
+    def _cell(self, row_id: int, column: int, path: str) -> str:
+        key = (row_id, column)
+        text = self._text.get(key)
+        if text is None:
+            assert self.laid is not None
+            heading = self.columns[column]
+            text = self._text[key] = (
+                heading.cell(path) if isinstance(heading, _Side) else heading.cell(self.laid.layers[path])
+            )
+        return text
 
-class SearchProxy(QSortFilterProxyModel):
-    """Rows whose path or class holds the search text, with the rows above them; sorted by figure."""
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.setRecursiveFilteringEnabled(True)
-        self.setFilterRole(SEARCH_ROLE)
-        self.setSortRole(SORT_ROLE)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-
-    def lessThan(self, left: Index, right: Index) -> bool:  # noqa: N802 - Qt's name
-        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
-        if a == b or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
-            return left.row() < right.row()  # no figure: the tree's own (call) order
-        return a < b
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_ROLES = {
+    Qt.ItemDataRole.DisplayRole,
+    Qt.ItemDataRole.ForegroundRole,
+    Qt.ItemDataRole.BackgroundRole,
+    Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.ToolTipRole,
+    PATH_ROLE,
+}

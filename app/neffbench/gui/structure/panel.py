@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.structure.drawing import COLOUR_BY, FlowView
-from neffbench.gui.structure.model import PATH_ROLE, SearchProxy, StructureModel
+from neffbench.gui.structure.model import PATH_ROLE, StructureModel
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row, kept_together
 from neffbench.gui.widgets.readable import elide_with_tooltips
@@ -98,10 +98,8 @@ class StructurePanel(QWidget):
         self.sources_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sources_label.setStyleSheet("color: #444444; font-size: 8.5pt;")
         self.model = StructureModel(self)
-        self.proxy = SearchProxy(self)
-        self.proxy.setSourceModel(self.model)
         self.tree = QTreeView(objectName="structure-tree")
-        self.tree.setModel(self.proxy)
+        self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)  # rows of one height: a long tree scrolls without measuring each
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tree.setSortingEnabled(False)
@@ -211,9 +209,8 @@ class StructurePanel(QWidget):
     def select_path(self, path: str, *, quiet: bool = True) -> bool:
         """Select module ``path`` (its rows above opened) and draw its children; False when there is no such row
         (another job, or filtered out by the search). ``quiet``: no ``node_selected``."""
-        source = self.model.index_of(path)
-        index = self.proxy.mapFromSource(source)
-        if not index.isValid():
+        index = self.model.index_of(path)
+        if not index.isValid() or self._hidden(path):
             return False
         self._quiet = quiet
         try:
@@ -228,6 +225,16 @@ class StructurePanel(QWidget):
         finally:
             self._quiet = False
         return True
+
+    def _hidden(self, path: str) -> bool:
+        """Whether a search hides ``path`` (or a module above it)."""
+        probe: str | None = path
+        while probe is not None and self.laid is not None:
+            index = self.model.index_of(probe)
+            if self.tree.isRowHidden(index.row(), index.parent()):
+                return True
+            probe = self.laid.structure.by_path[probe].parent
+        return False
 
     def selected_path(self) -> str | None:
         index = self.tree.selectionModel().currentIndex()
@@ -306,19 +313,31 @@ class StructurePanel(QWidget):
     # ---- controls ----
 
     def _on_search_text_changed(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text.strip().lower())
-        if text.strip():
-            self.tree.expandAll()  # the matches are few; their rows above are opened to show them
-        else:
-            self.tree.collapseAll()
-            self.tree.expandToDepth(EXPAND_LEVELS - 1)
+        """Hide the rows the search does not keep, and open the ones above the matches."""
+        if self.laid is None:
+            return
+        keep = self.model.matching(text.strip())
+        self.tree.setUpdatesEnabled(False)
+        try:
+            for node in self.laid.structure.nodes:
+                index = self.model.index_of(node.path)
+                self.tree.setRowHidden(index.row(), index.parent(), keep is not None and node.path not in keep)
+            if keep is None:
+                self.tree.collapseAll()
+                self.tree.expandToDepth(EXPAND_LEVELS - 1)
+            else:
+                for path in keep:
+                    if any(child in keep for child in self.laid.structure.by_path[path].children):
+                        self.tree.expand(self.model.index_of(path))
+        finally:
+            self.tree.setUpdatesEnabled(True)
 
     def _on_header_section_clicked(self, section: int) -> None:
         """Sort by a figure's column (largest first); the module column goes back to the call order."""
         if section == 0:
-            self.proxy.sort(-1)
+            self.model.sort(-1)
         else:
-            self.proxy.sort(section, Qt.SortOrder.DescendingOrder)
+            self.model.sort(section, Qt.SortOrder.DescendingOrder)
 
     def _on_flow_view_module_clicked(self, path: str) -> None:
         if self.select_path(path, quiet=False):
