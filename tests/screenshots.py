@@ -181,8 +181,8 @@ class _Shooter:
         panel = self.window.structure
         drawn: list[str] = []
         panel.drawn.connect(drawn.append)
-        if panel.job_dir != job:
-            panel.set_job(job)
+        if panel.job_dir != job or path == "":
+            panel.set_job(job)  # read anew: the root drawn again even when the window showed this job already
         else:
             panel.select_path(path)
 

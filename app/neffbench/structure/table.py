@@ -11,7 +11,8 @@ from neffbench.words import plural
 _LABELS = {"vs_eager": "against eager", "vs_float64": "against float64"}
 
 
-def _rows(headers: list[str], rows: list[list[str]], right: list[bool]) -> list[str]:
+def aligned(headers: list[str], rows: list[list[str]], right: list[bool]) -> list[str]:
+    """A table as text: each column as wide as its widest cell, numbers (``right``) to the right."""
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
     return [
         "  ".join(c.rjust(w) if r_ else c.ljust(w) for c, w, r_ in zip(r, widths, right)).rstrip()
@@ -99,7 +100,7 @@ def lines(laid: Laid, job: str, job_dir: str, depth: int | None = None) -> list[
         row = [c.cell(layer) for c in columns]
         row[0] = indent + (node.path.rpartition(".")[2] if node.path else node.cls)
         rows.append(row)
-    table = _rows([c.heading for c in columns], rows, [c.numeric for c in columns])
+    table = aligned([c.heading for c in columns], rows, [c.numeric for c in columns])
     return [headline(laid, job), *sources(laid, job_dir), "", *table]
 
 
