@@ -55,11 +55,11 @@ def each_tab(window, qtbot, size: tuple[int, int]):
     from PySide6.QtWidgets import QWidget
 
     window.resize(*size)
-    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5_000)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=30_000)
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
         page = window.tabs.widget(index)
-        qtbot.waitUntil(page.isVisible, timeout=5_000)
+        qtbot.waitUntil(page.isVisible, timeout=30_000)
         for widget in [window, *page.findChildren(QWidget)]:
             if widget.layout() is not None:
                 widget.layout().activate()
