@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-# The window fixtures (make_window, window, settings_path) for every test that asks for one by name.
-pytest_plugins = ["tests.gui_fixtures"]
+# Fixtures for every test that asks for one by name: the window's (make_window, window, settings_path), the
+# command's in this process (neffbench_in_process).
+pytest_plugins = ["tests.gui_fixtures", "tests.cli"]
 
 # Before any Qt import: tests never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
