@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QApplication, QToolTip, QTreeWidget, QTreeWidgetIt
 
 from neffbench.gui.widgets import readable
 from neffbench.gui.widgets.readable import IntegerAxis, data_height, elide_with_tooltips, plot_height
-from tests.cli import neffbench
 from tests.gui_fixtures import each_tab
 
 pytestmark = [pytest.mark.gui]
@@ -22,14 +21,11 @@ pytestmark = [pytest.mark.gui]
 SIZES = [(1920, 1080), (1280, 800), (1024, 700)]
 
 
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory):
-    """A workdir holding one cpu-check job of the seed, made as a user makes it (the CLI)."""
-    workdir = tmp_path_factory.mktemp("readable") / "workdir"
-    done = neffbench("compile", "seed", "--backend", "cpu-check", "--workdir", str(workdir))
-    assert done.returncode == 0, done.stdout + done.stderr
-    (job,) = (p.parent for p in workdir.glob("*/job.json"))
-    return workdir, job
+@pytest.fixture
+def seed_workdir(compiled, tmp_path):
+    """A workdir of this test's own holding one cpu-check job of the seed, made as a user makes it (the CLI)."""
+    [job] = compiled.jobs(tmp_path / "workdir", "seed", "--backend", "cpu-check")
+    return job.parent, job
 
 
 # ---- the helpers, alone ------------------------------------------------------------------------
@@ -116,8 +112,8 @@ def _on_every_tab(window, qtbot, size) -> dict[str, list[str]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_plot_keeps_a_readable_height_at_each_window_size(make_window, qtbot, compiled, size):
-    workdir, job = compiled
+def test_every_plot_keeps_a_readable_height_at_each_window_size(make_window, qtbot, seed_workdir, size):
+    workdir, job = seed_workdir
     window = make_window(workdir=workdir)
     window.preview_controller.load_torch()
     window.apply_preset("llama3.1-8b")  # the heatmaps that once shrank to 25 px

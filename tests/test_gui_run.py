@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,34 +18,11 @@ RUN_TIMEOUT_MS = 120_000
 LOAD_TIMEOUT_MS = 30_000
 
 
-def compile_cpu_check(tmp: Path, *tokens: str) -> list[Path]:
-    """Job directories of a cpu-check compile of the seed preset, smallest bucket first."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "neffbench",
-            "compile",
-            "seed",
-            "--num-tokens",
-            *tokens,
-            "--backend",
-            "cpu-check",
-            "--workdir",
-            str(tmp),
-        ],
-        check=True,
-        cwd=tmp,
-        capture_output=True,
-        timeout=300,
-    )
-    jobs = [p.parent for p in tmp.glob("*/job.json")]
-    return sorted(jobs, key=lambda j: json.loads((j / "job.json").read_text())["bucket"]["num_tokens"])
-
-
-@pytest.fixture(scope="module")
-def jobs(tmp_path_factory) -> list[Path]:
-    return compile_cpu_check(tmp_path_factory.mktemp("run-jobs"), "1", "8")
+@pytest.fixture
+def jobs(compiled, tmp_path) -> list[Path]:
+    """Job directories of this test's own: a cpu-check compile of the seed preset, 1 and 8 tokens, smallest first."""
+    made = compiled.jobs(tmp_path / "run-jobs", "seed", "--num-tokens", "1", "8", "--backend", "cpu-check")
+    return sorted(made, key=lambda j: json.loads((j / "job.json").read_text())["bucket"]["num_tokens"])
 
 
 @pytest.fixture
@@ -216,9 +191,9 @@ def test_two_selected_runs_are_overlaid_and_compared(rig, jobs, qtbot):
     assert panel.details.toPlainText().count("numerics against reference.npz") == 2
 
 
-def test_bucket_plot_has_a_point_per_bucket_run(rig, qtbot, tmp_path):
+def test_bucket_plot_has_a_point_per_bucket_run(rig, jobs, qtbot):
     panel, controller = rig
-    small, large = compile_cpu_check(tmp_path, "1", "8")
+    small, large = jobs
     set_target(panel, qtbot, small)
     assert panel.tabs.isTabEnabled(1) and panel.buckets.points == []
     run_and_wait(panel, controller, qtbot, iterations=20)
