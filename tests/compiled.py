@@ -2,9 +2,11 @@
 fixtures.
 
 A compile is a child process or three, each importing torch: tests that only read or change what a compile
-leaves (a job's record, log, inputs; runs, bundles, explanations of it) share one compile of each distinct
-command and get a copy of its workdir of their own. Under pytest-xdist each worker compiles once. A test about
-the compile itself (its output, its processes, its cache) compiles on its own.
+leaves (a job's record, log, inputs; runs, bundles, compares, explanations of it) share one compile of each
+distinct command and get a copy of their own. Under pytest-xdist each worker compiles once. A test about the
+compile itself (its output, its processes, its cache) compiles on its own, and so does one of the user's own
+files: its job records where they were (the build's closure is keyed by their paths), so a copy elsewhere is
+not the job a compile there would have made.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from tests.cli import neffbench
 
 
 class CompiledWorkdirs:
-    """``neffbench compile ARGS --workdir W``, run once per distinct ARGS and environment."""
+    """``neffbench compile ARGS --workdir W``, run once per distinct command and environment, in a folder of its
+    own that holds the workdir."""
 
     def __init__(self, root: Path):
         self._root = root
@@ -32,21 +35,24 @@ class CompiledWorkdirs:
         key = (args, tuple(sorted((env or {}).items())))
         with self._lock:
             if key not in self._made:
-                workdir = self._root / f"w{len(self._made)}" / "workdir"
-                workdir.parent.mkdir(parents=True)
+                workdir = self._root / f"c{len(self._made)}" / "workdir"
+                workdir.parent.mkdir()
                 done = neffbench("compile", *args, "--workdir", str(workdir), cwd=workdir.parent, env=env)
                 assert done.returncode == returncode, f"neffbench compile {' '.join(args)}:\n{done.stdout}{done.stderr}"
                 self._made[key] = workdir
             return self._made[key]
 
-    def copy(self, dest: Path, *args: str, env: dict[str, str] | None = None, returncode: int = 0) -> Path:
-        """A copy of the compile's workdir at ``dest`` (a real one: shutil.copytree), for one test to change."""
-        return Path(shutil.copytree(self.original(*args, env=env, returncode=returncode), dest, symlinks=True))
+    def copy(self, dest: Path, *args: str, **how) -> Path:
+        """A copy (shutil.copytree: a real one, for one test to change) of the compile's folder at ``dest`` (which
+        may exist); returns the copied workdir. ``how``: as for ``original``."""
+        made = self.original(*args, **how)
+        shutil.copytree(made.parent, dest, symlinks=True, dirs_exist_ok=True)
+        return dest / made.name
 
-    def jobs(self, dest: Path, *args: str, env: dict[str, str] | None = None, returncode: int = 0) -> list[Path]:
+    def jobs(self, dest: Path, *args: str, **how) -> list[Path]:
         """The job directories of a copy at ``dest``, in the order the compile made them."""
-        copied = self.copy(dest, *args, env=env, returncode=returncode)
-        return sorted((p.parent for p in copied.glob("*/job.json")), key=_created)
+        workdir = self.copy(dest, *args, **how)
+        return sorted((p.parent for p in workdir.glob("*/job.json")), key=_created)
 
 
 def _created(job_dir: Path) -> tuple[str, str]:
@@ -56,13 +62,13 @@ def _created(job_dir: Path) -> tuple[str, str]:
 
 @pytest.fixture(scope="session")
 def compiled(tmp_path_factory) -> CompiledWorkdirs:
-    """Workdirs compiled once this session: ``compiled.jobs(tmp_path / "workdir", "seed", "--backend", "cpu-check")``
-    gives a test its own copy of the job directories that command makes."""
+    """Workdirs compiled once this session: ``compiled.jobs(tmp_path, "seed", "--backend", "cpu-check")`` gives
+    a test its own copy of the job directories that command makes (in ``tmp_path / "workdir"``)."""
     return CompiledWorkdirs(tmp_path_factory.mktemp("compiled"))
 
 
 @pytest.fixture
 def seed_cpu_check_job(compiled, tmp_path) -> Path:
-    """A job directory of its own for this test: the seed preset compiled with the cpu-check backend."""
-    [job] = compiled.jobs(tmp_path / "workdir", "seed", "--backend", "cpu-check")
+    """A job directory of this test's own, in ``tmp_path / "workdir"``: the seed preset compiled with cpu-check."""
+    [job] = compiled.jobs(tmp_path, "seed", "--backend", "cpu-check")
     return job

@@ -24,7 +24,7 @@ SIZES = [(1920, 1080), (1280, 800), (1024, 700)]
 @pytest.fixture
 def seed_workdir(compiled, tmp_path):
     """A workdir of this test's own holding one cpu-check job of the seed, made as a user makes it (the CLI)."""
-    [job] = compiled.jobs(tmp_path / "workdir", "seed", "--backend", "cpu-check")
+    [job] = compiled.jobs(tmp_path, "seed", "--backend", "cpu-check")
     return job.parent, job
 
 
