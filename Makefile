@@ -53,8 +53,15 @@ test-legacy: setup-legacy system-deps
 test-legacy-torch-floor:
 	$(MAKE) test-legacy LEGACY_TORCH=$(LEGACY_TORCH_FLOOR) LEGACY_VENV=.venv-legacy-torch2.8
 
+# The window's figures on a real X display (Xvfb and Qt's xcb platform: the window as users see it, locally, over
+# ssh -X or VNC); without xvfb-run on the offscreen platform, which paints to no server and so flatters start-up.
 bench: setup system-deps
-	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS)
+	@if command -v xvfb-run > /dev/null; then \
+	    xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb $(PY) -m tests.bench $(BENCH_ARGS); \
+	else \
+	    echo "make bench: no xvfb-run, so the window's figures are the offscreen platform's"; \
+	    QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS); \
+	fi
 
 setup-run: $(RUN_STAMP)
 

@@ -35,6 +35,7 @@ from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
+from neffbench.kernels import registry as kernel_registry
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, load_partial, save
 from neffbench.words import plural
@@ -67,9 +68,10 @@ class MainWindow(QMainWindow):
         self.preview_stack = None
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
-        self._build()
-        self._wire()
-        self._restore()
+        with kernel_registry.read_once():  # the form, the preset menu and the restored spec each list the kernels
+            self._build()
+            self._wire()
+            self._restore()
         # As launch opens it (deferred panels, background work): the first preview is asked for now.
         self.startup = Startup(self, early_preview=defer_panels and background)
         self._first_paint = FirstPaint(self)
