@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -66,15 +64,10 @@ def test_other_outcomes_agree_with_their_records(tmp_path, monkeypatch, capsys, 
     check_job(job)
 
 
-def test_standard_input_and_a_log_with_several_compiles():
+def test_standard_input_and_a_log_with_several_compiles(neffbench_in_process):
     log = (CORPUS / "multi_compile_training.log").read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "neffbench", "explain", "--json", "-"],
-        input=log,
-        capture_output=True,
-        check=True,
-        cwd=REPO,
-    )
+    done = neffbench_in_process("explain", "--json", "-", stdin=log)
+    assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["source"] == "<stdin>"
     assert len(got["compiles"]) > 1
