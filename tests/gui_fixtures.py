@@ -1,4 +1,5 @@
-"""Fixtures for the GUI tests: a workbench window with settings of its own, closed and drained afterwards."""
+"""Fixtures for the GUI tests: a workbench window with settings of its own, closed and drained afterwards; the
+spec form alone."""
 
 from __future__ import annotations
 
@@ -48,6 +49,23 @@ def make_window(qtbot, tmp_path, settings_path):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+@pytest.fixture
+def form(qtbot):
+    """The spec form alone (the window's left column, its default preset in it), shown: for tests of the form that
+    need none of the window's tabs, whose building is most of a window's second."""
+    from neffbench.gui.forms.kernel_forms import KernelForms
+    from neffbench.gui.shell.tabs import DEFAULT_PRESET
+    from neffbench.presets import load_preset
+
+    form = KernelForms()
+    form.setMinimumWidth(330)  # as the window sets it
+    qtbot.addWidget(form)
+    form.set_spec(load_preset(DEFAULT_PRESET))
+    form.show()
+    qtbot.waitExposed(form)
+    return form
 
 
 def each_tab(window, qtbot, size: tuple[int, int]):
