@@ -23,7 +23,7 @@ RUN_STAMP := $(ENV_DIR)/.neffbench-installed-run
 LEGACY_PY := $(LEGACY_VENV)/bin/python
 LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps install-desktop clean
+.PHONY: run test test-fast lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps install-desktop clean
 
 # Only what running needs (torch, PySide6, pyqtgraph, numpy, superqt, tomli-w); make test adds the test tools.
 run: setup-run
@@ -38,6 +38,10 @@ test: setup system-deps
 	wait $$lint; habits=$$?; cat "$(ENV_DIR)/lint.log"; \
 	if [ $$habits -ne 0 ]; then echo "make test: make lint failed (above)"; fi; \
 	if [ $$suite -ne 0 ]; then exit $$suite; fi; exit $$habits
+
+# The inner loop: the tests not marked slow (child processes, compiles) or remote (Xvfb, VNC, sshd), without lint.
+test-fast: setup system-deps
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(PYTEST_WORKERS) -m "not slow and not remote" $(PYTEST_ARGS)
 
 # Lint rules, format, import layers and types, as pyproject.toml sets them.
 lint: setup

@@ -183,7 +183,7 @@ SetEnv XAUTHORITY={self.xauthority}
         if self.popen is not None and self.popen.poll() is None:
             self.popen.terminate()
             try:
-                self.popen.wait(10)
+                self.popen.wait(120)
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
