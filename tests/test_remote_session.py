@@ -101,6 +101,15 @@ def _start(tmp_path: Path) -> Remote:
     return remote
 
 
+def _exit_code(popen: subprocess.Popen, timeout: float = 120) -> int | None:
+    """Its exit code once it has ended; None if it has not after ``timeout`` (so that the assertion says what it
+    printed)."""
+    try:
+        return popen.wait(timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 @pytest.fixture
 def started():
     remotes: list[Remote] = []
@@ -183,7 +192,7 @@ def test_a_second_session_beside_the_first_and_sigkill_or_ctrl_c_leaves_nothing(
 
     # Ctrl-C ends the other the ordinary way, folder and all.
     second.popen.send_signal(signal.SIGINT)
-    assert second.popen.wait(120) == 130, second.text()
+    assert _exit_code(second.popen) == 130, second.text()
     wait_gone(second.mark)
     assert not [s for s in listening() if s.port == second.port]
     assert not second.folder.exists()
