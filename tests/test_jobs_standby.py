@@ -113,13 +113,16 @@ def test_after_the_job_the_standby_is_reaped_and_belongs_to_nobody(two_jobs):
     assert two_jobs[0][1].record["worker_pid"] != unused.pid
 
 
-def test_discard_kills_and_reaps_it_at_once_and_twice_is_harmless():
+def test_discard_kills_and_reaps_it_at_once_and_twice_is_harmless(monkeypatch):
     standby = StandbyWorker("cpu-check")
     pid = standby.pid
     assert not _gone(pid)
-    t0 = time.monotonic()
+    sent: list[tuple[int, int]] = []
+    killpg = os.killpg
+    monkeypatch.setattr(os, "killpg", lambda pgid, sig: (sent.append((pgid, sig)), killpg(pgid, sig))[1])
     standby.discard()
-    assert time.monotonic() - t0 < 5
+    # At once: SIGKILL first, no SIGTERM and grace period to wait out; reaped before discard returns.
+    assert sent and sent[0] == (pid, signal.SIGKILL) and (pid, signal.SIGTERM) not in sent
     assert _gone(pid)
     standby.discard()
     assert standby.hand_over("/nowhere") is None
