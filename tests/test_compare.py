@@ -300,6 +300,9 @@ def test_a_sweep_shows_any_layers_error_in_each_point(tmp_path):
     wrong = _cli(*show, "--layer", "layers.9", cwd=tmp_path)
     assert wrong.returncode == SHOW_INVALID
     assert "--layer layers.9: no point's model has a module of that path (they have" in wrong.stderr
+    not_show = _cli("sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--layer", "layers.2", cwd=tmp_path)
+    assert not_show.returncode == SHOW_INVALID
+    assert "only 'neffbench sweep show SWEEP_ID' shows a layer" in not_show.stderr
 
 
 def test_a_kernel_without_submodules_is_compared_at_its_outputs(seed_cpu_check_job):
