@@ -101,6 +101,12 @@ def gui_main() -> int:
             file=sys.stderr,
         )
         return 1
+    from neffbench.remote.xcb import problem
+
+    # Before Qt: a missing library of its xcb plugin ends QApplication in an abort with a core dump.
+    if why := problem():
+        print(f"neffbench: {why}", file=sys.stderr)
+        return 1
     from neffbench.gui.shell.launch import launch
 
     return launch()
