@@ -25,6 +25,7 @@ from neffbench.gui.compile.controller import CompileRun
 from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.compile.stages import StageTree
 from neffbench.gui.explain.view import ExplanationView
+from neffbench.gui.logs.files_window import show_job_logs
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.readable import elide_with_tooltips
@@ -130,7 +131,11 @@ class CompilePanel(QWidget):
         self.sweep = None  # the SweepProgress of a running sweep
         self.workdir: str | None = None  # where a sweep's jobs are, for its results' links
         self.results.itemActivated.connect(self._on_results_item_activated)
+        self.log_view.open_log_requested.connect(self._on_log_view_open_log_requested)
         self._show_elapsed()
+
+    def _on_log_view_open_log_requested(self, path: Path) -> None:
+        show_job_logs(path.parent, self, path.name)
 
     def show_plan(self, spec, workdir: str, backend: str | None) -> None:
         """Before the first compile: what pressing Compile will do."""
