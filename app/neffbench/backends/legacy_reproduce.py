@@ -9,7 +9,8 @@ import neffbench
 from neffbench.backends.compiler_command import base_args, equivalent_command, job_compiler_args, shell_line
 from neffbench.backends.weights_source import script_source
 from neffbench.kernels import registry
-from neffbench.kernels.api import Built, bucket_label
+from neffbench.kernels.api import Built
+from neffbench.kernels.bucket_words import bucket_label
 from neffbench.spec import spec_hash
 
 _OUT = "OUTPUT_DIR"

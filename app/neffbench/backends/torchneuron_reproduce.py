@@ -10,7 +10,8 @@ from neffbench.backends import torchneuron_options as tn
 from neffbench.backends.compiler_command import LOGFILE_NAME
 from neffbench.backends.weights_source import script_source
 from neffbench.kernels import registry
-from neffbench.kernels.api import Built, bucket_label
+from neffbench.kernels.api import Built
+from neffbench.kernels.bucket_words import bucket_label
 from neffbench.spec import spec_hash
 
 

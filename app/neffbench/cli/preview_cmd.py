@@ -9,7 +9,7 @@ from pathlib import Path
 
 from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 from neffbench.kernels import registry
-from neffbench.kernels.api import buckets_text
+from neffbench.kernels.bucket_words import buckets_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label, bucket_phrase
+from neffbench.kernels.bucket_words import bucket_label, bucket_phrase
 from neffbench.spec import Problem, SpecError, from_dict, to_dict, validate
 from neffbench.sweeps import fields
 from neffbench.sweeps.memory import Estimate, estimate
