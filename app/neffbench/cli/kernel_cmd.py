@@ -1,4 +1,4 @@
-"""``neffbench kernel list|show``: what can be compiled (kernels bring commands of their own: ``Kernel.commands``)."""
+"""``neffbench kernel list|show``: what can be compiled (kernels bring commands of their own: ``CliContribution.commands``)."""
 
 from __future__ import annotations
 
