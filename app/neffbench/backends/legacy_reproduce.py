@@ -34,9 +34,7 @@ def _wrap_command(argv: list[str], width: int = 92) -> list[str]:
     return lines
 
 
-def render(
-    spec: Any, *, job_id: str, built: Built | None = None, weights: dict[str, Any] | None = None, note: str = ""
-) -> str:
+def render(spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | None = None, note: str = "") -> str:
     """The script's text for a single-bucket spec (``built``: what the job traced; the module kernel's wrapper
     needs it); ``note``: comment lines that follow the docstring."""
     kernel = registry.for_spec(spec)

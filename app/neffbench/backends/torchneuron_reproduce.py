@@ -31,7 +31,7 @@ def _env_source(spec: Any) -> str:
     return "\n".join(lines)
 
 
-def render(spec: Any, *, job_id: str, built: Built | None = None, weights: dict[str, Any] | None = None) -> str:
+def render(spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | None = None) -> str:
     kernel = registry.for_spec(spec)
     command = " ".join(tn.expected_command(spec, tn.Host("<instance>", "", None, ""), tn.cc_flags(spec)))
     needs = kernel.reproduce_needs(spec)

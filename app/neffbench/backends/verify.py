@@ -267,7 +267,7 @@ def verify(
 
 def skipped(spec: Any, reason: str, built: Built | None = None, reference: Any = None) -> dict[str, Any]:
     atol, rtol, basis = tolerance_for(spec)
-    out = {
+    out: dict[str, Any] = {
         "checked": False,
         "where": None,
         "device_verified": False,

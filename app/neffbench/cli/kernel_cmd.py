@@ -40,7 +40,7 @@ def run_list(args: argparse.Namespace) -> int:
     from neffbench.kernels import registry
 
     presets = _presets_by_kernel()
-    rows = []
+    rows: list[dict[str, typing.Any]] = []
     for name, entry in registry.entries().items():
         try:
             kernel = registry.get(name)
