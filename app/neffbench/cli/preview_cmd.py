@@ -114,16 +114,15 @@ def _write_json(path: Path, data) -> Path:
 def render(kernel, preview, report, out: Path, *, size: tuple[int, int] = (1400, 900), **options) -> list[Path]:
     """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG;
     ``options`` are the kernel's ``cli.preview_options``."""
-    import pkgutil
-
     import shiboken6
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["neffbench-preview", "-platform", "offscreen"])
+    from neffbench.gui.preview.contribution import preview_panel
     from neffbench.gui.widgets import theme
 
     theme.apply(app)
-    panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.preview.kernel_panel:KernelPreviewPanel")()
+    panel = preview_panel(kernel)
     panel.resize(*size)
     paths = panel.save_images(out, preview, report=report, **options)
     # Delete the scene graph now, while the application still exists: left to interpreter
