@@ -8,7 +8,7 @@ from typing import Any
 
 from neffbench.backends import registry
 from neffbench.remote.display import situation
-from neffbench.toolchain.choose import choose_backend, choose_run_runtime, use_cpu_backend
+from neffbench.toolchain.choose import choose_backend, choose_run_runtime, choose_stack, use_cpu_backend
 from neffbench.toolchain.facts import Facts
 from neffbench.toolchain.flavour import FLAVOUR_LABELS
 
@@ -20,7 +20,7 @@ def report(facts: Facts) -> dict[str, Any]:
     out["backend"], out["backend_reason"] = choose_backend("auto", facts)
     out["cpu_backend"], out["cpu_backend_reason"] = use_cpu_backend("auto", facts)
     out["run_runtime"], out["run_runtime_reason"] = choose_run_runtime(facts)
-    out["stack"] = facts.stack().to_dict()
+    out["stack"] = choose_stack(facts).to_dict()
     out["display_situation"] = situation().to_dict()
     out["advice"] = advice(facts)
     return out
@@ -32,7 +32,7 @@ def advice(facts: Facts) -> list[str]:
     name, why = choose_backend("auto", facts)
     backend = registry.get(name)
     out.append(f"Compiles use the {name} backend, {backend.label}: {why}.")
-    out.extend(f"Warning: {w}" for w in facts.stack().warnings)
+    out.extend(f"Warning: {w}" for w in choose_stack(facts).warnings)
     if facts.torch_neuronx_flavour:
         out.append(f"The installed torch_neuronx is {FLAVOUR_LABELS[facts.torch_neuronx_flavour]}.")
     out.extend(backend.advice(facts))

@@ -78,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def bucket_label(bucket: Any) -> str:
-    from neffbench.kernels.api import bucket_label as label
+    from neffbench.kernels.bucket_words import bucket_label as label
 
     return label(bucket)
 

@@ -30,10 +30,10 @@ COMMANDS = {
 
 
 def _kernel_commands() -> dict[str, str]:
-    """The subcommands kernels bring (``Kernel.commands``: the module kernel's ``resolve``)."""
+    """The subcommands kernels bring (``CliContribution.commands``: the module kernel's ``resolve``)."""
     from neffbench.kernels import registry
 
-    return {name: module for kernel in registry.available() for name, module in kernel.commands.items()}
+    return {name: module for kernel in registry.available() for name, module in kernel.cli.commands.items()}
 
 
 def command_module(command: str) -> str | None:

@@ -16,7 +16,7 @@ from neffbench.jobs.compile_job import POLL_S, CompileJob, EventCallback, JobRes
 from neffbench.jobs.prepare import Prepared, prepare
 from neffbench.jobs.standby import StandbyWorker
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label
+from neffbench.kernels.bucket_words import bucket_label
 from neffbench.spec import SpecError, errors
 
 

@@ -1,4 +1,5 @@
-"""Which backend a compile gets, whether torch_neuronx.trace gets cpu_backend, and which runtime runs a NEFF.
+"""Which backend a compile gets, whether torch_neuronx.trace gets cpu_backend, which runtime runs a NEFF, and which
+stack (legacy Neuron venv or not) the host is.
 
 The answers are backend names (``neuron``, ``torchneuron``, ``cpu-check``): the toolchain sits below the
 backend classes (neffbench.backends) and tells them apart by name only here, where the choice is made.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from neffbench.toolchain.flavour import flavour_reason
+from neffbench.toolchain.stack import Stack, detect
 
 if TYPE_CHECKING:
     from neffbench.toolchain.facts import Facts
@@ -36,6 +38,11 @@ def choose_backend(requested: str, facts: Facts) -> tuple[str, str]:
     return "cpu-check", (
         f"{' and '.join(missing)} not available, so compiles run the CPU check (torch.jit.trace) and make no NEFF"
     )
+
+
+def choose_stack(facts: Facts) -> Stack:
+    """Which stack ``facts`` describe (the legacy Neuron venv or not) and its known bad combinations."""
+    return detect(choose_backend("auto", facts)[0], facts.torch_neuronx_flavour)
 
 
 def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:

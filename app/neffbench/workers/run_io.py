@@ -218,7 +218,7 @@ class RunIO:
 
 
 def default_tolerance(ref: arrays.Arrays) -> tuple[float, float, str]:
-    from neffbench.kernels.api import TOLERANCES
+    from neffbench.kernels.tolerances import TOLERANCES
 
     floats = [d for d in ref.dtypes.values() if d in TOLERANCES]
     dtype = floats[0] if floats else "float32"

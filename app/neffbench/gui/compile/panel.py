@@ -32,7 +32,7 @@ from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
+from neffbench.kernels.bucket_words import bucket_cell, bucket_phrase, buckets_text
 from neffbench.words import plural, sentences
 
 
