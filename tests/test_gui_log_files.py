@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from neffbench.gui.logs.files_window import LogFilesWindow
+from neffbench.gui.compile.log_files_window import LogFilesWindow
 from neffbench.jobs.log_files import log_files
 from tests.test_gui_artifacts import make_job, scan
 

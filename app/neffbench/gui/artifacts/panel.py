@@ -27,8 +27,8 @@ from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.artifacts.detail import fill_diff, fill_job, fill_neff
 from neffbench.gui.artifacts.model import Artifact, delete_job, scan
+from neffbench.gui.compile.log_files_window import show_job_logs
 from neffbench.gui.explain.view import ExplanationView
-from neffbench.gui.logs.files_window import show_job_logs
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row

@@ -53,7 +53,7 @@ class LogView(QWidget):
     """Presents log lines; ``append_lines`` is cheap and may be called with any number of lines."""
 
     code_activated = Signal(str)
-    open_log_requested = Signal(Path)  # the whole file, in the window (gui/logs): a remote box has no viewer
+    open_log_requested = Signal(Path)  # the whole file, in the window (log_files_window.py): a remote box has no viewer
 
     def __init__(self, parent: QWidget | None = None, *, max_lines: int = MAX_LINES):
         super().__init__(parent)

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 from neffbench.backends import registry as backends
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.gui.compile.controller import CompileRun
+from neffbench.gui.compile.log_files_window import show_job_logs
 from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.compile.stages import StageTree
 from neffbench.gui.explain.view import ExplanationView
-from neffbench.gui.logs.files_window import show_job_logs
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.readable import elide_with_tooltips
