@@ -24,6 +24,7 @@ from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import cancel as window_cancel
+from neffbench.gui.shell import help_menu as window_help
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
@@ -136,6 +137,9 @@ class MainWindow(QMainWindow):
         for name, action in self.preset_actions.items():
             action.triggered.connect(lambda _checked=False, name=name: self.apply_preset(name))
         self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
+        self.manual_action.triggered.connect(self._on_manual_action_triggered)
+        self.shortcuts_action.triggered.connect(lambda: window_help.show_shortcuts(self))
+        self.about_action.triggered.connect(lambda: window_help.show_about(self, self.doctor_status.facts))
 
     def explain_log(self, path: str) -> None:
         window_logs.explain_log(self, path)
@@ -330,6 +334,10 @@ class MainWindow(QMainWindow):
             8000,
         )
         self._on_preview_stack_check_requested()
+
+    def _on_manual_action_triggered(self) -> None:
+        manual = self.findChild(window_help.ManualWindow, "manualWindow") or window_help.ManualWindow(self)
+        manual.show_section(window_help.WINDOW_SECTION)
 
     def _on_open_action_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
