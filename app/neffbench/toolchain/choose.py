@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from neffbench.toolchain.devices import NO_DEVICE
 from neffbench.toolchain.flavour import flavour_reason
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
         return False, "cpu_backend off in the spec"
     if facts.devices:
         return False, f"Neuron device present ({facts.devices[0]})"
-    return True, "no Neuron device under /dev/neuron*"
+    return True, NO_DEVICE
 
 
 def choose_run_runtime(facts: Facts) -> tuple[str, str]:
