@@ -11,6 +11,7 @@ from neffbench.backends.weights_source import script_source
 from neffbench.kernels import registry
 from neffbench.kernels.api import Built, bucket_label
 from neffbench.spec import spec_hash
+from neffbench.toolchain.devices import DEVICE_GLOB
 
 _OUT = "OUTPUT_DIR"
 
@@ -53,6 +54,7 @@ def render(
         command_comment="\n".join(f"#     {line}{end}" for line, end in zip(wrapped, ends)),
         target=spec.compiler.target,
         cpu_backend=spec.compiler.cpu_backend,
+        device_glob=DEVICE_GLOB,
         title=kernel.title,
         version=neffbench.__version__,
         kernel_source=kernel.reproduce_source(spec, built).strip(),
@@ -94,7 +96,7 @@ sys.argv = [arg for arg in sys.argv if arg != "--anyway"]
 TARGET = {target!r}
 # "auto": trace with cpu_backend=True when this host has no Neuron device.
 CPU_BACKEND_SETTING = {cpu_backend!r}
-CPU_BACKEND = CPU_BACKEND_SETTING == "on" or (CPU_BACKEND_SETTING == "auto" and not glob.glob("/dev/neuron*"))
+CPU_BACKEND = CPU_BACKEND_SETTING == "on" or (CPU_BACKEND_SETTING == "auto" and not glob.glob({device_glob!r}))
 if CPU_BACKEND:
     # Must be set before torch_neuronx is imported, for hosts where platform detection fails.
     os.environ["NEURON_PLATFORM_TARGET_OVERRIDE"] = TARGET
