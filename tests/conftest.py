@@ -58,3 +58,19 @@ def _no_user_code_left_imported():
     for name in [n for n in sys.modules if n.startswith(USER_PREFIX) and n not in before]:
         del sys.modules[name]
     sys.path[:] = path
+
+
+def _checkout_entries() -> set[str]:
+    return {p.name for p in REPO.iterdir() if not p.name.startswith(".")}
+
+
+_ENTRIES_AT_START = _checkout_entries()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A test that writes into the checkout (a tool's log in the working directory) fails the run: such files
+    end up committed, and a second run sees them."""
+    left = sorted(_checkout_entries() - _ENTRIES_AT_START)
+    if left:
+        session.config.get_terminal_writer().line(f"\ntests wrote into the checkout: {', '.join(left)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
