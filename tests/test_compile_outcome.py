@@ -45,7 +45,7 @@ def test_the_command_exits_as_the_compile_came_to(monkeypatch):
         event = threading.Event()
         if cancel:
             event.set()
-        monkeypatch.setattr(compile_cmd, "_checked", lambda args: (None, None))
+        monkeypatch.setattr(compile_cmd, "_checked", lambda *a: (None, None))
         monkeypatch.setattr(compile_cmd, "_compile", lambda *a, o=outcomes, e=event: (_jobs(*o), [], e))
         monkeypatch.setattr(compile_cmd, "_print_results", lambda args, results: None)
         assert compile_cmd._run(SimpleNamespace(), None) == code
