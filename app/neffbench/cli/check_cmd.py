@@ -158,7 +158,7 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
 def _print_report(report: dict, label: str, seen: set[str]) -> int:
     """The bucket's problems on stderr (its traceback cut to the user's frames, a warning an earlier bucket gave
     left out); the number of errors."""
-    from neffbench.usercode.errors import user_frames
+    from neffbench.usercode.tracebacks import user_frames
 
     problems = report.get("problems") or []
     if report.get("error"):

@@ -1,5 +1,5 @@
-"""Which backend a compile gets, whether torch_neuronx.trace gets cpu_backend, which runtime runs a NEFF, and which
-stack (legacy Neuron venv or not) the host is.
+"""Which backend a compile gets, whether torch_neuronx.trace gets cpu_backend, and which stack (legacy Neuron
+venv or not) the host is.
 
 The answers are backend names (``neuron``, ``torchneuron``, ``cpu-check``): the toolchain sits below the
 backend classes (neffbench.backends) and tells them apart by name only here, where the choice is made.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from neffbench.toolchain.devices import NO_DEVICE
 from neffbench.toolchain.flavour import flavour_reason
 from neffbench.toolchain.stack import Stack, detect
 
@@ -53,19 +54,4 @@ def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
         return False, "cpu_backend off in the spec"
     if facts.devices:
         return False, f"Neuron device present ({facts.devices[0]})"
-    return True, "no Neuron device under /dev/neuron*"
-
-
-def choose_run_runtime(facts: Facts) -> tuple[str, str]:
-    """What ``neffbench run --runtime auto`` will use for a job's NEFF, and why."""
-    found = {c.name: c.found for c in facts.runtimes}
-    if facts.devices:
-        for name in ("nrtpy", "spike"):
-            if found.get(name):
-                return name, f"{name} is installed and a Neuron device is present"
-        if facts.torch_neuronx.found and facts.torch_neuronx_flavour != "native":
-            return "torchscript", "torch_neuronx is installed and a Neuron device is present (model.pt)"
-        if facts.torch_neuronx_flavour == "native":  # TorchNeuron keeps no TorchScript holding the NEFF
-            return "cpu", "a Neuron device is present, but TorchNeuron jobs have no model.pt: install nrtpy or spike"
-        return "cpu", "a Neuron device is present but no runtime to load a NEFF (nrtpy, spike, torch_neuronx)"
-    return "cpu", "no Neuron device under /dev/neuron*: runs time the job's module on the CPU, labelled CPU"
+    return True, NO_DEVICE

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.artifacts.detail import fill_diff, fill_job, fill_neff
-from neffbench.gui.artifacts.model import Artifact, delete_job, scan
 from neffbench.gui.compile.log_files_window import show_job_logs
 from neffbench.gui.explain.view import ExplanationView
 from neffbench.gui.widgets import background, theme
@@ -34,6 +33,7 @@ from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row
 from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs.summary import human_bytes, outcome_label
+from neffbench.jobs.workdir_jobs import Artifact, delete_job, scan
 from neffbench.spec import SpecError, from_dict
 from neffbench.words import plural
 
