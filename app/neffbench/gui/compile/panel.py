@@ -202,6 +202,8 @@ class CompilePanel(QWidget):
         self._show_elapsed()
 
     def show_sweep_event(self, event: dict) -> None:
+        if event.get("type") == "progress":  # a point's compiler is alive, as in a compile of its own
+            self._show_progress(event)
         if self.sweep is not None:
             self.sweep.event(event)
 
@@ -226,6 +228,11 @@ class CompilePanel(QWidget):
             f"Compiling bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)}) in {Path(job_dir).name}"
         )
 
+    def _show_progress(self, event: dict) -> None:
+        """The compiler's progress dots on a line it has not ended: output, for the signs of life."""
+        self._dots = int(event.get("dots") or 0)
+        self._last_output.start()
+
     def show_lines(self, lines: list[str]) -> None:
         """The compile printed: into the log, and the clock of signs of life starts again."""
         self.log_view.append_lines(lines)
@@ -241,8 +248,7 @@ class CompilePanel(QWidget):
         elif kind == "pass":
             self.stages.show_pass(event)
         elif kind == "progress":
-            self._dots = int(event.get("dots") or 0)
-            self._last_output.start()
+            self._show_progress(event)
         elif kind == "compiler_error" and event.get("code"):
             self.log_view.add_error_code(event["code"], event.get("message", ""))
         elif kind == "compiler_status":
