@@ -23,10 +23,10 @@ RUN_STAMP := $(ENV_DIR)/.neffbench-installed-run
 LEGACY_PY := $(LEGACY_VENV)/bin/python
 LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test test-fast lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps install-desktop clean
+.PHONY: run test test-fast lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps window-deps install-desktop clean
 
 # Only what running needs (torch, PySide6, pyqtgraph, numpy, superqt, tomli-w, grandalf); make test adds the test tools.
-run: setup-run
+run: setup-run window-deps
 	$(ENV_DIR)/bin/neffbench
 
 # The suite spread over the cores (pytest-xdist: one worker per core, 4 at most, since each holds torch and Qt;
@@ -108,6 +108,11 @@ $(LEGACY_STAMP): pyproject.toml $(LEGACY_CONSTRAINTS)
 
 system-deps:
 	@bash packaging/qt-system-deps.sh
+
+# What the window needs from the system (Qt's libraries, its X11 platform's): installed as root with apt or dnf,
+# else the exact install line.
+window-deps:
+	@bash packaging/qt-system-deps.sh --window
 
 install-desktop: setup
 	@bash packaging/install-desktop.sh "$(abspath $(ENV_DIR))/bin/neffbench"

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"
+REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "app" / "neffbench"
 CORE = [
     "neffbench.spec",
     "neffbench.schema",
@@ -175,3 +177,34 @@ def test_every_module_imports():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def _lint_imports(app: Path, *contracts: str) -> subprocess.CompletedProcess:
+    """``lint-imports`` with the checkout's contracts over the ``neffbench`` package in ``app``."""
+    pytest.importorskip("importlinter", reason="import-linter comes with the lint extra (make lint)")
+    only = [arg for contract in contracts for arg in ("--contract", contract)]
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no-logo", *only],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(app)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_kernel_folders_contract_covers_a_kernel_folder_added_later(tmp_path):
+    """No list of kernels to keep up to date: a new folder under kernels/ that imports another kernel breaks the
+    contract as it is written in pyproject.toml."""
+    app = tmp_path / "app"
+    shutil.copytree(APP, app / "neffbench", ignore=shutil.ignore_patterns("__pycache__"))
+    added = app / "neffbench" / "kernels" / "added"
+    added.mkdir()
+    (added / "__init__.py").write_text('"""A kernel added later."""\n')
+    (added / "kernel.py").write_text(
+        '"""It borrows from RoPE."""\n\nfrom neffbench.kernels.rope import ops  # noqa: F401\n'
+    )
+    done = _lint_imports(app, "kernel-folders")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "neffbench.kernels.added is not allowed to import neffbench.kernels.rope" in done.stdout

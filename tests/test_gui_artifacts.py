@@ -120,7 +120,7 @@ def test_actions_copy_reopen_and_delete(panel, window, qtbot):
 
 
 def test_delete_refuses_anything_but_a_job_directory(tmp_path):
-    from neffbench.gui.artifacts.model import delete_job
+    from neffbench.jobs.workdir_jobs import delete_job
 
     (tmp_path / "workdir" / "notajob").mkdir(parents=True)
     with pytest.raises(ValueError):

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QMainWindow
 
 from neffbench.gui.widgets import theme
-from neffbench.kernels.api import TOLERANCES
+from neffbench.kernels.tolerances import TOLERANCES
 from neffbench.presets import load_preset
 
 pytestmark = pytest.mark.gui

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from PySide6.QtCore import Qt
 
-from neffbench.runs.offer import NO_DEVICE, offered
+from neffbench.runs.runtimes import offered
 from neffbench.toolchain.facts import Component, Facts
 from tests import test_gui_run as gui_run
 from tests.test_gui_run import LOAD_TIMEOUT_MS, RUN_TIMEOUT_MS, run_and_wait, set_target
@@ -57,7 +57,11 @@ def test_offers_follow_what_doctor_found_and_what_the_target_has():
     no_neff = offered(_facts(nrtpy=True, devices=("/dev/neuron0",)), _subject(neff=False, job=True))
     assert no_neff["nrtpy"] == (False, "there is no NEFF to load (a cpu-check job makes no NEFF)")
     no_device = offered(_facts(nrtpy=True, neuronx=True), _subject(neff=True, job=True))
-    assert no_device["nrtpy"] == (False, NO_DEVICE) and no_device["torchscript"] == (False, NO_DEVICE)
+    assert no_device["nrtpy"] == (False, "nrtpy 2.32.0 is installed; no Neuron device under /dev/neuron*")
+    assert no_device["torchscript"] == (
+        False,
+        "torch_neuronx 2.9.0.2.15 is installed; no Neuron device under /dev/neuron*",
+    )
     device = offered(
         _facts(nrtpy=True, neuronx=True, devices=("/dev/neuron0",)), _subject(neff=True, job=False, model_pt=False)
     )

@@ -175,3 +175,15 @@ def test_latency_is_charted_against_error_for_a_sweep_that_was_run_and_compared(
     assert dict(zip(xs, ys)) == expected and all(y > 0 for y in ys)
     assert panel.chart.getPlotItem().getAxis("left").labelText == "layers.2: max abs error vs float64"
     assert "layer error vs float64 at layers.2 against" in panel.chart.getPlotItem().titleLabel.text
+
+
+def test_a_sweep_points_compiler_progress_counts_as_output(qtbot):
+    """While a point compiles, the compiler's progress dots are signs of life, as in a compile of its own."""
+    from neffbench.gui.compile.panel import CompilePanel
+
+    panel = CompilePanel()
+    qtbot.addWidget(panel)
+    panel.begin_run("Point")
+    panel.show_sweep_event({"type": "progress", "dots": 7, "point": 0})
+    panel._on_clock_timeout()
+    assert panel.life_label.text() == "Last output 0:00 ago · compiler progress ....... (7 dots)"

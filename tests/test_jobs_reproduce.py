@@ -13,6 +13,7 @@ import torch
 
 from neffbench.jobs import reproduce
 from neffbench.kernels.rope.build import build_module, example_inputs
+from neffbench.kernels.rope.kernel import KERNEL
 from neffbench.presets import load_preset
 from tests.fakes import fake_env
 
@@ -36,7 +37,7 @@ FANCY = dataclasses.replace(
 
 
 def _script(spec, backend="neuron"):
-    return reproduce.render(spec, job_id="job-1", backend=backend)
+    return reproduce.render(spec, job_id="job-1", backend=backend, built=KERNEL.build(spec))
 
 
 def test_script_is_python_that_imports_no_neffbench():

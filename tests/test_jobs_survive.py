@@ -349,7 +349,7 @@ def test_a_sigkilled_compile_cli_takes_the_worker_the_compiler_and_its_child(tmp
 
 @pytest.mark.gui
 def test_a_sigkilled_window_takes_its_jobs_processes_with_it(tmp_path, tag):
-    from neffbench.gui.artifacts.model import scan
+    from neffbench.jobs.workdir_jobs import scan
 
     workdir, pidfile, log = tmp_path / "work", tmp_path / "pids.txt", tmp_path / "window.log"
     env = job_env(tag, "slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile), QT_QPA_PLATFORM="offscreen")
@@ -509,7 +509,7 @@ def make_half_created(workdir: Path) -> dict[str, bytes | None]:
 
 
 def assert_index_tolerates(workdir: Path, tag: str) -> list[dict[str, Any]]:
-    from neffbench.gui.artifacts.model import scan
+    from neffbench.jobs.workdir_jobs import scan
     from neffbench.views.workdir import scan_workdir
 
     listing = neffbench_list(workdir, tag, "--json")

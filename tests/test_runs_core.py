@@ -128,20 +128,33 @@ def test_statistics_are_those_of_every_duration():
     assert summarize([]) == {"iterations": 0}
 
 
+class _Host:
+    """A host as the runtimes ask it: its devices and, per package, what importing it says."""
+
+    flavour = None
+
+    def __init__(self, devices: tuple[str, ...] = (), **imports: str):
+        self.devices, self._imports = list(devices), imports
+
+    def package(self, name: str) -> runtimes.Package:
+        return runtimes.Package(name in self._imports, self._imports.get(name, f"no {name}"))
+
+
 def test_auto_prefers_a_device_runtime_only_with_a_device():
-    table = {
-        "nrtpy": (True, True, "nrtpy 2.32 imports"),
-        "spike": (False, False, "no spike"),
-        "torchscript": (False, False, "no torch_neuronx"),
-        "cpu": (True, True, "the job's module"),
-    }
-    assert runtimes.choose("auto", table) == ("nrtpy", "auto: nrtpy 2.32 imports")
-    table["nrtpy"] = (True, False, "nrtpy imports; no Neuron device under /dev/neuron*")
-    name, why = runtimes.choose("auto", table)
-    assert name == "cpu" and why.startswith("auto: no device runtime can run here")
-    assert runtimes.choose("nrtpy", table)[0] == "nrtpy"  # asked for by name: the runtime says what is missing
+    job = runtimes.Target(neff=True, job=True, neuron_model_pt=False)
+    device = _Host(("/dev/neuron0",), nrtpy="nrtpy 2.32 imports")
+    assert runtimes.choose("auto", device, job).reason == "auto: nrtpy 2.32 imports"
+    alone = _Host(nrtpy="nrtpy 2.32 imports")
+    assert runtimes.choose("auto", alone, job).verdicts["nrtpy"] == (
+        True,
+        False,
+        "nrtpy 2.32 imports; no Neuron device under /dev/neuron*",
+    )
+    choice = runtimes.choose("auto", alone, job)
+    assert choice.runtime.name == "cpu" and choice.reason.startswith("auto: no device runtime can run here")
+    assert runtimes.choose("nrtpy", alone, job).runtime.name == "nrtpy"  # by name: the runtime says what is missing
     with pytest.raises(runtimes.RuntimeUnavailable, match="the spike runtime cannot run here: no spike."):
-        runtimes.choose("spike", table)
+        runtimes.choose("spike", alone, job)
 
 
 def test_a_run_cancelled_before_it_started_returns_its_record_path(tmp_path):

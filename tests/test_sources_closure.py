@@ -255,7 +255,7 @@ def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
             return nn.Linear(helper.WIDTH, helper.WIDTH)
         """)
     )
-    spec = KERNEL.spec_from_source(f"{tmp_path / 'entry.py'}:make")
+    spec = KERNEL.cli.spec_from_source(f"{tmp_path / 'entry.py'}:make")
     spec = dataclasses.replace(spec, inputs={"input": "f32[2,4]"}, workdir=str(tmp_path / "wd"))
     probe = WarmProbe()
     try:

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from neffbench.kernels.api import TOLERANCES
 from neffbench.kernels.module import outputs as module_outputs
 from neffbench.kernels.module import wrapper as module_wrapper
+from neffbench.kernels.tolerances import TOLERANCES
 from neffbench.runs.arrays import from_tensor
 from neffbench.taps import compare, report, select
 from neffbench.taps.select import Tap, TapError

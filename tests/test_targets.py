@@ -77,7 +77,7 @@ def test_list_shows_a_target_column(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_the_artifacts_model_names_the_target(tmp_path: Path):
-    from neffbench.gui.artifacts.model import scan
+    from neffbench.jobs.workdir_jobs import scan
 
     build_neff(tmp_path / "job" / "graph.neff", **IO, target="sunda")
     assert [a.target for a in scan(tmp_path)] == ["trn1/inf2 (sunda)"]

@@ -21,6 +21,7 @@ from neffbench.backends.torchneuron_errors import compile_failure, graph_break
 from neffbench.compilerlog.exits import exit_status_in
 from neffbench.compilerlog.lines import parse_line
 from neffbench.jobs import records
+from neffbench.kernels import registry as kernels
 from neffbench.presets import load_preset
 from neffbench.toolchain.choose import choose_backend
 from neffbench.toolchain.facts import Component, Facts
@@ -315,7 +316,7 @@ def test_reproduce_script_sets_the_same_variables_and_compiles_with_torch_compil
 
     from neffbench.jobs import reproduce
 
-    text = reproduce.render(SEED, job_id="job-1", backend="torchneuron")
+    text = reproduce.render(SEED, job_id="job-1", backend="torchneuron", built=kernels.for_spec(SEED).build(SEED))
     tree = ast.parse(text)
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "neffbench" not in imported and "torch" in imported

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from neffbench.cli.terminal_log import TracebackFolder
-from neffbench.usercode import errors
+from neffbench.usercode import errors, tracebacks
 from tests.cli import neffbench
 from tests.fakes import fake_env
 
@@ -166,8 +166,59 @@ def test_frames_of_the_workbench_and_libraries_are_left_out_of_what_a_terminal_s
         f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes\n'
     )
     assert (
-        errors.user_frames(text) == f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes'
+        tracebacks.user_frames(text)
+        == f'  File "{user}", line 9, in forward\n    return self.fc(x)\nRuntimeError: shapes'
     )
+
+
+def _traceback_from_elsewhere(user: Path) -> list[str]:
+    """A traceback as a job's log written on another host has it: the workbench and libraries under that host's
+    folders, Python's own import machinery, and the user's model in a folder of its own named like the workbench."""
+    return [
+        "Traceback (most recent call last):",
+        '  File "/home/u/venv/lib/python3.11/site-packages/neffbench/jobs/backends.py", line 169, in neuron_trace',
+        "    return backend.torch_neuronx.trace(module, inputs, **kwargs)",
+        '  File "/home/u/neffbench/app/neffbench/workers/compile.py", line 88, in main',
+        "    run(job)",
+        '  File "<frozen importlib._bootstrap>", line 1360, in _find_and_load',
+        f'  File "{user}", line 12, in forward',
+        "    return self.proj(x)",
+        "           ^^^^^^^^^^^^",
+        '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1739, in _call_impl',
+        "    return forward_call(*args, **kwargs)",
+        "RuntimeError: shapes",
+    ]
+
+
+def test_the_terminal_the_log_view_and_the_probe_agree_on_the_users_frames(tmp_path):
+    """One rule says which frames are the user's: the workbench's and packages' are not, wherever the log was
+    written; the user's model file is, in a folder named neffbench too, and Python's pseudo-files are shown."""
+    from neffbench.gui.compile.traceback_fold import FOLDED
+    from neffbench.gui.compile.traceback_fold import TracebackFolder as ViewFolder
+
+    user = tmp_path / "neffbench" / "mymodel.py"
+    lines = _traceback_from_elsewhere(user)
+    users = [lines[5], f'  File "{user}", line 12, in forward', "    return self.proj(x)", "           ^^^^^^^^^^^^"]
+    assert tracebacks.user_frames("\n".join(lines)).splitlines() == [*users, "RuntimeError: shapes"]
+    assert tracebacks.without_foreign_frames(lines) == [*users[:3], "RuntimeError: shapes"]
+    view, shown = ViewFolder(), []
+    for line in lines:
+        said = view.feed(line)
+        if said is not FOLDED:
+            shown += [said, line] if isinstance(said, str) else [line]
+    assert shown == [
+        *users,
+        "⋯ Python traceback: 6 lines through neffbench and library code folded (job.log has them all)",
+        "RuntimeError: shapes",
+    ]
+    terminal: list[str] = []
+    fold = TracebackFolder(terminal.append)
+    for line in [*lines, "neffbench: failed"]:
+        fold(line)
+    assert terminal == [
+        "neffbench: (a Python traceback of 12 lines, ending in RuntimeError, is in the job's job.log)",
+        "neffbench: failed",
+    ]
 
 
 STAGED = """

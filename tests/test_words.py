@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from neffbench.kernels.api import bucket_phrase, buckets_text
+from neffbench.kernels.bucket_words import bucket_phrase, buckets_text
 from neffbench.words import number, plural, sentences
 
 APP = Path(__file__).resolve().parents[1] / "app" / "neffbench"

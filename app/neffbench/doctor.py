@@ -8,7 +8,9 @@ from typing import Any
 
 from neffbench.backends import registry
 from neffbench.remote.display import situation
-from neffbench.toolchain.choose import choose_backend, choose_run_runtime, use_cpu_backend
+from neffbench.runs import runtimes
+from neffbench.toolchain.choose import choose_backend, choose_stack, use_cpu_backend
+from neffbench.toolchain.devices import NO_DEVICE
 from neffbench.toolchain.facts import Facts
 from neffbench.toolchain.flavour import FLAVOUR_LABELS
 
@@ -19,8 +21,8 @@ def report(facts: Facts) -> dict[str, Any]:
     out["neuron_toolchain"] = facts.neuron_toolchain
     out["backend"], out["backend_reason"] = choose_backend("auto", facts)
     out["cpu_backend"], out["cpu_backend_reason"] = use_cpu_backend("auto", facts)
-    out["run_runtime"], out["run_runtime_reason"] = choose_run_runtime(facts)
-    out["stack"] = facts.stack().to_dict()
+    out["run_runtime"], out["run_runtime_reason"] = run_runtime(facts)
+    out["stack"] = choose_stack(facts).to_dict()
     out["display_situation"] = situation().to_dict()
     out["advice"] = advice(facts)
     return out
@@ -32,11 +34,11 @@ def advice(facts: Facts) -> list[str]:
     name, why = choose_backend("auto", facts)
     backend = registry.get(name)
     out.append(f"Compiles use the {name} backend, {backend.label}: {why}.")
-    out.extend(f"Warning: {w}" for w in facts.stack().warnings)
+    out.extend(f"Warning: {w}" for w in choose_stack(facts).warnings)
     if facts.torch_neuronx_flavour:
         out.append(f"The installed torch_neuronx is {FLAVOUR_LABELS[facts.torch_neuronx_flavour]}.")
     out.extend(backend.advice(facts))
-    runtime, why_run = choose_run_runtime(facts)
+    runtime, why_run = run_runtime(facts)
     out.append(f"`neffbench run` uses the {runtime} runtime: {why_run}.")
     if not facts.display:
         out.append(
@@ -47,3 +49,14 @@ def advice(facts: Facts) -> list[str]:
     if not facts.pyside6.found or not facts.pyqtgraph.found:
         out.append("The window needs PySide6-Essentials and pyqtgraph: run `make run` to install them.")
     return out
+
+
+def run_runtime(facts: Facts) -> tuple[str, str]:
+    """What ``neffbench run --runtime auto`` will use for a job compiled here (the runtimes' own choice), and why."""
+    choice = runtimes.choose(runtimes.AUTO, runtimes.FactsHost(facts), None)
+    runtime = choice.runtime
+    if runtime.on_device:
+        return runtime.name, f"{choice.why} and a Neuron device is present"
+    if not facts.devices:
+        return runtime.name, f"{NO_DEVICE}: runs time {runtime.what}, labelled {runtime.label}"
+    return runtime.name, choice.why

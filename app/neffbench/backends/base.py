@@ -15,6 +15,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar, Protocol
 
+from neffbench.kernels.api import Built
+
 
 class JobFailure(Exception):
     """A failure with a one-line reason for the record (the traceback goes to the log)."""
@@ -160,8 +162,6 @@ class Backend:
         return {"type": "state", "names": list(built.state), "how": self.keeps_state_as}
 
     @classmethod
-    def reproduce_script(
-        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
-    ) -> str:
+    def reproduce_script(cls, spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | None = None) -> str:
         """reproduce.py's text: a standalone script that rebuilds the job's NEFF."""
         raise NotImplementedError

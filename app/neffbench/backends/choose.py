@@ -15,9 +15,9 @@ from neffbench.backends import registry
 from neffbench.backends.base import Backend, JobFailure
 from neffbench.backends.torchneuron_compile import restore, set_isolation
 from neffbench.toolchain.choose import choose_backend, use_cpu_backend
+from neffbench.toolchain.devices import neuron_devices
 from neffbench.toolchain.facts import Component, Facts, dist_version
 from neffbench.toolchain.flavour import FLAVOUR_LABELS, flavour_reason, neuronx_flavour, neuronx_import_failure
-from neffbench.toolchain.probe import neuron_devices
 
 PLATFORM_ENV = "NEURON_PLATFORM_TARGET_OVERRIDE"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from neffbench.backends.base import Backend, JobContext, Traced
+from neffbench.kernels.api import Built
 
 NO_NEFF_NOTE = "no NEFF (cpu-check)"
 
@@ -43,9 +44,7 @@ class CpuCheck(Backend):
         )
 
     @classmethod
-    def reproduce_script(
-        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
-    ) -> str:
+    def reproduce_script(cls, spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | None = None) -> str:
         from neffbench.backends import legacy_reproduce
 
         note = (

@@ -8,6 +8,7 @@ from typing import Any
 from neffbench.backends.base import Backend, JobContext, JobFailure, Traced
 from neffbench.backends.compiler_command import LOGFILE_NAME, base_args, equivalent_command, job_compiler_args
 from neffbench.backends.tracing import neuron_trace
+from neffbench.kernels.api import Built
 
 
 class LegacyTrace(Backend):
@@ -73,9 +74,7 @@ class LegacyTrace(Backend):
         )
 
     @classmethod
-    def reproduce_script(
-        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
-    ) -> str:
+    def reproduce_script(cls, spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | None = None) -> str:
         from neffbench.backends import legacy_reproduce
 
         return legacy_reproduce.render(spec, job_id=job_id, built=built, weights=weights)

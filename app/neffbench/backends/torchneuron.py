@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from neffbench.backends.base import Backend, JobContext, Traced
+from neffbench.kernels.api import Built
 
 
 class TorchNeuron(Backend):
@@ -102,9 +103,7 @@ class TorchNeuron(Backend):
             compiled.close()
 
     @classmethod
-    def reproduce_script(
-        cls, spec: Any, *, job_id: str, built: Any = None, weights: dict[str, Any] | None = None
-    ) -> str:
+    def reproduce_script(cls, spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | None = None) -> str:
         from neffbench.backends import torchneuron_reproduce
 
         return torchneuron_reproduce.render(spec, job_id=job_id, built=built, weights=weights)

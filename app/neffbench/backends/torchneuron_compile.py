@@ -70,7 +70,7 @@ def _device_count(backend: Backend) -> int | None:
 
 def _check_device(backend: Backend, device: str) -> None:
     """This TorchNeuron release compiles on a Trainium instance only: one sentence before anything starts."""
-    from neffbench.toolchain.probe import neuron_devices
+    from neffbench.toolchain.devices import neuron_devices
 
     count = _device_count(backend)  # TorchNeuron's own answer; a release without it leaves the device files to tell
     if count == 0 or (count is None and device == tn.DEVICE and not neuron_devices()):

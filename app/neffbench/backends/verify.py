@@ -11,7 +11,8 @@ from typing import Any
 import torch
 
 from neffbench.kernels import registry
-from neffbench.kernels.api import TOLERANCES, Built
+from neffbench.kernels.api import Built
+from neffbench.kernels.tolerances import TOLERANCES
 from neffbench.taps.compare import float64_refusal, float64_twin
 
 # --auto-cast moves FP32 arithmetic to another type, so the error to expect is that type's.
@@ -266,7 +267,7 @@ def verify(
 
 def skipped(spec: Any, reason: str, built: Built | None = None, reference: Any = None) -> dict[str, Any]:
     atol, rtol, basis = tolerance_for(spec)
-    out = {
+    out: dict[str, Any] = {
         "checked": False,
         "where": None,
         "device_verified": False,

@@ -5,30 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from neffbench.kernels.script_template import fill
 from neffbench.kernels.source import module_source
+
+TEMPLATES = Path(__file__).with_name("templates")
 
 
 def script_source(recorded: dict[str, Any] | None) -> str:
     """The part of ``reproduce.py`` that checks its build against the job's: this module verbatim, the job's
     digest, and ``same_weights(module)``."""
     body = module_source(Path(__file__).with_name("weights.py"))
-    return f'''{body.strip()}
-
-
-# The digest of the module the job compiled; a build that makes another module makes another NEFF.
-RECORDED_WEIGHTS = {dict(recorded or {})!r}
-
-
-def same_weights(module) -> bool:
-    """Whether this build made the module the job compiled; says so plainly when it did not."""
-    difference = weights_difference(weights_digest(module), RECORDED_WEIGHTS)
-    if not difference:
-        return True
-    print(f"reproduce.py: {{difference}}. The NEFF this script would make is not the job's: check the files "
-          "and library versions the job lists (job.json, sources), or rerun with --anyway to build it all the "
-          "same.", file=sys.stderr)
-    return ANYWAY
-'''
+    return fill(TEMPLATES / "same_weights.py", weights_module=body.strip(), recorded=dict(recorded or {}))
 
 
 def difference_sentence(now: dict[str, Any], then: dict[str, Any]) -> str:

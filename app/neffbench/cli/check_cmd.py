@@ -7,7 +7,7 @@ import sys
 
 from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 from neffbench.kernels import registry
-from neffbench.kernels.api import buckets_text
+from neffbench.kernels.bucket_words import buckets_text
 from neffbench.spec import spec_hash
 from neffbench.words import plural
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     described = f"{plural(len(buckets), 'bucket')}: {buckets_text(buckets)}"
     print(f"{args.spec}: OK ({spec.name}, {described}, spec hash {spec_hash(spec, digest)[:8]})")
     if len(buckets) > 1:  # each bucket is a job of its own, named by its own hash
-        from neffbench.kernels.api import bucket_label
+        from neffbench.kernels.bucket_words import bucket_label
 
         print(
             "  each bucket's job: "
@@ -106,7 +106,7 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
     """Pre-flight of every bucket in one warm probe child (the first pays for the imports): what only running
     the user's code can tell. Prints which buckets were checked; never OK for one that was not. Returns the exit
     code and the digest of the files the build read (the spec hash covers them)."""
-    from neffbench.kernels.api import bucket_label
+    from neffbench.kernels.bucket_words import bucket_label
     from neffbench.probe.client import DEFAULT_TIMEOUT_S, ProbeError, WarmProbe
     from neffbench.spec import to_dict
 
@@ -158,7 +158,7 @@ def _preflight(args: argparse.Namespace, spec) -> tuple[int, str | None]:
 def _print_report(report: dict, label: str, seen: set[str]) -> int:
     """The bucket's problems on stderr (its traceback cut to the user's frames, a warning an earlier bucket gave
     left out); the number of errors."""
-    from neffbench.usercode.errors import user_frames
+    from neffbench.usercode.tracebacks import user_frames
 
     problems = report.get("problems") or []
     if report.get("error"):

@@ -78,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def bucket_label(bucket: Any) -> str:
-    from neffbench.kernels.api import bucket_label as label
+    from neffbench.kernels.bucket_words import bucket_label as label
 
     return label(bucket)
 
@@ -173,12 +173,9 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
             return EXIT_INVALID if not results else EXIT_FAILED
         raise failure[0]
     _print_results(args, results)
-    outcomes = {r.outcome for r in results}
-    if "cancelled" in outcomes or cancel.is_set():
-        return EXIT_CANCELLED
-    if outcomes - {"succeeded"}:
-        return EXIT_FAILED
-    return EXIT_OK
+    from neffbench.jobs import run_outcome
+
+    return {"cancelled": EXIT_CANCELLED, "failed": EXIT_FAILED}.get(run_outcome(results, cancel.is_set()), EXIT_OK)
 
 
 def _checked(args: argparse.Namespace, standby: StandbyWorker | None = None) -> tuple[Any, Any] | None:

@@ -1,4 +1,4 @@
-"""``neffbench kernel list|show``: what can be compiled (kernels bring commands of their own: ``Kernel.commands``)."""
+"""``neffbench kernel list|show``: what can be compiled (kernels bring commands of their own: ``CliContribution.commands``)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def run_list(args: argparse.Namespace) -> int:
     from neffbench.kernels import registry
 
     presets = _presets_by_kernel()
-    rows = []
+    rows: list[dict[str, typing.Any]] = []
     for name, entry in registry.entries().items():
         try:
             kernel = registry.get(name)

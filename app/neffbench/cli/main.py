@@ -32,10 +32,10 @@ COMMANDS = {
 
 
 def _kernel_commands() -> dict[str, str]:
-    """The subcommands kernels bring (``Kernel.commands``: the module kernel's ``resolve``)."""
+    """The subcommands kernels bring (``CliContribution.commands``: the module kernel's ``resolve``)."""
     from neffbench.kernels import registry
 
-    return {name: module for kernel in registry.available() for name, module in kernel.commands.items()}
+    return {name: module for kernel in registry.available() for name, module in kernel.cli.commands.items()}
 
 
 def command_module(command: str) -> str | None:
@@ -102,6 +102,12 @@ def gui_main() -> int:
             "every other action is a `neffbench` command (see `neffbench --help`).",
             file=sys.stderr,
         )
+        return 1
+    from neffbench.remote.xcb import problem
+
+    # Before Qt: a missing library of its xcb plugin ends QApplication in an abort with a core dump.
+    if why := problem():
+        print(f"neffbench: {why}", file=sys.stderr)
         return 1
     from neffbench.gui.shell.launch import launch
 

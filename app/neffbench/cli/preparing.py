@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from neffbench.jobs.prepare import Ask, Prepared, prepare
-from neffbench.usercode.errors import user_frames
+from neffbench.usercode.tracebacks import user_frames
 
 
 def prepared_or_refused(source: str, spec: Any, ask: Ask | None = None) -> Prepared | None:

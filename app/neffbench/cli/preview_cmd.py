@@ -9,7 +9,7 @@ from pathlib import Path
 
 from neffbench.cli.spec_args import add_spec_arguments, checked_spec
 from neffbench.kernels import registry
-from neffbench.kernels.api import buckets_text
+from neffbench.kernels.bucket_words import buckets_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--check", action="store_true", help="also run the CPU check (in a child process) and save it")
     for kernel in registry.available():  # what each kernel's panel lets one choose (RoPE: a token and a head)
-        kernel.add_preview_options(p.add_argument_group(f"{kernel.title or kernel.name} preview"))
+        kernel.cli.add_preview_options(p.add_argument_group(f"{kernel.title or kernel.name} preview"))
     p.set_defaults(func=run)
 
 
@@ -81,14 +81,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"The CPU check of {args.spec} did not report: {exc}", file=sys.stderr)
             return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    paths = render(kernel, preview, report, args.out, size=(width, height), **kernel.preview_options(args))
+    paths = render(kernel, preview, report, args.out, size=(width, height), **kernel.cli.preview_options(args))
     if preview is not None:
-        paths.append(_write_json(args.out / "preview.json", kernel.preview_numbers(preview)))
+        paths.append(_write_json(args.out / "preview.json", kernel.cli.preview_numbers(preview)))
     if report is not None:
         paths.append(_write_json(args.out / "check.json", report))
     for path in paths:
         print(path)
-    for line in kernel.preview_summary(preview) if preview is not None else []:
+    for line in kernel.cli.preview_summary(preview) if preview is not None else []:
         print(line)
     if report is not None:
         problems = report.get("problems") or []
@@ -113,17 +113,16 @@ def _write_json(path: Path, data) -> Path:
 
 def render(kernel, preview, report, out: Path, *, size: tuple[int, int] = (1400, 900), **options) -> list[Path]:
     """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG;
-    ``options`` are the kernel's ``preview_options``."""
-    import pkgutil
-
+    ``options`` are the kernel's ``cli.preview_options``."""
     import shiboken6
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["neffbench-preview", "-platform", "offscreen"])
+    from neffbench.gui.preview.contribution import preview_panel
     from neffbench.gui.widgets import theme
 
     theme.apply(app)
-    panel = pkgutil.resolve_name(kernel.gui_preview or "neffbench.gui.preview.kernel_panel:KernelPreviewPanel")()
+    panel = preview_panel(kernel)
     panel.resize(*size)
     paths = panel.save_images(out, preview, report=report, **options)
     # Delete the scene graph now, while the application still exists: left to interpreter

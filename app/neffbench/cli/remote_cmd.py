@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import sys
@@ -46,6 +47,11 @@ def run(args: argparse.Namespace) -> int:
     if size is None:
         print(f"neffbench remote: --size {args.size!r} is not WIDTHxHEIGHT of at least 640x480", file=sys.stderr)
         return 2
+    from neffbench.remote.xcb import problem
+
+    if why := problem({**os.environ, "QT_QPA_PLATFORM": "xcb"}):  # the window on the private display is xcb's
+        print(f"neffbench remote: {why}", file=sys.stderr)
+        return 1
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _end_quietly)
     print("neffbench remote: starting Xvfb, x11vnc and the window...", file=sys.stderr, flush=True)

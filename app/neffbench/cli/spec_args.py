@@ -100,7 +100,7 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
     Kernels share an option when they have a field of that name (``--num-tokens``, ``--target``);
     the override applies to the field of the loaded spec's kernel.
     """
-    sources = [kernel.source_help for kernel in registry.available() if kernel.source_help]
+    sources = [kernel.cli.source_help for kernel in registry.available() if kernel.cli.source_help]
     parser.add_argument(
         "spec",
         metavar="SPEC",
@@ -134,7 +134,7 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
         _add_field_option(groups[group], option, tp, choices or None, per_kernel_help(helps[option]))
     extra = parser.add_argument_group("kernel options")
     for kernel in registry.available():
-        kernel.add_cli_options(extra)
+        kernel.cli.add_options(extra)
     parser.set_defaults(_spec_options=options)
 
 
@@ -146,7 +146,7 @@ def resolve_spec_source(source: str) -> typing.Any:
     if path.is_file() or (path.suffix.lower() in (".toml", ".json") and ":" not in source):
         return load(path)
     for kernel in registry.available():
-        spec = kernel.spec_from_source(source)
+        spec = kernel.cli.spec_from_source(source)
         if spec is not None:
             return spec
     if path.suffix.lower() in (".toml", ".json") or "/" in source:
@@ -208,7 +208,7 @@ def spec_from_args(args: argparse.Namespace) -> typing.Any:
     spec = dataclasses.replace(spec, **top, **replaced)
     # A spec file's own paths are absolute already (relative to its folder); what was typed here is relative to
     # this folder. Resolved once, so that check's probe, the job's worker and later runs read the same files.
-    return anchored_here(kernel.apply_cli_options(spec, args))
+    return anchored_here(kernel.cli.apply_options(spec, args))
 
 
 def print_problems(problems: list[Problem], *, file: typing.TextIO) -> None:

@@ -9,12 +9,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from neffbench.usercode.tracebacks import TracebackLines
 from neffbench.words import plural
 
 _PREFIX_RE = re.compile(r"^(\[[^\]]*\] )?(.*)$", re.DOTALL)
-_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
-# ``KernelError: ...`` or ``torch.OutOfMemoryError`` alone: exception class names are CamelCase.
-_EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Z]\w*)(?::\s.*)?$")
+
+
+class _Open:
+    """A traceback being folded: how many lines it has had, and its last exception's name."""
+
+    def __init__(self) -> None:
+        self.folded = 1
+        self.last: str | None = None
 
 
 class TracebackFolder:
@@ -26,25 +32,26 @@ class TracebackFolder:
 
     def __init__(self, write: Callable[[str], None]):
         self._write = write
-        self._open: dict[str, list] = {}  # prefix -> [lines folded, last exception's name]
+        self._readers: dict[str, TracebackLines] = {}  # prefix -> what its lines are
+        self._open: dict[str, _Open] = {}  # prefix -> its traceback being folded
 
     def __call__(self, line: str) -> None:
         match = _PREFIX_RE.match(line)
         assert match is not None  # the pattern matches any line
         prefix, text = (match[1] or ""), match[2]
+        reader = self._readers.setdefault(prefix, TracebackLines())
+        part = reader.read(text)
         state = self._open.get(prefix)
-        if text.startswith("Traceback (most recent call last):"):
+        if part.kind == "head":
             if state is None:
-                self._open[prefix] = [1, None]
+                self._open[prefix] = _Open()
             else:
-                state[0] += 1
+                state.folded += 1
             return
         if state is not None:
-            exception = _EXCEPTION_RE.match(text)
-            if text.startswith((" ", "\t")) or not text.strip() or text.startswith(_CHAIN) or exception:
-                state[0] += 1
-                if exception:
-                    state[1] = exception[1]
+            if part.kind != "text":
+                state.folded += 1
+                state.last = part.exception or state.last
                 return
             self._flush(prefix)
         self._write(line)
@@ -54,8 +61,8 @@ class TracebackFolder:
             self._flush(prefix)
 
     def _flush(self, prefix: str) -> None:
-        folded, last = self._open.pop(prefix)
-        ending = f", ending in {last}," if last else ""
+        state = self._open.pop(prefix)
+        ending = f", ending in {state.last}," if state.last else ""
         self._write(
-            f"{prefix}neffbench: (a Python traceback of {plural(folded, 'line')}{ending} is in the job's job.log)"
+            f"{prefix}neffbench: (a Python traceback of {plural(state.folded, 'line')}{ending} is in the job's job.log)"
         )

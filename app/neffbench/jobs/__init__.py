@@ -19,6 +19,7 @@ _EXPORTS = {
     "CompileJob": "compile_job",
     "JobResult": "compile_job",
     "run_buckets": "buckets",
+    "run_outcome": "buckets",
 }
 __all__ = sorted(_EXPORTS)
 

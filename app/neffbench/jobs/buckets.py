@@ -7,7 +7,7 @@ The same loop serves the CLI (:func:`run_buckets`, on the thread that calls it) 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,17 @@ from neffbench.jobs.compile_job import POLL_S, CompileJob, EventCallback, JobRes
 from neffbench.jobs.prepare import Prepared, prepare
 from neffbench.jobs.standby import StandbyWorker
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label
+from neffbench.kernels.bucket_words import bucket_label
 from neffbench.spec import SpecError, errors
+
+
+def run_outcome(results: Iterable[JobResult], cancelled: bool = False) -> str:
+    """What a compile of every bucket came to: ``cancelled`` when it or any job was, ``succeeded`` when every job
+    succeeded, else ``failed`` (no job at all too). The window's status line and the command's exit code say it."""
+    outcomes = {r.outcome for r in results}
+    if cancelled or "cancelled" in outcomes:
+        return "cancelled"
+    return "succeeded" if outcomes == {"succeeded"} else "failed"
 
 
 def _prefixed(on_line: LineCallback, prefix: str) -> LineCallback:

@@ -26,7 +26,7 @@ def render(
     *,
     job_id: str,
     backend: Backend | str | None,
-    built: Built | None = None,
+    built: Built,
     weights: dict[str, Any] | None = None,
 ) -> str:
     """The script's text for a single-bucket spec.
@@ -41,7 +41,7 @@ def write(
     spec: Any,
     *,
     backend: Backend | str | None,
-    built: Built | None = None,
+    built: Built,
     weights: dict[str, Any] | None = None,
 ) -> Path:
     path = Path(job_dir) / SCRIPT_NAME

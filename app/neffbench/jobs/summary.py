@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from neffbench.jobs.records import NO_NEFF_NOTE
-from neffbench.usercode.errors import without_foreign_frames
+from neffbench.usercode.tracebacks import without_foreign_frames
 from neffbench.views.job import JobView
 
 Record = Mapping[str, Any] | JobView  # job.json as read, or its view

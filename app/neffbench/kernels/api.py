@@ -1,43 +1,35 @@
-"""What a kernel contributes to the workbench, and every hook the jobs, records, GUI and CLI may ask of it.
+"""What a kernel contributes to the workbench, and every hook the jobs, records, window and workers may ask of it.
 
 A kernel is a folder (or a plugin package) with a ``Kernel`` subclass instance. Every hook is declared
-here, once, with its default: the registry rejects a kernel that defines a public name not declared
-here, or a hook whose parameters differ (``neffbench.kernels.checks``), so callers never probe with
-``getattr``. The parts that run everywhere (its spec class, validation, buckets, hash payload) import
-neither torch nor Qt; the parts marked "torch" run in the worker child or a preview thread only, and
-import torch lazily.
+here, once, with its default, or marked ``@required`` when it has none: the registry rejects a kernel that
+leaves a required hook out, defines a public name not declared here, or a hook whose parameters differ
+(``neffbench.kernels.checks``), so callers never probe with ``getattr``. What the kernel adds to the command
+line is one contribution of its own (``neffbench.kernels.cli_contribution``), and its widgets are named here and
+checked by the window when it imports them. The parts that run everywhere (its spec class, validation, buckets,
+hash payload) import neither torch nor Qt; the parts marked "torch" run in the worker child or a preview thread
+only, and import torch lazily.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from neffbench.kernels.cli_contribution import CliContribution
 from neffbench.schema.fields import fields_of, is_active, sections_of, with_ranges
 from neffbench.schema.problems import Problem
-from neffbench.words import plural
 
 Bucket = Mapping[str, int]
-# Bucket axes whose values read as a count in sentences and tables ("8 tokens"): a bucket of that axis
-# alone is shown by its number.
-COUNTED_AXES = {"num_tokens": "tokens"}
-_SINGULAR = {"tokens": "token"}  # "1 token", not "1 tokens"
+_Hook = TypeVar("_Hook")
 
-# Tolerances for traced-vs-eager and device-vs-reference comparisons. float32 allows a few ulps of
-# reassociation; bfloat16 keeps 8 mantissa bits (eps 2**-7) and float16 11 (eps 2**-10), and one
-# rotation does two products and a sum, so a couple of eps of |x| plus rounding of the result.
-TOLERANCES: dict[str, tuple[float, float]] = {  # dtype: (atol, rtol)
-    "float32": (1e-5, 1e-5),
-    "bfloat16": (3e-2, 1.6e-2),
-    "float16": (4e-3, 2e-3),
-    # Only the module kernel has these: float64 inputs, and integer-only outputs (which must be equal).
-    "float64": (1e-9, 1e-9),
-    "int": (0.0, 0.0),
-}
+
+def required(hook: _Hook) -> _Hook:
+    """Marks a hook that has no default: every kernel implements it, or the registry refuses the kernel."""
+    hook.required = True  # type: ignore[attr-defined]
+    return hook
 
 
 # How a state tensor is named among a Built's inputs and outputs, and so in inputs.npz and reference.npz
@@ -100,7 +92,8 @@ class KernelError(Exception):
 
 
 class Kernel:
-    """Base class: override what differs. Methods marked (torch) import torch and run in the worker.
+    """Base class: override what differs, and implement the hooks marked ``@required`` (``build`` and
+    ``reproduce_source``). Methods marked (torch) import torch and run in the worker.
 
     Attributes and methods not defined here are refused when the kernel loads (names starting with
     ``_`` are the kernel's own). A kernel whose buckets are token counts starts from
@@ -126,13 +119,11 @@ class Kernel:
     section_titles: dict[str, str] = {}
     # Spec fields whose range the kernel checks itself (section.name), so the generic check skips them.
     own_range_checks: frozenset[str] = frozenset()
-    # What ``neffbench compile SPEC`` accepts as SPEC besides files and presets (``spec_from_source``), in
-    # the words of ``--help``; empty for a kernel that takes only files.
-    source_help: str = ""
-    # Subcommands of ``neffbench`` this kernel brings, by name: a module whose ``register(subparsers)`` adds it,
-    # as the CLI's own command modules do. And requests its probe child answers, by name: "module:function"
-    # taking the request dict and returning the report (for what only running the user's code can tell).
-    commands: dict[str, str] = {}
+    # What the kernel adds to the ``neffbench`` command (SPEC forms, options, subcommands, preview choices):
+    # ``neffbench.kernels.cli_contribution``. The default adds nothing.
+    cli: CliContribution = CliContribution()
+    # Requests its probe child answers, by name: "module:function" taking the request dict and returning the
+    # report (for what only running the user's code can tell).
     probe_requests: dict[str, str] = {}
 
     # ---- spec (no torch) ---------------------------------------------------------------------
@@ -225,26 +216,14 @@ class Kernel:
         and target (``neffbench.sweeps.memory``). None (the default): the baseline alone."""
         return None
 
-    # ---- command line (no torch) -------------------------------------------------------------
-
-    def spec_from_source(self, source: str) -> Any | None:
-        """The spec SPEC names when it is neither a file nor a preset (``FILE.py:NAME``); None: not this kernel's."""
-        return None
-
-    def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
-        """Options of the kernel's own beyond one per spec field (repeatable ones that set its tables)."""
-
-    def apply_cli_options(self, spec: Any, args: argparse.Namespace) -> Any:
-        """The spec with this kernel's own options applied; ``spec`` may be another kernel's, which those
-        options must then refuse if given. Default: ``spec`` as it is."""
-        return spec
-
     # ---- torch ------------------------------------------------------------------------------
 
     def preload(self) -> None:
         """Import what ``build`` needs, so that a worker started before its job has it ready."""
 
-    def build(self, spec: Any) -> Built:  # pragma: no cover - every kernel overrides it
+    @required
+    def build(self, spec: Any) -> Built:
+        """The module and its example inputs for a single-bucket spec."""
         raise NotImplementedError
 
     def prepare_key(self, spec: Any) -> dict[str, Any]:
@@ -288,6 +267,7 @@ class Kernel:
         return what it writes instead."""
         return "return the new values as outputs instead of writing them into the module"
 
+    @required
     def reproduce_source(self, spec: Any, built: Built) -> str:
         """Python source for ``reproduce.py`` that defines ``build_module()`` and ``example_inputs()``
         with this job's values, using torch alone (and the user's own code for the module kernel)."""
@@ -303,72 +283,3 @@ class Kernel:
     def preview(self, spec: Any, bucket: Bucket | None = None) -> Any:
         """Preview data for ``gui_preview`` (and ``neffbench preview``); None: the generic one."""
         return None
-
-    # ---- neffbench preview (no torch) ----------------------------------------------------------
-
-    def add_preview_options(self, group: argparse._ArgumentGroup) -> None:
-        """Options of ``neffbench preview`` that choose what this kernel's panel draws (RoPE: the token and head
-        whose lanes are plotted). Every kernel's are offered, as for ``add_cli_options``."""
-
-    def preview_options(self, args: argparse.Namespace) -> dict[str, Any]:
-        """The keyword arguments those options give the panel's ``save_images``. Default: none."""
-        return {}
-
-    def preview_numbers(self, preview: Any) -> dict[str, Any]:
-        """What ``neffbench preview`` writes to preview.json for this kernel's preview data."""
-        return preview.to_json()
-
-    def preview_summary(self, preview: Any) -> list[str]:
-        """Lines ``neffbench preview`` prints after the files it wrote (RoPE: its pair-norm check). Default: none."""
-        return []
-
-
-def bucket_label(bucket: Bucket | None) -> str:
-    """``num_tokens=8`` or ``batch=1 seq=128``: how a bucket reads in logs and tables."""
-    if not bucket:
-        return "-"
-    return " ".join(f"{k}={v}" for k, v in bucket.items())
-
-
-def _counted(bucket: Bucket | None) -> tuple[str, int] | None:
-    """(unit, count) for a bucket of one counted axis alone (``{"num_tokens": 8}``: ("tokens", 8))."""
-    if bucket and len(bucket) == 1:
-        ((axis, value),) = bucket.items()
-        if axis in COUNTED_AXES:
-            return COUNTED_AXES[axis], value
-    return None
-
-
-def buckets_text(buckets: list[dict[str, int]]) -> str:
-    """``1, 8 tokens`` or ``batch=1 seq=128; batch=1 seq=512``."""
-    if buckets == [{}]:
-        return "no bucket axes"
-    counted = [c for c in map(_counted, buckets) if c is not None]
-    if buckets and len(counted) == len(buckets) and len({c[0] for c in counted}) == 1:
-        unit = counted[0][0]
-        one = len(counted) == 1 and counted[0][1] == 1
-        return f"{', '.join(str(c[1]) for c in counted)} {_SINGULAR.get(unit, unit) if one else unit}"
-    return "; ".join(bucket_label(b) for b in buckets)
-
-
-def bucket_phrase(bucket: Bucket | None) -> str:
-    """``8 tokens`` for the vLLM kernels, ``batch=1 seq=128`` otherwise: a bucket in a sentence."""
-    counted = _counted(bucket)
-    if not counted:
-        return bucket_label(bucket)
-    unit, n = counted
-    return plural(n, _SINGULAR.get(unit, unit), unit)
-
-
-def bucket_cell(bucket: Bucket | None) -> str:
-    """A results table's bucket column: the count alone (``8``), else ``batch=1 seq=128`` (``?`` for none)."""
-    counted = _counted(bucket)
-    if counted:
-        return str(counted[1])
-    return bucket_label(bucket) if bucket else "?"
-
-
-def items_unit(buckets: list[Bucket]) -> str | None:
-    """What the items of throughput are when every bucket counts the same unit (``tokens``), else None."""
-    units = {c[0] if c else None for c in map(_counted, buckets)}
-    return units.pop() if len(units) == 1 else None

@@ -1,8 +1,10 @@
-"""The kernel registry: every kernel, built-in or plugin, is an entry point in the ``neffbench.kernels`` group.
+"""The kernel registry: the built-in kernels are the folders under ``kernels/``, plugins the entry points of the
+``neffbench.kernels`` group.
 
-The built-in kernels are this distribution's own entry points (``pyproject.toml``), found the way a
-plugin's are. Listing costs nothing: entry points are read from package metadata without importing
-anything, and a kernel's object is imported on first use and checked against the declared hooks
+Each is found one way: a built-in kernel by its folder (``kernels/<name>/kernel.py`` defining ``KERNEL``), so a new
+one is a folder and nothing else; a plugin by the entry point its package declares, since an installed package has
+no folder here. Listing costs nothing: folders are listed and entry points read from package metadata without
+importing anything, and a kernel's object is imported on first use and checked against the declared hooks
 (``neffbench.kernels.checks``). A kernel that fails to load is reported by name and the others still load.
 """
 
@@ -12,6 +14,7 @@ import contextlib
 import difflib
 import logging
 import pkgutil
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels import checks
+from neffbench.kernels.api import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +31,8 @@ GROUP = "neffbench.kernels"
 DEFAULT = "rope"
 DISTRIBUTION = "neffbench"
 BUILT_IN = "built-in"
-# Where menus and listings put the built-in kernels: entry points carry no order (the wheel's metadata
-# lists them by name). Presentation only: a built-in kernel not named here is found all the same, and
-# listed after these, by name.
+# Where menus and listings put the built-in kernels (folders carry no order). Presentation only: a built-in
+# kernel not named here is found all the same, and listed after these, by name.
 LISTED_FIRST = ("rope", "rms_norm", "silu_and_mul", "module")
 
 
@@ -40,7 +43,7 @@ class KernelEntry:
     origin: str  # "built-in" or the distribution that offers it
 
 
-_loaded: dict[str, Any] = {}
+_loaded: dict[str, Kernel] = {}
 _broken: dict[str, str] = {}
 # Within ``read_once``: the entries as first read there (None: read them each time).
 _held: dict[str, KernelEntry] | None = None
@@ -67,7 +70,7 @@ def read_once() -> Iterator[None]:
 
 
 def entries() -> dict[str, KernelEntry]:
-    """Every kernel by name: the built-ins first, in pyproject's order, then plugins (which cannot replace one)."""
+    """Every kernel by name: the built-ins first, in LISTED_FIRST's order, then plugins (which cannot replace one)."""
     global _held
     if _holding and _held is not None:
         return dict(_held)
@@ -78,38 +81,30 @@ def entries() -> dict[str, KernelEntry]:
 
 
 def _read() -> dict[str, KernelEntry]:
+    out = _folders()
+    for ep, dist in _plugins():
+        if ep.name in out:
+            log.warning("kernel plugin %s (%s) ignored: a kernel of that name exists", ep.name, ep.value)
+            continue
+        out[ep.name] = KernelEntry(ep.name, ep.value, dist or "a plugin")
+    return out
+
+
+def _plugins() -> list[tuple[metadata.EntryPoint, str | None]]:
+    """The entry points of other distributions (ours, from metadata an older install wrote, are its folders), each
+    with the name of the distribution that offers it, in the order the metadata lists them."""
     try:
         found = list(metadata.entry_points(group=GROUP))
     except Exception:  # noqa: BLE001 - broken metadata must not break the workbench
         log.warning("could not read the %s entry points", GROUP, exc_info=True)
-        found = []
+        return []
     # Each distribution's name once: it is parsed from its METADATA file every time it is asked for.
-    dists = [_dist_name(ep) for ep in found]
-    # Ours first, in LISTED_FIRST's order; sorted() keeps the plugins' own order among themselves.
-    first = {name: i for i, name in enumerate(LISTED_FIRST)}
-    ordered = sorted(
-        zip(found, dists),
-        key=lambda pair: (
-            pair[1] != DISTRIBUTION,
-            first.get(pair[0].name, len(first)),
-            pair[0].name if pair[1] == DISTRIBUTION else "",
-        ),
-    )
-    out = _folders()
-    for ep, dist in ordered:
-        origin = BUILT_IN if dist == DISTRIBUTION else (dist or "a plugin")
-        if ep.name in out:
-            if out[ep.name].value != ep.value:
-                log.warning("kernel plugin %s (%s) ignored: a kernel of that name exists", ep.name, ep.value)
-            continue
-        out[ep.name] = KernelEntry(ep.name, ep.value, origin)
-    return out
+    return [(ep, dist) for ep, dist in zip(found, map(_dist_name, found)) if dist != DISTRIBUTION]
 
 
 def _folders() -> dict[str, KernelEntry]:
-    """The built-in kernels as their folders say (a ``kernel.py`` in ``kernels/<name>/``), in LISTED_FIRST's
-    order, found without importing them: the workbench's own kernels must not depend on its metadata being
-    current (an editable install made before they were entry points, a checkout on ``PYTHONPATH``)."""
+    """The built-in kernels: the folders under ``kernels/`` with a ``kernel.py``, in LISTED_FIRST's order, found
+    without importing them."""
     here = Path(__file__).parent
     folders = [f.name for f in pkgutil.iter_modules([str(here)]) if f.ispkg and (here / f.name / "kernel.py").is_file()]
     first = {name: i for i, name in enumerate(LISTED_FIRST)}
@@ -121,7 +116,7 @@ def names() -> list[str]:
     return list(entries())
 
 
-def _load(entry: KernelEntry) -> Any:
+def _load(entry: KernelEntry) -> Kernel:
     where = f"Kernel '{entry.name}' from {entry.origin} ({entry.value})"
     try:
         kernel = pkgutil.resolve_name(entry.value)
@@ -132,15 +127,15 @@ def _load(entry: KernelEntry) -> Any:
     if found:
         _broken[entry.name] = "; ".join(found)
         raise KeyError(f"{where} {'; '.join(found)}.")
-    return kernel
+    return typing.cast(Kernel, kernel)  # checks.problems refuses any other
 
 
-def get(name: str) -> Any:
+def get(name: str) -> Kernel:
     """The kernel object, imported on first use. Raises KeyError with a sentence for unknown or broken ones."""
     return _get(name, None)
 
 
-def _get(name: str, known: dict[str, KernelEntry] | None) -> Any:
+def _get(name: str, known: dict[str, KernelEntry] | None) -> Kernel:
     """``get``, with the entries already listed when the caller has them (reading them is most of a listing)."""
     if name in _loaded:
         return _loaded[name]
@@ -154,7 +149,7 @@ def _get(name: str, known: dict[str, KernelEntry] | None) -> Any:
     return kernel
 
 
-def available() -> list[Any]:
+def available() -> list[Kernel]:
     """Every kernel that loads, in registry order; broken plugins are logged and left out."""
     out = []
     known = entries()
@@ -171,6 +166,6 @@ def broken() -> dict[str, str]:
     return dict(_broken)
 
 
-def for_spec(spec: Any) -> Any:
+def for_spec(spec: Any) -> Kernel:
     """The kernel of a spec (its class names it)."""
     return get(spec.kernel)

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from neffbench.kernels.api import TOLERANCES
 from neffbench.kernels.plots import Plot, Series
+from neffbench.kernels.tolerances import TOLERANCES
 
 MAX_PREVIEW_ELEMENTS = 8_000_000  # of one input: a preview stays well under a second on a laptop
 DTYPE_EPS = {"float32": 2.0**-23, "bfloat16": 2.0**-7, "float16": 2.0**-10}

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench.remote import xcb
+
 # Set by ``neffbench remote`` for its window: on a display without a window manager nobody can move or
 # resize the window, so it takes the whole virtual screen.
 FILL_SCREEN_ENV = "NEFFBENCH_FILL_SCREEN"
@@ -140,6 +142,8 @@ def situation(env: Mapping[str, str] | None = None, manager: str | None = None) 
             + ("" if tools["xauth"] else f", install xauth with `{install_command(['xauth'], manager)}`")
             + ", or run `neffbench remote` and view the window over an SSH tunnel with VNC."
         )
+    if why := xcb.problem({**env, "QT_QPA_PLATFORM": "xcb"}):  # the window on X11, over ssh -X and in remote
+        fixes.append(why[0].upper() + why[1:])
     if missing_vnc:
         fixes.append(f"`neffbench remote` needs {' and '.join(missing_vnc)}: {install_command(missing_vnc, manager)}")
     return DisplaySituation(kind, display, _over_ssh(env), tools, fixes)

@@ -78,6 +78,19 @@ def to_tensor(array: np.ndarray, dtype: str) -> Any:
     return t
 
 
+def tensors(arrays: Arrays, keys: list[str]) -> tuple[Any, ...]:
+    """The arrays of ``keys`` as torch tensors, in that order."""
+    return tuple(to_tensor(arrays.arrays[k], arrays.dtypes[k]) for k in keys)
+
+
+def split(arrays: Arrays) -> tuple[list[str], list[str]]:
+    """The keys of the inputs that are the module's, and of those that are its state (by role)."""
+    from neffbench.kernels.api import STATE_PREFIX
+
+    state = [n for n in arrays.arrays if arrays.roles.get(n, "").startswith(STATE_PREFIX)]
+    return [n for n in arrays.arrays if n not in state], state
+
+
 def save(path: Path, arrays: Arrays) -> Path:
     """Write atomically (a temporary file renamed), so a crash never leaves half an archive."""
     meta = json.dumps({"dtypes": arrays.dtypes, "roles": arrays.roles, "order": list(arrays.arrays)})

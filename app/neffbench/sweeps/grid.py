@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_label, bucket_phrase
+from neffbench.kernels.bucket_words import bucket_label, bucket_phrase
 from neffbench.spec import Problem, SpecError, from_dict, to_dict, validate
-from neffbench.sweeps import fields
+from neffbench.sweeps.fields import assign, normalised, resolve, unoptional
 from neffbench.sweeps.memory import Estimate, estimate
 
 if sys.version_info >= (3, 11):
@@ -201,7 +201,7 @@ def _toml(text: str) -> tuple[Any, bool]:
 def parse_value(text: str, tp: Any = Any) -> Any:
     """One value as typed, read for a field of type ``tp``: text stays text (quotes optional), shell words
     for argument lists (as ``--extra-args`` takes them), TOML for the rest (``8``, ``1e-6``, ``true``, ``[1,8]``)."""
-    inner = fields.unoptional(tp)
+    inner = unoptional(tp)
     if inner is str:
         value, ok = _toml(text)
         return value if ok and isinstance(value, str) else text
@@ -222,8 +222,8 @@ def parse_over(spec: Any, text: str) -> Axis:
 
 def axis(spec: Any, name: str, texts: Sequence[Any]) -> Axis:
     """One swept field with its values: texts are read by the field's type, other values taken as they are."""
-    name = fields.normalised(spec, name)
-    tp, problem = fields.resolve(spec, name)
+    name = normalised(spec, name)
+    tp, problem = resolve(spec, name)
     if problem:
         raise PlanError(problem)
     if not texts or any(isinstance(t, str) and not t for t in texts):
@@ -295,7 +295,7 @@ def plan(
         values = {a.field: combo[i] for i, a in enumerate(axes)}
         data = copy.deepcopy(base)
         for name, value in values.items():
-            fields.assign(data, name, value)
+            assign(data, name, value)
         try:
             # Swept paths (a module entry, an input file) are relative to where the command was typed.
             full = from_dict(data, base_dir=Path.cwd())

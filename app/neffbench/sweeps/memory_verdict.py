@@ -97,7 +97,7 @@ def spec_verdict(spec: Any, backend: str = "auto", *, override_bytes: int | None
     problems are validation's to report."""
     from neffbench.jobs.cache import predicted_backend
     from neffbench.kernels import registry
-    from neffbench.kernels.api import bucket_label
+    from neffbench.kernels.bucket_words import bucket_label
 
     resolved = predicted_backend(backend)
     kernel = registry.for_spec(spec)

@@ -1,7 +1,7 @@
 """Every tap of a device run against a reference run: the error figures, the verdict and where it first diverges.
 
 An element is within tolerance when |device - ref| <= atol + rtol * |ref| (``torch.allclose``'s rule, with
-the tolerance of the tap's dtype from ``neffbench.kernels.api.TOLERANCES``); NaN against NaN and an
+the tolerance of the tap's dtype from ``neffbench.kernels.tolerances.TOLERANCES``); NaN against NaN and an
 infinity against the same infinity are equal. Everything is computed in float64, so a float64 reference of
 a bfloat16 module compares in float64 with bfloat16's tolerance: what the dtype costs, judged by what the
 dtype promises.
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from neffbench.kernels.api import TOLERANCES
+from neffbench.kernels.tolerances import TOLERANCES
 from neffbench.taps.select import Tap, unusual_tensors
 from neffbench.words import message_text
 

@@ -1,4 +1,5 @@
-"""Which backend a compile gets, whether torch_neuronx.trace gets cpu_backend, and which runtime runs a NEFF.
+"""Which backend a compile gets, whether torch_neuronx.trace gets cpu_backend, and which stack (legacy Neuron
+venv or not) the host is.
 
 The answers are backend names (``neuron``, ``torchneuron``, ``cpu-check``): the toolchain sits below the
 backend classes (neffbench.backends) and tells them apart by name only here, where the choice is made.
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from neffbench.toolchain.devices import NO_DEVICE
 from neffbench.toolchain.flavour import flavour_reason
+from neffbench.toolchain.stack import Stack, detect
 
 if TYPE_CHECKING:
     from neffbench.toolchain.facts import Facts
@@ -38,6 +41,11 @@ def choose_backend(requested: str, facts: Facts) -> tuple[str, str]:
     )
 
 
+def choose_stack(facts: Facts) -> Stack:
+    """Which stack ``facts`` describe (the legacy Neuron venv or not) and its known bad combinations."""
+    return detect(choose_backend("auto", facts)[0], facts.torch_neuronx_flavour)
+
+
 def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
     """Whether torch_neuronx.trace gets cpu_backend=True, and why."""
     if setting == "on":
@@ -46,19 +54,4 @@ def use_cpu_backend(setting: str, facts: Facts) -> tuple[bool, str]:
         return False, "cpu_backend off in the spec"
     if facts.devices:
         return False, f"Neuron device present ({facts.devices[0]})"
-    return True, "no Neuron device under /dev/neuron*"
-
-
-def choose_run_runtime(facts: Facts) -> tuple[str, str]:
-    """What ``neffbench run --runtime auto`` will use for a job's NEFF, and why."""
-    found = {c.name: c.found for c in facts.runtimes}
-    if facts.devices:
-        for name in ("nrtpy", "spike"):
-            if found.get(name):
-                return name, f"{name} is installed and a Neuron device is present"
-        if facts.torch_neuronx.found and facts.torch_neuronx_flavour != "native":
-            return "torchscript", "torch_neuronx is installed and a Neuron device is present (model.pt)"
-        if facts.torch_neuronx_flavour == "native":  # TorchNeuron keeps no TorchScript holding the NEFF
-            return "cpu", "a Neuron device is present, but TorchNeuron jobs have no model.pt: install nrtpy or spike"
-        return "cpu", "a Neuron device is present but no runtime to load a NEFF (nrtpy, spike, torch_neuronx)"
-    return "cpu", "no Neuron device under /dev/neuron*: runs time the job's module on the CPU, labelled CPU"
+    return True, NO_DEVICE

@@ -5,9 +5,6 @@ from __future__ import annotations
 import importlib.metadata
 from dataclasses import dataclass, field
 
-from neffbench.toolchain.choose import choose_backend
-from neffbench.toolchain.stack import Stack, detect
-
 
 @dataclass
 class Component:
@@ -36,10 +33,6 @@ class Facts:
     @property
     def neuron_toolchain(self) -> bool:
         return self.torch_neuronx.found and self.neuronx_cc.found
-
-    def stack(self) -> Stack:
-        """Which stack this is (the legacy Neuron venv or not) and its known bad combinations (toolchain.stack)."""
-        return detect(choose_backend("auto", self)[0], self.torch_neuronx_flavour)
 
 
 def dist_version(dist: str) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import os
 import platform
@@ -10,6 +9,7 @@ import shutil
 import subprocess
 import sys
 
+from neffbench.toolchain.devices import neuron_devices
 from neffbench.toolchain.facts import Component, Facts, dist_version
 from neffbench.toolchain.flavour import FLAVOUR_LABELS, neuronx_flavour, neuronx_import_failure
 
@@ -93,10 +93,6 @@ def display() -> str | None:
     if sys.platform in ("darwin", "win32"):
         return sys.platform
     return None
-
-
-def neuron_devices() -> list[str]:
-    return sorted(glob.glob("/dev/neuron*"))
 
 
 def _probe_runtimes() -> list[Component]:

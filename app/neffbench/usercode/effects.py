@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 
-from neffbench.usercode.origin import user_line
+from neffbench.usercode.origin import call_stack, user_line
 
 # Torch calls that draw random numbers whatever their arguments, and the ones that do only in training mode.
 _RANDOM = frozenset(
@@ -215,17 +215,19 @@ _EMPTY = frozenset({"empty", "empty_like", "new_empty", "empty_strided", "new_em
 class _Allocations(TorchFunctionMode):
     def __init__(self) -> None:
         super().__init__()
-        self.sites: dict[int, str] = {}  # storage address: where the user's code allocated it
+        # Storage address: the call stack that allocated it, judged (which frame is the user's) only for the few
+        # tensors found never written: a model's constructor allocates every weight with torch.empty.
+        self.sites: dict[int, tuple[tuple[str, int], ...]] = {}
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         out = func(*args, **(kwargs or {}))
         if getattr(func, "__name__", "") in _EMPTY and (address := _storage(out)) is not None:
-            self.sites.setdefault(address, user_line())
+            self.sites.setdefault(address, call_stack())
         return out
 
 
 @contextmanager
-def marking_uninitialised() -> Iterator[dict[int, str]]:
+def marking_uninitialised() -> Iterator[dict[int, tuple[tuple[str, int], ...]]]:
     """While the block builds a module, memory torch allocates without initialising it (``torch.empty``) is filled
     with NaN (integers: their largest value) instead of whatever it held, and where the user's code allocated each
     such tensor is noted: :func:`uninitialised` then finds the parameters and buffers nothing ever wrote."""
@@ -260,14 +262,17 @@ def _never_written(tensor: Any) -> bool:
         return bool((tensor == torch.iinfo(tensor.dtype).max).all())
 
 
-def uninitialised(module: Any, sites: dict[int, str], prefix: str = "") -> list[tuple[str, str, str]]:
+def uninitialised(
+    module: Any, sites: dict[int, tuple[tuple[str, int], ...]], prefix: str = ""
+) -> list[tuple[str, str, str]]:
     """(kind, name, where allocated) of each parameter and buffer still holding the fill of
     :func:`marking_uninitialised`, each set to zeros: its values were never chosen, and zeros at least are the same
     in every build, run and compare."""
     found = []
     for kind, name, tensor in named_state(module, prefix):
         if _never_written(tensor):
-            found.append((kind, name, sites.get(_storage(tensor) or 0, "")))
+            stack = sites.get(_storage(tensor) or 0)
+            found.append((kind, name, user_line(stack) if stack else ""))
             with torch.no_grad():
                 tensor.zero_()
     return found

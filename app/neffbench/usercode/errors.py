@@ -8,7 +8,6 @@ own source line, which says more than "no message".
 from __future__ import annotations
 
 import linecache
-import re
 import traceback
 from pathlib import Path
 
@@ -67,54 +66,3 @@ def describe(exc: BaseException) -> str:
 def format_traceback(exc: BaseException) -> str:
     """The whole traceback, causes included, as Python prints it: kept in job.log and the probe's report."""
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-
-
-_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+')
-
-
-def user_frames(traceback_text: str) -> str:
-    """A formatted traceback cut down to the frames in the user's own files (each with its source line) and the
-    exception line: what a terminal shows, the whole text staying in job.log or the probe's report."""
-    lines = traceback_text.rstrip("\n").splitlines()
-    kept: list[str] = []
-    keep_next = False
-    for line in lines:
-        match = _FRAME_RE.match(line)
-        if match:
-            keep_next = is_user_file(match[1])
-            if keep_next:
-                kept.append(line)
-            continue
-        if line.startswith("    ") and keep_next:
-            kept.append(line)
-            continue
-        keep_next = False
-        if line and not line.startswith((" ", "Traceback", "During handling", "The above exception")):
-            kept.append(line)
-    return "\n".join(kept)
-
-
-def without_foreign_frames(lines: list[str]) -> list[str]:
-    """Log lines with the traceback frames of the workbench's and libraries' code left out (the user's frames and
-    everything that is not a traceback stay): what a terminal shows of a log's context."""
-    out: list[str] = []
-    skipping = False
-    for line in lines:
-        match = _FRAME_RE.match(line)
-        if match:
-            skipping = not is_user_file(match[1])
-            if not skipping:
-                out.append(line)
-            continue
-        if skipping and line.startswith("    "):
-            continue
-        skipping = False
-        if line.strip() == "Traceback (most recent call last):" or line.strip().startswith(_CHAIN_HEADERS):
-            continue
-        if line.strip() and set(line.strip()) <= {"^", "~"}:
-            continue  # Python's markers under a source line: decoration, not content
-        out.append(line)
-    return out
-
-
-_CHAIN_HEADERS = ("During handling of the above exception", "The above exception was the direct cause")

@@ -8,8 +8,8 @@ import os
 import site
 import sys
 import sysconfig
-import traceback
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 
@@ -87,7 +87,22 @@ def module_file(module: Any) -> str | None:
     return real_path(path)
 
 
-def user_line() -> str:
-    """``model.py:41``: the innermost frame of the current call stack in the user's own files ("" when none is)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if f.filename and is_user_file(f.filename)]
-    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+def call_stack() -> tuple[tuple[str, int], ...]:
+    """(file, line) of each frame of the caller's call stack, innermost last: cheap to take (no source is read,
+    no path resolved), for :func:`user_line` to judge later, only if it is ever needed."""
+    frames = []
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        frames.append((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(reversed(frames))
+
+
+def user_line(stack: tuple[tuple[str, int], ...] | None = None) -> str:
+    """``model.py:41``: the innermost frame in the user's own files of ``stack`` (default: the current call stack),
+    "" when none is."""
+    frames = call_stack()[:-1] if stack is None else stack
+    for filename, lineno in reversed(frames):
+        if filename and is_user_file(filename):
+            return f"{Path(filename).name}:{lineno}"
+    return ""

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import signal
 import sys
 import time
 import traceback
 from typing import Any
 
-from neffbench.backends import registry as backends
 from neffbench.procs import Emitter, watch
 from neffbench.runs import arrays, checks, nrt_errors, runtimes
 from neffbench.words import message_text
@@ -50,13 +48,13 @@ class Run(RunIO):
     def run(self) -> None:
         self.enter("loading")
         neff_info = self._neff_info()
-        name, mode = self._runtime()
+        runtime, mode = self._runtime()
         feeds = self._feeds(neff_info)
 
         self.enter("checking")
-        self._check(name, neff_info, feeds)
+        self._check(runtime, neff_info, feeds)
 
-        session = self._session(name, neff_info, feeds)
+        session = self._session(runtime, neff_info, feeds)
         self.enter("running")
         try:
             outputs = session.call()
@@ -66,7 +64,7 @@ class Run(RunIO):
             self._save_outputs(outputs)
         self._numerics(outputs)
         if int(self.req.get("steps") or 1) > 1 or self.req.get("prefill"):
-            self._steps(session, name, feeds, outputs)
+            self._steps(session, runtime, feeds, outputs)
         self.enter("benchmarking")
         self._bench(session, mode)
         if self.req.get("profile"):
@@ -76,12 +74,14 @@ class Run(RunIO):
             self.event("profile", **capture(self.req, feeds, self.out))
         self.enter("done")
 
-    def _steps(self, session: runtimes.Session, name: str, feeds: arrays.Arrays, outputs: dict[str, Any]) -> None:
+    def _steps(
+        self, session: runtimes.Session, runtime: type[runtimes.Runtime], feeds: arrays.Arrays, outputs: dict[str, Any]
+    ) -> None:
         """The calls after the first, state carried, each against the eager module (workers/run_steps.py)."""
         from neffbench.workers import run_steps
 
         self.enter("stepping")
-        results = run_steps.carried(self, session, name, feeds, outputs, self.req.get("prefill"))
+        results = run_steps.carried(self, session, runtime, feeds, outputs, self.req.get("prefill"))
         for r in results:
             verdict = "match" if r["match"] else "MISMATCH"
             which = "call 1 (the prefill job)" if r["step"] == "prefill" else f"call {r['step'] + 1}"
@@ -129,40 +129,39 @@ class Run(RunIO):
             self.event("warning", message=req["job_warning"])
         return neff_info
 
-    def _runtime(self) -> tuple[str, str]:
+    def _runtime(self) -> tuple[type[runtimes.Runtime], str]:
         """The runtime and the timing mode, announced with the reason for the runtime."""
         req = self.req
-        table = runtimes.availability(
-            bool(req.get("neff")),
-            bool(req.get("job_dir")),
-            backends.neff_in_model_pt(req.get("backend")) and bool(req.get("model_pt")),
-            req.get("no_neff_reason") or "a cpu-check job makes no NEFF",
-        )
         try:
-            name, reason = runtimes.choose(req.get("runtime", "auto"), table)
+            choice = runtimes.choose(
+                req.get("runtime", "auto"), runtimes.ImportingHost(), runtimes.Target.of_request(req)
+            )
         except runtimes.RuntimeUnavailable as exc:
             raise RunFailure(str(exc)) from None
-        modes = ("device", "host") if name in ("nrtpy", "spike") else ("host",)
-        mode = req.get("mode") or modes[0]
-        if mode not in modes:
-            raise RunFailure(f"the {name} runtime times in {' or '.join(modes)} mode only; got --mode {mode}.")
+        runtime = choice.runtime
+        mode = req.get("mode") or runtime.modes[0]
+        if mode not in runtime.modes:
+            raise RunFailure(
+                f"the {runtime.name} runtime times in {' or '.join(runtime.modes)} mode only; got --mode {mode}."
+            )
         self.event(
             "runtime",
-            runtime=name,
-            label=runtimes.LABELS[name],
-            reason=reason,
+            runtime=runtime.name,
+            label=runtime.label,
+            reason=choice.reason,
             mode=mode,
-            on_device=name in runtimes.DEVICE_RUNTIMES,
-            available={k: list(v) for k, v in table.items()},
-            versions=_versions(name),
+            on_device=runtime.on_device,
+            available={k: list(v) for k, v in choice.verdicts.items()},
+            versions=runtimes.versions(),
         )
-        self.out.line(f"neffbench: runtime {name} ({runtimes.LABELS[name]}): {reason}")
-        return name, mode
+        self.out.line(f"neffbench: runtime {runtime.name} ({runtime.label}): {choice.reason}")
+        return runtime, mode
 
-    def _check(self, name: str, neff_info: Any, feeds: arrays.Arrays) -> None:
-        """Before loading: on a NeuronCore runtime, the feeds against the NEFF's IO and the host against its target."""
+    def _check(self, runtime: type[runtimes.Runtime], neff_info: Any, feeds: arrays.Arrays) -> None:
+        """Before loading: for a runtime that feeds the NEFF by name, the feeds against the NEFF's IO and the host
+        against its target."""
         problems: list[str] = []
-        if name in ("nrtpy", "spike") and neff_info is not None:
+        if runtime.feeds_neff_by_name and neff_info is not None:
             notes, problems = checks.downcast_int64(neff_info, feeds)
             for note in notes:
                 self.out.line(f"neffbench: {note}")
@@ -216,54 +215,13 @@ class Run(RunIO):
             self._last_progress = now
             self.event("progress", phase=phase, done=done, total=total, counted=counted)
 
-    def _session(self, name: str, neff_info: Any, feeds: arrays.Arrays) -> runtimes.Session:
-        req = self.req
+    def _session(self, runtime: type[runtimes.Runtime], neff_info: Any, feeds: arrays.Arrays) -> runtimes.Session:
         try:
-            if name in ("nrtpy", "spike"):
-                out_dtypes = {t.name: t.dtype for t in neff_info.outputs}
-                return runtimes.nrt_session(
-                    name,
-                    req["neff"],
-                    {n: feeds.arrays[n] for n in feeds.neff_names},
-                    int(req.get("core", 0)),
-                    out_dtypes,
-                    feeds.dtypes,
-                )
-            args = tuple(arrays.to_tensor(feeds.arrays[n], feeds.dtypes[n]) for n in feeds.arrays)
-            out_names = self._output_names()
-            if name == "torchscript":
-                import torch
-                import torch_neuronx  # noqa: F401 - registers the Neuron ops model.pt calls
-
-                from neffbench.workers.run_steps import split, tensors
-
-                # torch_neuronx.trace's module keeps its state on the device: it takes the inputs alone.
-                args = tensors(feeds, split(feeds)[0])
-                return runtimes.torch_session(name, torch.jit.load(req["model_pt"]), args, out_names)
-            return self._cpu_session(args, out_names)
+            return runtime.load(self, neff_info, feeds)
         except RunFailure:
             raise
         except Exception as exc:  # noqa: BLE001 - loading fails in many documented ways
             raise RunFailure(_explained(exc, "loading")) from exc
-
-    def _cpu_session(self, args: tuple[Any, ...], out_names: list[str]) -> runtimes.Session:
-        """The cpu-check job's TorchScript when there is one (and the eager module beside it), else eager."""
-        import torch
-
-        if backends.makes_no_neff(self.req.get("backend")) and self.req.get("model_pt"):
-            scripted = runtimes.torch_session(
-                "cpu", torch.jit.load(self.req["model_pt"], map_location="cpu"), args, out_names
-            )
-            scripted.variant = "TorchScript (model.pt)"
-            try:
-                scripted.secondary = runtimes.torch_session("cpu", self._rebuilt(), args, out_names)
-                scripted.secondary.variant = "eager module"
-            except RunFailure as exc:  # model.pt is the job's own graph: it still runs
-                self.out.line(f"neffbench: the eager module is not timed beside model.pt: {exc}")
-            return scripted
-        eager = runtimes.torch_session("cpu", self._rebuilt(), args, out_names)
-        eager.variant = "eager module"
-        return eager
 
 
 def _explained(exc: BaseException, what: str) -> str:
@@ -272,21 +230,6 @@ def _explained(exc: BaseException, what: str) -> str:
     if nrt is not None:
         return f"{what}: {nrt.sentence()}"
     return f"{what}: {type(exc).__name__}: {message_text(text) or 'no message'}"
-
-
-def _versions(runtime: str) -> dict[str, Any]:
-    from neffbench.versions import package_version
-
-    out: dict[str, Any] = {"python": platform.python_version()}
-    for name, dist in (
-        ("torch", "torch"),
-        ("torch_neuronx", "torch-neuronx"),
-        ("nrtpy", "nrtpy"),
-        ("spike", "spike"),
-        ("neffbench", "neffbench"),
-    ):
-        out[name] = package_version(name, dist)
-    return out
 
 
 def main() -> int:

@@ -9,10 +9,9 @@ import numpy as np
 
 from neffbench.procs import Emitter
 from neffbench.runs import arrays
+from neffbench.runs.runtimes import RunFailure
 
-
-class RunFailure(Exception):
-    """A failed run with its one-sentence reason."""
+__all__ = ["RunFailure", "RunIO", "default_tolerance"]
 
 
 class RunIO:
@@ -95,7 +94,7 @@ class RunIO:
 
     # ---- the job's module and the reference -------------------------------------------------
 
-    def _rebuilt(self) -> Any:
+    def rebuilt(self) -> Any:
         """The job's module built again from its spec, refused when it is not the module the job compiled (other
         weights would make every comparison a false mismatch)."""
         if self._module is not None:
@@ -144,7 +143,7 @@ class RunIO:
         except KernelError as exc:
             raise RunFailure(f"the prefill job's module cannot be built again: {exc}") from exc
 
-    def _output_names(self) -> list[str]:
+    def output_names(self) -> list[str]:
         if self.req.get("reference"):
             return list(arrays.load(self.req["reference"]).arrays)
         return []
@@ -202,7 +201,7 @@ class RunIO:
             )
             return None
         try:
-            module = self._rebuilt()
+            module = self.rebuilt()
         except RunFailure as exc:
             self.event("numerics", checked=False, reason=str(exc))
             self.out.line(f"neffbench: outputs not compared: {exc}")
@@ -218,7 +217,7 @@ class RunIO:
 
 
 def default_tolerance(ref: arrays.Arrays) -> tuple[float, float, str]:
-    from neffbench.kernels.api import TOLERANCES
+    from neffbench.kernels.tolerances import TOLERANCES
 
     floats = [d for d in ref.dtypes.values() if d in TOLERANCES]
     dtype = floats[0] if floats else "float32"

@@ -10,19 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from neffbench.kernels.api import STATE_PREFIX
 from neffbench.runs import arrays
+from neffbench.runs.arrays import split, tensors
+from neffbench.runs.runtimes import REGISTRY, Runtime
 from neffbench.workers.run_io import RunFailure, default_tolerance
-
-
-def split(feeds: arrays.Arrays) -> tuple[list[str], list[str]]:
-    """The keys of the inputs that are the module's, and of those that are its state (by role)."""
-    state = [n for n in feeds.arrays if feeds.roles.get(n, "").startswith(STATE_PREFIX)]
-    return [n for n in feeds.arrays if n not in state], state
-
-
-def tensors(feeds: arrays.Arrays, keys: list[str]) -> tuple[Any, ...]:
-    return tuple(arrays.to_tensor(feeds.arrays[k], feeds.dtypes[k]) for k in keys)
 
 
 def _roles(feeds: arrays.Arrays, keys: list[str]) -> tuple[str, ...]:
@@ -32,7 +23,7 @@ def _roles(feeds: arrays.Arrays, keys: list[str]) -> tuple[str, ...]:
 def carried(
     run: Any,
     session: Any,
-    runtime: str,
+    runtime: type[Runtime],
     feeds: arrays.Arrays,
     first_outputs: dict[str, Any],
     prefill: Any = None,
@@ -45,17 +36,17 @@ def carried(
 
     req = run.req
     steps = int(req.get("steps") or 1)
-    if runtime in ("nrtpy", "spike"):
+    if runtime.feeds_neff_by_name:
         raise RunFailure(
-            f"--steps calls the job's TorchScript or its module again and again; {runtime} feeds the NEFF by the "
-            "names it was compiled with, and which of them hold the state is not documented: use --runtime "
-            "torchscript or cpu"
+            f"--steps calls the job's TorchScript or its module again and again; {runtime.name} feeds the NEFF by "
+            "the names it was compiled with, and which of them hold the state is not documented: use --runtime "
+            + " or ".join(name for name, cls in REGISTRY.items() if not cls.feeds_neff_by_name)
         )
     spec = from_dict(req["spec"])
-    eager = run._rebuilt()
+    eager = run.rebuilt()
     kernel = registry.for_spec(spec)
     user_keys, state_keys = split(feeds)
-    keeps_state = runtime == "torchscript"  # torch_neuronx.trace's module holds its state on the device
+    keeps_state = runtime.keeps_state_on_device
     ref = arrays.load(req["reference"])
     names = _roles(ref, list(ref.arrays))
     given = req.get("tolerance")
@@ -73,7 +64,12 @@ def carried(
             if keeps_state:
                 raise RunFailure(
                     "--prefill carries another job's state into this one, but torch_neuronx.trace's module keeps "
-                    "its state on the device, where another traced module cannot reach it: use --runtime cpu"
+                    "its state on the device, where another traced module cannot reach it: use --runtime "
+                    + " or ".join(
+                        name
+                        for name, cls in REGISTRY.items()
+                        if not (cls.feeds_neff_by_name or cls.keeps_state_on_device)
+                    )
                 )
             p_feeds = arrays.load(prefill["inputs"])
             p_user_keys, p_state_keys = split(p_feeds)

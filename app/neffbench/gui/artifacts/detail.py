@@ -8,9 +8,9 @@ import json
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QPlainTextEdit, QTreeWidget, QTreeWidgetItem
 
-from neffbench.gui.artifacts.model import Artifact
 from neffbench.gui.compile.panel import numerics_text
 from neffbench.gui.widgets import theme
+from neffbench.jobs.workdir_jobs import Artifact
 from neffbench.spec import SpecError, dumps_toml, from_dict
 from neffbench.targets import codename_label
 from neffbench.usercode import closure

@@ -26,13 +26,14 @@ from PySide6.QtWidgets import (
 from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.artifacts.detail import fill_diff, fill_job, fill_neff
-from neffbench.gui.artifacts.model import Artifact, delete_job, scan
+from neffbench.gui.compile.log_files_window import show_job_logs
 from neffbench.gui.explain.view import ExplanationView
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row
 from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs.summary import human_bytes, outcome_label
+from neffbench.jobs.workdir_jobs import Artifact, delete_job, scan
 from neffbench.spec import SpecError, from_dict
 from neffbench.words import plural
 
@@ -87,6 +88,7 @@ class ArtifactsPanel(QWidget):
         actions = (
             ("open", "Open folder", "Open the job's directory in the file manager."),
             ("copy_path", "Copy path", "Copy the NEFF's (or job directory's) path."),
+            ("logs", "Logs…", "The job's log, its events and the compiler's own logs, whole and searchable."),
             ("copy_reproduce", "Copy reproduce.py", "Copy the job's stand-alone reproduction script."),
             ("reopen", "Re-open spec", "Load the job's spec into the form."),
             ("run", "Run…", "Run and benchmark the job's NEFF (or the NEFF) in the Run tab."),
@@ -270,6 +272,7 @@ class ArtifactsPanel(QWidget):
         has_job = one is not None and one.job_dir is not None
         self.buttons["open"].setEnabled(one is not None)
         self.buttons["copy_path"].setEnabled(one is not None)
+        self.buttons["logs"].setEnabled(has_job)
         self.buttons["copy_reproduce"].setEnabled(has_job and (one.job_dir / "reproduce.py").is_file())
         self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
         self.buttons["delete"].setEnabled(has_job)
@@ -316,6 +319,11 @@ class ArtifactsPanel(QWidget):
         if art is not None:
             folder = art.job_dir or Path(art.neff.path).parent
             open_path(folder, self, tell=self.message.emit, fallback=self.no_launcher)
+
+    def _on_logs_button_clicked(self) -> None:
+        art = self._one()
+        if art is not None and art.job_dir is not None:
+            show_job_logs(art.job_dir, self)
 
     def _on_copy_path_button_clicked(self) -> None:
         art = self._one()

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from neffbench.gui.widgets.threaded import LineBuffer, ThreadedController
 from neffbench.jobs import JobResult
-from neffbench.jobs.buckets import BucketLoop
+from neffbench.jobs.buckets import BucketLoop, run_outcome
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +27,7 @@ class CompileRun:
 
     @property
     def outcome(self) -> str:
-        if self.error:
-            return "failed"
-        if self.cancelled or any(r.outcome == "cancelled" for r in self.results):
-            return "cancelled"
-        if self.results and all(r.outcome == "succeeded" for r in self.results):
-            return "succeeded"
-        return "failed"
+        return "failed" if self.error else run_outcome(self.results, self.cancelled)
 
     @property
     def cpu_check_only(self) -> bool:

@@ -28,7 +28,6 @@ from neffbench.compilerlog.codes import describe
 from neffbench.compilerlog.lines import parse_line
 from neffbench.gui.compile.traceback_fold import FOLDED, TracebackFolder
 from neffbench.gui.widgets import theme
-from neffbench.gui.widgets.desktop import open_path
 from neffbench.words import plural
 
 # Lines kept in the view (and for filtering); older ones are only in job.log.
@@ -54,6 +53,7 @@ class LogView(QWidget):
     """Presents log lines; ``append_lines`` is cheap and may be called with any number of lines."""
 
     code_activated = Signal(str)
+    open_log_requested = Signal(Path)  # the whole file, in the window (log_files_window.py): a remote box has no viewer
 
     def __init__(self, parent: QWidget | None = None, *, max_lines: int = MAX_LINES):
         super().__init__(parent)
@@ -110,8 +110,10 @@ class LogView(QWidget):
         self.codes_label = QLabel("Error codes: none")
         self.footer = QLabel()
         self.footer.setWordWrap(True)  # with the path in its tooltip, so a long workdir never widens the window
-        self.open_log_button = QPushButton("Open job.log", enabled=False)
-        self.open_log_button.setToolTip("The full log, including lines older than the view keeps.")
+        self.open_log_button = QPushButton("Whole log…", enabled=False)
+        self.open_log_button.setToolTip(
+            "The job's whole log, its events and the compiler's own logs, searchable, in a window of their own."
+        )
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Level"))
@@ -171,10 +173,11 @@ class LogView(QWidget):
         self.open_log_button.setEnabled(log_path is not None)
         self._update_footer()
 
-    def append_lines(self, lines: list[str]) -> None:
-        """Queue lines; they appear within a tick or a few. The oldest beyond the cap are dropped unseen."""
+    def append_lines(self, lines: list[str], *, streaming: bool = True) -> None:
+        """Queue lines; they appear within a tick or a few. The oldest beyond the cap are dropped unseen.
+        ``streaming=False`` for lines read from a file: no other thread needs the GIL, so no pause between ticks."""
         self.received += len(lines)
-        self._streaming = True
+        self._streaming = streaming
         self.skipped += max(0, len(self._raw) + len(lines) - self._raw.maxlen)
         self._raw.extend(lines)  # the deque's maxlen drops the oldest, in C
         if not self._timer.isActive():
@@ -323,7 +326,7 @@ class LogView(QWidget):
 
     def _on_open_log_button_clicked(self) -> None:
         if self._log_path is not None:
-            open_path(self._log_path, self)
+            self.open_log_requested.emit(self._log_path)
 
     def _on_wrap_check_toggled(self, on: bool) -> None:
         mode = QPlainTextEdit.LineWrapMode.WidgetWidth if on else QPlainTextEdit.LineWrapMode.NoWrap

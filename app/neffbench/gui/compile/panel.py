@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from neffbench.backends import registry as backends
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.gui.compile.controller import CompileRun
+from neffbench.gui.compile.log_files_window import show_job_logs
 from neffbench.gui.compile.log_view import LogView
 from neffbench.gui.compile.stages import StageTree
 from neffbench.gui.explain.view import ExplanationView
@@ -31,7 +32,7 @@ from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs import NO_NEFF_NOTE, JobResult
 from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
-from neffbench.kernels.api import bucket_cell, bucket_phrase, buckets_text
+from neffbench.kernels.bucket_words import bucket_cell, bucket_phrase, buckets_text
 from neffbench.words import plural, sentences
 
 
@@ -130,7 +131,11 @@ class CompilePanel(QWidget):
         self.sweep = None  # the SweepProgress of a running sweep
         self.workdir: str | None = None  # where a sweep's jobs are, for its results' links
         self.results.itemActivated.connect(self._on_results_item_activated)
+        self.log_view.open_log_requested.connect(self._on_log_view_open_log_requested)
         self._show_elapsed()
+
+    def _on_log_view_open_log_requested(self, path: Path) -> None:
+        show_job_logs(path.parent, self, path.name)
 
     def show_plan(self, spec, workdir: str, backend: str | None) -> None:
         """Before the first compile: what pressing Compile will do."""
@@ -197,6 +202,8 @@ class CompilePanel(QWidget):
         self._show_elapsed()
 
     def show_sweep_event(self, event: dict) -> None:
+        if event.get("type") == "progress":  # a point's compiler is alive, as in a compile of its own
+            self._show_progress(event)
         if self.sweep is not None:
             self.sweep.event(event)
 
@@ -221,6 +228,11 @@ class CompilePanel(QWidget):
             f"Compiling bucket {bucket_phrase(bucket)} ({index} of {len(self._buckets)}) in {Path(job_dir).name}"
         )
 
+    def _show_progress(self, event: dict) -> None:
+        """The compiler's progress dots on a line it has not ended: output, for the signs of life."""
+        self._dots = int(event.get("dots") or 0)
+        self._last_output.start()
+
     def show_lines(self, lines: list[str]) -> None:
         """The compile printed: into the log, and the clock of signs of life starts again."""
         self.log_view.append_lines(lines)
@@ -236,8 +248,7 @@ class CompilePanel(QWidget):
         elif kind == "pass":
             self.stages.show_pass(event)
         elif kind == "progress":
-            self._dots = int(event.get("dots") or 0)
-            self._last_output.start()
+            self._show_progress(event)
         elif kind == "compiler_error" and event.get("code"):
             self.log_view.add_error_code(event["code"], event.get("message", ""))
         elif kind == "compiler_status":

@@ -8,39 +8,28 @@ own code, and the exception line.
 
 from __future__ import annotations
 
-import re
-
+from neffbench.usercode.tracebacks import TracebackLines
 from neffbench.words import plural
 
 FOLDED = object()  # feed's answer for a line the view leaves out
-_HEAD = "Traceback (most recent call last)"
-_FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+')
-# Frames in these are not the user's: the workbench, installed packages, the standard library.
-_LIBRARY_RE = re.compile(r"[/\\](?:neffbench|site-packages|dist-packages|lib[/\\]python\d[\d.]*)[/\\]")
 
 
 class TracebackFolder:
     def __init__(self) -> None:
+        self._lines = TracebackLines()
         self._inside = False
-        self._folding_source = False  # the source lines under a folded frame go with it
         self.folded = 0
 
-    def feed(self, line: str):
+    def feed(self, line: str) -> object | str | None:
         """FOLDED to leave ``line`` out, a line of text to show before it, or None to show it as it is."""
-        if line.startswith(_HEAD):
+        part = self._lines.read(line)
+        if part.kind == "head":
             self._inside, self.folded = True, 0
             return FOLDED
         if not self._inside:
             return None
-        m = _FRAME_RE.match(line)
-        if m:
-            self._folding_source = bool(_LIBRARY_RE.search(m.group("path")))
-            if self._folding_source:
-                self.folded += 1
-                return FOLDED
-            return None
-        if line[:1].isspace() or not line.strip():
-            if self._folding_source:
+        if part.kind in ("frame", "source", "blank"):
+            if part.user is False:  # a frame not the user's, and the lines under it
                 self.folded += 1
                 return FOLDED
             return None

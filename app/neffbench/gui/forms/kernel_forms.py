@@ -7,14 +7,13 @@ Each kernel's form is built the first time it is shown and keeps its values whil
 
 from __future__ import annotations
 
-import pkgutil
 from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
+from neffbench.gui.forms.contribution import KernelForm, spec_form
 from neffbench.gui.forms.memory_note import MemoryNote
-from neffbench.gui.forms.spec_form import SpecForm
 from neffbench.gui.widgets import wheel
 from neffbench.gui.widgets.flow import CurrentPageStack
 from neffbench.kernels import registry
@@ -28,7 +27,7 @@ class KernelForms(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._kernels = {k.name: k for k in registry.available()}
-        self._forms: dict[str, Any] = {}
+        self._forms: dict[str, KernelForm] = {}
         # Each form's spec as last loaded or saved: what differs from it is an unsaved edit (None: edited before this
         # session, as a restart restores it).
         self._baseline: dict[str, Any] = {}
@@ -66,7 +65,7 @@ class KernelForms(QWidget):
     def kernel(self) -> str:
         return self.kernel_combo.currentData()
 
-    def current(self) -> Any:
+    def current(self) -> KernelForm:
         return self._form(self.kernel)
 
     def spec(self) -> Any:
@@ -76,14 +75,14 @@ class KernelForms(QWidget):
         """Show ``spec`` in its kernel's form, switching to that kernel. ``held``: a spec file's problems that
         ``spec`` could not hold (``SpecForm.set_spec``); SpecError with them for a form that cannot show them."""
         name = getattr(spec, "kernel", registry.DEFAULT)
-        if held and not getattr(self._form(name), "holds_problems", False):
+        if held and not self._form(name).holds_problems:
             from neffbench.spec import SpecError
 
             raise SpecError(held)
         self._pending.pop(name, None)
         self._switch(name)
         if held:
-            self._forms[name].set_spec(spec, held=held)
+            self._forms[name].set_spec(spec, held=held)  # type: ignore[call-arg] - holds_problems says it takes them
         else:
             self._forms[name].set_spec(spec)
         self._baseline[name] = self._forms[name].spec()
@@ -128,7 +127,7 @@ class KernelForms(QWidget):
         """What each form knows beyond its spec, for the next session (``kept_state``; most forms know nothing)."""
         out = {n: state for n, (_, state) in self._pending.items() if state}
         for name, form in self._forms.items():
-            state = form.kept_state() if hasattr(form, "kept_state") else {}
+            state = form.kept_state()
             if state:
                 out[name] = state
         return out
@@ -153,14 +152,9 @@ class KernelForms(QWidget):
 
     # ---- internals ----
 
-    def _form(self, name: str) -> Any:
+    def _form(self, name: str) -> KernelForm:
         if name not in self._forms:
-            kernel = self._kernels[name]
-            form = (
-                pkgutil.resolve_name(kernel.gui_form)()
-                if kernel.gui_form
-                else SpecForm(spec_class=kernel.spec_class, titles=kernel.section_titles)
-            )
+            form = spec_form(self._kernels[name])
             form.spec_changed.connect(lambda spec, name=name: self._on_form_spec_changed(name, spec))
             form.problems_changed.connect(lambda problems, name=name: self._on_form_problems_changed(name, problems))
             self._forms[name] = form
@@ -168,7 +162,7 @@ class KernelForms(QWidget):
             if name in self._pending:
                 spec, state = self._pending.pop(name)
                 form.set_spec(spec)
-                if state and hasattr(form, "restore_state"):
+                if state:
                     form.restore_state(state)
             self._baseline[name] = None if name in self._unsaved else form.spec()
         return self._forms[name]

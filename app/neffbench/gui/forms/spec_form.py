@@ -61,6 +61,8 @@ class SpecForm(QScrollArea):
     problems_changed = Signal(list)
     # ``set_spec`` takes the problems of a spec file's values the spec could not hold (``held``).
     holds_problems = True
+    # The width of a first launch's form column.
+    preferred_width = 380
 
     def __init__(
         self,
@@ -153,6 +155,13 @@ class SpecForm(QScrollArea):
     def field_label(self, key: str) -> QLabel:
         """The label beside a field's editor (its tooltip says why a disabled field is ignored)."""
         return self._rows[key].label
+
+    def kept_state(self) -> dict:
+        """Nothing beyond the spec: every value the form shows is in it."""
+        return {}
+
+    def restore_state(self, state: dict) -> None:
+        """Nothing to restore (see ``kept_state``)."""
 
     def set_spec(self, spec, *, held: list[Problem] | tuple[Problem, ...] = ()) -> None:
         """Show ``spec`` in the widgets (edits that follow build on it). ``held``: the problems of values a spec file

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from neffbench.gui.preview.tensors import BAD_BACKGROUND, FitTree, TensorView
 from neffbench.gui.widgets import theme
-from neffbench.kernels.api import bucket_label
+from neffbench.kernels.bucket_words import bucket_label
 
 DATA_DEPENDENT_WHY = (
     "{op}: its output's shape depends on the input values, and a NEFF has fixed shapes, "

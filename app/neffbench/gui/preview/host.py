@@ -6,17 +6,15 @@ It routes what the preview controller reports to the panel on show, and turns th
 
 from __future__ import annotations
 
-import pkgutil
 from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QWidget
 
+from neffbench.gui.preview.contribution import PreviewPanel, preview_panel
 from neffbench.gui.preview.controller import NO_PREVIEW
 from neffbench.gui.widgets import wheel
 from neffbench.kernels import registry
-
-GENERIC_PANEL = "neffbench.gui.preview.kernel_panel:KernelPreviewPanel"
 
 
 class PreviewHost(QStackedWidget):
@@ -26,23 +24,20 @@ class PreviewHost(QStackedWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.panels: dict[str, QWidget] = {}
+        self.panels: dict[str, PreviewPanel] = {}
         self.kernel: str | None = None
 
     @property
-    def panel(self) -> QWidget:
+    def panel(self) -> PreviewPanel:
         return self.panels[self.kernel]
 
-    def show_kernel(self, name: str) -> QWidget:
+    def show_kernel(self, name: str) -> PreviewPanel:
         """The kernel's panel, built on first use, brought to the front."""
         if name not in self.panels:
-            panel = pkgutil.resolve_name(registry.get(name).gui_preview or GENERIC_PANEL)()
-            if hasattr(panel, "bucket_chosen"):
-                panel.bucket_chosen.connect(self.bucket_chosen)
-            if hasattr(panel, "check_requested"):
-                panel.check_requested.connect(self.check_requested)
-            if hasattr(panel, "keep_state_requested"):
-                panel.keep_state_requested.connect(self.keep_state_requested)
+            panel = preview_panel(registry.get(name))
+            panel.bucket_chosen.connect(self.bucket_chosen)
+            panel.check_requested.connect(self.check_requested)
+            panel.keep_state_requested.connect(self.keep_state_requested)
             self.panels[name] = panel
             self.addWidget(panel)
             wheel.guard_all(panel)  # a kernel's own panel too: its token and head boxes
@@ -51,17 +46,15 @@ class PreviewHost(QStackedWidget):
         return self.panels[name]
 
     def chosen_bucket(self) -> int | None:
-        combo = getattr(self.panel, "bucket_combo", None)
-        return combo.currentData() if combo is not None else None
+        return self.panel.chosen_bucket()
 
     def splitters(self) -> dict[str, QSplitter]:
         """Each panel's splitters, to persist (the default kernel's under the keys they always had)."""
         out = {}
         for name, panel in self.panels.items():
             prefix = "preview" if name == registry.DEFAULT else f"preview_{name}"
-            for attr, suffix in (("splitter", ""), ("lower_splitter", "_lower")):
-                if isinstance(getattr(panel, attr, None), QSplitter):
-                    out[prefix + suffix] = getattr(panel, attr)
+            for suffix, splitter in panel.splitters().items():
+                out[prefix + suffix] = splitter
         return out
 
     # ---- what the controller reported ----
@@ -79,11 +72,7 @@ class PreviewHost(QStackedWidget):
         self.panel.show_invalid(message)
 
     def show_check_running(self) -> None:
-        running = getattr(self.panel, "show_check_running", None)
-        if running is not None:
-            running()
+        self.panel.show_check_running()
 
     def show_check(self, report: dict) -> None:
-        show = getattr(self.panel, "show_check", None)
-        if show is not None:
-            show(report)
+        self.panel.show_check(report)

@@ -10,7 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 from superqt import QElidingLabel, QFlowLayout
 
 from neffbench.gui.preview.check import CheckView, verdict
@@ -31,8 +40,10 @@ VERDICT_TIPS = {
 
 class KernelPreviewPanel(QWidget):
     """Presents a KernelPreview and a CPU check report; asks for a check through ``check_requested``, and to keep
-    the buffers the forward writes as state through ``keep_state_requested``."""
+    the buffers the forward writes as state through ``keep_state_requested``. It offers no choice of bucket (the
+    preview is the spec's first), so it never emits ``bucket_chosen``."""
 
+    bucket_chosen = Signal(int)
     check_requested = Signal()
     keep_state_requested = Signal(list)
 
@@ -98,6 +109,12 @@ class KernelPreviewPanel(QWidget):
     def plot_widgets(self) -> dict[str, pg.PlotWidget]:
         """The PlotWidget of each plot shown, by plot title."""
         return {title: self.grid.cells[title].plot_widget for title in self.grid.order}
+
+    def chosen_bucket(self) -> int | None:
+        return None
+
+    def splitters(self) -> dict[str, QSplitter]:
+        return {}
 
     # ---- what the controller reports ----
 

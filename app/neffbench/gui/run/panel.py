@@ -27,8 +27,7 @@ from neffbench.gui.run.target import IDLE, NO_TARGET, RUNTIME_TIP, TargetChooser
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.flow import flow_row, kept_together
 from neffbench.gui.widgets.readable import scrolling
-from neffbench.runs.offer import offered
-from neffbench.runs.runtimes import RUNTIMES
+from neffbench.runs.runtimes import RUNTIMES, offered
 from neffbench.runs.summary import latency_text, summary_lines
 from neffbench.views.run import RunView
 from neffbench.words import plural

@@ -21,7 +21,7 @@ from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
-from neffbench.kernels.api import bucket_phrase, items_unit
+from neffbench.kernels.bucket_words import bucket_phrase, items_unit
 from neffbench.views.run import RunView
 
 DEVICE_COLOUR = theme.ROTATED  # NeuronCore figures

@@ -11,7 +11,7 @@ from neffbench.backends import registry as backends
 from neffbench.gui.run.history import verdict
 from neffbench.gui.run.plots import CPU_COLOUR
 from neffbench.gui.widgets import theme
-from neffbench.kernels.api import bucket_phrase
+from neffbench.kernels.bucket_words import bucket_phrase
 from neffbench.runs.summary import numerics_text
 from neffbench.views.job import JobView
 

@@ -48,7 +48,7 @@ def _preset_action(window, info: PresetInfo) -> QAction:
 
 
 def build_actions(window) -> None:
-    """Every action of the window, its File and Compile menus and the presets, grouped by kernel."""
+    """Every action of the window, its File, Compile and Help menus and the presets, grouped by kernel."""
     window.compile_action = _action(window, "Compile", [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
     window.cancel_action = _action(window, "Cancel", QKeySequence(Qt.Key.Key_Escape), "Stop the running compile (Esc)")
     window.cancel_action.setEnabled(False)
@@ -105,6 +105,13 @@ def build_actions(window) -> None:
     )
     compile_menu = window.menuBar().addMenu("&Compile")
     compile_menu.addActions([window.compile_action, window.recompile_action, window.sweep_action, window.cancel_action])
+    window.manual_action = _action(window, "&Manual", QKeySequence.StandardKey.HelpContents, "The README, here (F1)")
+    window.shortcuts_action = _action(
+        window, "&Keyboard shortcuts", [QKeySequence("Ctrl+?"), QKeySequence("Ctrl+/")], "Every shortcut (Ctrl+?)"
+    )
+    window.about_action = _action(window, "&About NEFF Workbench", None, "Versions, and what the toolchain check found")
+    help_menu = window.menuBar().addMenu("&Help")
+    help_menu.addActions([window.manual_action, window.shortcuts_action, window.about_action])
 
 
 def build_toolbar(window) -> None:

@@ -6,10 +6,9 @@ going back to another kernel gives that kernel's width back, so one wide form ne
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtWidgets import QSplitter
 
-# A form that asks for nothing: the width of a first launch's column.
-DEFAULT_WIDTH = 380
+from neffbench.gui.forms.contribution import KernelForm
 
 
 class FormWidths:
@@ -20,15 +19,15 @@ class FormWidths:
         self.settings = settings
         self.kernel = kernel
 
-    def width_for(self, kernel: str, form: QWidget) -> int:
+    def width_for(self, kernel: str, form: KernelForm) -> int:
         """The kernel's last width, else its form's ``preferred_width``, never below what the form needs
         nor more than half the window (the tabs keep the rest)."""
         total = sum(self.splitter.sizes())
-        wanted = self.settings.number(f"form_width/{kernel}", 0) or getattr(form, "preferred_width", DEFAULT_WIDTH)
+        wanted = self.settings.number(f"form_width/{kernel}", 0) or form.preferred_width
         least = self.splitter.widget(0).minimumSizeHint().width()
         return max(least, min(wanted, total // 2 if total else wanted))
 
-    def switch(self, kernel: str, form: QWidget) -> None:
+    def switch(self, kernel: str, form: KernelForm) -> None:
         """``kernel``'s form is now shown: keep the width the last kernel had, give this one its own."""
         sizes = self.splitter.sizes()
         if kernel == self.kernel or not sum(sizes):

@@ -24,6 +24,7 @@ from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import cancel as window_cancel
+from neffbench.gui.shell import help_menu as window_help
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
@@ -36,7 +37,9 @@ from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
+from neffbench.gui.widgets import theme
 from neffbench.jobs.records import unusable_workdir
+from neffbench.jobs.workdir_claim import WorkdirClaim
 from neffbench.kernels import registry as kernel_registry
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, anchored_here, load_partial, save
@@ -62,6 +65,8 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.background = background
         self.workdir = Path.cwd() / "neffbench-workdir"
+        self.claim: WorkdirClaim | None = None  # whether this window has its workdir first (workdir_claim.py)
+        self._spec_name = ""
         self.panels_ready = False
         self.restored: set[str] = set()  # settings of the panels applied once built (window_settings.restore_panels)
         self.controller = None
@@ -75,6 +80,8 @@ class MainWindow(QMainWindow):
             self._build()
             self._wire()
             self._restore()
+        if self.claim is None:
+            self._claim_workdir()
         # As launch opens it (deferred panels, background work): the first preview is asked for now.
         self.startup = Startup(self, early_preview=defer_panels and background)
         self._first_paint = FirstPaint(self)
@@ -114,6 +121,11 @@ class MainWindow(QMainWindow):
         self.doctor_status = DoctorStatus()
         # Permanent: a message (what an action did, for a few seconds) shows beside it, never over it.
         self.doctor_status.install(self.statusBar())
+        self.second_window_label = QLabel("Second window on this workdir")
+        self.second_window_label.setObjectName("secondWindow")
+        self.second_window_label.setStyleSheet(f"color: {theme.WARN};")
+        self.second_window_label.hide()
+        self.statusBar().addPermanentWidget(self.second_window_label)
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
@@ -136,6 +148,9 @@ class MainWindow(QMainWindow):
         for name, action in self.preset_actions.items():
             action.triggered.connect(lambda _checked=False, name=name: self.apply_preset(name))
         self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
+        self.manual_action.triggered.connect(self._on_manual_action_triggered)
+        self.shortcuts_action.triggered.connect(lambda: window_help.show_shortcuts(self))
+        self.about_action.triggered.connect(lambda: window_help.show_about(self, self.doctor_status.facts))
 
     def explain_log(self, path: str) -> None:
         window_logs.explain_log(self, path)
@@ -200,12 +215,35 @@ class MainWindow(QMainWindow):
             return False
         self.workdir = workdir
         self.workdir_edit.setText(str(self.workdir))
+        self._claim_workdir()
         if self.panels_ready:
             self.artifacts.set_workdir(self.workdir, rescan=rescan)
             self.sweeps.set_workdir(self.workdir)
             window_panels.follow_workdir(self)
             self._refresh_compile_state()
         return True
+
+    def _claim_workdir(self) -> None:
+        if self.claim is not None:
+            self.claim.release()
+        self.claim = WorkdirClaim(self.workdir, Path(self.settings.q.fileName()).parent / "windows")
+        second = not self.claim.take()
+        self.second_window_label.setVisible(second)
+        if second:
+            who = f" (process {self.claim.holder})" if self.claim.holder else ""
+            tip = (
+                f"Another NEFF Workbench window{who} has {self.workdir} open. Both see every job (each has a folder "
+                "of its own); this window's layout and form are not saved when it closes, so the first window's are "
+                "kept."
+            )
+            self.second_window_label.setToolTip(tip)
+            self.statusBar().showMessage(tip, 15000)
+        self._show_title()
+
+    def _show_title(self) -> None:
+        name = f"{self._spec_name} — {TITLE}" if self._spec_name else TITLE
+        second = self.claim is not None and not self.claim.first
+        self.setWindowTitle(f"{name} (second window on this workdir)" if second else name)
 
     @property
     def busy(self) -> bool:
@@ -240,7 +278,8 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.startup.after_first_paint)
 
     def _on_form_spec_changed(self, spec) -> None:
-        self.setWindowTitle(f"{spec.name} — {TITLE}")
+        self._spec_name = spec.name
+        self._show_title()
         if self.preview_controller is None:
             return
         errors = self.form.errors()
@@ -330,6 +369,10 @@ class MainWindow(QMainWindow):
             8000,
         )
         self._on_preview_stack_check_requested()
+
+    def _on_manual_action_triggered(self) -> None:
+        manual = self.findChild(window_help.ManualWindow, "manualWindow") or window_help.ManualWindow(self)
+        manual.show_section(window_help.WINDOW_SECTION)
 
     def _on_open_action_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -426,7 +469,10 @@ class MainWindow(QMainWindow):
                 self.sweeps.cancel()
             event.ignore()  # closes when the controller reports the job has ended
             return
-        self.save_settings()
+        if self.claim is None or self.claim.first:  # a second window on the workdir leaves the first's be
+            self.save_settings()
+        if self.claim is not None:
+            self.claim.release()
         from neffbench.probe.client import close_shared
 
         close_shared()  # the warm probe, if Resolve or a CPU check started one

@@ -56,3 +56,23 @@ def parse_value(text: str, option: str, item: str) -> Any:
     if set(table) != {"v"}:
         raise SpecError([Problem(option, f"{option} {item!r}: the value is more than one TOML value.")])
     return table["v"]
+
+
+def cli_values(items: list[str] | None, option: str) -> dict[str, Any]:
+    """``NAME=VALUE`` items with their values read as TOML, or bare words (``parse_value``)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        ((key, text),) = pairs([item], option).items()
+        out[key] = parse_value(text, option, item)
+    return out
+
+
+def pairs(items: list[str] | None, option: str, sep: str = "=") -> dict[str, str]:
+    """``NAME=VALUE`` (or ``NAME:SPEC``, by ``sep``) items as a dict of their text, refusing one without ``sep``."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise SpecError([Problem(option, f"{option} {item!r} is not NAME{sep}VALUE.")])
+        out[key.strip()] = value.strip()
+    return out

@@ -82,11 +82,12 @@ def reproduce_source(info: dict[str, Any]) -> str:
         return ""
     from pathlib import Path
 
+    from neffbench.kernels.script_template import fill
     from neffbench.kernels.source import module_source
 
-    return (
-        f"\n# ---- {info['hf_compat']['why']} ----\n"
-        f"{module_source(Path(__file__).with_name('hf_masks.py'))}\n\n"
-        "import transformers.masking_utils  # noqa: E402 - loads the mask code that the next line changes\n"
-        "masks_without_vmap()\n"
+    here = Path(__file__).parent
+    return fill(
+        here / "templates" / "hf_compat.py",
+        why=info["hf_compat"]["why"],
+        hf_masks=module_source(here / "hf_masks.py"),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
@@ -13,33 +12,13 @@ from typing import Any
 from neffbench.kernels.api import STATE_PREFIX, Built, Kernel
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import rules, tensors
-from neffbench.kernels.module.cli_values import parse_value
-from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.schema.problems import Problem, SpecError
-
-
-def cli_values(items: list[str] | None, option: str) -> dict[str, Any]:
-    """``NAME=VALUE`` items with their values read as TOML, or bare words (``cli_values.parse_value``)."""
-    out: dict[str, Any] = {}
-    for item in items or []:
-        ((key, text),) = _pairs([item], option).items()
-        out[key] = parse_value(text, option, item)
-    return out
-
-
-def _pairs(items: list[str] | None, option: str, sep: str = "=") -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items or []:
-        key, found, value = item.partition(sep)
-        if not found or not key.strip():
-            raise SpecError([Problem(option, f"{option} {item!r} is not NAME{sep}VALUE.")])
-        out[key.strip()] = value.strip()
-    return out
+from neffbench.kernels.module.cli import ModuleCli
+from neffbench.kernels.module.params import ModuleCompileSpec
+from neffbench.schema.problems import Problem
 
 
 class ModuleKernel(Kernel):
     name = "module"
-    commands = {"resolve": "neffbench.kernels.module.resolve"}
     probe_requests = {"resolve": "neffbench.kernels.module.resolve:report"}
     title = "Any PyTorch module or function"
     summary = (
@@ -49,7 +28,7 @@ class ModuleKernel(Kernel):
     spec_class = ModuleCompileSpec
     gui_form = "neffbench.kernels.module.gui.form:ModuleForm"
     runs_user_code = True
-    source_help = "a module entry (FILE.py:NAME or package.module:NAME)"
+    cli = ModuleCli()
     # The bound built last in this process: verification asks for fresh inputs of the same module.
     # With the state's values before any call, which every call's inputs end with.
     _bound: tuple[str, tuple[str, ...], tuple[Any, ...]] | None = None
@@ -182,83 +161,6 @@ class ModuleKernel(Kernel):
             path=tuple(str((base_dir / p).resolve()) if not Path(p).is_absolute() else p for p in m.path),
         )
         return dataclasses.replace(spec, module=module, inputs=inputs)
-
-    # ---- command line --------------------------------------------------------------------------
-
-    def spec_from_source(self, source: str) -> ModuleCompileSpec | None:
-        """``FILE.py:NAME`` or ``package.module:NAME`` as SPEC: a module spec for that entry."""
-        if ":" not in source or not entries.looks_like_entry(source):
-            return None
-        parsed = entries.parse(source)
-        name = parsed.attr.split(".")[-1].replace("_", "-") or "module"
-        return ModuleCompileSpec(name=name, module=ModuleSection(entry=source))
-
-    def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument(
-            "--input",
-            dest="module_inputs",
-            action="append",
-            metavar="NAME:SPEC",
-            help="module kernel: a tensor input by forward-parameter name, e.g. "
-            "--input 'x:f32[{tokens},4096]' (repeat for each)",
-        )
-        group.add_argument(
-            "--kwarg",
-            dest="module_kwargs",
-            action="append",
-            metavar="NAME=VALUE",
-            help="module kernel: a factory/constructor argument (TOML value: 4096, 1e-6, true, [1, 2], a bare "
-            'word such as gelu for a string, or a nested object: \'config={entry="transformers:GPT2Config", '
-            "kwargs={n_embd=64}}'; malformed TOML is refused; a relative file in an entry is relative to this folder)",
-        )
-        group.add_argument(
-            "--constant",
-            dest="module_constants",
-            action="append",
-            metavar="NAME=VALUE",
-            help="module kernel: a non-tensor forward argument bound by name (a TOML value, as for --kwarg)",
-        )
-        group.add_argument(
-            "--bucket",
-            dest="module_buckets",
-            action="append",
-            metavar="AXIS=V1,V2,...",
-            help="module kernel: the values of a {axis}; one NEFF per combination",
-        )
-
-    def apply_cli_options(self, spec: Any, args: argparse.Namespace) -> Any:
-        given = [
-            getattr(args, d, None) for d in ("module_inputs", "module_kwargs", "module_constants", "module_buckets")
-        ]
-        if not isinstance(spec, ModuleCompileSpec):
-            if any(given):
-                raise SpecError(
-                    [
-                        Problem(
-                            "--input",
-                            f"--input, --kwarg, --constant and --bucket are for module "
-                            f"specs; this is a {spec.kernel} spec.",
-                        )
-                    ]
-                )
-            return spec
-        inputs = {**spec.inputs, **_pairs(given[0], "--input", ":")}
-        kwargs = {**spec.module.kwargs, **cli_values(given[1], "--kwarg")}
-        constants = {**spec.module.constants, **cli_values(given[2], "--constant")}
-        buckets = dict(spec.buckets)
-        for axis, values in _pairs(given[3], "--bucket").items():
-            try:
-                buckets[axis] = tuple(int(v) for v in values.split(",") if v.strip())
-            except ValueError:
-                raise SpecError(
-                    [
-                        Problem(
-                            "--bucket", f"--bucket {axis}={values}: values must be whole numbers separated by commas."
-                        )
-                    ]
-                ) from None
-        module = dataclasses.replace(spec.module, kwargs=kwargs, constants=constants)
-        return dataclasses.replace(spec, inputs=inputs, buckets=buckets, module=module)
 
     # ---- torch ---------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """``neffbench resolve ENTRY``: what a module entry is (its kind, factory and forward signatures), found in a
 probe child because finding it runs the user's code; the probe's side is :func:`report`. The module kernel brings
-both (``Kernel.commands`` and ``Kernel.probe_requests``), as a plugin would."""
+both (``CliContribution.commands`` and ``Kernel.probe_requests``), as a plugin would."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.module import entry as entries
-from neffbench.kernels.module.kernel import cli_values
+from neffbench.kernels.module.cli_values import cli_values
 from neffbench.kernels.module.kwargs_check import check as check_kwargs
 from neffbench.schema.problems import SpecError
 

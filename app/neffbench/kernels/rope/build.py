@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from neffbench.kernels.api import TOLERANCES, TensorSig  # noqa: F401 - TOLERANCES re-exported
+from neffbench.kernels.api import TensorSig
 from neffbench.kernels.rope.ops import TORCH_DTYPES, RopeModule, build_cos_sin_cache
 from neffbench.kernels.rope.params import ROPE_TYPE_REVEALS
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.api import Built, TensorSig
 from neffbench.kernels.rope import validate as rules
+from neffbench.kernels.rope.cli import RopeCli
 from neffbench.kernels.rope.params import RopeCompileSpec
 from neffbench.kernels.token import DTYPE_BYTES, TokenKernel
 
@@ -22,6 +22,7 @@ class RopeKernel(TokenKernel):
     preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = RopeCompileSpec
     gui_preview = "neffbench.kernels.rope.gui.panel:PreviewPanel"
+    cli = RopeCli()
     own_range_checks = rules.OWN_RANGE_CHECKS
     section_titles = {"model": "Model", "rope": "RoPE table"}
 
@@ -103,19 +104,6 @@ class RopeKernel(TokenKernel):
 
     def preview_preload(self) -> None:
         from neffbench.kernels.rope import preview  # noqa: F401
-
-    def add_preview_options(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument("--token", type=int, default=0, help="example token whose lanes are plotted (default 0)")
-        group.add_argument("--head", type=int, default=0, help="query head whose lanes are plotted (default 0)")
-
-    def preview_options(self, args: argparse.Namespace) -> dict[str, Any]:
-        return {"token": args.token, "head": args.head}
-
-    def preview_numbers(self, preview: Any) -> dict[str, Any]:
-        return preview.numbers()
-
-    def preview_summary(self, preview: Any) -> list[str]:
-        return [f"pair-norm check {preview.pair_check.summary()}"]
 
     def preview(self, spec: RopeCompileSpec, bucket: Any = None) -> Any:
         from neffbench.kernels.rope.preview import compute

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from neffbench.kernels.rope.build import TOLERANCES, build_module, example_inputs, rope_scaling
+from neffbench.kernels.rope.build import build_module, example_inputs, rope_scaling
 from neffbench.kernels.rope.ops import _yarn_correction_dim, frequencies
 from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 from neffbench.kernels.rope.preview_data import (  # noqa: F401 - the preview's API, defined torch-free
@@ -27,6 +27,7 @@ from neffbench.kernels.rope.preview_data import (  # noqa: F401 - the preview's 
     Rotation,
 )
 from neffbench.kernels.rope.preview_table import Table, cached_table, clear_cache  # noqa: F401 - clear_cache: the preview's API
+from neffbench.kernels.tolerances import TOLERANCES
 from neffbench.schema import is_active
 from neffbench.schema.problems import problem_lines
 

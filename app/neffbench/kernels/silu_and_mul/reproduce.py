@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
+from neffbench.kernels.script_template import fill
 from neffbench.kernels.silu_and_mul import build
 from neffbench.kernels.silu_and_mul.params import SiluAndMulCompileSpec
 
@@ -17,31 +19,14 @@ def kernel_code() -> str:
 
 
 def source(spec: SiluAndMulCompileSpec) -> str:
-    """A fragment for after ``import torch``: defines ``build_module()`` and ``example_inputs()``."""
+    """A fragment for after ``import torch``: defines ``build_module()`` and ``example_inputs()``
+    (``templates/reproduce.py``)."""
     i = spec.inputs
-    return f'''import torch.nn.functional as F
-from torch import nn
-
-# ---- the kernel: vLLM SiluAndMul.forward_native (vllm/model_executor/layers/activation.py) ----
-
-TORCH_DTYPES = {{"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}}
-
-
-{kernel_code()}
-
-# ---- this job's values ----
-
-INTERMEDIATE_SIZE = {spec.act.intermediate_size!r}  # output width d; the input is 2*d (gate, then up)
-NUM_TOKENS = {i.num_tokens[0]!r}
-DTYPE = {i.dtype!r}
-SEED = {i.seed!r}
-
-
-def build_module() -> nn.Module:
-    return SiluAndMulModule().eval()
-
-
-def example_inputs() -> tuple[torch.Tensor, ...]:
-    """The seeded input x of [NUM_TOKENS, 2 * INTERMEDIATE_SIZE]."""
-    return make_inputs(NUM_TOKENS, INTERMEDIATE_SIZE, TORCH_DTYPES[DTYPE], SEED)
-'''
+    return fill(
+        Path(__file__).with_name("templates") / "reproduce.py",
+        kernel_code=kernel_code(),
+        intermediate_size=spec.act.intermediate_size,
+        num_tokens=i.num_tokens[0],
+        dtype=i.dtype,
+        seed=i.seed,
+    )

@@ -51,6 +51,8 @@ class ModuleForm(QScrollArea):
 
     # The inputs table needs room: the window widens the form column to this when it shows the form.
     preferred_width = 600
+    # A spec file's values the spec could not hold are refused, not shown here.
+    holds_problems = False
 
     spec_changed = Signal(object)
     problems_changed = Signal(list)

@@ -28,9 +28,12 @@ if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels
 
 
 class PreviewPanel(QWidget):
-    """Presents a Preview; asks for another bucket through ``bucket_chosen``."""
+    """Presents a Preview; asks for another bucket through ``bucket_chosen``. It has no CPU check of its own (the
+    pair-norm check is RoPE's), so it never asks for one and ignores reports."""
 
     bucket_chosen = Signal(int)
+    check_requested = Signal()
+    keep_state_requested = Signal(list)
 
     PAIR_BADGE_TIP = (
         "Rotation must keep the norm of every rotated pair (times the table's mscale), within the "
@@ -106,6 +109,12 @@ class PreviewPanel(QWidget):
         layout.addWidget(verdicts)
         layout.addWidget(self.stack, 1)
 
+    def chosen_bucket(self) -> int | None:
+        return self.bucket_combo.currentData()
+
+    def splitters(self) -> dict[str, QSplitter]:
+        return {"": self.splitter, "_lower": self.lower_splitter}
+
     # ---- what the controller reports ----
 
     # (file stem, attribute): the whole panel first, then each plot group on its own.
@@ -172,6 +181,12 @@ class PreviewPanel(QWidget):
         ms = preview.timings.get("total", 0.0) * 1e3
         note = f" · {rot.note}" if rot.note else ""
         self.show_status(f"{preview.spec.name}: computed in {ms:.0f} ms{note}")
+
+    def show_check_running(self) -> None:
+        """Nothing to show: the panel has no CPU check (see the class)."""
+
+    def show_check(self, report: dict) -> None:
+        """Nothing to show: the panel has no CPU check (see the class)."""
 
     @staticmethod
     def _cast_text(preview: Preview) -> str:

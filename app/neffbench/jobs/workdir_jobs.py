@@ -1,4 +1,5 @@
-"""What the Artifacts tab lists: the workdir's NEFFs from the index, plus jobs that made none (Qt-free)."""
+"""A workdir's jobs as the Artifacts tab lists them (its NEFFs from the index, plus jobs that made none), and
+deleting one of them (never a running job's)."""
 
 from __future__ import annotations
 
