@@ -216,7 +216,7 @@ def _compile(
 ) -> tuple[list[Any], list[BaseException], threading.Event]:
     """Every bucket's job, its log streamed as it comes; Ctrl-C cancels them. Returns the results, what the
     bucket loop raised (if anything) and the cancel event."""
-    from neffbench.cli.cancellable import run_cancellable
+    from neffbench.jobs.cancellable import run_cancellable
     from neffbench.jobs import run_buckets
 
     out = sys.stderr if args.json else sys.stdout

@@ -231,6 +231,12 @@ class Kernel:
         """The spec SPEC names when it is neither a file nor a preset (``FILE.py:NAME``); None: not this kernel's."""
         return None
 
+    def spec_from_object(self, obj: Any, saved: Any) -> Any | None:
+        """The spec that compiles ``obj``, an object in memory (what ``neffbench.trace`` is given), called with the
+        inputs ``saved`` holds (``neffbench.kernels.saved.SavedCall``: the object and inputs as files); None: not
+        this kernel's."""
+        return None
+
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         """Options of the kernel's own beyond one per spec field (repeatable ones that set its tables)."""
 

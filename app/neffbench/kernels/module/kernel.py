@@ -193,6 +193,12 @@ class ModuleKernel(Kernel):
         name = parsed.attr.split(".")[-1].replace("_", "-") or "module"
         return ModuleCompileSpec(name=name, module=ModuleSection(entry=source))
 
+    def spec_from_object(self, obj: Any, saved: Any) -> ModuleCompileSpec | None:
+        """Any object a module entry could name: saved with the call, its entry file written beside it."""
+        from neffbench.kernels.module.from_object import spec
+
+        return spec(obj, saved)
+
     def add_cli_options(self, group: argparse._ArgumentGroup) -> None:
         group.add_argument(
             "--input",
