@@ -7,6 +7,7 @@ command prints (see :mod:`neffbench.api`). They load on first use, so ``import n
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
@@ -16,7 +17,6 @@ _API = ("trace", "compile", "jobs", "neffs", "sweep", "Job", "Run", "Compare", "
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        from neffbench import api
-
-        return getattr(api, name)
+        # By name, as the other packages load theirs: the API sits on top of everything, which imports this module.
+        return getattr(importlib.import_module("neffbench.api"), name)
     raise AttributeError(f"module 'neffbench' has no attribute {name!r}")

@@ -71,12 +71,17 @@ class Compare:
         for reference in REFERENCES:
             labels = [str(t.get("module") or t.get("name")) for t in self.taps]
             figures = [t.get(reference) or {} for t in self.taps]
-            values = [f.get("times_tolerance") if isinstance(f.get("times_tolerance"), (int, float)) else None for f in figures]
+            values = [
+                f.get("times_tolerance") if isinstance(f.get("times_tolerance"), (int, float)) else None
+                for f in figures
+            ]
             if any(v is not None for v in values):
                 title = f"<div>{html.escape(reference.replace('_', ' '))}: error in multiples of the tolerance</div>"
                 charts.append(title + html.bars(labels, values, [f.get("ok") for f in figures], limit=1.0))
         summary = "".join(f"<div>{html.escape(s)}</div>" for s in self.document.get("summary") or [])
-        return html.block(html.heading(f"compare of {self.document.get('job')}", str(self.verdict), ok), summary, *charts)
+        return html.block(
+            html.heading(f"compare of {self.document.get('job')}", str(self.verdict), ok), summary, *charts
+        )
 
 
 def compare_job(

@@ -177,9 +177,9 @@ def graph_fingerprint(traced: Any) -> dict[str, Any]:
 def _code(func: Any) -> list[dict[str, Any]]:
     """The files (or notebook cells) your own code of the object comes from, with their digest and what each
     defines: its classes, and the function itself when it is one."""
-    from neffbench.usercode.origin import classify
-
     import torch
+
+    from neffbench.usercode.origin import classify
 
     objects: list[Any] = [func] if not isinstance(func, torch.nn.Module) else [type(m) for m in func.modules()]
     where: dict[str, list[str]] = {}

@@ -27,7 +27,9 @@ def heading(title: str, verdict: str, ok: bool | None) -> str:
 
 def pairs(items: Iterable[tuple[str, Any]]) -> str:
     """A two-column table of labels and values."""
-    rows = "".join(f'<tr><th style="{_CELL}">{escape(k)}</th><td style="{_CELL}">{escape(v)}</td></tr>' for k, v in items)
+    rows = "".join(
+        f'<tr><th style="{_CELL}">{escape(k)}</th><td style="{_CELL}">{escape(v)}</td></tr>' for k, v in items
+    )
     return f'<table style="{_STYLE}">{rows}</table>'
 
 
@@ -62,8 +64,13 @@ def histogram(values: Sequence[float], *, unit: str, bins: int = 24, width: int 
 
 
 def bars(
-    labels: Sequence[str], values: Sequence[float | None], oks: Sequence[bool | None], *, limit: float | None = None,
-    width: int = 420, row: int = 16,
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    oks: Sequence[bool | None],
+    *,
+    limit: float | None = None,
+    width: int = 420,
+    row: int = 16,
 ) -> str:
     """An SVG bar per label on a log scale (errors in multiples of tolerance), coloured by verdict; ``limit`` draws
     the line a bar must stay under. A label without a value gets no bar."""

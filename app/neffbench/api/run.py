@@ -88,7 +88,9 @@ class Run:
             [[f"{stats[p] * 1000:.1f} µs" if isinstance(stats.get(p), (int, float)) else "-" for p in PERCENTILES]],
         )
         chart = html.histogram([d * 1000 for d in self.durations_ms], unit="µs")
-        return html.block(html.heading(f"run {self.path.stem}", view.outcome or "?", ok), html.pairs(facts), table, chart)
+        return html.block(
+            html.heading(f"run {self.path.stem}", view.outcome or "?", ok), html.pairs(facts), table, chart
+        )
 
 
 def run_job(

@@ -98,9 +98,7 @@ def _call_text(func: Any, example_inputs: Any, compiler_args: Any, compiler_work
 
     leaves, _ = flatten(example_inputs)
     shown = ", ".join(f"{str(t.dtype).replace('torch.', '')}{list(t.shape)}" for t in leaves)
-    return (
-        f"trace({label_of(func)}, ({shown}), compiler_args={compiler_args!r}, compiler_workdir={compiler_workdir!r})"
-    )
+    return f"trace({label_of(func)}, ({shown}), compiler_args={compiler_args!r}, compiler_workdir={compiler_workdir!r})"
 
 
 def _returned(backend: str, func: Any, derived: Derived, job: Job, say: Callable[[str], None]) -> Any:
@@ -114,7 +112,9 @@ def _returned(backend: str, func: Any, derived: Derived, job: Job, say: Callable
         from neffbench.backends.torchneuron_options import device
 
         module = func.to(device()) if isinstance(func, torch.nn.Module) else func
-        return torch.compile(module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": job.view.name})
+        return torch.compile(
+            module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": job.view.name}
+        )
     import torch_neuronx  # noqa: F401 - loading a TorchScript that holds a NEFF needs its ops registered first
 
     if not derived.saved.flat:

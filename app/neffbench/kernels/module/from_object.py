@@ -9,7 +9,6 @@ that takes the tensors in order, ``input0`` on, and puts them back into the stru
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 from typing import Any
 
 from neffbench.kernels.module.binding import bind
@@ -30,7 +29,7 @@ def spec(obj: Any, saved: SavedCall) -> ModuleCompileSpec:
         write_text(entry, _entry_source(saved, adapted=names is None), fsync=False)
     names = names or [f"input{i}" for i in range(len(saved.inputs))]
     inputs = {
-        name: f"{i.dtype}[{','.join(str(d) for d in i.shape)}] file(\"{(saved.folder / i.file).resolve()}\")"
+        name: f'{i.dtype}[{",".join(str(d) for d in i.shape)}] file("{(saved.folder / i.file).resolve()}")'
         for name, i in zip(names, saved.inputs)
     }
     return ModuleCompileSpec(
