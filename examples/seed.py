@@ -6,6 +6,8 @@ One line differs from the script the workbench started from: `import neffbench a
 the CPU and returns the CPU-traced module.
 """
 
+from pathlib import Path
+
 import torch
 from torch import nn
 
@@ -90,4 +92,5 @@ q_out, k_out = traced(positions, q, k, cache)
 expected_q, expected_k = wrapper(positions, q, k, cache)
 print(f"traced: query {tuple(q_out.shape)}, key {tuple(k_out.shape)}")
 print(f"max abs difference against eager: {max((q_out - expected_q).abs().max(), (k_out - expected_k).abs().max()):.3g}")
-torch.jit.save(traced, "rope.pt")
+neffs = sorted(Path("compiler_workdir").glob("**/*.neff"))
+print(f"NEFF: {neffs[-1] if neffs else 'none (cpu-check makes none)'}")

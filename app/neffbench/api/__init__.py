@@ -7,17 +7,17 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "trace": "trace",
+    "trace": "tracing",
     "compile": "compiling",
     "jobs": "job",
     "neffs": "compiling",
-    "sweep": "sweep",
+    "sweep": "sweeping",
     "Job": "job",
     "JobList": "job",
     "Run": "run",
     "Compare": "compare",
     "Explanation": "explanation",
-    "Sweep": "sweep",
+    "Sweep": "sweeping",
     "CompileFailed": "errors",
 }
 __all__ = sorted(_EXPORTS)

@@ -28,10 +28,10 @@ def _spec_of(source: Any, example_inputs: Any, workdir: str | Path | None) -> An
     else:
         from neffbench.api.compiler_args import compiler_spec
         from neffbench.api.derive import derive
-        from neffbench.api.trace import DEFAULT_WORKDIR, _spec
+        from neffbench.api.tracing import DEFAULT_WORKDIR, spec_for
 
         folder = Path(workdir or DEFAULT_WORKDIR)
-        spec = _spec(source, derive(source, example_inputs, folder, trace=False), compiler_spec(None)[0], folder)
+        spec = spec_for(source, derive(source, example_inputs, folder, trace=False), compiler_spec(None)[0], folder)
     return dataclasses.replace(spec, workdir=str(workdir)) if workdir is not None else spec
 
 

@@ -221,7 +221,7 @@ def _compile(
 
     out = sys.stderr if args.json else sys.stdout
     progress = Progress(out) if out.isatty() else None
-    from neffbench.cli.terminal_log import TracebackFolder
+    from neffbench.jobs.terminal_log import TracebackFolder
 
     on_line = TracebackFolder(progress.line if progress else _plain_writer(out))
     on_event = progress.event if progress else None

@@ -39,7 +39,7 @@ def show(args: argparse.Namespace) -> int:
         print(f"neffbench: {exc}", file=sys.stderr)
         return EXIT_INVALID
     if args.json:
-        from neffbench.api.sweep import Sweep
+        from neffbench.api.sweeping import Sweep
 
         print(json.dumps(Sweep(sweep).to_json(), indent=2, default=str))
         return EXIT_OK

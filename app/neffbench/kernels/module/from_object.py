@@ -19,6 +19,31 @@ from neffbench.procs import write_text
 
 ENTRY_FILE = "traced.py"
 ADAPTER = "Called"
+# Pasted into the entry file. Functions of a script or a notebook come back from the pickle with globals named
+# __main__, which here is another module (the worker's): torch.compile guards a global of an inlined function by
+# looking it up in the module of that name. So their globals get a module of their own.
+_REHOMED = '''
+
+def rehomed(obj):
+    """``obj`` with the globals of its script's or notebook's functions named for a module of their own."""
+    import sys
+    import types
+
+    functions = [obj] if isinstance(obj, types.FunctionType) else []
+    for module in obj.modules() if isinstance(obj, torch.nn.Module) else [obj]:
+        for value in vars(type(module)).values():
+            functions.append(getattr(value, "__func__", getattr(value, "fget", value)))
+    for function in functions:
+        found = getattr(function, "__globals__", None)
+        if found is None or found.get("__name__") != "__main__" or found is vars(sys.modules["__main__"]):
+            continue
+        name = f"neffbench_traced_main_{id(found)}"
+        found["__name__"] = name
+        home = types.ModuleType(name)
+        home.__dict__.update(found)
+        sys.modules[name] = home
+    return obj
+'''
 
 
 def spec(obj: Any, saved: SavedCall) -> ModuleCompileSpec:
@@ -89,7 +114,9 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).resolve().parent
-'''
+''' + (_REHOMED if saved.how != TORCHSCRIPT else "")
+    loaded = f'{load}(HERE / "{MODULE_FILE}"{kwargs})'
+    loaded = loaded if saved.how == TORCHSCRIPT else f"rehomed({loaded})"
     if not adapted:
         return (
             doc
@@ -97,7 +124,7 @@ HERE = Path(__file__).resolve().parent
 
 def build():
     """The object as neffbench.trace was given it."""
-    return {load}(HERE / "{MODULE_FILE}"{kwargs})
+    return {loaded}
 '''
         )
     counter = [0]
@@ -120,6 +147,6 @@ class {ADAPTER}(torch.nn.Module):
 
 def build():
     """The object as neffbench.trace was given it, taking the call's tensors in order."""
-    return {ADAPTER}({load}(HERE / "{MODULE_FILE}"{kwargs}))
+    return {ADAPTER}({loaded})
 '''
     )

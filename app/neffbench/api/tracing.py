@@ -37,12 +37,16 @@ class _InProcessJob(CompileJob):
 
 
 def _printer() -> Callable[[str], None]:
-    out = sys.stdout  # the caller's, as it is now (Jupyter's, in a notebook)
+    """Lines to the caller's stdout as it is now (Jupyter's, in a notebook), a Python traceback folded into one line
+    pointing at job.log, as the command shows them."""
+    from neffbench.jobs.terminal_log import TracebackFolder
 
-    def say(line: str) -> None:
+    out = sys.stdout
+
+    def write(line: str) -> None:
         print(line, file=out, flush=True)
 
-    return say
+    return TracebackFolder(write)
 
 
 def _once(key: str, sentence: str, say: Callable[[str], None]) -> None:
@@ -81,7 +85,7 @@ def _ignored(partitioner_config: Any, inline_weights_to_neff: bool, aliases: Map
     return out
 
 
-def _spec(func: Any, derived: Derived, compiler: Any, workdir: Path) -> Any:
+def spec_for(func: Any, derived: Derived, compiler: Any, workdir: Path) -> Any:
     import dataclasses
 
     from neffbench.kernels import registry
@@ -178,7 +182,7 @@ def trace(
     notes = left_out + _ignored(partitioner_config, inline_weights_to_neff, input_output_aliases)
     for note in notes:
         say(f"neffbench: {note}")
-    spec = _spec(func, derived, compiler, workdir)
+    spec = spec_for(func, derived, compiler, workdir)
     origin = {
         "how": "neffbench.trace",
         "call": _call_text(func, example_inputs, compiler_args, compiler_workdir),
@@ -201,7 +205,10 @@ def trace(
         job.start()
         return job.wait()
 
-    done = Job.of(waited(work, job.cancel, name="neffbench-trace", say=say))
+    try:
+        done = Job.of(waited(work, job.cancel, name="neffbench-trace", say=say))
+    finally:
+        getattr(say, "close", lambda: None)()  # a folded traceback still pending is said
     for line in summary_lines(done.to_json(), str(done.directory)):
         say(f"neffbench: {line}")
     if not done.succeeded:
