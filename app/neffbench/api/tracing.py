@@ -36,7 +36,7 @@ class _InProcessJob(CompileJob):
         return InProcessChild(job_dir)
 
 
-def _printer() -> Callable[[str], None]:
+def _printer() -> Any:
     """Lines to the caller's stdout as it is now (Jupyter's, in a notebook), a Python traceback folded into one line
     pointing at job.log, as the command shows them."""
     from neffbench.jobs.terminal_log import TracebackFolder
@@ -168,7 +168,8 @@ def trace(
     from neffbench.jobs.summary import summary_lines
     from neffbench.toolchain.instance import instance_family
 
-    say = on_line or _printer()
+    folder = None if on_line else _printer()
+    say = on_line or folder
     chosen = predicted_backend(backend)
     _announce(chosen, say)
     if input_output_aliases:
@@ -208,7 +209,8 @@ def trace(
     try:
         done = Job.of(waited(work, job.cancel, name="neffbench-trace", say=say))
     finally:
-        getattr(say, "close", lambda: None)()  # a folded traceback still pending is said
+        if folder is not None:
+            folder.close()  # a folded traceback still pending is said
     for line in summary_lines(done.to_json(), str(done.directory)):
         say(f"neffbench: {line}")
     if not done.succeeded:

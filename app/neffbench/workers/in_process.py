@@ -69,7 +69,8 @@ class _Lines(io.TextIOBase):
 
 @contextlib.contextmanager
 def _kept_process_state() -> Iterator[None]:
-    """The random generators' states and the set of modules of the user's files, as they were before."""
+    """The random generators' states, the import path and the modules of the user's files, as they were before (a
+    module the build made by hand, without an import spec, goes too)."""
     import torch
 
     from neffbench.usercode.origin import classify, module_file
@@ -77,16 +78,19 @@ def _kept_process_state() -> Iterator[None]:
     numpy = sys.modules.get("numpy")
     states: list[Any] = [torch.random.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None]
     modules = set(sys.modules)
+    path = list(sys.path)
     try:
         yield
     finally:
+        sys.path[:] = path
         torch.random.set_rng_state(states[0])
         random.setstate(states[1])
         if numpy is not None:
             numpy.random.set_state(states[2])
         for name in set(sys.modules) - modules:
-            path = module_file(sys.modules.get(name))
-            if path is not None and classify(path) == "user":
+            module = sys.modules.get(name)
+            file = module_file(module)
+            if (file is not None and classify(file) == "user") or getattr(module, "__spec__", True) is None:
                 del sys.modules[name]  # a later job's build imports it afresh, and records it as read
 
 

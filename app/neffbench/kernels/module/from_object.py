@@ -67,7 +67,7 @@ def spec(obj: Any, saved: SavedCall) -> ModuleCompileSpec:
 def _parameter_names(obj: Any, saved: SavedCall) -> list[str] | None:
     """The forward's parameter names for the call's tensors, when each positional argument was one tensor and they
     bind by name as they were passed by position; None: the entry file's adapter takes them in order."""
-    if not saved.flat or not saved.inputs:
+    if not saved.flat or not saved.inputs or saved.how == TORCHSCRIPT:  # a TorchScript's signature is not Python's
         return None
     forward = forward_of(obj)
     try:
