@@ -199,3 +199,23 @@ def test_ctrl_c_cancels_the_compile_records_it_and_leaves_nothing_running(tmp_pa
     while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [pid for pid in pids if process_alive(pid)]
+
+
+def test_a_warm_trace_resolves_only_the_modules_loaded_since_the_last(tmp_path, monkeypatch):
+    """Finding your own modules (saved by value) resolved every loaded module's path, most of a warm trace's time;
+    a module of yours imported since is still found."""
+    from neffbench.api import derive
+    from neffbench.usercode import origin
+
+    derive._user_modules()
+    derive._user_modules()  # what the first loaded on its way is known too
+    resolved = []
+    real = origin.module_file
+    monkeypatch.setattr(origin, "module_file", lambda module: resolved.append(module.__name__) or real(module))
+    (tmp_path / "mine_since.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mine_since", raising=False)
+    __import__("mine_since")
+    found = [m.__name__ for m in derive._user_modules()]
+    assert resolved == ["mine_since"] and "mine_since" in found
+    monkeypatch.delitem(sys.modules, "mine_since")

@@ -37,6 +37,7 @@ DERIVED_FILE = "derived.json"
 _SAVABLE = ("float32", "bfloat16", "float16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 _SOURCE_NOTE = re.compile(r"(, scope: [^\n#]*)?( # [^\n]*)?$", re.MULTILINE)
 _MANGLED = re.compile(r"___torch_mangle_\d+\.")
+_user_files: dict[str, bool] = {}  # a module's __file__ as loaded: whether it is your own code
 
 
 class CallError(ValueError):
@@ -126,14 +127,24 @@ def _array(tensor: Any) -> Any:
     return (t.float() if t.dtype == torch.bfloat16 else t).contiguous().numpy()
 
 
-def _user_modules() -> list[types.ModuleType]:
+def _is_user_module(module: types.ModuleType) -> bool:
     from neffbench.usercode.origin import classify, module_file
 
+    # By the file's name as loaded: resolving thousands of paths on every call is most of a warm trace's cost.
+    key = getattr(module, "__file__", None)
+    if not isinstance(key, str):
+        return False
+    if key not in _user_files:
+        path = module_file(module)
+        _user_files[key] = path is not None and classify(path) == "user"
+    return _user_files[key]
+
+
+def _user_modules() -> list[types.ModuleType]:
     out: dict[str, types.ModuleType] = {}
     for module in list(sys.modules.values()):
-        path = module_file(module) if isinstance(module, types.ModuleType) else None
         # __main__ (a script, a notebook) goes by value whatever is registered.
-        if path is not None and module.__name__ != "__main__" and classify(path) == "user":
+        if isinstance(module, types.ModuleType) and module.__name__ != "__main__" and _is_user_module(module):
             out.setdefault(module.__name__, module)
     return list(out.values())
 

@@ -9,6 +9,7 @@ run in this process, and this returns the CPU-traced module. Each says so once p
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -85,12 +86,19 @@ def _ignored(partitioner_config: Any, inline_weights_to_neff: bool, aliases: Map
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def _kernels() -> tuple[Any, ...]:
+    """Every kernel that loads, read once a process: listing them parses every distribution's metadata, a fifth of
+    a second each call, and a plugin installed meanwhile is found by the next process as by the window."""
+    from neffbench.kernels import registry
+
+    return tuple(registry.available())
+
+
 def spec_for(func: Any, derived: Derived, compiler: Any, workdir: Path) -> Any:
     import dataclasses
 
-    from neffbench.kernels import registry
-
-    for kernel in registry.available():
+    for kernel in _kernels():
         spec = kernel.spec_from_object(func, derived.saved)
         if spec is not None:
             return dataclasses.replace(spec, workdir=str(workdir), compiler=compiler)
