@@ -101,3 +101,14 @@ def test_compile_from_python_returns_the_jobs_the_command_would_make(tmp_path, c
     assert "numerics on CPU" in capsys.readouterr().out
     again = neffbench.compile("seed", backend="cpu-check", workdir=tmp_path)
     assert again[0].cached
+
+
+def test_a_neff_shows_its_header_and_interface(tmp_path):
+    from tests.neff_factory import build_neff
+
+    build_neff(tmp_path / "a" / "graph.neff", inputs={"x": ("float32", (2, 3))}, outputs={"y": ("float16", (2,))})
+    (neff,) = neffbench.neffs(tmp_path)
+    page = neff._repr_html_()
+    assert "NEFF a/graph.neff" in page and "cayman" in page and "none found" in page
+    assert "<table" in page and "float16" in page and "[2, 3]" in page
+    assert "<table" in neffbench.neffs(tmp_path)._repr_html_()

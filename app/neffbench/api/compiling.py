@@ -111,6 +111,20 @@ class Neff:
             f"<Neff {self.record.rel_path}: {self.record.info.io_summary() if self.record.info else self.record.error}>"
         )
 
+    def _repr_html_(self) -> str:
+        data = self.to_json()
+        job = data.get("job") or {}
+        facts = [(k, data.get(k)) for k in ("name", "target", "lnc_size", "compiler_version", "size", "modified")]
+        facts.append(("job", f"{job.get('job_id')} ({job.get('outcome')})" if job else "none found"))
+        rows = [("in", t["name"], t["dtype"], t["shape"]) for t in data.get("inputs") or []]
+        rows += [("out", t["name"], t["dtype"], t["shape"]) for t in data.get("outputs") or []]
+        error = data.get("error")
+        return html.block(
+            html.heading(f"NEFF {data.get('path')}", data.get("io") or str(error or ""), None if error is None else False),
+            html.pairs(facts),
+            html.table(["", "name", "dtype", "shape"], rows) if rows else "",
+        )
+
 
 class NeffList(list):  # type: ignore[type-arg]
     """NEFFs, newest first: a list that shows itself as ``neffbench list``'s table and offers ``to_pandas()``."""
