@@ -23,7 +23,7 @@ RUN_STAMP := $(ENV_DIR)/.neffbench-installed-run
 LEGACY_PY := $(LEGACY_VENV)/bin/python
 LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
-.PHONY: run test lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps install-desktop clean
+.PHONY: run test test-fast lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps install-desktop clean
 
 # Only what running needs (torch, PySide6, pyqtgraph, numpy, superqt, tomli-w); make test adds the test tools.
 run: setup-run
@@ -39,6 +39,10 @@ test: setup system-deps
 	if [ $$habits -ne 0 ]; then echo "make test: make lint failed (above)"; fi; \
 	if [ $$suite -ne 0 ]; then exit $$suite; fi; exit $$habits
 
+# The inner loop: the tests not marked slow (child processes, compiles) or remote (Xvfb, VNC, sshd), without lint.
+test-fast: setup system-deps
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(PYTEST_WORKERS) -m "not slow and not remote" $(PYTEST_ARGS)
+
 # Lint rules, format, import layers and types, as pyproject.toml sets them.
 lint: setup
 	$(ENV_DIR)/bin/ruff check app tests
@@ -53,8 +57,15 @@ test-legacy: setup-legacy system-deps
 test-legacy-torch-floor:
 	$(MAKE) test-legacy LEGACY_TORCH=$(LEGACY_TORCH_FLOOR) LEGACY_VENV=.venv-legacy-torch2.8
 
+# The window's figures on a real X display (Xvfb and Qt's xcb platform: the window as users see it, locally, over
+# ssh -X or VNC); without xvfb-run on the offscreen platform, which paints to no server and so flatters start-up.
 bench: setup system-deps
-	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS)
+	@if command -v xvfb-run > /dev/null; then \
+	    xvfb-run -a -s "-screen 0 1600x1000x24" env QT_QPA_PLATFORM=xcb $(PY) -m tests.bench $(BENCH_ARGS); \
+	else \
+	    echo "make bench: no xvfb-run, so the window's figures are the offscreen platform's"; \
+	    QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench $(BENCH_ARGS); \
+	fi
 
 setup-run: $(RUN_STAMP)
 

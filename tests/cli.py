@@ -1,11 +1,23 @@
-"""The ``neffbench`` command run as a user runs it, in a child process: the one helper the tests that do use."""
+"""The ``neffbench`` command in tests: in a child process as a user runs it (``neffbench``), or in this process
+(the ``neffbench_in_process`` fixture) where the process itself is not what the test is about.
+
+A child costs a Python start and often an ``import torch`` (a second or more); in this process the command runs
+the same ``neffbench.cli.main.main(argv)`` that ``python -m neffbench`` runs, in the directory and with the
+environment asked for, its output captured, and leaves nothing behind: its directory, environment, stdin and
+logging are put back afterwards. Keep real processes for what only a process shows: signals, exit on a parent's
+death, the worker protocol, what a fresh interpreter imports, plugins found through ``PYTHONPATH``.
+"""
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,3 +35,45 @@ def neffbench(
         timeout=timeout,
         check=False,
     )
+
+
+class _StderrNow(logging.Handler):
+    """What Python does with a warning logged when no handler is configured: its message on (today's) sys.stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(self.format(record) + "\n")
+
+
+@pytest.fixture
+def neffbench_in_process(capsys, monkeypatch):
+    """``neffbench_in_process(*args, cwd=REPO, env=None, stdin=None)``: ``neffbench ARGS`` run by ``main(argv)`` in
+    this process; a CompletedProcess as :func:`neffbench` returns (exit code, stdout, stderr as text)."""
+    from neffbench.cli.main import main
+
+    def run(
+        *args: str | os.PathLike[str], cwd: Path = REPO, env: dict | None = None, stdin: str | bytes | None = None
+    ) -> subprocess.CompletedProcess:
+        argv = [os.fspath(a) for a in args]
+        handler = _StderrNow(logging.WARNING)
+        root = logging.getLogger()
+        with monkeypatch.context() as mp:
+            mp.chdir(cwd)
+            for key, value in (env or {}).items():
+                mp.setenv(key, value)
+            if stdin is not None:
+                data = stdin.encode() if isinstance(stdin, str) else stdin
+                mp.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+            capsys.readouterr()  # what the test printed before is not the command's
+            root.addHandler(handler)
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse's errors, --help and --version
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                if isinstance(exc.code, str):
+                    print(exc.code, file=sys.stderr)
+            finally:
+                root.removeHandler(handler)
+            out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["neffbench", *argv], code, out, err)
+
+    return run

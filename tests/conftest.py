@@ -7,12 +7,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-# The window fixtures (make_window, window, settings_path) for every test that asks for one by name.
-pytest_plugins = ["tests.gui_fixtures"]
+# Fixtures for every test that asks for one by name: the window's (make_window, window, settings_path), the
+# command's in this process (neffbench_in_process), workdirs compiled once a session (compiled, seed_cpu_check_job).
+pytest_plugins = ["tests.gui_fixtures", "tests.cli", "tests.compiled"]
 
 # Before any Qt import: tests never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Hypothesis' clock checks (an example's 200 ms deadline, data generation "too slow") fail on a loaded machine and
+# say nothing about the code: the suite's properties are about what comes out, make bench about how fast.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_SAMPLES = REPO.parent / "shared" / "neff-samples"
@@ -51,3 +58,19 @@ def _no_user_code_left_imported():
     for name in [n for n in sys.modules if n.startswith(USER_PREFIX) and n not in before]:
         del sys.modules[name]
     sys.path[:] = path
+
+
+def _checkout_entries() -> set[str]:
+    return {p.name for p in REPO.iterdir() if not p.name.startswith(".")}
+
+
+_ENTRIES_AT_START = _checkout_entries()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A test that writes into the checkout (a tool's log in the working directory) fails the run: such files
+    end up committed, and a second run sees them."""
+    left = sorted(_checkout_entries() - _ENTRIES_AT_START)
+    if left:
+        session.config.get_terminal_writer().line(f"\ntests wrote into the checkout: {', '.join(left)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

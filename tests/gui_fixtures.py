@@ -1,4 +1,5 @@
-"""Fixtures for the GUI tests: a workbench window with settings of its own, closed and drained afterwards."""
+"""Fixtures for the GUI tests: a workbench window with settings of its own, closed and drained afterwards; the
+spec form alone."""
 
 from __future__ import annotations
 
@@ -50,16 +51,33 @@ def window(make_window):
     return make_window()
 
 
+@pytest.fixture
+def form(qtbot):
+    """The spec form alone (the window's left column, its default preset in it), shown: for tests of the form that
+    need none of the window's tabs, whose building is most of a window's second."""
+    from neffbench.gui.forms.kernel_forms import KernelForms
+    from neffbench.gui.shell.tabs import DEFAULT_PRESET
+    from neffbench.presets import load_preset
+
+    form = KernelForms()
+    form.setMinimumWidth(330)  # as the window sets it
+    qtbot.addWidget(form)
+    form.set_spec(load_preset(DEFAULT_PRESET))
+    form.show()
+    qtbot.waitExposed(form)
+    return form
+
+
 def each_tab(window, qtbot, size: tuple[int, int]):
     """The window resized to ``size``, then each tab in turn brought up and laid out: yields (its name, its page)."""
     from PySide6.QtWidgets import QWidget
 
     window.resize(*size)
-    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=5_000)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=30_000)
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
         page = window.tabs.widget(index)
-        qtbot.waitUntil(page.isVisible, timeout=5_000)
+        qtbot.waitUntil(page.isVisible, timeout=30_000)
         for widget in [window, *page.findChildren(QWidget)]:
             if widget.layout() is not None:
                 widget.layout().activate()

@@ -11,6 +11,22 @@ import random
 LEVELS = ("DEBUG", "INFO", "USER", "WARNING", "WARN", "ERROR", "CRITICAL")
 PASSES = ("Frontend", "HLOToTensorizer", "Tensorizer", "BirCodeGenLoop", "WalrusDriver", "BIRLinker", "Kelper")
 CODES = ("[NLA001]", "[XTP002]", "[TEN404]", "[F134]", "NCC_EOOM001", "NCC_EVRF007", "[ZZZ999]")
+# Shapes that make a careless regular expression backtrack: long runs of what a record's parts look like.
+PATHOLOGICAL_LINES = (
+    "2024-01-01T00:00:00Z " + "1 " * 40_000,
+    "2024-01-01T00:00:00Z ERROR 1 [" + "a" * 80_000,
+    "[" * 80_000,
+    "." * 50_000 + "2024-01-01T00:00:00Z ERROR 1 [x]: y",
+    "NCC_" * 30_000,
+    "03/04/2021 05:06:07 AM " + "[1] " * 20_000,
+    "Running " + "x" * 80_000,
+    "03/04/2021 05:06:07 AM ERROR 1 " + "2 " * 40_000,
+    "F0000 00:00:1.5 " + "1 " * 40_000,
+    "thread 'main' panicked at " + "x" * 80_000,
+    "neuronx-cc " * 8_000 + "exited with status 1",
+    "`neuronx-cc " * 8_000,
+    "Finished pass " + "x" * 80_000,
+)
 
 
 def iso(rng: random.Random) -> str:

@@ -164,7 +164,7 @@ SetEnv XAUTHORITY={self.xauthority}
             self.popen = subprocess.Popen(
                 [sshd, "-D", "-e", "-f", str(f / "sshd_config")], stdout=subprocess.DEVNULL, stderr=log
             )
-        until(lambda: self._listening() or self.popen.poll() is not None, 15, "sshd to listen")
+        until(lambda: self._listening() or self.popen.poll() is not None, 60, "sshd to listen")
         assert self.popen.poll() is None, (f / "sshd.log").read_text()
 
     def _listening(self) -> bool:
@@ -183,7 +183,7 @@ SetEnv XAUTHORITY={self.xauthority}
         if self.popen is not None and self.popen.poll() is None:
             self.popen.terminate()
             try:
-                self.popen.wait(10)
+                self.popen.wait(120)
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
@@ -195,7 +195,7 @@ def _user() -> str:
     return getpass.getuser()
 
 
-def wait_gone(mark: str, timeout: float = 20.0) -> None:
+def wait_gone(mark: str, timeout: float = 60.0) -> None:
     def gone() -> bool:
         return not marked_pids(mark)
 

@@ -10,11 +10,8 @@ import json
 import os
 import random
 import shutil
-import subprocess
-import sys
 import tracemalloc
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,39 +23,23 @@ from neffbench.jobs.bundle import MIB, BundleError, find_job_dir, make_bundle
 from neffbench.jobs.home_paths import HomeShortener
 from tests.fakes import fake_env
 
-REPO = Path(__file__).resolve().parents[1]
-SEED_TOML = REPO / "app" / "neffbench" / "kernels" / "rope" / "presets" / "seed.toml"
-
-
-# --- real jobs, compiled once per module ------------------------------------------------------------------
-
-
-def _compile(workdir: Path, args: list[str], env: dict[str, str] | None) -> Path:
-    proc = subprocess.run(
-        [sys.executable, "-m", "neffbench", "compile", str(SEED_TOML), "--workdir", str(workdir), *args],
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    [job_dir] = [p for p in workdir.iterdir() if (p / "job.json").is_file()]
-    assert json.loads((job_dir / "job.json").read_text())["outcome"] in ("succeeded", "failed"), proc.stderr
-    return job_dir
+# --- real jobs, compiled once per session ------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def jobs(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("bundle-jobs")
+def jobs(compiled) -> dict[str, Path]:
+    """The seed compiled by the fake neuronx-cc failing and succeeding, and by cpu-check: never changed, copied."""
     plans = {
-        "compile-error": ([], fake_env("compile-error")),
-        "success": ([], fake_env("success")),
-        "cpu-check": (["--backend", "cpu-check"], None),
+        "compile-error": (["--backend", "neuron"], fake_env("compile-error"), 1),
+        "success": (["--backend", "neuron"], fake_env("success"), 0),
+        "cpu-check": (["--backend", "cpu-check"], None, 0),
     }
-    with ThreadPoolExecutor(len(plans)) as pool:
-        done = {name: pool.submit(_compile, root / name, args, env) for name, (args, env) in plans.items()}
-        return {name: future.result() for name, future in done.items()}
+    made = {}
+    for name, (args, env, returncode) in plans.items():
+        [made[name]] = [
+            p.parent for p in compiled.original("seed", *args, env=env, returncode=returncode).glob("*/job.json")
+        ]
+    return made
 
 
 def _copy(job_dir: Path, tmp_path: Path) -> Path:

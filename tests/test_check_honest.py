@@ -75,12 +75,16 @@ _cli = neffbench
 
 
 @pytest.mark.slow
-def test_check_runs_every_bucket_and_never_says_ok_for_one_it_did_not(tmp_path):
+def test_check_runs_every_bucket_and_never_says_ok_for_one_it_did_not(tmp_path, neffbench_in_process):
     (tmp_path / "tiny.py").write_text(POSITIONS)
-    ok = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,8", cwd=tmp_path)
+    ok = neffbench_in_process(
+        "check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,8", cwd=tmp_path
+    )
     assert ok.returncode == 0, ok.stderr
     assert "pre-flight checked 2 of 2 buckets: seq=4, seq=8" in ok.stdout
-    bad = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,32", cwd=tmp_path)
+    bad = neffbench_in_process(
+        "check", "tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,32", cwd=tmp_path
+    )
     assert bad.returncode == 2
     assert (
         "pre-flight [seq=32]" in bad.stderr
@@ -92,7 +96,7 @@ def test_check_runs_every_bucket_and_never_says_ok_for_one_it_did_not(tmp_path):
 
 
 @pytest.mark.slow
-def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path):
+def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path, neffbench_in_process):
     (tmp_path / "m.py").write_text(ANY_KWARGS)
     spec = tmp_path / "m.toml"
     spec.write_text(
@@ -112,7 +116,7 @@ def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path):
         input = "f32[2,4]"
         """)
     )
-    check = _cli("check", str(spec), cwd=tmp_path)
+    check = neffbench_in_process("check", str(spec), cwd=tmp_path)
     assert check.returncode == 2
     assert "module.kwargs.settings.kwargs: 'dpeth' is not something Settings knows" in check.stderr
     assert "Did you mean 'depth'?" in check.stderr
@@ -178,12 +182,14 @@ def test_compile_refuses_an_entry_that_cannot_work_before_starting_any_job(tmp_p
     assert not (tmp_path / "wd").exists() or not list((tmp_path / "wd").glob("*/job.json"))
 
 
-def test_a_shape_too_large_for_this_machine_is_refused_in_words(tmp_path):
+def test_a_shape_too_large_for_this_machine_is_refused_in_words(tmp_path, neffbench_in_process):
     from neffbench.machine_memory import total_bytes
 
     (tmp_path / "tiny.py").write_text(POSITIONS)
     # 10^6 x 10^6 float32: 3.6 TiB, more than any machine this runs on.
-    proc = _cli("check", "tiny.py:Tiny", "--input", "x:f32[1000000,1000000]", "--no-probe", cwd=tmp_path)
+    proc = neffbench_in_process(
+        "check", "tiny.py:Tiny", "--input", "x:f32[1000000,1000000]", "--no-probe", cwd=tmp_path
+    )
     assert proc.returncode == 2
     have = f"{total_bytes() / 2**30:.1f} GiB"
     assert (
@@ -201,9 +207,13 @@ def test_the_rope_kernels_refuse_inputs_larger_than_memory():
 
 
 @pytest.mark.slow
-def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_toolchain_does(tmp_path):
+def test_complex_numbers_inside_the_graph_are_named_with_the_line_and_what_the_toolchain_does(
+    tmp_path, neffbench_in_process
+):
     (tmp_path / "rot.py").write_text(COMPLEX)
-    cpu = _cli("check", "rot.py:ComplexRotary", "--input", "x:f32[4,8]", "--backend", "cpu-check", cwd=tmp_path)
+    cpu = neffbench_in_process(
+        "check", "rot.py:ComplexRotary", "--input", "x:f32[4,8]", "--backend", "cpu-check", cwd=tmp_path
+    )
     assert cpu.returncode == 0, cpu.stderr
     assert "torch.view_as_complex at rot.py:14" in cpu.stderr and "NCC_EVRF004" in cpu.stderr
     assert "ndim" not in cpu.stderr
@@ -246,9 +256,9 @@ def test_complex_advice_follows_the_installed_toolchain():
     assert advice([], LegacyTrace, "2.21", "2.9") == []
 
 
-def test_check_of_a_python_file_without_a_name_says_to_add_one(tmp_path):
+def test_check_of_a_python_file_without_a_name_says_to_add_one(tmp_path, neffbench_in_process):
     (tmp_path / "tiny.py").write_text(POSITIONS)
-    proc = _cli("check", "tiny.py", cwd=tmp_path)
+    proc = neffbench_in_process("check", "tiny.py", cwd=tmp_path)
     assert proc.returncode == 2
     assert "tiny.py is Python, not a spec: add :NAME to say what in it to compile, as in tiny.py:Tiny" in proc.stderr
     assert "TOML" not in proc.stderr
@@ -322,10 +332,10 @@ def test_a_key_the_class_turns_into_something_else_is_honoured_and_a_stored_one_
     assert kept.errors == [] and len(kept.warnings) == 2
 
 
-def test_tables_are_set_by_their_own_options_not_by_a_text_option(tmp_path):
-    out = _cli("check", "--help", cwd=tmp_path).stdout
+def test_tables_are_set_by_their_own_options_not_by_a_text_option(tmp_path, neffbench_in_process):
+    out = neffbench_in_process("check", "--help", cwd=tmp_path).stdout
     assert "--kwarg NAME=VALUE" in out and "--kwargs " not in out and "--constants " not in out
-    bad = _cli("check", "seed", "--constants", "use_cache=false", cwd=tmp_path)
+    bad = neffbench_in_process("check", "seed", "--constants", "use_cache=false", cwd=tmp_path)
     assert bad.returncode == 2 and "unrecognized arguments: --constants" in bad.stderr  # argparse, no traceback
 
 
@@ -351,9 +361,9 @@ class Net(nn.Module):
 
 
 @pytest.mark.slow
-def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_model_pt(tmp_path):
+def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_model_pt(tmp_path, neffbench_in_process):
     (tmp_path / "pyop.py").write_text(PYTHON_OP)
-    check = _cli("check", "pyop.py:Net", "--input", "x:f32[2]", cwd=tmp_path)
+    check = neffbench_in_process("check", "pyop.py:Net", "--input", "x:f32[2]", cwd=tmp_path)
     assert check.returncode == 2
     assert "calls the Python function Doubled (a torch.autograd.Function, called at" in check.stderr
     assert "called at pyop.py:18)" in check.stderr
@@ -363,7 +373,7 @@ def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_m
     assert compile_.returncode == 1
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
     assert not (job / "model.pt").exists() and json.loads((job / "job.json").read_text())["model_pt"] is None
-    explained = _cli("explain", str(job), cwd=tmp_path).stdout
+    explained = neffbench_in_process("explain", str(job), cwd=tmp_path).stdout
     # The job explained by its record: the cause, not "no compiler outcome in its log".
     assert "Failed: pre-flight: the traced graph calls the Python function Doubled" in explained.splitlines()[0]
 
@@ -459,10 +469,10 @@ def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_hashes_check_prints_are_the_jobs_names(tmp_path):
+def test_the_hashes_check_prints_are_the_jobs_names(tmp_path, neffbench_in_process):
     (tmp_path / "tiny.py").write_text(POSITIONS)
     args = ("tiny.py:Tiny", "--input", "x:f32[1,{seq},8]", "--bucket", "seq=4,8")
-    check = _cli("check", *args, cwd=tmp_path)
+    check = neffbench_in_process("check", *args, cwd=tmp_path)
     line = next(ln for ln in check.stdout.splitlines() if "each bucket's job" in ln)
     printed = set(re.findall(r"\b[0-9a-f]{8}\b", line))
     assert _cli("compile", *args, "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path).returncode == 0

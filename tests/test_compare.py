@@ -268,11 +268,9 @@ def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path)
     assert "run error" in table and "f64" in table
 
 
-def test_a_kernel_without_submodules_is_compared_at_its_outputs(tmp_path):
+def test_a_kernel_without_submodules_is_compared_at_its_outputs(seed_cpu_check_job):
     """RoPE's module calls no submodule: its own outputs (query and key) are the taps, at depth 0."""
-    proc = _cli("compile", "seed", "--backend", "cpu-check", "--workdir", str(tmp_path / "wd"), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    job = seed_cpu_check_job
     doc = _compare(job, "--runtime", "cpu", code=EXIT_WITHIN)
     assert [(t["module"], t["depth"]) for t in doc["taps"]] == [("(output 0)", 0), ("(output 1)", 0)]
     assert doc["first_divergent"] == {"vs_eager": None, "vs_float64": None}

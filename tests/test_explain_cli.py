@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -66,15 +64,10 @@ def test_other_outcomes_agree_with_their_records(tmp_path, monkeypatch, capsys, 
     check_job(job)
 
 
-def test_standard_input_and_a_log_with_several_compiles():
+def test_standard_input_and_a_log_with_several_compiles(neffbench_in_process):
     log = (CORPUS / "multi_compile_training.log").read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "neffbench", "explain", "--json", "-"],
-        input=log,
-        capture_output=True,
-        check=True,
-        cwd=REPO,
-    )
+    done = neffbench_in_process("explain", "--json", "-", stdin=log)
+    assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["source"] == "<stdin>"
     assert len(got["compiles"]) > 1
@@ -118,7 +111,7 @@ def test_the_line_above_an_internal_error_is_marked_as_its_likely_root_cause(cap
     assert json.loads(capsys.readouterr().out)["cause_above_internal_error"] is None
 
 
-def test_the_errors_after_the_first_are_counted_and_shown_on_asking(capsys):
+def test_the_errors_after_the_first_are_counted_and_shown_on_asking(capsys, neffbench_in_process):
     log = str(CORPUS / "multi_compile_training.log")
     errors = json.loads((CORPUS / "multi_compile_training.expected.json").read_text())["errors"]
     assert main(["explain", log]) == 0
@@ -129,14 +122,7 @@ def test_the_errors_after_the_first_are_counted_and_shown_on_asking(capsys):
     assert f"other errors ({len(errors) - 1}):" in every and "--all-errors shows each" not in every
     for error in errors[1:]:
         assert f"line {error['line']}" in every and error["message"].split("\n")[0] in every
-    assert "--all-errors" in " ".join(_help("explain").split())
-
-
-def _help(command: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "neffbench", command, "--help"], capture_output=True, text=True, cwd=REPO
-    )
-    return done.stdout
+    assert "--all-errors" in " ".join(neffbench_in_process("explain", "--help").stdout.split())
 
 
 def test_a_command_with_two_targets_is_flagged_with_the_one_used(tmp_path, capsys):

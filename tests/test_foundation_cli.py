@@ -95,8 +95,8 @@ def test_preset_show_unknown_suggests(capsys):
     assert "No preset named 'llama3'. Did you mean" in capsys.readouterr().err
 
 
-def test_doctor_json_reports_what_it_found():
-    proc = run_cli("doctor", "--json")
+def test_doctor_json_reports_what_it_found(neffbench_in_process):
+    proc = neffbench_in_process("doctor", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     for key in (
@@ -134,8 +134,8 @@ def test_doctor_recognises_the_pypi_placeholder(tmp_path):
     assert "cpu-check backend" in proc.stdout
 
 
-def test_help_lists_the_commands():
-    proc = run_cli("--help")
+def test_help_lists_the_commands(neffbench_in_process):
+    proc = neffbench_in_process("--help")
     assert proc.returncode == 0
     for cmd in ("check", "preset", "doctor"):
         assert cmd in proc.stdout

@@ -31,8 +31,7 @@ def _field(key: str) -> dataclasses.Field:
     return next(f for f in fields if f.name == name)
 
 
-def test_every_field_gets_an_editor_from_its_metadata(window):
-    form = window.form
+def test_every_field_gets_an_editor_from_its_metadata(form):
     for key in _keys():
         f = _field(key)
         widget = form.editor(key).widget
@@ -54,17 +53,16 @@ def test_every_field_gets_an_editor_from_its_metadata(window):
             assert isinstance(widget, (QCheckBox, QLineEdit)), key
 
 
-def test_scaling_fields_appear_with_their_rope_type(window, qtbot):
-    form = window.form
+def test_scaling_fields_appear_with_their_rope_type(form, qtbot):
     combo = form.editor("rope.rope_type").widget
     factor = form.editor("rope.factor").widget
     low = form.editor("rope.low_freq_factor").widget
     combo.setCurrentText("default")
-    assert not factor.isVisibleTo(window) and not low.isVisibleTo(window)
+    assert not factor.isVisibleTo(form) and not low.isVisibleTo(form)
     combo.setCurrentText("linear")
-    assert factor.isVisibleTo(window) and not low.isVisibleTo(window)
+    assert factor.isVisibleTo(form) and not low.isVisibleTo(form)
     combo.setCurrentText("llama3")
-    assert factor.isVisibleTo(window) and low.isVisibleTo(window)
+    assert factor.isVisibleTo(form) and low.isVisibleTo(form)
     assert form.spec().rope.rope_type == "llama3"
 
 

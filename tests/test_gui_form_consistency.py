@@ -159,9 +159,8 @@ def _state(form, key):
 
 
 @pytest.mark.gui
-def test_partial_rotary_factor_is_disabled_while_rotary_dim_is_set(window):
-    window.apply_preset("seed")  # rotary_dim 64
-    form = window.form
+def test_partial_rotary_factor_is_disabled_while_rotary_dim_is_set(form):
+    form.set_spec(load_preset("seed"))  # rotary_dim 64
     enabled, tip, label_tip = _state(form, "model.partial_rotary_factor")
     assert not enabled
     assert tip.startswith("Ignored: rotary_dim is set, and it wins over the factor.") and label_tip == tip
@@ -173,9 +172,8 @@ def test_partial_rotary_factor_is_disabled_while_rotary_dim_is_set(window):
 
 
 @pytest.mark.gui
-def test_key_heads_are_disabled_without_a_key(window):
-    window.apply_preset("seed")
-    form = window.form
+def test_key_heads_are_disabled_without_a_key(form):
+    form.set_spec(load_preset("seed"))
     assert form.editor("model.num_heads_k").widget.isEnabled()
     form.editor("model.with_key").widget.setChecked(False)
     assert not form.editor("model.num_heads_k").widget.isEnabled()
@@ -185,9 +183,8 @@ def test_key_heads_are_disabled_without_a_key(window):
 
 
 @pytest.mark.gui
-def test_lnc_follows_the_target_and_a_value_it_warns_about_stays_editable(window):
-    window.apply_preset("seed")  # trn2, lnc 2
-    form = window.form
+def test_lnc_follows_the_target_and_a_value_it_warns_about_stays_editable(form):
+    form.set_spec(load_preset("seed"))  # trn2, lnc 2
     target, lnc = form.editor("compiler.target").widget, form.editor("compiler.lnc").widget
     assert lnc.isEnabled()
     target.setCurrentIndex(target.findData("trn1"))
@@ -201,9 +198,8 @@ def test_lnc_follows_the_target_and_a_value_it_warns_about_stays_editable(window
 
 
 @pytest.mark.gui
-def test_a_value_validation_blames_stays_editable(window):
-    window.apply_preset("seed")
-    form = window.form
+def test_a_value_validation_blames_stays_editable(form):
+    form.set_spec(load_preset("seed"))
     form.set_spec(
         with_(with_(load_preset("seed"), "model", rotary_dim=16, partial_rotary_factor=0.5), "compiler", target="trn2")
     )
@@ -215,25 +211,24 @@ def test_a_value_validation_blames_stays_editable(window):
 
 
 @pytest.mark.gui
-def test_fields_a_choice_hides_are_still_hidden_not_disabled(window):
-    window.apply_preset("seed")
-    form = window.form
+def test_fields_a_choice_hides_are_still_hidden_not_disabled(form):
+    form.set_spec(load_preset("seed"))
     cast = form.editor("compiler.auto_cast").widget
     cast_type = form.editor("compiler.auto_cast_type").widget
-    assert not cast_type.isVisibleTo(window)
+    assert not cast_type.isVisibleTo(form)
     cast.setCurrentIndex(cast.findData("matmult"))
-    assert cast_type.isVisibleTo(window) and cast_type.isEnabled()
+    assert cast_type.isVisibleTo(form) and cast_type.isEnabled()
 
 
 @pytest.mark.gui
-def test_other_kernels_forms_disable_lnc_before_trn2(window):
+def test_other_kernels_forms_disable_lnc_before_trn2(form):
     for name in ("rms_norm", "module"):
         spec = registry.get(name).default_spec()  # target trn1
-        window.form.set_spec(spec)
-        lnc = window.form.editor("compiler.lnc").widget
+        form.set_spec(spec)
+        lnc = form.editor("compiler.lnc").widget
         assert not lnc.isEnabled() and lnc.toolTip().startswith("Ignored: the target is trn1"), name
-        window.form.set_spec(with_(spec, "compiler", target="trn2"))
-        assert window.form.editor("compiler.lnc").widget.isEnabled(), name
+        form.set_spec(with_(spec, "compiler", target="trn2"))
+        assert form.editor("compiler.lnc").widget.isEnabled(), name
 
 
 @pytest.mark.gui

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.gui
 
 QUIET_S = 0.5
 WATCH_MS = 1500
+WATCHES = 3
 
 
 class _PaintCounter(QObject):
@@ -50,14 +51,21 @@ def test_the_idle_window_with_its_preview_shown_does_not_repaint(forwarded, wind
     counter = _PaintCounter()
     app = QApplication.instance()
     app.installEventFilter(counter)
+    seen: list[list[str]] = []
     try:
-        # Whatever the preview's arrival asked to be painted, then a quiet spell, then watch.
-        qtbot.waitUntil(lambda: time.monotonic() - counter.last > QUIET_S, timeout=20_000)
-        counter.painted.clear()
-        watch = QTimer()
-        watch.setSingleShot(True)
-        with qtbot.waitSignal(watch.timeout, timeout=WATCH_MS + 5_000):
-            watch.start(WATCH_MS)
+        # Whatever the preview's arrival asked to be painted, then a quiet spell, then watch. A paint that a loaded
+        # machine delayed into a watch comes once; a repaint of an idle window (a caret, an animation) comes in
+        # every watch: so one quiet watch of WATCHES passes.
+        for _ in range(WATCHES):
+            qtbot.waitUntil(lambda: time.monotonic() - counter.last > QUIET_S, timeout=20_000)
+            counter.painted.clear()
+            watch = QTimer()
+            watch.setSingleShot(True)
+            with qtbot.waitSignal(watch.timeout, timeout=WATCH_MS + 5_000):
+                watch.start(WATCH_MS)
+            seen.append(list(counter.painted))
+            if not counter.painted:
+                break
     finally:
         app.removeEventFilter(counter)
-    assert counter.painted == [], f"painted while idle: {sorted(set(counter.painted))}"
+    assert [] in seen, f"painted while idle, in each of {WATCHES} watches: {[sorted(set(p)) for p in seen]}"

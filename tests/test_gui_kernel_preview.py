@@ -138,7 +138,7 @@ def test_show_preview_draws_each_plot_with_its_title_axes_legend_and_note(panel,
     assert list(widgets) == ["RMS per token", "Values"]
     for title, widget in widgets.items():
         assert widget.getPlotItem().titleLabel.text == title
-    qtbot.waitUntil(lambda: all(w.isVisible() for w in widgets.values()), timeout=2000)
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in widgets.values()), timeout=30_000)
     cells = panel.grid.cells
     assert cells["RMS per token"].legend_names() == ["before", "after", "expected"]
     assert cells["Values"].legend_names() == ["input"]
@@ -315,7 +315,7 @@ def test_a_check_that_could_not_run_shows_its_error_prominently(panel):
 
 
 def test_the_button_asks_for_a_check(panel, qtbot):
-    with qtbot.waitSignal(panel.check_requested, timeout=2000):
+    with qtbot.waitSignal(panel.check_requested, timeout=30_000):
         qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
     panel.show_check_running()
     assert panel.check_view.verdict_badge.text() == "CPU check: running"
@@ -327,7 +327,7 @@ def test_the_button_asks_for_a_check(panel, qtbot):
 def test_show_invalid_keeps_the_previous_plots_and_says_why(panel, qtbot):
     panel.show_preview(two_plots())
     widgets = panel.plot_widgets()
-    qtbot.waitUntil(lambda: all(w.isVisible() for w in widgets.values()), timeout=2000)
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in widgets.values()), timeout=30_000)
     _x, before = panel.grid.cells["Values"].items[0].getOriginalDataset()
     panel.show_invalid("norm.eps: must be greater than 0")
     assert panel.plot_widgets() == widgets

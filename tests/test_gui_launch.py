@@ -28,6 +28,8 @@ def watch():
         return
     window = windows[0]
     window.first_painted.connect(lambda: seen.setdefault("torch_at_first_paint", "torch" in sys.modules))
+    # superqt imports all of itself (a tenth of a second): nothing before the first paint needs it.
+    window.first_painted.connect(lambda: seen.setdefault("superqt_at_first_paint", "superqt" in sys.modules))
     def previewed(p):
         # The warm probe computed it: this process has not imported torch yet, nor built the other tabs.
         seen.setdefault("torch_at_first_preview", "torch" in sys.modules)
@@ -57,6 +59,7 @@ def test_launch_paints_before_torch_loads_then_fills_in_and_exits_cleanly(tmp_pa
     seen = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
     assert seen == {
         "torch_at_first_paint": False,
+        "superqt_at_first_paint": False,
         "torch_at_first_preview": False,
         "other_tabs_at_first_preview": False,
         "preview": "seed",
@@ -64,3 +67,22 @@ def test_launch_paints_before_torch_loads_then_fills_in_and_exits_cleanly(tmp_pa
     }
     # Settings were saved where QSettings keeps them for this user.
     assert any(p.suffix == ".conf" for p in tmp_path.rglob("*"))
+
+
+def test_the_window_reads_the_kernels_from_the_metadata_once_as_it_is_built(qtbot, settings_path, monkeypatch):
+    """The form, the preset menu and the restored spec each list the kernels: one read of the entry points serves
+    them all (each read parses every installed distribution's metadata)."""
+    from importlib import metadata
+
+    from neffbench.gui.shell.main_window import MainWindow
+    from neffbench.gui.shell.settings import Settings
+    from neffbench.kernels import registry
+
+    reads = []
+    real = metadata.entry_points
+    monkeypatch.setattr(metadata, "entry_points", lambda **kw: reads.append(kw.get("group")) or real(**kw))
+    window = MainWindow(Settings.at(settings_path), background=False, defer_panels=True)
+    qtbot.addWidget(window)
+    assert reads.count(registry.GROUP) == 1
+    registry.names()
+    assert reads.count(registry.GROUP) == 2  # outside the window's construction, a listing reads them afresh

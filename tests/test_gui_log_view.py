@@ -48,7 +48,7 @@ def test_levels_are_coloured_and_error_codes_listed(view, qtbot):
             line(4, "USER", "Frontend finished after 0.08 seconds"),
         ]
     )
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     doc = view.text.document()
     colours = [doc.findBlockByNumber(i).begin().fragment().charFormat().foreground().color() for i in range(5)]
     assert colours[1] == QColor(theme.LEVEL_COLOURS["ERROR"])  # USER with an error code is an error
@@ -61,7 +61,7 @@ def test_clicking_a_code_jumps_to_its_line(view, qtbot):
     view.append_lines(
         [line(i) for i in range(300)] + [line(300, "ERROR", "[TEN404] bad")] + [line(i) for i in range(301, 600)]
     )
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     view.text.moveCursor(view.text.textCursor().MoveOperation.Start)
     item = view.codes_list.item(0)
     with qtbot.waitSignal(view.code_activated):
@@ -71,21 +71,21 @@ def test_clicking_a_code_jumps_to_its_line(view, qtbot):
 
 def test_filter_by_level_keeps_only_what_is_asked(view, qtbot):
     view.append_lines([line(0, "DEBUG"), line(1), line(2, "WARNING"), line(3, "ERROR")])
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     view.level_combo.setCurrentIndex(2)  # warnings and errors
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     assert view.text.toPlainText().splitlines() == [line(2, "WARNING"), line(3, "ERROR")]
     view.append_lines([line(4, "INFO"), line(5, "ERROR")])
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     assert view.text.toPlainText().splitlines()[-1] == line(5, "ERROR")
     view.level_combo.setCurrentIndex(0)
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     assert len(view.text.toPlainText().splitlines()) == 6
 
 
 def test_search_finds_and_wraps(view, qtbot):
     view.append_lines([line(i) for i in range(50)] + ["needle here"] + [line(i) for i in range(50)])
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     view.search_edit.setText("needle")
     view.search_edit.returnPressed.emit()
     assert view.text.textCursor().selectedText() == "needle"
@@ -99,12 +99,12 @@ def test_search_finds_and_wraps(view, qtbot):
 def test_the_tail_is_followed_only_from_the_bottom(view, qtbot):
     bar = view.text.verticalScrollBar()
     view.append_lines([line(i) for i in range(200)])
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     assert bar.value() == bar.maximum() > 0
     view.append_lines([line(i) for i in range(200, 400)])
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     assert bar.value() == bar.maximum()
     bar.setValue(10)  # the user scrolls up to read
     view.append_lines([line(i) for i in range(400, 450)])
-    qtbot.waitUntil(drained(view), timeout=5000)
+    qtbot.waitUntil(drained(view), timeout=30_000)
     assert bar.value() == 10 < bar.maximum()

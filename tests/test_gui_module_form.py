@@ -146,7 +146,7 @@ def test_a_factory_gets_one_field_per_parameter_after_resolve(qtbot, form, mlp_f
     assert activation.currentText() == "silu" and bias.isChecked()
     assert form.spec().module.kwargs == {}  # defaults are not written
 
-    with qtbot.waitSignal(form.spec_changed, timeout=1000):
+    with qtbot.waitSignal(form.spec_changed, timeout=30_000):
         hidden.setValue(256)
     activation.setCurrentText("gelu")
     bias.setChecked(False)
@@ -233,7 +233,7 @@ def test_a_second_resolve_supersedes_the_first(qtbot, form, tmp_path, mlp_file):
 
 def test_a_spec_from_toml_round_trips_without_resolve(qtbot, form):
     spec = loads_toml(ROUND_TRIP_TOML)
-    with qtbot.waitSignal(form.spec_changed, timeout=1000) as blocker:
+    with qtbot.waitSignal(form.spec_changed, timeout=30_000) as blocker:
         form.set_spec(spec)
     assert blocker.args[0] == spec
     assert form.spec() == spec and dumps_toml(form.spec()) == dumps_toml(spec)
@@ -265,7 +265,7 @@ def test_a_spec_from_toml_round_trips_without_resolve(qtbot, form):
 def test_problems_show_under_their_fields(qtbot, form):
     form.set_spec(ModuleCompileSpec(module=ModuleSection(entry="torch.nn:Linear")))
     has_name_problem = lambda problems: any(p.field == "name" for p in problems)  # noqa: E731
-    with qtbot.waitSignal(form.problems_changed, timeout=1000, check_params_cb=has_name_problem):
+    with qtbot.waitSignal(form.problems_changed, timeout=30_000, check_params_cb=has_name_problem):
         _type(qtbot, form.editor("name").widget, "bad name!")
     label = form.problem_label("name")
     assert label.isVisible() and label.wordWrap() and "Name must be" in label.text()
@@ -314,7 +314,7 @@ def test_cancelling_the_chooser_keeps_the_entry(qtbot, form, mlp_file):
     form.choose_file(str(mlp_file))
     chooser = _chooser(qtbot, form)
     qtbot.keyClick(chooser.list, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: not chooser.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: not chooser.isVisible(), timeout=30_000)
     assert form.spec().module.entry == "torch.nn:Linear"
 
 

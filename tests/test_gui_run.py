@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,34 +18,11 @@ RUN_TIMEOUT_MS = 120_000
 LOAD_TIMEOUT_MS = 30_000
 
 
-def compile_cpu_check(tmp: Path, *tokens: str) -> list[Path]:
-    """Job directories of a cpu-check compile of the seed preset, smallest bucket first."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "neffbench",
-            "compile",
-            "seed",
-            "--num-tokens",
-            *tokens,
-            "--backend",
-            "cpu-check",
-            "--workdir",
-            str(tmp),
-        ],
-        check=True,
-        cwd=tmp,
-        capture_output=True,
-        timeout=300,
-    )
-    jobs = [p.parent for p in tmp.glob("*/job.json")]
-    return sorted(jobs, key=lambda j: json.loads((j / "job.json").read_text())["bucket"]["num_tokens"])
-
-
-@pytest.fixture(scope="module")
-def jobs(tmp_path_factory) -> list[Path]:
-    return compile_cpu_check(tmp_path_factory.mktemp("run-jobs"), "1", "8")
+@pytest.fixture
+def jobs(compiled, tmp_path) -> list[Path]:
+    """Job directories of this test's own: a cpu-check compile of the seed preset, 1 and 8 tokens, smallest first."""
+    made = compiled.jobs(tmp_path / "run-jobs", "seed", "--num-tokens", "1", "8", "--backend", "cpu-check")
+    return sorted(made, key=lambda j: json.loads((j / "job.json").read_text())["bucket"]["num_tokens"])
 
 
 @pytest.fixture
@@ -167,12 +142,12 @@ def test_a_folder_without_job_json_fails_with_its_sentence_and_starts_nothing(ri
     bad.mkdir()
     set_target(panel, qtbot, bad)
     assert "has no job.json" in panel.target_label.text()
-    with qtbot.assertNotEmitted(controller.started), qtbot.waitSignal(controller.failed, timeout=5_000) as blocker:
+    with qtbot.assertNotEmitted(controller.started), qtbot.waitSignal(controller.failed, timeout=30_000) as blocker:
         qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     assert blocker.args[0] == f"{bad.resolve()} has no job.json: it is not a job directory."
     assert not controller.is_running and not (bad / "runs").exists() and list(bad.iterdir()) == []
     assert panel.status_label.text() == blocker.args[0] and panel.run_button.isEnabled()
-    with qtbot.waitSignal(controller.failed, timeout=5_000) as blocker:
+    with qtbot.waitSignal(controller.failed, timeout=30_000) as blocker:
         controller.start(str(tmp_path / "missing"), {})
     assert "does not exist" in blocker.args[0] and not controller.is_running
 
@@ -181,7 +156,7 @@ def test_bad_options_fail_before_anything_starts(rig, jobs, qtbot):
     _panel, controller = rig
     runs = jobs[0] / "runs"
     before = sorted(runs.glob("*.json")) if runs.is_dir() else []
-    with qtbot.waitSignal(controller.failed, timeout=5_000) as blocker:
+    with qtbot.waitSignal(controller.failed, timeout=30_000) as blocker:
         controller.start(str(jobs[0]), {"iterations": 0})
     assert "iterations must be at least 1" in blocker.args[0]
     assert (sorted(runs.glob("*.json")) if runs.is_dir() else []) == before
@@ -216,9 +191,9 @@ def test_two_selected_runs_are_overlaid_and_compared(rig, jobs, qtbot):
     assert panel.details.toPlainText().count("numerics against reference.npz") == 2
 
 
-def test_bucket_plot_has_a_point_per_bucket_run(rig, qtbot, tmp_path):
+def test_bucket_plot_has_a_point_per_bucket_run(rig, jobs, qtbot):
     panel, controller = rig
-    small, large = compile_cpu_check(tmp_path, "1", "8")
+    small, large = jobs
     set_target(panel, qtbot, small)
     assert panel.tabs.isTabEnabled(1) and panel.buckets.points == []
     run_and_wait(panel, controller, qtbot, iterations=20)
@@ -291,7 +266,7 @@ def test_panel_fits_1024x700_and_is_keyboard_reachable(rig, jobs, qtbot):
     for expected in (panel.warmup_spin, panel.mode_combo, panel.run_button):
         qtbot.keyClick(panel.focusWidget(), Qt.Key.Key_Tab)
         assert panel.focusWidget() is expected or expected.isAncestorOf(panel.focusWidget())
-    with qtbot.waitSignal(panel.run_requested, timeout=5_000) as blocker:
+    with qtbot.waitSignal(panel.run_requested, timeout=30_000) as blocker:
         qtbot.keyClick(panel.run_button, Qt.Key.Key_Space)
     assert blocker.args == [str(jobs[0]), {"runtime": "auto", "iterations": 50, "warmup": 5, "mode": None}]
 

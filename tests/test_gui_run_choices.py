@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from neffbench.runs.offer import NO_DEVICE, offered
 from neffbench.toolchain.facts import Component, Facts
 from tests import test_gui_run as gui_run
-from tests.test_gui_run import LOAD_TIMEOUT_MS, RUN_TIMEOUT_MS, compile_cpu_check, run_and_wait, set_target
+from tests.test_gui_run import LOAD_TIMEOUT_MS, RUN_TIMEOUT_MS, run_and_wait, set_target
 
 # The Run view's fixtures, shared with its other tests.
 rig, jobs = gui_run.rig, gui_run.jobs
@@ -96,9 +96,9 @@ def test_the_run_tab_chooses_a_job_or_a_neff(rig, jobs, qtbot, monkeypatch, tmp_
     assert panel.target_path == str(neff)
 
 
-def test_the_missing_buckets_run_from_their_button(rig, qtbot, tmp_path):
+def test_the_missing_buckets_run_from_their_button(rig, jobs, qtbot):
     panel, controller = rig
-    small, _large = compile_cpu_check(tmp_path, "1", "8")
+    small, _large = jobs
     set_target(panel, qtbot, small)
     run_and_wait(panel, controller, qtbot, iterations=10)
     button = panel.buckets.run_missing_button

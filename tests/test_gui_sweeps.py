@@ -25,7 +25,7 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     row = dialog._rows[0]
     row.field.setCurrentIndex(row.field.findData("compiler.optlevel"))
     row.values.setText("1,2,7")
-    qtbot.waitUntil(lambda: dialog.plan.count == 3 and dialog.cached is not None, timeout=5_000)
+    qtbot.waitUntil(lambda: dialog.plan.count == 3 and dialog.cached is not None, timeout=30_000)
     assert dialog.summary.text().startswith("3 points: 2 to compile, 1 invalid")
     assert "per job" in dialog.summary.text()  # the memory estimate, before anything starts
     assert dialog.invalid_list.count() == 1
@@ -35,7 +35,7 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     dialog.replan()
     assert not dialog.start_button.isEnabled()
     second = dialog.add_axis("compiler.auto_cast", "none,all")
-    qtbot.waitUntil(lambda: dialog.plan.count == 6, timeout=5_000)
+    qtbot.waitUntil(lambda: dialog.plan.count == 6, timeout=30_000)
     # In words, as the form says it: labels and values, not `compiler.optlevel=1,2,7` (the CLI keeps that).
     assert dialog.grid_words.text() == "Opt level: 1, 2 and 7 × Auto-cast: none and all, every combination."
     assert row.field.currentText() == "Opt level" and "--over compiler.optlevel=" in row.field.itemData(
@@ -47,7 +47,7 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     dialog.replan()
     assert "2 at once need up to" in dialog.summary.text()
     second.remove.click()
-    qtbot.waitUntil(lambda: dialog.plan.count == 3, timeout=5_000)
+    qtbot.waitUntil(lambda: dialog.plan.count == 3, timeout=30_000)
 
 
 def _sweep(window, qtbot, overs, *, executor="local", jobs=1, cancel_when=None):

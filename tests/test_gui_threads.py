@@ -79,7 +79,7 @@ def test_background_calls_run_on_python_threads_and_report_on_the_gui_thread(qtb
         seen["value"], seen["reported_on"] = value, threading.current_thread()
 
     background.start(work, 21, returned=returned)
-    qtbot.waitUntil(lambda: "value" in seen and background.running() == 0, timeout=5000)
+    qtbot.waitUntil(lambda: "value" in seen and background.running() == 0, timeout=30_000)
     assert seen["value"] == 42 and seen["reported_on"] is threading.main_thread()
     # A thread Python created is a threading.Thread; one it did not shows up as a _DummyThread.
     assert not isinstance(seen["worker"], threading._DummyThread) and seen["worker"] is not threading.main_thread()
@@ -100,7 +100,7 @@ def test_a_failure_reaches_errored_and_finished_comes_last(qtbot):
         errored=lambda e: order.append(str(e)),
         finished=lambda: order.append("finished"),
     )
-    qtbot.waitUntil(lambda: order[-1:] == ["finished"], timeout=5000)
+    qtbot.waitUntil(lambda: order[-1:] == ["finished"], timeout=30_000)
     assert order == ["no", "finished"]
 
 

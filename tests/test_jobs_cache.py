@@ -49,7 +49,7 @@ def test_the_key_covers_what_changes_the_neff_and_nothing_else(monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_hit_reuses_the_neff_by_hard_link_and_says_where_it_came_from(tmp_path):
+def test_a_hit_reuses_the_neff_by_hard_link_and_says_where_it_came_from(tmp_path, neffbench_in_process):
     env = fake_env("success")
     first = _cli("compile", "seed", "--workdir", str(tmp_path), env=env)
     assert first.returncode == 0, first.stderr
@@ -67,7 +67,7 @@ def test_a_hit_reuses_the_neff_by_hard_link_and_says_where_it_came_from(tmp_path
     for name in ("model.pt", "inputs.npz", "reference.npz", "reproduce.py"):
         assert (tmp_path / hit["job_id"] / name).is_file(), name
     assert f"served from the cache of {tmp_path / original['job_id']}" in second.stdout
-    listing = _cli("list", str(tmp_path))
+    listing = neffbench_in_process("list", str(tmp_path))
     assert "succeeded (cached)" in listing.stdout
     # The run issue's step after the compile works on a cached job too.
     run = _cli("run", str(tmp_path / hit["job_id"]), "--runtime", "cpu", "--iterations", "2")

@@ -97,16 +97,16 @@ def test_what_counts_as_a_job_directory(jobs, tmp_path):
     assert job_dir_of(loose) is None and job_dir_of(tmp_path) is None
 
 
-def test_neffbench_explain_of_a_job_directory_explains_the_job(jobs):
+def test_neffbench_explain_of_a_job_directory_explains_the_job(jobs, neffbench_in_process):
     """As the window does: a cpu-check job by its outcome (no "No outcome in this output"), a failed compile by the
     compiler's first error as well; JSON carries the job's headline and facts."""
-    ok = neffbench("explain", str(jobs["ok"]))
+    ok = neffbench_in_process("explain", str(jobs["ok"]))
     assert ok.returncode == 0, ok.stderr
     assert "Succeeded: cpu-check checked the module" in ok.stdout and "No outcome" not in ok.stdout
     assert "Compiler: none ran (cpu-check)" in ok.stdout
-    raised = neffbench("explain", str(jobs["raised"] / "job.log")).stdout
+    raised = neffbench_in_process("explain", str(jobs["raised"] / "job.log")).stdout
     assert "Failed" in raised and "shapes do not line up" in raised
-    nla = neffbench("explain", str(jobs["nla"])).stdout
+    nla = neffbench_in_process("explain", str(jobs["nla"])).stdout
     assert "NLA001" in nla and "first error (line" in nla
-    data = json.loads(neffbench("explain", str(jobs["ok"]), "--json").stdout)
+    data = json.loads(neffbench_in_process("explain", str(jobs["ok"]), "--json").stdout)
     assert data["job_id"] == jobs["ok"].name and data["outcome"] == "passed" and data["facts"]

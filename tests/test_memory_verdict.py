@@ -78,13 +78,13 @@ def _huge(tmp_path):
     return path
 
 
-def test_check_refuses_a_spec_beyond_the_machine_unless_allowed(tmp_path):
+def test_check_refuses_a_spec_beyond_the_machine_unless_allowed(tmp_path, neffbench_in_process):
     path = _huge(tmp_path)
-    refused = neffbench("check", str(path), "--backend", "cpu-check")
+    refused = neffbench_in_process("check", str(path), "--backend", "cpu-check")
     assert refused.returncode == 2, refused.stderr
     assert "error: memory: One compile may take up to" in refused.stderr
     assert "at num_tokens=1048576" in refused.stderr and "--allow-over-memory" in refused.stderr
-    allowed = neffbench("check", str(path), "--backend", "cpu-check", "--allow-over-memory")
+    allowed = neffbench_in_process("check", str(path), "--backend", "cpu-check", "--allow-over-memory")
     assert allowed.returncode == 0, allowed.stderr
     assert "warning: memory:" in allowed.stderr and "Allowed by --allow-over-memory" in allowed.stderr
 

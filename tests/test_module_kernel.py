@@ -385,23 +385,23 @@ def test_bert_compiles_with_the_fake_toolchain_and_its_script_reproduces_it(tmp_
 
 
 @pytest.mark.slow
-def test_resolve_and_kernel_commands():
-    proc = _cli("resolve", f"{DATA}/mlp.py:make_mlp")
+def test_resolve_and_kernel_commands(neffbench_in_process):
+    proc = neffbench_in_process("resolve", f"{DATA}/mlp.py:make_mlp")
     assert proc.returncode == 0, proc.stderr
     assert "factory: make_mlp(hidden_size: int = 64" in proc.stdout
     assert "activation: Literal['gelu', 'silu', 'relu'] = 'silu'" in proc.stdout
     assert "forward(x: Tensor)" in proc.stdout
-    report = json.loads(_cli("resolve", f"{DATA}/mlp.py:GatedMLP", "--json").stdout)
+    report = json.loads(neffbench_in_process("resolve", f"{DATA}/mlp.py:GatedMLP", "--json").stdout)
     scale = next(p for p in report["factory"] if p["name"] == "scale")
     assert (scale["widget"], scale["min"], scale["max"]) == ("float", 0.0, 10.0)
-    missing = _cli("resolve", f"{DATA}/mlp.py:Nope")
+    missing = neffbench_in_process("resolve", f"{DATA}/mlp.py:Nope")
     assert missing.returncode == 1 and "'mlp.py' has no attribute 'Nope'." in missing.stderr
-    listing = _cli("kernel", "list")
+    listing = neffbench_in_process("kernel", "list")
     from neffbench.kernels import registry
 
     for name in registry.names():
         assert name in listing.stdout
-    shown = _cli("kernel", "show", "rms_norm")
+    shown = neffbench_in_process("kernel", "show", "rms_norm")
     assert "norm.eps" in shown.stdout and "llama3-8b-rms-norm" in shown.stdout
 
 
@@ -446,13 +446,16 @@ def test_analyze_lists_unsupported_operators_before_the_compile(tmp_path):
 
 
 @pytest.mark.slow
-def test_check_runs_pre_flight_for_user_code():
-    ok = _cli("check", f"{DATA}/problems.py:UnusedInput", "--input", "x:f32[4]", "--input", "y:f32[4]")
+def test_check_runs_pre_flight_for_user_code(neffbench_in_process):
+    ok = neffbench_in_process("check", f"{DATA}/problems.py:UnusedInput", "--input", "x:f32[4]", "--input", "y:f32[4]")
     assert ok.returncode == 0, ok.stderr
     assert "warning: pre-flight: input 'y' is never used by the traced graph" in ok.stderr
     assert "NEFF inputs:  input0 <- x" in ok.stdout
     assert "OK (UnusedInput, 1 bucket: no bucket axes, spec hash" in ok.stdout
-    bad = _cli("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]")
+    bad = neffbench_in_process("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]")
     assert bad.returncode == 2
     assert "error: pre-flight: output[1] is None" in bad.stderr
-    assert _cli("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]", "--no-probe").returncode == 0
+    assert (
+        neffbench_in_process("check", f"{DATA}/problems.py:NoneOutput", "--input", "x:f32[4]", "--no-probe").returncode
+        == 0
+    )

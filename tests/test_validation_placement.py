@@ -4,7 +4,6 @@ cross-field problems, in ``check`` and in the window's form."""
 from __future__ import annotations
 
 from neffbench.spec import load_partial, validate
-from tests.cli import neffbench
 
 BAD = """kernel = "rope"
 name = "bad spec!"
@@ -56,8 +55,8 @@ def test_a_file_with_unreadable_values_still_gets_every_other_check(tmp_path):
             assert any(piece in m for m in by_field.get(field, [])), (field, piece, by_field.get(field))
 
 
-def test_check_lists_every_problem_of_the_file(tmp_path):
-    done = neffbench("check", str(_write(tmp_path)))
+def test_check_lists_every_problem_of_the_file(tmp_path, neffbench_in_process):
+    done = neffbench_in_process("check", str(_write(tmp_path)))
     assert done.returncode == 2
     assert "error: model.head_size: must be a whole number, got 'big'." in done.stderr
     assert "Did you mean 'head_size'?" in done.stderr and "error: colour: Unknown key 'colour'." in done.stderr

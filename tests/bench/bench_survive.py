@@ -104,7 +104,7 @@ def run() -> list[str]:
         tag = uuid.uuid4().hex
         t0 = time.monotonic()
         try:
-            report = crash_loop(tmp / "crash" / "work", tag, KILLS, seed=DEFAULT_SEED)
+            report = crash_loop(tmp / "crash" / "work", tag, KILLS, seed=DEFAULT_SEED, gone_within=GONE_WITHIN_S)
         finally:
             stray = stop_tagged(tag)
         lines += [

@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     from neffbench.jobs.records import WorkdirError
 
-    ready = _checked(args)
+    ready = _checked(args, standby)
     if ready is None:
         return EXIT_INVALID
     spec, prepared = ready
@@ -181,8 +181,9 @@ def _run(args: argparse.Namespace, standby: StandbyWorker | None) -> int:
     return EXIT_OK
 
 
-def _checked(args: argparse.Namespace) -> tuple[Any, Any] | None:
-    """The spec and its prepared build, or None once the reason nothing can start is printed."""
+def _checked(args: argparse.Namespace, standby: StandbyWorker | None = None) -> tuple[Any, Any] | None:
+    """The spec and its prepared build, or None once the reason nothing can start is printed. ``standby``: the worker
+    started for the first job, which answers what a probe child would (one process importing torch, not two)."""
     from neffbench.cli.spec_args import checked_spec
 
     spec = checked_spec(args, refusal="nothing was started")
@@ -205,7 +206,7 @@ def _checked(args: argparse.Namespace) -> tuple[Any, Any] | None:
         return None
     from neffbench.cli.preparing import prepared_or_refused
 
-    prepared = prepared_or_refused(args.spec, spec)
+    prepared = prepared_or_refused(args.spec, spec, standby.ask if standby is not None else None)
     if prepared is None:
         return None
     return spec, prepared

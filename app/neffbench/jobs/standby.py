@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import neffbench
 from neffbench.backends.registry import CHOICES as BACKENDS
-from neffbench.procs import Child, spawn
+from neffbench.probe.client import DEFAULT_TIMEOUT_S, ProbeError
+from neffbench.procs import Child, LineReader, parse_event, spawn
 
 log = logging.getLogger(__name__)
 
 BUILD_CWD_ENV = "NEFFBENCH_BUILD_CWD"
 WORKER_MODULE = "neffbench.workers.compile"
+ANSWER_EVENT = "answer"  # the worker's event carrying what it answered to ``StandbyWorker.ask``
 
 
 def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path | None = None) -> Child:
@@ -85,6 +90,30 @@ class StandbyWorker:
         except OSError:
             log.warning("could not start a standby worker", exc_info=True)
             return None
+
+    def ask(self, command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
+        """What a probe child would report for ``command`` (``prepare``: what the build reads), answered by this
+        worker before its job, so that no second process imports torch for it. ProbeError when it cannot answer
+        (it has gone, or it did not answer within ``timeout``, and is then discarded): the caller goes on without."""
+        with self._lock:
+            proc = self._proc
+            if proc is None or proc.exited():
+                raise ProbeError("the standby worker has gone.")
+            try:
+                proc.write((json.dumps({"command": command, "request": request}, default=str) + "\n").encode())
+            except OSError:
+                raise ProbeError("the standby worker has gone.") from None
+            reader = LineReader(proc)
+            deadline = time.monotonic() + timeout
+            try:
+                while (line := reader.read_line(max(0.0, deadline - time.monotonic()))) is not None:
+                    event = parse_event(line)
+                    if event is not None and event.get("type") == ANSWER_EVENT:
+                        return dict(event.get("report") or {})
+            except EOFError:
+                pass  # it died answering: what the user's code did to it is the job's own to find
+        self.discard()
+        raise ProbeError(f"the standby worker did not answer within {timeout:g} s and was stopped.")
 
     def hand_over(self, job_dir: str | Path) -> Child | None:
         """Send it ``job_dir`` and return its Child, which the caller owns from now on.

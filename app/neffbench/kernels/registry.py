@@ -8,9 +8,11 @@ anything, and a kernel's object is imported on first use and checked against the
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import logging
 import pkgutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -40,6 +42,9 @@ class KernelEntry:
 
 _loaded: dict[str, Any] = {}
 _broken: dict[str, str] = {}
+# Within ``read_once``: the entries as first read there (None: read them each time).
+_held: dict[str, KernelEntry] | None = None
+_holding = 0
 
 
 def _dist_name(ep: metadata.EntryPoint) -> str | None:
@@ -47,25 +52,51 @@ def _dist_name(ep: metadata.EntryPoint) -> str | None:
     return dist.name if dist is not None else None
 
 
+@contextlib.contextmanager
+def read_once() -> Iterator[None]:
+    """Inside it, the entry points are read from the metadata once, not at every listing: for work that lists the
+    kernels from several places at once (the window's construction), during which no plugin comes or goes."""
+    global _held, _holding
+    _holding += 1
+    try:
+        yield
+    finally:
+        _holding -= 1
+        if not _holding:
+            _held = None
+
+
 def entries() -> dict[str, KernelEntry]:
     """Every kernel by name: the built-ins first, in pyproject's order, then plugins (which cannot replace one)."""
+    global _held
+    if _holding and _held is not None:
+        return dict(_held)
+    listed = _read()
+    if _holding:
+        _held = listed
+    return dict(listed)
+
+
+def _read() -> dict[str, KernelEntry]:
     try:
         found = list(metadata.entry_points(group=GROUP))
     except Exception:  # noqa: BLE001 - broken metadata must not break the workbench
         log.warning("could not read the %s entry points", GROUP, exc_info=True)
         found = []
+    # Each distribution's name once: it is parsed from its METADATA file every time it is asked for.
+    dists = [_dist_name(ep) for ep in found]
     # Ours first, in LISTED_FIRST's order; sorted() keeps the plugins' own order among themselves.
     first = {name: i for i, name in enumerate(LISTED_FIRST)}
-    found.sort(
-        key=lambda ep: (
-            _dist_name(ep) != DISTRIBUTION,
-            first.get(ep.name, len(first)),
-            ep.name if _dist_name(ep) == DISTRIBUTION else "",
-        )
+    ordered = sorted(
+        zip(found, dists),
+        key=lambda pair: (
+            pair[1] != DISTRIBUTION,
+            first.get(pair[0].name, len(first)),
+            pair[0].name if pair[1] == DISTRIBUTION else "",
+        ),
     )
     out = _folders()
-    for ep in found:
-        dist = _dist_name(ep)
+    for ep, dist in ordered:
         origin = BUILT_IN if dist == DISTRIBUTION else (dist or "a plugin")
         if ep.name in out:
             if out[ep.name].value != ep.value:
@@ -106,9 +137,14 @@ def _load(entry: KernelEntry) -> Any:
 
 def get(name: str) -> Any:
     """The kernel object, imported on first use. Raises KeyError with a sentence for unknown or broken ones."""
+    return _get(name, None)
+
+
+def _get(name: str, known: dict[str, KernelEntry] | None) -> Any:
+    """``get``, with the entries already listed when the caller has them (reading them is most of a listing)."""
     if name in _loaded:
         return _loaded[name]
-    known = entries()
+    known = entries() if known is None else known
     if name not in known:
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
         hint = f" Did you mean '{close[0]}'?" if close else ""
@@ -121,9 +157,10 @@ def get(name: str) -> Any:
 def available() -> list[Any]:
     """Every kernel that loads, in registry order; broken plugins are logged and left out."""
     out = []
-    for name in entries():
+    known = entries()
+    for name in known:
         try:
-            out.append(get(name))
+            out.append(_get(name, known))
         except KeyError as exc:
             log.warning("%s", exc.args[0])
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import json
 import os
 import sys
 import traceback
@@ -23,6 +24,7 @@ from typing import TextIO
 from neffbench.backends.base import JobFailure
 from neffbench.backends.registry import CHOICES as BACKENDS
 from neffbench.jobs.protocol import stage_words
+from neffbench.jobs.standby import ANSWER_EVENT
 from neffbench.procs import Emitter, watch
 from neffbench.usercode import errors as user_errors
 from neffbench.workers.stages import Job
@@ -60,16 +62,40 @@ def _preload() -> None:
 
 
 def _wait_for_job() -> Path | None:
-    """The job directory the parent sends on stdin, or None when it closed stdin without one."""
+    """The job directory the parent sends on stdin, or None when it closed stdin without one. Before it, the parent
+    may ask what a probe child would answer (a line of JSON: ``prepare``, what the build reads), which this process,
+    torch already imported, answers as one ``answer`` event: the probe child that would import torch again is
+    never started."""
     _preload()
-    line = sys.stdin.buffer.readline()
-    if not line.endswith(b"\n"):
-        return None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line.endswith(b"\n"):
+            return None
+        if not line.startswith(b"{"):
+            break
+        _answer(json.loads(line))
     # From here on as a spawned worker: nothing to read on stdin (the compiler inherits it).
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
     return Path(os.fsdecode(line[:-1]))
+
+
+def _answer(message: dict) -> None:
+    """One probe request, answered in the folder the build runs in; the user's modules it imported are forgotten and
+    the import path put back, so that the job's own build imports (and records) them afresh."""
+    from neffbench.usercode.recorder import forget_user_modules
+    from neffbench.workers import probe
+    from neffbench.workers.stages import build_folder
+
+    path = list(sys.path)
+    try:
+        with build_folder():
+            report = probe.answer(message["command"], message.get("request") or {})
+    finally:
+        forget_user_modules(probe.last_user_modules())
+        sys.path[:] = path
+    Emitter().event({"type": ANSWER_EVENT, "report": report})
 
 
 def main(argv: list[str] | None = None) -> int:

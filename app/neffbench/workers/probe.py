@@ -197,6 +197,11 @@ def _handler(command: str) -> Any:
     return None
 
 
+def last_user_modules() -> list[str]:
+    """The user's modules the last request imported (a process that goes on to other work forgets them)."""
+    return list(_LAST_USER_MODULES)
+
+
 def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
     """One request's report. The user modules the previous request imported are forgotten first, so that this
     one imports (and sees) the user's files as they are now, not as a warm probe last saw them."""

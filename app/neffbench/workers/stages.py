@@ -92,7 +92,7 @@ class Job:
         recorder = Recorder() if kernel.runs_user_code else contextlib.nullcontext()
         try:
             # The kernel names the steps inside its build (the first forward call, its outputs) as it starts them.
-            with recorder, _in_build_folder(), steps.listening(self.enter):
+            with recorder, build_folder(), steps.listening(self.enter):
                 built = kernel.build(spec)
         except KernelError as exc:
             raise JobFailure(str(exc)) from exc
@@ -124,7 +124,7 @@ class Job:
         from neffbench.jobs import preflight
         from neffbench.toolchain.probe import neuronx_cc_version
 
-        with _in_build_folder():
+        with build_folder():
             called = eager.call(built)
         compiler = neuronx_cc_version() if called.complex_found and backend.makes_neff else None
         for severity, sentence in complex_ops.advice(called.complex_found, backend, compiler, torch.__version__):
@@ -236,7 +236,7 @@ class Job:
 
 
 @contextlib.contextmanager
-def _in_build_folder() -> Any:
+def build_folder() -> Any:
     """The user's code runs where the command was typed, as when they run it themselves (relative paths in it
     find their files); the job's own work stays in the job directory."""
     folder = os.environ.get(BUILD_CWD_ENV)

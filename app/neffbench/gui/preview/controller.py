@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from superqt.utils import QSignalDebouncer
 
 from neffbench.gui.widgets import background
 from neffbench.schema.problems import problem_lines
@@ -93,9 +92,8 @@ class PreviewController(QObject):
         self._withdrawn = False  # the form went invalid: drop what is being computed
         self._running: tuple[Any, int | None] | None = None
         self._check_worker = None
-        self._debouncer = QSignalDebouncer(self)
-        self._debouncer.setTimeout(debounce_ms)
-        self._debouncer.triggered.connect(self._on_debouncer_triggered)
+        self._debounce_ms = debounce_ms
+        self._debouncer = None  # made at the first edit (``_debounced``)
 
     @property
     def is_ready(self) -> bool:
@@ -120,7 +118,18 @@ class PreviewController(QObject):
         if now:
             self._start_if_idle()
         else:
-            self._debouncer.throttle()
+            self._debounced().throttle()
+
+    def _debounced(self):
+        """The debouncer, made at the first edit: importing superqt imports all of it (a tenth of a second), which
+        the first preview (asked ``now``, as the window opens, before its first paint) does without."""
+        if self._debouncer is None:
+            from superqt.utils import QSignalDebouncer
+
+            self._debouncer = QSignalDebouncer(self)
+            self._debouncer.setTimeout(self._debounce_ms)
+            self._debouncer.triggered.connect(self._on_debouncer_triggered)
+        return self._debouncer
 
     def replay(self) -> None:
         """Report again what was last reported (to panels wired after the first preview came)."""

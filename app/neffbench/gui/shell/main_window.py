@@ -37,7 +37,7 @@ from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.jobs.records import unusable_workdir
-from neffbench.kernels import registry
+from neffbench.kernels import registry as kernel_registry
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, anchored_here, load_partial, save
 from neffbench.words import plural
@@ -71,9 +71,10 @@ class MainWindow(QMainWindow):
         self.preview_stack = None
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
-        self._build()
-        self._wire()
-        self._restore()
+        with kernel_registry.read_once():  # the form, the preset menu and the restored spec each list the kernels
+            self._build()
+            self._wire()
+            self._restore()
         # As launch opens it (deferred panels, background work): the first preview is asked for now.
         self.startup = Startup(self, early_preview=defer_panels and background)
         self._first_paint = FirstPaint(self)
@@ -318,7 +319,7 @@ class MainWindow(QMainWindow):
         self.preview_controller.request_check(self.current_spec())
 
     def _on_preview_stack_keep_state_requested(self, names: list) -> None:
-        kept = registry.for_spec(self.form.spec()).with_state(self.form.spec(), list(names))
+        kept = kernel_registry.for_spec(self.form.spec()).with_state(self.form.spec(), list(names))
         if kept is None:
             self.statusBar().showMessage("This kernel cannot keep state: its forward must return what it writes.", 8000)
             return

@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLayout, QSplitter, QStackedWidget, QWidget
-from superqt import QFlowLayout
 
 
 def kept_together(*widgets: QWidget) -> QWidget:
@@ -21,6 +20,10 @@ def kept_together(*widgets: QWidget) -> QWidget:
 
 def flow_row(*items: QWidget) -> QWidget:
     """A widget laying ``items`` out left to right, wrapping when they do not fit its width."""
+    # Here, not at the top: importing superqt imports all of it (a tenth of a second), and the window's first
+    # paint needs this module's stack but no flow row.
+    from superqt import QFlowLayout
+
     box = QWidget()
     flow = QFlowLayout(box)
     flow.setContentsMargins(0, 0, 0, 0)
