@@ -120,7 +120,9 @@ class Neff:
         rows += [("out", t["name"], t["dtype"], t["shape"]) for t in data.get("outputs") or []]
         error = data.get("error")
         return html.block(
-            html.heading(f"NEFF {data.get('path')}", data.get("io") or str(error or ""), None if error is None else False),
+            html.heading(
+                f"NEFF {data.get('path')}", data.get("io") or str(error or ""), None if error is None else False
+            ),
             html.pairs(facts),
             html.table(["", "name", "dtype", "shape"], rows) if rows else "",
         )

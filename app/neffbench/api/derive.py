@@ -252,7 +252,7 @@ def derive(func: Any, example_inputs: Any, workdir: Path, *, trace: bool = True)
         buffer = io.BytesIO()
         torch.jit.save(traced, buffer)
         blob, how = buffer.getvalue(), TORCHSCRIPT
-    inputs = [
+    inputs: list[dict[str, Any]] = [
         {"dtype": _dtype_name(t), "shape": list(t.shape), "sha256": hashlib.sha256(_tensor_bytes(t)).hexdigest()}
         for t in leaves
     ]

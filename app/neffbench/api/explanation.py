@@ -68,8 +68,9 @@ class Explanation:
         data = self.to_json()
         out = [self.headline]
         first = data.get("first_error") or {}
-        if self.explained.runs_compiler and first.get("message") and first.get("message") not in self.headline:
-            out.append(f"first error: {first['message']}")
+        message = first.get("message")
+        if self.explained.runs_compiler and isinstance(message, str) and message not in self.headline:
+            out.append(f"first error: {message}")
         code = first.get("code") or next(iter(data.get("codes") or []), None)
         help_ = (data.get("code_help") or {}).get(code) or {}
         if code and help_:

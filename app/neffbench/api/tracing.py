@@ -125,7 +125,7 @@ def _returned(backend: str, func: Any, derived: Derived, job: Job, say: Callable
 
         module = func.to(device()) if isinstance(func, torch.nn.Module) else func
         return torch.compile(
-            module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": job.view.name}
+            module, backend="neuron", fullgraph=True, dynamic=False, options={"model_name": job.view.name or job.job_id}
         )
     import torch_neuronx  # noqa: F401 - loading a TorchScript that holds a NEFF needs its ops registered first
 
@@ -176,8 +176,8 @@ def trace(
     from neffbench.jobs.summary import summary_lines
     from neffbench.toolchain.instance import instance_family
 
-    folder = None if on_line else _printer()
-    say = on_line or folder
+    folder: Any = None if on_line is not None else _printer()
+    say: Callable[[str], None] = on_line if on_line is not None else folder
     chosen = predicted_backend(backend)
     _announce(chosen, say)
     if input_output_aliases:

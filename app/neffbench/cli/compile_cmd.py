@@ -267,7 +267,7 @@ def _print_results(args: argparse.Namespace, results: list[Any]) -> None:
     from neffbench.api.job import Job
     from neffbench.jobs.summary import bucket_table, summary_lines
 
-    records = [Job.of(r).to_json() for r in results]
+    records: list[Any] = [Job.of(r).to_json() for r in results]
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import io
 import json
 import os
 import sys
@@ -124,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     return run_job(args.job_dir, args.backend, Emitter(), f"worker pid {os.getpid()}", started)
 
 
-def run_job(job_dir: Path, backend: str, out: Emitter, who: str, note: str = "", errors: TextIO | None = None) -> int:
+def run_job(
+    job_dir: Path, backend: str, out: Emitter, who: str, note: str = "", errors: TextIO | io.TextIOBase | None = None
+) -> int:
     """The job's stages, reported on ``out``; 0 when it succeeded, 1 when it failed. ``who`` runs it (the worker and
     its pid) and ``note`` says more, in the log's first line; ``errors``: where the traceback of a failure goes
     (stderr, which is job.log for a worker)."""
