@@ -15,7 +15,7 @@ def _workdir_option(args: argparse.Namespace) -> str | None:
 
 
 def show(args: argparse.Namespace) -> int:
-    from neffbench.sweeps import SweepNotFound, as_json, list_sweeps, load
+    from neffbench.sweeps import SweepNotFound, list_sweeps, load
 
     workdir = _workdir_option(args) or "neffbench-workdir"
     if args.sweep_id is None:
@@ -39,7 +39,9 @@ def show(args: argparse.Namespace) -> int:
         print(f"neffbench: {exc}", file=sys.stderr)
         return EXIT_INVALID
     if args.json:
-        print(json.dumps(as_json(sweep), indent=2, default=str))
+        from neffbench.api.sweeping import Sweep
+
+        print(json.dumps(Sweep(sweep).to_json(), indent=2, default=str))
         return EXIT_OK
     print_sweep(sweep, sys.stdout)
     return EXIT_OK

@@ -60,6 +60,7 @@ class CompileJob(Streaming, Finishing):
         use_cache: bool = True,
         prepared: Prepared | None = None,
         taps: dict[str, Any] | None = None,
+        origin: dict[str, Any] | None = None,
     ):
         buckets = registry.for_spec(spec).buckets(spec)
         if len(buckets) != 1:
@@ -82,6 +83,9 @@ class CompileJob(Streaming, Finishing):
         self.prepared = prepared
         # A compare's tapped variant of the spec's module ({"patterns", "depth", "of"}: neffbench.numerics).
         self.taps = taps
+        # Where the spec came from when not from a spec file or the window: ``neffbench.trace``'s call (job.json's
+        # ``origin``: the call, how its object was saved, the files its code came from).
+        self.origin = origin
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -141,6 +145,8 @@ class CompileJob(Streaming, Finishing):
                 sources=self.prepared.sources,
                 taps=self.taps,
             )
+            if self.origin is not None:
+                self.record["origin"] = self.origin
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")
             if self.taps:
