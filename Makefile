@@ -77,7 +77,7 @@ $(RUN_STAMP): pyproject.toml
 	else \
 	    echo "Installing $(TORCH_SPEC)"; "$(PY)" -m pip install --quiet "$(TORCH_SPEC)"; \
 	fi
-	@echo "Installing NEFF Workbench and what it needs to run (PySide6-Essentials, pyqtgraph, numpy, superqt, tomli-w, grandalf)"
+	@echo "Installing NEFF Workbench and what it needs to run (PySide6-Essentials, pyqtgraph, numpy, superqt, tomli-w, cloudpickle, grandalf)"
 	@"$(PY)" -m pip install --quiet -e .
 	@# An editable install compiles nothing: byte-compile now so that the first launch does not.
 	@"$(PY)" -m compileall -q app/neffbench > /dev/null

@@ -3,6 +3,7 @@ build, not by parsing), the checkpoints it read and the versions of its librarie
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -356,3 +357,23 @@ def test_a_nested_entry_is_relative_to_the_spec_file_as_the_entry_is(tmp_path):
     moved.mkdir()
     (moved / "m.toml").write_text(spec_file.read_text())
     assert spec_hash(load(moved / "m.toml")) == spec_hash(spec)  # their place is not in the hash
+
+
+def test_a_folder_of_plain_modules_on_the_path_does_not_look_the_distributions_up_again(tmp_path, monkeypatch):
+    """Each traced object's folder goes on sys.path for its build: reading every distribution's metadata again for
+    it cost a warm ``neffbench.trace`` most of a second; a folder holding a distribution still does."""
+    looked_up = []
+    monkeypatch.setattr(closure.md, "packages_distributions", lambda: looked_up.append(1) or {})
+    # A cache of this test's own, the process's left as it was.
+    monkeypatch.setattr(closure, "_packages_on", functools.lru_cache(maxsize=4)(closure._packages_on.__wrapped__))
+    closure.distributions_of(["torch"])
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "saved.py").write_text("")
+        monkeypatch.syspath_prepend(str(tmp_path / name))
+        closure.distributions_of(["torch"])
+    assert len(looked_up) == 1
+    (tmp_path / "site" / "thing-1.0.dist-info").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    closure.distributions_of(["torch"])
+    assert len(looked_up) == 2

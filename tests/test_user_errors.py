@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from neffbench.cli.terminal_log import TracebackFolder
+from neffbench.jobs.terminal_log import TracebackFolder
 from neffbench.usercode import errors, tracebacks
 from tests.cli import neffbench
 from tests.fakes import fake_env

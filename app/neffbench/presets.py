@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.kernels import registry
-from neffbench.spec import load
+from neffbench.spec import Problem, SpecError, load
 
 # The seed example first, then the models in the order a user would look for them.
 _ORDER = ("seed",)
@@ -107,3 +107,42 @@ def preset_text(name: str) -> str:
 
 def load_preset(name: str) -> Any:
     return load(preset_file(name))
+
+
+def resolve_spec_source(source: str) -> Any:
+    """Load SPEC: an existing file wins; then a preset of that name; then what a kernel makes of it."""
+    path = Path(source)
+    if path.suffix.lower() == ".py":
+        raise SpecError([Problem("", _python_without_name(path))])
+    if path.is_file() or (path.suffix.lower() in (".toml", ".json") and ":" not in source):
+        return load(path)
+    for kernel in registry.available():
+        spec = kernel.cli.spec_from_source(source)
+        if spec is not None:
+            return spec
+    if path.suffix.lower() in (".toml", ".json") or "/" in source:
+        return load(path)
+    try:
+        return load_preset(source)
+    except KeyError as exc:
+        raise SpecError([Problem("", f"'{source}' is neither a spec file nor a preset. {exc.args[0]}")]) from None
+
+
+def _python_without_name(path: Path) -> str:
+    """The sentence for ``FILE.py`` given as SPEC: name what in it to compile, with its names listed (read, not run)."""
+    import ast
+
+    if not path.is_file():
+        return f"{path} does not exist; a module entry is FILE.py:NAME, naming a class, function or object in it."
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError) as exc:
+        return f"{path} is Python, not a spec, and has a syntax error at line {getattr(exc, 'lineno', '?')}."
+    names = [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_")
+    ]
+    example = f"{path}:{names[0]}" if names else f"{path}:NAME"
+    listed = f" It defines: {', '.join(names[:12])}{', ...' if len(names) > 12 else ''}." if names else ""
+    return f"{path} is Python, not a spec: add :NAME to say what in it to compile, as in {example}.{listed}"

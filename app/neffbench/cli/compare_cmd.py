@@ -74,12 +74,15 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         compare.cancel()
         raise
+    from neffbench.api.compare import Compare as Compared
+
+    compared = Compared.of(result)
     if args.json:
-        print(json.dumps(result.document, indent=2))
+        print(json.dumps(compared.to_json(), indent=2))
     else:
-        print("\n".join(result.lines))
-        print(f"\nkept in {result.path}")
-    return _exit_status(result.document.get("verdict"))
+        print(str(compared))
+        print(f"\nkept in {compared.path}")
+    return _exit_status(compared.verdict)
 
 
 def _exit_status(verdict: object) -> int:

@@ -214,12 +214,12 @@ def _compile(
 ) -> tuple[list[Any], list[BaseException], threading.Event]:
     """Every bucket's job, its log streamed as it comes; Ctrl-C cancels them. Returns the results, what the
     bucket loop raised (if anything) and the cancel event."""
-    from neffbench.cli.cancellable import run_cancellable
     from neffbench.jobs import run_buckets
+    from neffbench.jobs.cancellable import run_cancellable
 
     out = sys.stderr if args.json else sys.stdout
     progress = Progress(out) if out.isatty() else None
-    from neffbench.cli.terminal_log import TracebackFolder
+    from neffbench.jobs.terminal_log import TracebackFolder
 
     on_line = TracebackFolder(progress.line if progress else _plain_writer(out))
     on_event = progress.event if progress else None
@@ -261,9 +261,10 @@ def _compile(
 
 def _print_results(args: argparse.Namespace, results: list[Any]) -> None:
     """The job.json records as JSON, or each job's summary (and a table of the buckets when there are several)."""
+    from neffbench.api.job import Job
     from neffbench.jobs.summary import bucket_table, summary_lines
 
-    records = [r.record for r in results]
+    records: list[Any] = [Job.of(r).to_json() for r in results]
     if args.json:
         print(json.dumps(records, indent=2, default=str))
     else:

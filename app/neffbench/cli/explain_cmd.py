@@ -57,27 +57,11 @@ def run_explain(args: argparse.Namespace) -> int:
 def _explain_job(job_dir, *, as_json: bool, all_errors: bool = False) -> int:
     """A job, explained as the window does: its outcome and cause from its record, then its compiler log's
     explanation when a compiler ran (a cpu-check job's log has no compiler outcome to explain)."""
-    from neffbench.compilerlog.render import explanation_lines
-    from neffbench.jobs.explained import explain_job
-    from neffbench.words import plural
+    from neffbench.api.explanation import Explanation
 
-    job = explain_job(job_dir)
+    explained = Explanation.of(job_dir)
     if as_json:
-        print(json.dumps(job.to_json(), indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(explained.to_json(), indent=2, ensure_ascii=False, default=str))
         return 0
-    lines = [f"job {job_dir.name}: {job.headline}"]
-    lines += [f"  {label}: {text}" for label, text in job.facts()]
-    if job.log is not None and job.runs_compiler:
-        lines += [
-            "",
-            *explanation_lines(
-                job.log,
-                recorded_version=job.recorded_version,
-                recorded_command=job.recorded_command,
-                all_errors=all_errors,
-            ),
-        ]
-    elif job.log is not None:
-        lines.append(f"  Log: {job.log.source}, {plural(job.log.line_count, 'line', grouped=True)}")
-    print("\n".join(lines))
+    print("\n".join(explained.lines(all_errors=all_errors)))
     return 0

@@ -182,7 +182,9 @@ def run_list(args: argparse.Namespace) -> int:
         print(f"neffbench list: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        _print_json([r.to_dict() for r in records])
+        from neffbench.api.compiling import Neff
+
+        _print_json([Neff(r).to_json() for r in records])
         return 0
     if not records:
         print(f"no NEFF files below {args.dir}")

@@ -167,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         if on_main:
             signal.signal(signal.SIGINT, previous)
     if args.json:
-        print(json.dumps(result.record, indent=2, default=str))
+        from neffbench.api.run import Run
+
+        print(json.dumps(Run.of(result).to_json(), indent=2, default=str))
     else:
         print()
         for line in summary_lines(result.record, str(result.path)):

@@ -13,8 +13,9 @@ import typing
 from pathlib import Path
 
 from neffbench.kernels import registry
+from neffbench.presets import resolve_spec_source
 from neffbench.schema.compiler import split_extra_args
-from neffbench.spec import Problem, SpecError, anchored_here, fields_of, load, sections_of, top_fields_of
+from neffbench.spec import Problem, SpecError, anchored_here, fields_of, sections_of, top_fields_of
 from neffbench.words import plural
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
@@ -136,47 +137,6 @@ def add_spec_arguments(parser: argparse.ArgumentParser, *, required: bool = True
     for kernel in registry.available():
         kernel.cli.add_options(extra)
     parser.set_defaults(_spec_options=options)
-
-
-def resolve_spec_source(source: str) -> typing.Any:
-    """Load SPEC: an existing file wins; then a preset of that name; then what a kernel makes of it."""
-    path = Path(source)
-    if path.suffix.lower() == ".py":
-        raise SpecError([Problem("", _python_without_name(path))])
-    if path.is_file() or (path.suffix.lower() in (".toml", ".json") and ":" not in source):
-        return load(path)
-    for kernel in registry.available():
-        spec = kernel.cli.spec_from_source(source)
-        if spec is not None:
-            return spec
-    if path.suffix.lower() in (".toml", ".json") or "/" in source:
-        return load(path)
-    from neffbench.presets import load_preset
-
-    try:
-        return load_preset(source)
-    except KeyError as exc:
-        raise SpecError([Problem("", f"'{source}' is neither a spec file nor a preset. {exc.args[0]}")]) from None
-
-
-def _python_without_name(path: Path) -> str:
-    """The sentence for ``FILE.py`` given as SPEC: name what in it to compile, with its names listed (read, not run)."""
-    import ast
-
-    if not path.is_file():
-        return f"{path} does not exist; a module entry is FILE.py:NAME, naming a class, function or object in it."
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as exc:
-        return f"{path} is Python, not a spec, and has a syntax error at line {getattr(exc, 'lineno', '?')}."
-    names = [
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_")
-    ]
-    example = f"{path}:{names[0]}" if names else f"{path}:NAME"
-    listed = f" It defines: {', '.join(names[:12])}{', ...' if len(names) > 12 else ''}." if names else ""
-    return f"{path} is Python, not a spec: add :NAME to say what in it to compile, as in {example}.{listed}"
 
 
 def spec_from_args(args: argparse.Namespace) -> typing.Any:

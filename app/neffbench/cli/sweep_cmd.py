@@ -271,7 +271,7 @@ def _run_points(
 ) -> tuple[list[Any], list[BaseException], threading.Event]:
     """The sweep's valid points on its executor, Ctrl-C cancelling them. Returns the sweep's result (one, unless
     it raised), what it raised and the cancel event."""
-    from neffbench.cli.cancellable import run_cancellable
+    from neffbench.jobs.cancellable import run_cancellable
     from neffbench.sweeps import run_sweep
 
     prestarted = getattr(args, "prestarted", None)

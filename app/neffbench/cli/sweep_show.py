@@ -15,7 +15,7 @@ def _workdir_option(args: argparse.Namespace) -> str | None:
 
 
 def show(args: argparse.Namespace) -> int:
-    from neffbench.sweeps import SweepNotFound, as_json, list_sweeps, load, rows
+    from neffbench.sweeps import SweepNotFound, list_sweeps, load, rows
 
     workdir = _workdir_option(args) or "neffbench-workdir"
     if args.sweep_id is None:
@@ -39,7 +39,11 @@ def show(args: argparse.Namespace) -> int:
         print(f"neffbench: {exc}", file=sys.stderr)
         return EXIT_INVALID
     layer = getattr(args, "layer", None)
-    document = as_json(sweep) if args.json else None
+    document = None
+    if args.json:
+        from neffbench.api.sweeping import Sweep
+
+        document = Sweep(sweep).to_json()
     table_rows = document["rows"] if document is not None else rows(sweep) if layer is not None else []
     if layer is not None:
         problem = _with_layer(table_rows, layer)

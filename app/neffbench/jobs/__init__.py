@@ -7,6 +7,8 @@ freely. Names are loaded on first use so that the worker, which needs only a few
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 _EXPORTS = {
@@ -32,3 +34,14 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(list(globals()) + __all__)
+
+
+class _Jobs(types.ModuleType):
+    """This package is also ``neffbench.jobs(workdir)`` of the Python API (the package's name is the API's verb, and
+    once imported the package would hide the function): calling it lists the workdir's jobs."""
+
+    def __call__(self, workdir: Any = "neffbench-workdir") -> Any:
+        return importlib.import_module("neffbench.api.job").jobs(workdir)
+
+
+sys.modules[__name__].__class__ = _Jobs

@@ -61,6 +61,7 @@ class CompileJob(Streaming, Finishing):
         prepared: Prepared | None = None,
         taps: dict[str, Any] | None = None,
         profiled: dict[str, Any] | None = None,
+        origin: dict[str, Any] | None = None,
     ):
         buckets = registry.for_spec(spec).buckets(spec)
         if len(buckets) != 1:
@@ -85,6 +86,9 @@ class CompileJob(Streaming, Finishing):
         self.taps = taps
         # A profiled variant ({"of": JOB}): compiled with the framework's debug names (neffbench.structure.profiled).
         self.profiled = profiled
+        # Where the spec came from when not from a spec file or the window: ``neffbench.trace``'s call (job.json's
+        # ``origin``: the call, how its object was saved, the files its code came from).
+        self.origin = origin
         self.job_dir: Path | None = None
         self.record: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -146,6 +150,8 @@ class CompileJob(Streaming, Finishing):
                 taps=self.taps,
                 profiled=self.profiled,
             )
+            if self.origin is not None:
+                self.record["origin"] = self.origin
             records.write_record(job_dir, self.record)
             save(self.spec, job_dir / "spec.toml")
             if self.taps:

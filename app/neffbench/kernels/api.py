@@ -216,6 +216,14 @@ class Kernel:
         and target (``neffbench.sweeps.memory``). None (the default): the baseline alone."""
         return None
 
+    # ---- the Python API (no torch) -------------------------------------------------------------
+
+    def spec_from_object(self, obj: Any, saved: Any) -> Any | None:
+        """The spec that compiles ``obj``, an object in memory (what ``neffbench.trace`` is given), called with the
+        inputs ``saved`` holds (``neffbench.kernels.saved.SavedCall``: the object and inputs as files); None: not
+        this kernel's."""
+        return None
+
     # ---- torch ------------------------------------------------------------------------------
 
     def preload(self) -> None:

@@ -124,8 +124,21 @@ def digest(block: dict[str, Any]) -> str:
 
 
 def _packages() -> dict[str, list[str]]:
-    # Looked up afresh when a build has put folders on sys.path since (a warm probe serves many builds).
-    return _packages_on(tuple(sys.path))
+    # Looked up afresh when a build has put folders holding distributions on sys.path since (a warm probe serves
+    # many builds); a folder of plain modules, such as each traced object's own, changes nothing and costs nothing.
+    return _packages_on(tuple(p for p in sys.path if _may_hold_distributions(p)))
+
+
+def _may_hold_distributions(entry: str) -> bool:
+    """Whether a sys.path entry can hold a distribution's metadata: a folder with a .dist-info or .egg-info in it,
+    or anything that is not a folder (a zip, an egg)."""
+    try:
+        with os.scandir(entry or ".") as found:
+            return any(f.name.endswith((".dist-info", ".egg-info")) for f in found)
+    except NotADirectoryError:
+        return True
+    except OSError:  # a folder that is not there (yet) holds nothing
+        return False
 
 
 @functools.lru_cache(maxsize=4)

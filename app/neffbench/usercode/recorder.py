@@ -35,12 +35,17 @@ class Recorder:
     """Use as ``with Recorder() as rec: build()``; then ``rec.result(built_object)`` is the closure's record."""
 
     _before: set[str] = field(default_factory=set)
+    # Threads that were running before the build began, other than its own: what they open is not the build's
+    # (a job runner writing the record beside a build that runs in its process, a notebook's own threads).
+    _elsewhere: frozenset[int] = frozenset()
     opened: dict[str, None] = field(default_factory=dict)  # insertion-ordered set of data files read
     modules: list[str] = field(default_factory=list)  # user modules imported while recording, by name
 
     def __enter__(self) -> Recorder:
         _install()
         self._before = set(sys.modules)
+        here = threading.get_ident()
+        self._elsewhere = frozenset(t.ident for t in threading.enumerate() if t.ident is not None and t.ident != here)
         with _lock:
             _active.append(self)
         return self
@@ -58,6 +63,8 @@ class Recorder:
         ]
 
     def note_open(self, path: str) -> None:
+        if threading.get_ident() in self._elsewhere:
+            return
         if path not in self.opened:
             self.opened[path] = None
 

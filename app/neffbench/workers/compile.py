@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import io
 import json
 import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TextIO
 
 from neffbench.backends.base import JobFailure
 from neffbench.backends.registry import CHOICES as BACKENDS
@@ -117,19 +119,27 @@ def main(argv: list[str] | None = None) -> int:
         args.job_dir = _wait_for_job()
         if args.job_dir is None:
             return 0  # the parent went away, or ran the job some other way
-    out = Emitter()
-    job = Job(args.job_dir, args.backend, out)
+    if args.standby:
+        os.chdir(args.job_dir)  # where a spawned worker starts
     started = " (a standby, started before the job)" if args.standby else ""
-    out.line(f"neffbench: worker pid {os.getpid()} for job {args.job_dir.name}{started}")
+    return run_job(args.job_dir, args.backend, Emitter(), f"worker pid {os.getpid()}", started)
+
+
+def run_job(
+    job_dir: Path, backend: str, out: Emitter, who: str, note: str = "", errors: TextIO | io.TextIOBase | None = None
+) -> int:
+    """The job's stages, reported on ``out``; 0 when it succeeded, 1 when it failed. ``who`` runs it (the worker and
+    its pid) and ``note`` says more, in the log's first line; ``errors``: where the traceback of a failure goes
+    (stderr, which is job.log for a worker)."""
+    job = Job(job_dir, backend, out)
+    out.line(f"neffbench: {who} for job {job_dir.name}{note}")
     try:
-        if args.standby:
-            os.chdir(args.job_dir)  # where a spawned worker starts
         job.run()
     except Exception as exc:  # noqa: BLE001 - any error in the user's module or the toolchain ends the job
         # The whole story stays in job.log; the terminal gets the sentence.
         cause = exc.__cause__ if isinstance(exc, JobFailure) else exc
         if cause is not None:
-            traceback.print_exception(type(cause), cause, cause.__traceback__, file=sys.stderr)
+            traceback.print_exception(type(cause), cause, cause.__traceback__, file=errors or sys.stderr)
         reason = failure_reason(exc, job.stage, users_code=job.runs_user_code)
         out.line(f"neffbench: failed: {reason}")
         out.event({"type": "outcome", "outcome": "failed", "reason": reason})

@@ -162,6 +162,14 @@ class ModuleKernel(Kernel):
         )
         return dataclasses.replace(spec, module=module, inputs=inputs)
 
+    # ---- the Python API ------------------------------------------------------------------------
+
+    def spec_from_object(self, obj: Any, saved: Any) -> ModuleCompileSpec | None:
+        """Any object a module entry could name: saved with the call, its entry file written beside it."""
+        from neffbench.kernels.module.from_object import spec
+
+        return spec(obj, saved)
+
     # ---- torch ---------------------------------------------------------------------------------
 
     def _key(self, spec: ModuleCompileSpec) -> str:
