@@ -25,7 +25,7 @@ LEGACY_STAMP := $(LEGACY_VENV)/.neffbench-installed
 
 .PHONY: run test test-fast lint test-legacy test-legacy-torch-floor bench setup setup-run setup-legacy system-deps window-deps install-desktop clean
 
-# Only what running needs (torch, PySide6, pyqtgraph, numpy, superqt, tomli-w); make test adds the test tools.
+# Only what running needs (torch, PySide6, pyqtgraph, numpy, superqt, tomli-w, grandalf); make test adds the test tools.
 run: setup-run window-deps
 	$(ENV_DIR)/bin/neffbench
 
@@ -77,7 +77,7 @@ $(RUN_STAMP): pyproject.toml
 	else \
 	    echo "Installing $(TORCH_SPEC)"; "$(PY)" -m pip install --quiet "$(TORCH_SPEC)"; \
 	fi
-	@echo "Installing NEFF Workbench and what it needs to run (PySide6-Essentials, pyqtgraph, numpy, superqt, tomli-w, cloudpickle)"
+	@echo "Installing NEFF Workbench and what it needs to run (PySide6-Essentials, pyqtgraph, numpy, superqt, tomli-w, cloudpickle, grandalf)"
 	@"$(PY)" -m pip install --quiet -e .
 	@# An editable install compiles nothing: byte-compile now so that the first launch does not.
 	@"$(PY)" -m compileall -q app/neffbench > /dev/null

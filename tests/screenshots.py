@@ -2,9 +2,10 @@
 
 ``python -m tests.screenshots OUT_DIR [--sizes 1920x1080,1280x800,1024x700]`` first fills a workdir in
 OUT_DIR with what the tabs show (a cpu-check compile of the seed, a CPU run of it, a swept and run
-sweep, a layer-by-layer compare), then opens the window under Xvfb (``xvfb-run``) once per size, screen
-and window of that size, and saves ``OUT_DIR/<size>/<NN>-<what>.png``: each tab, each kernel's form
-and preview, a compile in the window, the sweep dialog.
+sweep, a layer-by-layer compare, a 32-layer Llama-shaped model built from a config), then opens the window under
+Xvfb (``xvfb-run``) once per size, screen and window of that size, and saves ``OUT_DIR/<size>/<NN>-<what>.png``:
+each tab, each kernel's form and preview, a compile in the window, the sweep dialog, the Structure tab on the
+seed and on the 32-layer model.
 """
 
 from __future__ import annotations
@@ -38,7 +39,17 @@ def prepare(workdir: Path) -> Path:
         _neffbench(workdir, "run", str(job), "--runtime", "cpu", "--iterations", "300")
     if not (job / "compares").is_dir():
         _neffbench(workdir, "compare", str(job), "--runtime", "cpu", ok=(0, 3))  # 3: a tap diverges
+    if not list(workdir.glob("llama32-*/job.json")):
+        from neffbench.spec import from_dict, save
+        from tests.bench.bench_structure import LLAMA
+
+        save(from_dict({**LLAMA, "workdir": str(workdir)}), workdir.parent / "llama32.toml")
+        _neffbench(workdir, "compile", str(workdir.parent / "llama32.toml"), "--backend", "cpu-check")
     return job
+
+
+def llama_job(workdir: Path) -> Path:
+    return min(p.parent for p in workdir.glob("llama32-*/job.json"))
 
 
 class _Shooter:
@@ -162,7 +173,37 @@ class _Shooter:
 
     def numerics(self) -> None:
         self.save("numerics")
-        self.dialogs()
+        self.tab(6)
+        self.show_structure(str(self.job), "", "structure-rope", self.structure_llama)
+
+    def show_structure(self, job: str, path: str, what: str, then) -> None:
+        """The Structure tab on ``job`` with ``path`` picked, its data flow drawn, saved as ``what``."""
+        panel = self.window.structure
+        drawn: list[str] = []
+        panel.drawn.connect(drawn.append)
+        if panel.job_dir != job or path == "":
+            panel.set_job(job)  # read anew: the root drawn again even when the window showed this job already
+        else:
+            panel.select_path(path)
+
+        def shoot() -> None:
+            panel.drawn.disconnect(drawn.append)
+            self.save(what)
+            then()
+
+        self.wait(lambda: path in drawn and panel.selected_path() == path or (path == "" and "" in drawn), shoot)
+
+    def structure_llama(self) -> None:
+        job = str(llama_job(self.job.parent))
+        self.show_structure(job, "", "structure-llama32", self.structure_layer)
+
+    def structure_layer(self) -> None:
+        job = self.window.structure.job_dir
+        self.show_structure(job, "model.layers.0", "structure-llama32-layer", self.structure_model)
+
+    def structure_model(self) -> None:
+        job = self.window.structure.job_dir
+        self.show_structure(job, "model", "structure-llama32-model", self.dialogs)
 
     def dialogs(self) -> None:
         from neffbench.gui.sweeps.dialog import SweepDialog

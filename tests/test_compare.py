@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from neffbench.cli.compare_cmd import EXIT_DIVERGENT, EXIT_INVALID, EXIT_NOT_COMPARED, EXIT_WITHIN
+from neffbench.cli.sweep_show import EXIT_INVALID as SHOW_INVALID
 from neffbench.runs import arrays
 from tests.cli import neffbench
 from tests.fakes import fake_env, runtime_env
@@ -266,6 +267,42 @@ def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path)
     assert job.is_dir()
     table = _cli("sweep", "show", swept["sweep_id"], "--workdir", "wd", cwd=tmp_path).stdout
     assert "run error" in table and "f64" in table
+
+
+def test_a_sweep_shows_any_layers_error_in_each_point(tmp_path):
+    """``sweep show --layer PATH``: each point's figures at that module, its own compare's, so a layer made lossy
+    in one point and not in the other shows it."""
+    _project(tmp_path, "cpu-check")
+    proc = _cli(
+        "sweep", "spec.toml", "--over", "module.kwargs.lossy_at=2,3", "--backend", "cpu-check", "--compare",
+        "--runtime", "cpu", "--compare-depth", "1", "--iterations", "3", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    sweep_id = json.loads(proc.stdout)["sweep_id"]
+    show = ("sweep", "show", sweep_id, "--workdir", "wd")
+    shown = _cli(*show, "--layer", "layers.2", "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    rows = {r["values"]["module.kwargs.lossy_at"]: r for r in json.loads(shown.stdout)["rows"]}
+    for row in rows.values():
+        compared = json.loads((tmp_path / row["accuracy"]["compare"]).read_text())
+        (tap,) = [t for t in compared["taps"] if t["module"] == "layers.2"]
+        assert row["layer"] == {
+            "path": "layers.2",
+            "time_s": None,  # not profiled
+            "share": None,
+            "vs_eager": tap["vs_eager"]["max_abs"],
+            "vs_float64": tap["vs_float64"]["max_abs"],
+        }
+        assert "layers" not in row  # the one module asked for, not the whole tree
+    assert rows[2]["layer"]["vs_float64"] > 100 * rows[3]["layer"]["vs_float64"]
+    table = _cli(*show, "--layer", "layers.2", cwd=tmp_path).stdout
+    assert "layers.2 in each point" in table and "lossy_at=3" in table.split("layers.2 in each point")[1]
+    wrong = _cli(*show, "--layer", "layers.9", cwd=tmp_path)
+    assert wrong.returncode == SHOW_INVALID
+    assert "--layer layers.9: no point's model has a module of that path (they have" in wrong.stderr
+    not_show = _cli("sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--layer", "layers.2", cwd=tmp_path)
+    assert not_show.returncode == SHOW_INVALID
+    assert "only 'neffbench sweep show SWEEP_ID' shows a layer" in not_show.stderr
 
 
 def test_a_kernel_without_submodules_is_compared_at_its_outputs(seed_cpu_check_job):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -666,6 +667,10 @@ def test_explorer_view_summary_json(tmp_path, sample_neff):
         ).returncode
         == 0
     )
+    # A device profile is processed as a matched NEFF/NTFF pair: a folder with the NTFF alone says so and fails.
+    alone = _run(["neuron-explorer", "view", "-d", "prof", "--output-format", "summary-json"], cwd=tmp_path)
+    assert alone.returncode == 1 and "no NEFF found for profile_exec_2.ntff" in alone.stderr
+    shutil.copy(sample_neff, tmp_path / "prof" / "model.neff")
     proc = _run(["neuron-explorer", "view", "-d", "prof", "--output-format", "summary-json"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     nodes = json.loads(proc.stdout)
@@ -686,7 +691,10 @@ def test_explorer_view_summary_json(tmp_path, sample_neff):
     (summary,) = json.loads(view.stdout).values()
     assert summary["total_time"] == pytest.approx(0.003)  # the first execution carries ~1 ms of start-up
     assert (summary["mfu_estimated_percent"], summary["extra"]) == (0.5, 1)
-    text = _run(["neuron-explorer", "view", "-s", "first.ntff", "--output-format", "summary-text"], cwd=tmp_path)
+    text = _run(
+        ["neuron-explorer", "view", "-n", str(sample_neff), "-s", "first.ntff", "--output-format", "summary-text"],
+        cwd=tmp_path,
+    )
     assert re.search(r"^total_time\s+0\.003$", text.stdout, re.M)
     assert (
         _run(["neuron-explorer", "view", "-d", "empty", "--output-format", "summary-json"], cwd=tmp_path).returncode
@@ -698,7 +706,10 @@ def test_neuron_profile_is_deprecated_but_works(tmp_path, sample_neff):
     proc = _run(["neuron-profile", "capture", "-n", str(sample_neff), "-s", "profile.ntff"], cwd=tmp_path)
     assert proc.returncode == 0 and (tmp_path / "profile.ntff").is_file()
     assert "deprecated" in proc.stderr and "neuron-explorer" in proc.stderr
-    summary = _run(["neuron-profile", "view", "-s", "profile.ntff", "--output-format", "summary-json"], cwd=tmp_path)
+    summary = _run(
+        ["neuron-profile", "view", "-n", str(sample_neff), "-s", "profile.ntff", "--output-format", "summary-json"],
+        cwd=tmp_path,
+    )
     assert summary.returncode == 0 and "total_time" in next(iter(json.loads(summary.stdout).values()))
     ui = _run(["neuron-profile", "view", "-n", str(sample_neff), "-s", "profile.ntff"], cwd=tmp_path)
     assert ui.returncode == 1 and 'influxdb not setup correctly: exec: "influx"' in ui.stderr

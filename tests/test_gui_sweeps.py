@@ -164,6 +164,17 @@ def test_latency_is_charted_against_error_for_a_sweep_that_was_run_and_compared(
     assert panel.chart.getPlotItem().getAxis("bottom").labelText == "max abs error vs float64"
     head = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
     assert "run error" in head
+    # Any layer's error across the points: each point's own compare at that module.
+    assert not panel.layer_combo.isEnabled()  # no layer measure chosen
+    panel.select_layer("layers.2")
+    panel.y_combo.setCurrentText("layer error vs float64")
+    panel.x_combo.setCurrentIndex(panel.x_combo.findData("compiler.optlevel"))
+    assert panel.layer_combo.isEnabled() and panel.layer_combo.currentText() == "layers.2"
+    xs, ys, _, _ = panel.chart_points()
+    expected = {r["values"]["compiler.optlevel"]: r["layers"]["layers.2"]["vs_float64"] for r in panel.rows}
+    assert dict(zip(xs, ys)) == expected and all(y > 0 for y in ys)
+    assert panel.chart.getPlotItem().getAxis("left").labelText == "layers.2: max abs error vs float64"
+    assert "layer error vs float64 at layers.2 against" in panel.chart.getPlotItem().titleLabel.text
 
 
 def test_a_sweep_points_compiler_progress_counts_as_output(qtbot):

@@ -39,7 +39,16 @@ def test_cpu_check_succeeds_and_says_no_neff(seed_job):
     assert rec["neff_note"] == "no NEFF (cpu-check)"
     assert rec["compiler"] is None and rec["compiler_command"]["requested"] is None
     assert rec["compiler_command"]["actual"] is None
-    assert list(rec["stages"]) == ["building", "weights", "reference", "tracing", "saving", "verifying", "done"]
+    assert list(rec["stages"]) == [
+        "building",
+        "weights",
+        "reference",
+        "tracing",
+        "saving",
+        "structure",
+        "verifying",
+        "done",
+    ]
     assert rec["spec_hash"] == spec_hash(SEED) and rec["job_id"] == result.job_dir.name
     assert rec["versions"]["torch"] == torch.__version__ and rec["versions"]["torch_neuronx"] is None
     assert rec["exit_code"] == 0 and rec["worker_pid"] and rec["pid"]
@@ -70,7 +79,7 @@ def test_cpu_check_log_and_events(seed_job):
     assert log.splitlines() == lines
     assert any("no NEFF, cpu-check" in line for line in lines)
     stages = [e["stage"] for e in events if e["type"] == "stage"]
-    assert stages == ["building", "weights", "reference", "tracing", "saving", "verifying", "done"]
+    assert stages == ["building", "weights", "reference", "tracing", "saving", "structure", "verifying", "done"]
     assert events[-1] == {
         **events[-1],
         "type": "finished",

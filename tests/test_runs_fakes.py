@@ -148,7 +148,8 @@ def test_a_profile_is_captured_and_summarised(job, reference_outputs):
     assert profile["captured"] is True and profile["ntff"].endswith(".ntff") and Path(profile["ntff"]).is_file()
     assert "--profile-nth-exec" in profile["command"]
     assert profile["summary"]["total_time"] is not None
-    assert profile["open"].startswith("neuron-explorer view -d ")
+    # Read back as the matched NEFF/NTFF pair the docs process, not a folder holding the NTFF alone.
+    assert profile["open"].startswith("neuron-explorer view -n ") and " -s " in profile["open"]
 
 
 def test_a_bare_neff_runs_with_random_inputs_of_its_own_signature(sample_neff, tmp_path):

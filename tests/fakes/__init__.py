@@ -38,7 +38,8 @@ call time:
   execution), ``FAKE_NRT_ERROR="LOAD:NRT_RESOURCE(4): text"`` / ``"EXEC:..."`` / ``"INIT:..."``,
   ``FAKE_NRT_CRASH=1`` (SIGSEGV at execution), ``FAKE_NRT_IMPORT_ERROR=1`` (import fails: no libnrt.so.1).
 - ``FAKE_NEURON_LS``: ``trn2`` (default), ``busy`` (pid 4242 ``python`` holds the device), ``none``, or a
-  JSON file to print. ``FAKE_PROFILE_SUMMARY``: a JSON object (inline or a file) of summary metrics.
+  JSON file to print. ``FAKE_PROFILE_SUMMARY``: a JSON object (inline or a file) of summary metrics;
+  ``FAKE_PROFILE_VIEW_ERROR``: ``view`` prints this on stderr and exits 1 (a profile it cannot process).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ RUNTIME_CONTROLS = (
     "FAKE_NRT_IMPORT_ERROR",
     "FAKE_NEURON_LS",
     "FAKE_PROFILE_SUMMARY",
+    "FAKE_PROFILE_VIEW_ERROR",
 )
 
 
@@ -113,6 +115,7 @@ def runtime_controls(
     import_error: bool = False,
     neuron_ls: str | os.PathLike[str] = "trn2",
     profile_summary: str | os.PathLike[str] | Mapping[str, object] | None = None,
+    profile_view_error: str | None = None,
 ) -> dict[str, str]:
     """Every FAKE_NRT_* / FAKE_NEURON_LS / FAKE_PROFILE_SUMMARY variable, set or blank (so none leaks in).
 
@@ -134,6 +137,7 @@ def runtime_controls(
         "FAKE_NRT_IMPORT_ERROR": "1" if import_error else "",
         "FAKE_NEURON_LS": str(neuron_ls or ""),
         "FAKE_PROFILE_SUMMARY": str(profile_summary or ""),
+        "FAKE_PROFILE_VIEW_ERROR": profile_view_error or "",
     }
 
 

@@ -92,6 +92,12 @@ def write_neff(model_dir: Path, output: Path, opts: dict[str, str], *, hashed: b
         return {e["name"]: ("int32" if e["dtype"] == "int64" else e["dtype"], tuple(e["shape"])) for e in entries}
 
     target = opts.get("--target", "trn1")
+    # The lowered graph's framework names (torch_neuronx with XLA_IR_DEBUG/XLA_HLO_DEBUG) go into debug_info/.
+    extra = (
+        {"debug_info/framework_ops.json": json.dumps(meta["framework_ops"]).encode()}
+        if meta.get("framework_ops")
+        else {}
+    )
     if hashed:
         digest = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
         output = output.with_name(f"{output.stem}.{digest}{output.suffix}")
@@ -104,6 +110,7 @@ def write_neff(model_dir: Path, output: Path, opts: dict[str, str], *, hashed: b
         target=CODENAMES.get(target, "sunda"),
         lnc_size=int(opts.get("--lnc", opts.get("--logical-nc-config", "1")) or 1),
         gzip="--enable-fast-loading-neuron-binaries" not in opts,
+        extra_members=extra,
     )
 
 

@@ -50,6 +50,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("a", metavar="A", help="a .neff file or a job directory")
     p.add_argument("b", metavar="B", help="a .neff file or a job directory")
     p.add_argument("--json", action="store_true", help="print a JSON object with a list of differences")
+    p.add_argument(
+        "--layers",
+        action="store_true",
+        help="two jobs layer by layer: per module, its structure, latest error and device time in A and in B, and "
+        "the layers that differ (neffbench structure gives each job's)",
+    )
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --layers: modules down to this depth (1: children), each saying what differs under it",
+    )
     p.set_defaults(func=run_diff)
 
 
@@ -233,7 +246,38 @@ def _diff_side(path: str) -> tuple[str | None, Any]:
         return path, None
 
 
+def run_layers_diff(args: argparse.Namespace) -> int:
+    """``diff JOB_A JOB_B --layers``: the two jobs' structures side by side, layer by layer."""
+    from pathlib import Path
+
+    from neffbench.structure import diff
+    from neffbench.structure.document import StructureError
+    from neffbench.structure.rebuild import laid
+    from neffbench.views.job_file import RecordError
+
+    sides = []
+    for given in (args.a, args.b):
+        job_dir = Path(given).expanduser().resolve()
+        if not (job_dir / "job.json").is_file():
+            print(f"--layers compares two job directories; {given} is not one (it has no job.json).", file=sys.stderr)
+            return 1
+        try:
+            sides.append(laid(job_dir, lambda line: print(line, file=sys.stderr, flush=True)))
+        except (StructureError, RecordError) as exc:
+            print(f"{given}: {exc}", file=sys.stderr)
+            return 1
+    rows = diff.folded(diff.diff(*sides), args.depth)
+    name_a, name_b = Path(args.a).resolve().name, Path(args.b).resolve().name
+    if args.json:
+        _print_json(diff.document(rows, name_a, name_b))
+    else:
+        print("\n".join(diff.lines(rows, name_a, name_b)))
+    return 0
+
+
 def run_diff(args: argparse.Namespace) -> int:
+    if args.layers:
+        return run_layers_diff(args)
     from neffbench.neff import NeffError, read_neff
     from neffbench.views.job_diff import diff_built, diff_jobs
     from neffbench.views.job_file import RecordError

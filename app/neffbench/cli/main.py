@@ -25,6 +25,8 @@ COMMANDS = {
     "bundle": "neffbench.cli.bundle_cmd",
     "sweep": "neffbench.cli.sweep_cmd",
     "compare": "neffbench.cli.compare_cmd",
+    "structure": "neffbench.cli.structure_cmd",
+    "report": "neffbench.cli.report_cmd",
     "remote": "neffbench.cli.remote_cmd",
 }
 

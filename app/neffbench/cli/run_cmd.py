@@ -56,7 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--profile",
         action="store_true",
-        help="also capture a profile with neuron-explorer (or neuron-profile) and show its summary",
+        help="also capture a profile with neuron-explorer (or neuron-profile) and show its summary; a job's profile "
+        "is captured from its profiled variant (the same spec compiled with the framework's debug names, cached like "
+        "any job), so that `neffbench structure JOB` shows each layer's device time",
     )
     p.add_argument(
         "--steps",
@@ -93,6 +95,28 @@ def _inputs(values: list[str] | None) -> tuple[str | None, dict[str, str] | None
     return None, npy, None
 
 
+def _profile_neff(subject: Any, out: Any) -> Any:
+    """The NEFF a job's profile is captured from (its profiled variant's); None for the one run (a bare NEFF, or a
+    job whose variant could not be had: its profile then maps time to no layer, and the output says why)."""
+    from neffbench.structure.profiled import ProfiledError, with_debug_names
+
+    if subject.job_dir is None or subject.neff is None:
+        return None
+    say = lambda line: print(line, file=out, flush=True)  # noqa: E731
+    try:
+        found = with_debug_names(subject.job_dir)
+    except ProfiledError as exc:
+        say(f"neffbench: profiling the job's own NEFF, whose time maps to no layer: {exc}")
+        return None
+    if found.job_dir != subject.job_dir:
+        how = "served from the cache" if found.cached else "compiled"
+        say(
+            f"neffbench: the profile is captured from the profiled variant {found.job_dir.name} ({how}: the same spec "
+            "with the framework's debug names, which map device time to layers)"
+        )
+    return found.neff
+
+
 def run(args: argparse.Namespace) -> int:
     from neffbench.runs.neff_run import NeffRun
     from neffbench.runs.subject import SubjectError, resolve
@@ -106,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         subject = resolve(args.target, neff=args.neff)
         prefill = resolve(args.prefill) if args.prefill else None
         out = sys.stderr if args.json else sys.stdout
+        profile_neff = _profile_neff(subject, out) if args.profile else None
         runner = NeffRun(
             subject,
             runtime=args.runtime,
@@ -118,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             random=args.random,
             seed=args.seed,
             profile=args.profile,
+            profile_neff=profile_neff,
             steps=args.steps,
             prefill=prefill,
             timeout=args.timeout,

@@ -87,3 +87,10 @@ def add_accuracy_options(p: argparse.ArgumentParser) -> None:
     a.add_argument("--runtime", choices=RUNTIMES, default="auto", help="for --run and --compare (default auto)")
     a.add_argument("--iterations", type=int, default=50, metavar="N", help="timed iterations of each run (default 50)")
     a.add_argument("--compare-depth", type=int, default=None, metavar="N", help="tap depth of --compare")
+    a.add_argument(
+        "--layer",
+        default=None,
+        metavar="PATH",
+        help="with 'show': each point's device time and error at this module of its model (a path as "
+        "'neffbench structure' shows it, such as model.layers.3; '.' for the whole model)",
+    )

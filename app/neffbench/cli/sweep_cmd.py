@@ -98,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INVALID
+    if args.layer is not None:
+        print(
+            f"neffbench: --layer {args.layer}: only 'neffbench sweep show SWEEP_ID' shows a layer in each point.",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
     return _sweep(args)
 
 

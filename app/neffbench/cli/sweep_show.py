@@ -15,7 +15,7 @@ def _workdir_option(args: argparse.Namespace) -> str | None:
 
 
 def show(args: argparse.Namespace) -> int:
-    from neffbench.sweeps import SweepNotFound, list_sweeps, load
+    from neffbench.sweeps import SweepNotFound, list_sweeps, load, rows
 
     workdir = _workdir_option(args) or "neffbench-workdir"
     if args.sweep_id is None:
@@ -38,13 +38,47 @@ def show(args: argparse.Namespace) -> int:
     except (SweepNotFound, ValueError) as exc:
         print(f"neffbench: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    layer = getattr(args, "layer", None)
+    document = None
     if args.json:
         from neffbench.api.sweeping import Sweep
 
-        print(json.dumps(Sweep(sweep).to_json(), indent=2, default=str))
+        document = Sweep(sweep).to_json()
+    table_rows = document["rows"] if document is not None else rows(sweep) if layer is not None else []
+    if layer is not None:
+        problem = _with_layer(table_rows, layer)
+        if problem:
+            print(f"neffbench: {problem}", file=sys.stderr)
+            return EXIT_INVALID
+    if document is not None:
+        for row in table_rows if layer is not None else ():
+            del row["layers"]  # the one module asked for is enough
+        print(json.dumps(document, indent=2, default=str))
         return EXIT_OK
     print_sweep(sweep, sys.stdout)
+    if layer is not None:
+        from neffbench.sweeps import layers
+
+        print("", *layers.table_lines(table_rows, layers.path_of(layer)), sep="\n")
     return EXIT_OK
+
+
+def _with_layer(table_rows: list[dict[str, Any]], layer: str) -> str | None:
+    """Give each row its figures at every module (``row["layers"]``) and at ``layer`` (``row["layer"]``); a sentence
+    when no point's model has that module."""
+    from neffbench.sweeps import layers
+
+    path = layers.path_of(layer)
+    layers.attach(table_rows)
+    for row in table_rows:
+        row["layer"] = {"path": path, **(row["layers"].get(path) or dict.fromkeys(layers.FIGURES))}
+    known = layers.paths(table_rows)
+    if path in known:
+        return None
+    if not known:
+        return f"--layer {layer}: no point has a structure yet (neffbench structure JOB computes one for a job)"
+    some = ", ".join(layers.shown(p) for p in known[:8]) + (", …" if len(known) > 8 else "")
+    return f"--layer {layer}: no point's model has a module of that path (they have {some})"
 
 
 def print_sweep(sweep: dict[str, Any], out: TextIO) -> None:

@@ -31,7 +31,7 @@ from neffbench.views.job import JobView
 # What a hit brings along besides the NEFFs: the module, the inputs and outputs that travel with it,
 # the script, and the compiler's own small files (its log and command).
 # (reference64.npz: a compare's tapped job's float64 reference.)
-PRODUCTS = ("model.pt", "inputs.npz", "reference.npz", "reference64.npz", "reproduce.py")
+PRODUCTS = ("model.pt", "inputs.npz", "reference.npz", "reference64.npz", "reproduce.py", "structure.json")
 COMPILER_FILES = ("compiler/command.txt", "compiler/log-neuron-cc.txt", "torchneuron.log")
 
 
@@ -46,11 +46,19 @@ def predicted_backend(requested: str) -> str:
     return "torchneuron" if neuronx_flavour(dist_version("torch-neuronx")) == "native" else "neuron"
 
 
-def key(spec: Any, backend: str, sources: str | None = None, taps: dict[str, Any] | None = None) -> dict[str, Any]:
+def key(
+    spec: Any,
+    backend: str,
+    sources: str | None = None,
+    taps: dict[str, Any] | None = None,
+    variant: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """``sources``: the digest of the build's source closure (usercode.closure), for kernels that run user code;
-    ``taps``: what a compare's tapped job taps (its NEFF is another, and is never an ordinary compile's)."""
+    ``taps``: what a compare's tapped job taps (its NEFF is another, and is never an ordinary compile's);
+    ``variant``: what else makes its NEFF another (a profiled variant's debug names)."""
     return {
         **({"taps": taps} if taps else {}),
+        **({"variant": variant} if variant else {}),
         "spec_hash": spec_hash(spec, sources),
         "backend": backend,
         "compiler_args": cls.cache_part(spec) if (cls := registry.recorded(backend)) else None,

@@ -17,7 +17,7 @@ from neffbench.compilerlog.reader import CompilerLog
 from neffbench.jobs import prepare, record_start, records
 from neffbench.jobs.finish import Finishing, JobResult  # noqa: F401 - JobResult re-exported
 from neffbench.jobs.prepare import Prepared
-from neffbench.jobs.protocol import TAPS_REQUEST
+from neffbench.jobs.protocol import PROFILED_REQUEST, TAPS_REQUEST
 from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.jobs.streaming import Streaming
 from neffbench.kernels import registry
@@ -60,6 +60,7 @@ class CompileJob(Streaming, Finishing):
         use_cache: bool = True,
         prepared: Prepared | None = None,
         taps: dict[str, Any] | None = None,
+        profiled: dict[str, Any] | None = None,
         origin: dict[str, Any] | None = None,
     ):
         buckets = registry.for_spec(spec).buckets(spec)
@@ -83,6 +84,8 @@ class CompileJob(Streaming, Finishing):
         self.prepared = prepared
         # A compare's tapped variant of the spec's module ({"patterns", "depth", "of"}: neffbench.numerics).
         self.taps = taps
+        # A profiled variant ({"of": JOB}): compiled with the framework's debug names (neffbench.structure.profiled).
+        self.profiled = profiled
         # Where the spec came from when not from a spec file or the window: ``neffbench.trace``'s call (job.json's
         # ``origin``: the call, how its object was saved, the files its code came from).
         self.origin = origin
@@ -129,7 +132,8 @@ class CompileJob(Streaming, Finishing):
             self.prepared = prepare.prepare(self.spec, self.workdir)  # the records only: no probe here
         digest = self.prepared.digest
         try:
-            named = dataclasses.replace(self.spec, name=f"{self.spec.name}-taps") if self.taps else self.spec
+            suffix = "-taps" if self.taps else "-profiled" if self.profiled else ""
+            named = dataclasses.replace(self.spec, name=f"{self.spec.name}{suffix}") if suffix else self.spec
             job_dir = records.create_job_dir(self.workdir, named, sources=digest).resolve()
         except OSError as exc:
             raise records.WorkdirError(
@@ -144,6 +148,7 @@ class CompileJob(Streaming, Finishing):
                 timeout=self.timeout,
                 sources=self.prepared.sources,
                 taps=self.taps,
+                profiled=self.profiled,
             )
             if self.origin is not None:
                 self.record["origin"] = self.origin
@@ -151,6 +156,8 @@ class CompileJob(Streaming, Finishing):
             save(self.spec, job_dir / "spec.toml")
             if self.taps:
                 procs.write_json(job_dir / TAPS_REQUEST, self.taps)
+            if self.profiled:
+                procs.write_json(job_dir / PROFILED_REQUEST, self.profiled)
             self._log_fh = (job_dir / "job.log").open("w", encoding="utf-8", newline="\n")
             self._events_fh = (job_dir / "events.jsonl").open("w", encoding="utf-8", newline="\n")
         except OSError as exc:

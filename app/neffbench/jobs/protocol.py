@@ -12,7 +12,7 @@ time in seconds.
 From the worker:
 
 - ``{"type": "stage", "stage": "building"|"forward"|"outputs"|"weights"|"reference"|"tracing"|"compiling"|"saving"|
-  "verifying"|"done", "t": ...}`` (``forward`` and ``outputs`` only for a kernel whose build calls the module, as
+  "structure"|"verifying"|"done", "t": ...}`` (``forward`` and ``outputs`` only for a kernel whose build calls the module, as
   the module kernel's does; ``compiling`` appears only with the neuron and torchneuron backends, when the compiler
   starts; the parent enters it itself, with ``"source": "compiler output"``, when the compiler's first log record
   arrives sooner). Jobs of earlier versions had one stage ``inputs`` for the first four.
@@ -54,6 +54,10 @@ from __future__ import annotations
 # one copy of each record; it strips the marker before the line reaches job.log or on_line.
 # JOB_DIR/taps.json: what a compare's tapped job taps ({"patterns", "depth", "of"}), for the worker.
 TAPS_REQUEST = "taps.json"
+# JOB_DIR/profiled.json: a profiled variant ({"of": JOB}), compiled with the framework's debug names so that a
+# profile maps device time to the model's layers (aws-neuron-sdk tools/neuron-explorer/how-to-profile-workload.rst).
+PROFILED_REQUEST = "profiled.json"
+DEBUG_NAMES_ENV = {"XLA_IR_DEBUG": "1", "XLA_HLO_DEBUG": "1", "NEURON_FRAMEWORK_DEBUG": "1"}
 LOGFILE_PREFIX = "@@neffbench-cclog@@ "
 STAGES = (
     "building",
@@ -64,6 +68,7 @@ STAGES = (
     "tracing",
     "compiling",
     "saving",
+    "structure",
     "verifying",
     "done",
 )
@@ -73,6 +78,7 @@ STAGE_WORDS = {
     "forward": "the first call of the module's forward",
     "outputs": "the reading of what the forward returned",
     "weights": "the weights digest",
+    "structure": "the reading of the module's structure",
     "inputs": "the build of the module, its inputs, its first call or its weights digest",  # jobs of earlier versions
 }
 

@@ -11,6 +11,7 @@ from typing import Any
 from neffbench import __version__
 from neffbench.backends import registry as backends
 from neffbench.jobs import cache
+from neffbench.jobs.protocol import DEBUG_NAMES_ENV
 from neffbench.jobs.records import iso, process_start_time
 from neffbench.kernels import registry
 from neffbench.spec import spec_hash, to_dict
@@ -26,12 +27,14 @@ def new_record(
     argv: list[str] | None = None,
     sources: dict[str, Any] | None = None,
     taps: dict[str, Any] | None = None,
+    profiled: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The record of a job that is about to start (outcome ``running``).
 
     ``sources``: the source closure its build reads, when known before it starts (jobs.prepare); a kernel that
     runs user code without it gets no cache key until its build has recorded what it read. ``taps``: what a
-    compare's tapped job taps and for which job (``neffbench.numerics``), None for an ordinary job.
+    compare's tapped job taps and for which job (``neffbench.numerics``), None for an ordinary job. ``profiled``: a
+    profiled variant's request (``{"of": JOB}``: compiled with the framework's debug names), None for any other.
     """
     known_cls = backends.recorded(backend_requested)
     known = known_cls.name if known_cls else None
@@ -55,8 +58,13 @@ def new_record(
         "weights": None,
         # Servable to later identical compiles only once this job has succeeded with the predicted backend.
         # A tapped job's NEFF depends on what it taps, not on which job asked ("of"): compares of twins share it.
-        "cache_key": cache.digest(cache.key(spec, predicted, digest, _what_is_tapped(taps))) if servable else None,
+        "cache_key": (
+            cache.digest(cache.key(spec, predicted, digest, _what_is_tapped(taps), DEBUG_NAMES if profiled else None))
+            if servable
+            else None
+        ),
         **({"taps_request": taps} if taps else {}),
+        **({"profiled_request": profiled} if profiled else {}),
         "cache_key_backend": predicted,
         "cache": None,
         "backend_requested": backend_requested,
@@ -77,6 +85,10 @@ def new_record(
         **_provenance(argv),
         "files": _files(),
     }
+
+
+# What makes a profiled variant's NEFF another than its job's: the debug names it was compiled with.
+DEBUG_NAMES = {"debug_names": sorted(DEBUG_NAMES_ENV)}
 
 
 def _what_is_tapped(taps: dict[str, Any] | None) -> dict[str, Any] | None:

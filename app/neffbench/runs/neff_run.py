@@ -77,6 +77,7 @@ class NeffRun:
         random: bool = False,
         seed: int = 0,
         profile: bool = False,
+        profile_neff: Path | None = None,
         save_outputs: bool = False,
         steps: int = 1,
         prefill: RunSubject | None = None,
@@ -106,6 +107,9 @@ class NeffRun:
             "random": random,
             "seed": seed,
             "profile": profile,
+            # The NEFF to profile when it is not the one run: a profiled variant's, compiled with the framework's
+            # debug names so that the profile maps time to layers (neffbench.structure.profiled).
+            "profile_neff": str(profile_neff) if profile_neff else None,
             "save_outputs": save_outputs,  # RUN_DIR/outputs.npz, for a compare
             "steps": steps,  # calls in a row, a module's state carried from each to the next
         }

@@ -86,6 +86,15 @@ def summary_lines(record: RunView | Mapping[str, Any], path: str | None = None) 
                 f"  profile {profile['ntff']}: total_time {summary.get('total_time')} s, "
                 f"mfu_estimated_percent {summary.get('mfu_estimated_percent')}; open with: {profile['open']}"
             )
+            for problem in (
+                profile.get("problems") or []
+            ):  # a profile that could not be read says why, in the tool's words
+                lines.append(f"  profile: {problem}")
+            if profile.get("layers"):
+                lines.append(
+                    f"  profile: {profile['layers']} framework operations timed, from {profile.get('source')}: "
+                    "`neffbench structure JOB` lays them on the model's layers"
+                )
         else:
             lines.append(f"  profile: not captured ({profile.get('reason')})")
     if path:

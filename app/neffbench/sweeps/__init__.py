@@ -49,6 +49,10 @@ on_line=None, on_event=None, cancel_event=None, on_record=None) -> SweepResult``
 ``rows(sweep) -> list[dict]``, ``table_lines(sweep) -> list[str]``
     The comparison table: per point its swept values, outcome, compile and job time, peak memory, NEFF
     size, numerics and the latest run's latency (see :mod:`neffbench.sweeps.show`).
+
+``layers.attach(rows)``, ``layers.figure(row, path, name)``, ``layers.table_lines(rows, path)``
+    Each point's figures at every module of its model (device time and share, error against eager and float64), as
+    ``neffbench structure`` lays them (see :mod:`neffbench.sweeps.layers`).
 """
 
 from __future__ import annotations

@@ -160,8 +160,9 @@ def _is_users(file: str | None, seen: dict[str, bool]) -> bool:
     return seen[file]
 
 
-def _users_call(seen: dict[str, bool]) -> str | None:
-    """``FILE:LINE`` of the innermost frame of the running call stack that is the user's own code."""
+def users_call(seen: dict[str, bool]) -> str | None:
+    """``FILE:LINE`` of the innermost frame of the running call stack that is the user's own code (called from a
+    module's forward hook itself: the frames above the hook's caller are searched)."""
     frame: FrameType | None = sys._getframe(2)  # the hook's caller: torch's call machinery, then the module's
     while frame is not None:
         if _is_users(frame.f_code.co_filename, seen):
@@ -192,7 +193,7 @@ def record_calls(module: Any, inputs: Sequence[Any]) -> list[_Call]:
             source = sources[cls]
             library = source is None or not _is_users(source.rpartition(":")[0], seen)
             calls[path] = _Call(
-                path, cls.__name__, source, depth=len(stack) + 1, called_at=_users_call(seen) if library else None
+                path, cls.__name__, source, depth=len(stack) + 1, called_at=users_call(seen) if library else None
             )
         stack.append(path)
 

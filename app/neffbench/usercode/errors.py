@@ -32,7 +32,7 @@ def where(exc: BaseException) -> str:
 
 
 # Libraries that optional features use, and the extra that installs each (``make run`` installs none of them).
-EXTRAS = {"transformers": "hf", "ray": "ray"}
+EXTRAS = {"transformers": "hf", "ray": "ray", "pandas": "profile", "pyarrow": "profile", "model_explorer": "explorer"}
 
 
 def install_hint(missing: str | None) -> str:

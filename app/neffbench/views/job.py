@@ -86,6 +86,8 @@ class JobView:
     # its worker tapped ({"taps": [...], "depth", "notes", "float64"}); empty for an ordinary job.
     taps_request: dict[str, Any] = field(default_factory=dict)
     taps: dict[str, Any] = field(default_factory=dict)
+    # A profiled variant: compiled with the framework's debug names for the job it names ({"of"}); empty otherwise.
+    profiled_request: dict[str, Any] = field(default_factory=dict)
     # The job.json it was read from (views/job_file.py sets it); None for a record handed over in memory.
     path: str | None = None
     # The whole document as written, for what no field above names (a detail view shows all of it).
@@ -147,6 +149,7 @@ class JobView:
             error_text=text(record.get("error")),
             taps_request=as_dict(record.get("taps_request")),
             taps=as_dict(record.get("taps")),
+            profiled_request=as_dict(record.get("profiled_request")),
             path=path,
             raw=record,
         )

@@ -35,6 +35,7 @@ def cpu_trace(job: Any, report: Any, built: Any, *, blocking: bool) -> Any:
         job.preflight_gate(report, final=True)
         return None
     job.tracer_warnings = tracer_warnings
+    job.cpu_traced = traced
     tracer_warnings.report(report)
     preflight.analyze_graph(report, traced, built.input_names, built.output_names)
     preflight.check_module_tensors(report, built.module, traced)

@@ -1,9 +1,10 @@
-"""The probe: ``python -m neffbench.workers.probe check|prepare|REQUEST`` reads a JSON request on stdin, prints one
-JSON report.
+"""The probe: ``python -m neffbench.workers.probe check|prepare|structure|REQUEST`` reads a JSON request on stdin,
+prints one JSON report.
 
 check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
 inputs and outputs. prepare: what a compile checks before any job. preview: the spec's preview, pickled into a
-file (the window's first previews, while its own torch loads). A kernel may bring requests of its own
+file (the window's first previews, while its own torch loads). structure: a job's structure, for a job compiled
+before structures existed (``neffbench.structure.rebuild``). A kernel may bring requests of its own
 (``Kernel.probe_requests``; the module kernel's ``resolve``), answered the same way.
 """
 
@@ -180,7 +181,14 @@ def preview(request: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True, "path": request["path"]}
 
 
-COMMANDS = {"check": check, "prepare": prepare, "preview": preview}
+def structure(request: dict[str, Any]) -> dict[str, Any]:
+    """The structure of a job compiled before structures existed: its module built again from its spec, kept in it."""
+    from neffbench.structure.rebuild import answer as structure_of
+
+    return structure_of(request)
+
+
+COMMANDS = {"check": check, "prepare": prepare, "preview": preview, "structure": structure}
 
 
 def _handler(command: str) -> Any:
@@ -255,7 +263,7 @@ def main(argv: list[str]) -> int:
         return serve()
     if len(argv) != 1 or _handler(argv[0]) is None:
         print(
-            "usage: python -m neffbench.workers.probe check|prepare|preview|<a kernel's request> < request.json, "
+            "usage: python -m neffbench.workers.probe check|prepare|preview|structure|<a kernel's request> < request.json, "
             "or serve",
             file=sys.stderr,
         )

@@ -1,7 +1,7 @@
 """The compile worker's job: the stage sequence from the spec to a verified NEFF (or TorchScript), as protocol lines.
 
 It reads ``JOB_DIR/spec.toml`` and never writes ``job.json`` (the parent is its only writer); it writes
-``model.pt``, ``reproduce.py``, ``inputs.npz``, ``reference.npz`` and ``compiler/``.
+``model.pt``, ``reproduce.py``, ``inputs.npz``, ``reference.npz``, ``structure.json`` and ``compiler/``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from neffbench.kernels import steps
 from neffbench.procs import Emitter, replacing
 from neffbench.spec import load
 from neffbench.usercode.recorder import Recorder
-from neffbench.workers import compile_trace, taps
+from neffbench.workers import compile_trace, profiled, structure_stage, taps
 
 
 class Job:
@@ -36,6 +36,8 @@ class Job:
         self._stage_t0 = time.perf_counter()
         self._reported = 0  # pre-flight problems already written to the log
         self.tracer_warnings: Any = None  # the CPU trace's, once it ran (backends.tracing.TracerWarnings)
+        self.cpu_traced: Any = None  # the CPU trace itself, once it ran: the structure reads its operations
+        self.weights: dict[str, Any] = {}  # the built module's weights digest (backends.weights)
 
     def enter(self, stage: str) -> None:
         self.stage = stage
@@ -49,6 +51,7 @@ class Job:
         from neffbench.kernels import registry
 
         spec = load(self.job_dir / "spec.toml")
+        profiled.apply(self.job_dir, self.out)  # before anything imports the toolchain, which reads them
         backend = self._backend(spec)
         kernel = registry.for_spec(spec)
         self.runs_user_code = kernel.runs_user_code
@@ -66,6 +69,10 @@ class Job:
         self._save_arrays(built, reference, report, step.input_keys)
         if step.traced is not None:  # TorchNeuron's product is the NEFF alone: no TorchScript holds it
             self._save_model_pt(step.traced)
+        if tapped is None and not profiled.requested(self.job_dir):  # a variant's structure is its job's
+            self.enter("structure")
+            with build_folder():
+                structure_stage.run(self, built)
         self.enter("verifying")
         self._verify(spec, backend, built, reference, step)
         self.enter("done")
@@ -100,7 +107,7 @@ class Job:
         # What the build read and what it made, before anything else can fail: a rebuild compares with these.
         if isinstance(recorder, Recorder):
             self.out.event({"type": "sources", **recorder.result(built.module)})
-        weights = weights_digest(built.module)
+        weights = self.weights = weights_digest(built.module)
         self.out.event({"type": "weights", **weights})
         self.out.line(
             f"neffbench: weights digest {weights['sha256'][:12]} ({weights['tensors']} tensors, "

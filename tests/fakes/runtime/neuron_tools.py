@@ -22,11 +22,16 @@ the documented "unsupported type for npy output"), ``--save-output`` the raw byt
 profiled time of execution 1 carries 1 ms of start-up. What capture prints is not documented: this fake
 prints ``Profile saved to <path>`` per NTFF.
 
-``view -s file.ntff | -d DIR --output-format summary-json`` prints ``{profile_id: {metric: value}}``, one
-node per NTFF (``n_`` + 40 hex digits); ``*_percent`` metrics are fractions of 1, as real captures show.
-``total_time`` is seconds. ``FAKE_PROFILE_SUMMARY`` (inline JSON object or a file) overrides metrics.
-``summary-text`` prints ``key value`` lines, ``json`` ``{"summary": [...], "instruction": []}``; the default
-(UI) prints the profile URL and returns at once instead of serving.
+``view`` processes a device profile as a matched NEFF/NTFF pair (``tools/neuron-explorer/get-started.rst``,
+``troubleshooting.rst``): ``-n file.neff -s file.ntff``, or ``-d DIR`` holding both (each NTFF with the NEFF of its
+UUID). An NTFF whose NEFF is missing, or of another UUID, fails with a sentence saying so and exit 1.
+``--output-format summary-json`` prints ``{profile_id: {metric: value}}``, one node per NTFF (``n_`` + 40 hex
+digits); ``*_percent`` metrics are fractions of 1, as real captures show. ``total_time`` is seconds.
+``FAKE_PROFILE_SUMMARY`` (inline JSON object or a file) overrides metrics; ``FAKE_PROFILE_VIEW_ERROR`` makes ``view``
+print it on stderr and exit 1. ``summary-text`` prints ``key value``
+lines, ``json`` ``{"summary": [...], "instruction": [...]}`` (each instruction with its ``layer``); ``parquet`` with
+``--output-file DIR`` writes the processed profile's tables into DIR (``profile_tables.py``); the default (UI)
+prints the profile URL and returns at once instead of serving.
 
 neuron-profile: the same commands after a deprecation notice on stderr (the docs say it is deprecated and
 ended support in Neuron 2.29; the notice's wording is the fake's). Its ``view`` without a summary format
@@ -347,7 +352,7 @@ def summary_overrides() -> dict[str, Any]:
 def metrics(ntff: Path, neff_path: str | None) -> dict[str, Any]:
     meta = nrt.read_ntff(ntff) or {}
     total = float(meta.get("total_time", nrt.DEFAULT_DURATIONS_MS[0] / 1000.0))
-    neff_file = neff_path or meta.get("neff")
+    neff_file = neff_path
     read = written = 0
     if neff_file and Path(neff_file).is_file():
         try:
@@ -377,8 +382,40 @@ def metrics(ntff: Path, neff_path: str | None) -> dict[str, Any]:
     return out
 
 
+def _neff_of(ntff: Path, neff_path: str | None, session_dir: str | None) -> tuple[str, str | None]:
+    """The NEFF an NTFF is processed with: the one named, else the one of its UUID in the folder; or why none."""
+    meta = nrt.read_ntff(ntff) or {}
+    uuid = meta.get("neff_uuid")
+    if neff_path:
+        if not Path(neff_path).is_file():
+            return "", f"ERRO[0000] NEFF file {neff_path} does not exist"
+        try:
+            found = nrt.read_neff_tensors(neff_path).uuid
+        except nrt.NeffUnreadable as exc:
+            return "", f"ERRO[0000] cannot read NEFF {neff_path}: {exc}"
+        if uuid and found != uuid:
+            return "", (
+                f"ERRO[0000] ERROR_PROCESS_INCOMPLETE: NEFF/NTFF UUID mismatch: {Path(neff_path).name} is {found}, "
+                f"{ntff.name} was captured from {uuid}"
+            )
+        return neff_path, None
+    folder = Path(session_dir) if session_dir else ntff.parent
+    for candidate in sorted(folder.rglob("*.neff")):
+        try:
+            if nrt.read_neff_tensors(candidate).uuid == uuid:
+                return str(candidate), None
+        except nrt.NeffUnreadable:
+            continue
+    return "", (
+        f"ERRO[0000] no NEFF found for {ntff.name} under {folder}: a device profile is processed with the NEFF it "
+        "was captured from (neuron-explorer view -n file.neff -s profile.ntff, or both in the folder given to -d)"
+    )
+
+
 def view(prog: str, argv: list[str]) -> int:
     args = view_parser(prog).parse_args(argv)
+    if os.environ.get("FAKE_PROFILE_VIEW_ERROR", "").strip():
+        return fail(os.environ["FAKE_PROFILE_VIEW_ERROR"].strip())
     fmt = args.output_format.lower()
     if args.session_file:
         ntffs = [Path(args.session_file)]
@@ -396,11 +433,31 @@ def view(prog: str, argv: list[str]) -> int:
     if prog == "neuron-profile" and fmt == "db" and not shutil.which("influx"):
         return fail(INFLUX_ERROR)
     if not ntffs:
-        if fmt in ("summary-json", "summary-text", "json", "perfetto"):
+        if fmt in ("summary-json", "summary-text", "json", "perfetto", "parquet"):
             return fail(f"{prog} view: --output-format {fmt} needs -s <ntff> or -d <dir>")
         print(f"View a list of profiles at http://localhost:{args.port}/")
         return 0
-    nodes = {nrt.profile_id(p): metrics(p, args.neff_path) for p in ntffs}
+    pairs: dict[Path, str] = {}
+    for ntff in ntffs:
+        neff, problem = _neff_of(ntff, args.neff_path, args.session_dir)
+        if problem:
+            return fail(problem)
+        pairs[ntff] = neff
+    if fmt == "parquet":
+        if not args.output_file:
+            for ntff in ntffs:
+                print(f"View profile at http://localhost:{args.port}/profile/{nrt.profile_id(ntff)}")
+            return 0
+        import profile_tables  # noqa: PLC0415 - pyarrow only when Parquet is asked for
+
+        ntff = ntffs[0]
+        written = profile_tables.write(
+            args.output_file,
+            profile_tables.tables(pairs[ntff], nrt.read_ntff(ntff) or {}, explorer_version=EXPLORER_VERSION),
+        )
+        print(f"Profile written to {args.output_file} ({len(written)} tables)")
+        return 0
+    nodes = {nrt.profile_id(p): metrics(p, pairs[p]) for p in ntffs}
     if fmt == "summary-json":
         text = json.dumps(nodes, indent=2)
     elif fmt == "summary-text":
@@ -412,7 +469,17 @@ def view(prog: str, argv: list[str]) -> int:
             lines += [f"{k:<{width}}  {v}" for k, v in values.items()]
         text = "\n".join(lines)
     elif fmt == "json":
-        text = json.dumps({"summary": list(nodes.values()), "instruction": []}, indent=4)
+        import profile_tables  # noqa: PLC0415
+
+        instructions = []
+        for ntff in ntffs:
+            for row in profile_tables.tables(pairs[ntff], nrt.read_ntff(ntff) or {}, explorer_version=EXPLORER_VERSION)[
+                "Instruction"
+            ]:
+                instructions.append(
+                    {k: row[k] for k in ("opcode", "engine", "start_ts", "end_ts", "duration_ns", "hlo_name", "layer")}
+                )
+        text = json.dumps({"summary": list(nodes.values()), "instruction": instructions}, indent=4)
     elif fmt == "perfetto":
         target = Path(args.output_file or "ntff.pftrace")
         target.write_bytes(b"fake perfetto trace\n")

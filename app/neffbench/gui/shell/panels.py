@@ -6,7 +6,15 @@ from pathlib import Path
 
 from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import logs as window_logs
-from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, NUMERICS_TAB, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB
+from neffbench.gui.shell.tabs import (
+    ARTIFACTS_TAB,
+    COMPILE_TAB,
+    NUMERICS_TAB,
+    PREVIEW_TAB,
+    RUN_TAB,
+    STRUCTURE_TAB,
+    SWEEPS_TAB,
+)
 
 
 def put(window, tab: int, panel) -> None:
@@ -50,7 +58,7 @@ def build_preview(window) -> None:
 
 
 def build(window) -> None:
-    """The Compile, Artifacts, Run, Sweeps and Numerics tabs' panels and their controllers."""
+    """The Compile, Artifacts, Run, Sweeps, Numerics and Structure tabs' panels and their controllers."""
     from neffbench.gui.artifacts.panel import ArtifactsPanel
     from neffbench.gui.compile.controller import CompileController
     from neffbench.gui.compile.panel import CompilePanel
@@ -81,6 +89,10 @@ def build(window) -> None:
     window.compare_controller = CompareController(window)
     window.numerics = NumericsPanel()
     put(window, NUMERICS_TAB, window.numerics)
+    from neffbench.gui.structure.panel import StructurePanel
+
+    window.structure = StructurePanel()
+    put(window, STRUCTURE_TAB, window.structure)
 
 
 def wire(window) -> None:
@@ -109,6 +121,9 @@ def wire(window) -> None:
     from neffbench.gui.numerics import panel as numerics
 
     numerics.wire(window.numerics, window.compare_controller)
+    from neffbench.gui.structure import links
+
+    links.wire(window)
     window.artifacts.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
     run.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
     run.chooser.start_dir = lambda: str(window.workdir)

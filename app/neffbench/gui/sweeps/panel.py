@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -40,20 +41,29 @@ METRICS = {
     "run error vs eager": ("max abs error", lambda r: (r["accuracy"] or {}).get("vs_eager")),
     "error vs float64": ("max abs error vs float64", lambda r: (r["accuracy"] or {}).get("vs_float64")),
 }
+# A chosen layer's figures (what `neffbench structure` lays on it): (axis title, figure, scale).
+LAYER_METRICS = {
+    "layer device time": ("device time µs", "time_s", 1e6),
+    "layer error vs eager": ("max abs error vs eager", "vs_eager", 1.0),
+    "layer error vs float64": ("max abs error vs float64", "vs_float64", 1.0),
+}
 DIFF_HEADERS = ("What", "A", "B")
 METRIC_AXIS = "metric:"  # an x-axis choice that is a metric, not a swept field (latency against error)
 
 
 def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dict], dict | None, list[dict]]:
-    """On a worker thread: every sweep in the workdir, the chosen (else newest) one and its rows."""
-    from neffbench.sweeps import list_sweeps, load, rows
+    """On a worker thread: every sweep in the workdir, the chosen (else newest) one and its rows, each with its
+    figures per layer."""
+    from neffbench.sweeps import layers, list_sweeps, load, rows
 
     sweeps = list_sweeps(workdir)
     chosen = None
     if sweeps:
         ids = [SweepView.of(s).sweep_id for s in sweeps]
         chosen = load(workdir, sweep_id if sweep_id in ids else ids[0])
-    return token, sweeps, chosen, rows(chosen) if chosen else []
+    chosen_rows = rows(chosen) if chosen else []
+    layers.attach(chosen_rows)
+    return token, sweeps, chosen, chosen_rows
 
 
 class SweepsPanel(QWidget):
@@ -96,7 +106,11 @@ class SweepsPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.x_combo = QComboBox(objectName="sweep-x")
         self.y_combo = QComboBox(objectName="sweep-y")
-        self.y_combo.addItems(list(METRICS))
+        self.y_combo.addItems([*METRICS, *LAYER_METRICS])
+        self.layer_combo = QComboBox(objectName="sweep-layer")
+        self.layer_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.layer_combo.setMinimumContentsLength(20)
+        self.layer_combo.setToolTip("The module (of each point's model) whose time or error a layer measure shows")
         self.chart = pg.PlotWidget(objectName="sweep-chart", axisItems={"bottom": IntegerAxis("bottom", whole=False)})
         self.chart.setMinimumWidth(300)
         keep_readable(self.chart)
@@ -119,6 +133,7 @@ class SweepsPanel(QWidget):
         self.filter_edit.textChanged.connect(self._draw_chart)
         self.x_combo.currentIndexChanged.connect(self._draw_chart)
         self.y_combo.currentIndexChanged.connect(self._draw_chart)
+        self.layer_combo.currentIndexChanged.connect(self._draw_chart)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.diff_button.clicked.connect(self.diff_selected)
 
@@ -126,7 +141,11 @@ class SweepsPanel(QWidget):
         chart_box = QWidget()
         chart_layout = QVBoxLayout(chart_box)
         chart_layout.setContentsMargins(0, 0, 0, 0)
-        chart_layout.addWidget(flow_row(QLabel("Plot"), self.y_combo, QLabel("against"), self.x_combo))
+        chart_layout.addWidget(
+            flow_row(
+                QLabel("Plot"), self.y_combo, QLabel("against"), self.x_combo, QLabel("at layer"), self.layer_combo
+            )
+        )
         chart_layout.addWidget(self.chart, 1)
         self.lower = TurningSplitter()  # the diff under the chart on a narrow window
         self.lower.addWidget(chart_box)
@@ -232,27 +251,69 @@ class SweepsPanel(QWidget):
         sweep = SweepView.of(self.sweep or {})
         for name in sweep.fields:
             self.x_combo.addItem(sweep.short_names.get(name, name), name)
-        for metric in METRICS:
+        for metric in (*METRICS, *LAYER_METRICS):
             self.x_combo.addItem(metric, METRIC_AXIS + metric)
         if current is not None and self.x_combo.findData(current) >= 0:
             self.x_combo.setCurrentIndex(self.x_combo.findData(current))
         self.x_combo.blockSignals(False)
+        self._fill_layers()
+
+    def _fill_layers(self) -> None:
+        """The modules the points' models have, in call order; the one chosen before stays chosen."""
+        from neffbench.sweeps import layers
+
+        self.layer_combo.blockSignals(True)
+        current = self.layer_combo.currentData()
+        self.layer_combo.clear()
+        for path in layers.paths(self.rows):
+            self.layer_combo.addItem(layers.shown(path), path)
+        if current is not None and self.layer_combo.findData(current) >= 0:
+            self.layer_combo.setCurrentIndex(self.layer_combo.findData(current))
+        self.layer_combo.blockSignals(False)
+
+    def select_layer(self, path: str) -> None:
+        """Show ``path``'s figures in the layer measures (a module path as `neffbench structure` shows it)."""
+        self.layer_combo.setCurrentIndex(self.layer_combo.findData(path))
+
+    def _measure(self, name: str) -> tuple[str, Callable[[dict], float | None]]:
+        """A measure's axis title and how to read it from a row; a layer measure reads the chosen layer's figure."""
+        if name in METRICS:
+            return METRICS[name]
+        from neffbench.sweeps import layers
+
+        title, figure, scale = LAYER_METRICS[name]
+        path = self.layer_combo.currentData()
+        if path is None:
+            return title, lambda _row: None
+
+        def read(row: dict) -> float | None:
+            value = layers.figure(row, path, figure)
+            return None if value is None else value * scale
+
+        return f"{layers.shown(path)}: {title}", read
 
     def shown_rows(self) -> list[dict]:
         """The rows the filter leaves, in the table's order."""
         by_point = {r["point"]: r for r in self.rows}
         return [by_point[self.proxy.index(i, 0).data(Qt.ItemDataRole.UserRole)] for i in range(self.proxy.rowCount())]
 
+    def _words(self, measure: str) -> str:
+        """A measure as the chart's title names it: a layer measure with its layer."""
+        from neffbench.sweeps import layers
+
+        path = self.layer_combo.currentData()
+        return f"{measure} at {layers.shown(path)}" if measure in LAYER_METRICS and path is not None else measure
+
     def chart_points(self) -> tuple[list[float], list[float], list[str], dict[float, str]]:
         """x, y, outcome per shown row with a value, and tick labels when the swept values are not numbers."""
         from neffbench.sweeps.show import swept_value
 
         field = self.x_combo.currentData()
-        label, read = METRICS[self.y_combo.currentText()]
+        label, read = self._measure(self.y_combo.currentText())
         if field is None:
             return [], [], [], {}
         if field.startswith(METRIC_AXIS):
-            read_x = METRICS[field[len(METRIC_AXIS) :]][1]
+            read_x = self._measure(field[len(METRIC_AXIS) :])[1]
             pairs = [(read_x(row), read(row), row["outcome"]) for row in self.shown_rows()]
             pairs = [p for p in pairs if isinstance(p[0], (int, float))]
         else:
@@ -273,16 +334,18 @@ class SweepsPanel(QWidget):
         brushes = [pg.mkBrush(theme.JOB_OUTCOME_COLOURS.get(o, theme.ORIGINAL)) for o in outcomes]
         self.scatter.setData(xs, ys, brush=brushes)
         chosen = self.x_combo.currentData() or ""
-        self.chart.setLabel(
-            "bottom", METRICS[chosen[len(METRIC_AXIS) :]][0] if chosen.startswith(METRIC_AXIS) else field
-        )
-        self.chart.setLabel("left", METRICS[metric][0])
+        on_x = chosen[len(METRIC_AXIS) :] if chosen.startswith(METRIC_AXIS) else None
+        self.chart.setLabel("bottom", self._measure(on_x)[0] if on_x else field)
+        self.chart.setLabel("left", self._measure(metric)[0])
+        self.layer_combo.setEnabled(metric in LAYER_METRICS or on_x in LAYER_METRICS)
         self.chart.getAxis("bottom").setTicks([sorted(ticks.items())] if ticks else None)
         # A swept count (tokens, an opt level) has whole-number ticks; a measure on the x axis need not.
         self.chart.getAxis("bottom").set_whole(not chosen.startswith(METRIC_AXIS) and all(x == int(x) for x in xs))
         missing = len(self.shown_rows()) - len(xs)
         set_title(
-            self.chart.getPlotItem(), f"{metric} against {field}" + (f" · {missing} without a value" if missing else "")
+            self.chart.getPlotItem(),
+            f"{self._words(metric)} against {self._words(on_x) if on_x else field}"
+            + (f" · {missing} without a value" if missing else ""),
         )
         self.chart.enableAutoRange()
         if not xs:

@@ -5,6 +5,12 @@ It writes ``<workdir>/model/graph.hlo``, ``metadata.json`` and ``<workdir>/comma
 ``RuntimeError("neuronx-cc failed with N")`` on a non-zero exit, and ends with
 ``torch.jit.trace(..., strict=False)``.
 
+With ``XLA_IR_DEBUG=1`` and ``XLA_HLO_DEBUG=1`` set (aws-neuron-sdk ``tools/neuron-explorer/how-to-profile-workload.rst``:
+"set these before compiling to get descriptive layer names") the lowered graph carries each operation's framework
+name, ``Class[attribute]/.../aten.op`` from the module calls it ran in (``Block[2]/MLP[mlp]/Linear[up]/aten.linear``),
+and the elements it produces: ``metadata.json``'s ``framework_ops``, which the fake compiler keeps in the NEFF's
+``debug_info/``. Without them there are none, as a cached NEFF compiled without them has none.
+
 The module it returns behaves as the NEFF does: the module's weights and buffers are constants (a forward's
 write into one is lost with the call, so it keeps no state between calls), except the state tensors named by
 ``input_output_aliases`` ({parameter of func: output index}), which are kept and updated from their outputs.
@@ -138,6 +144,52 @@ class _OnDevice(torch.nn.Module):
         return out
 
 
+_MATMULS = {
+    "linear",
+    "matmul",
+    "mm",
+    "bmm",
+    "addmm",
+    "baddbmm",
+    "conv1d",
+    "conv2d",
+    "einsum",
+    "scaled_dot_product_attention",
+}
+
+
+def _framework_ops(func, inputs) -> list[dict]:
+    """Each aten operation of the traced graph with its framework name and the elements it makes (a matmul's
+    multiply-adds too), as the debug names would carry them into the compiler."""
+    if not isinstance(func, torch.nn.Module):
+        return []
+    modules = dict(func.named_modules())
+    traced = torch.jit.trace(func, inputs, strict=False, check_trace=False)
+    ops = []
+    for node in traced.inlined_graph.nodes():
+        kind = node.kind()
+        if not kind.startswith("aten::") or kind in ("aten::size", "aten::Int", "aten::detach"):
+            continue
+        segments = []
+        for scope in node.scopeName().split("/"):
+            path = scope[len("__module") :].lstrip(".") if scope.startswith("__module") else ""
+            if path and path in modules:
+                segments.append(f"{type(modules[path]).__name__}[{path.rpartition('.')[2]}]")
+        op = kind.split("::", 1)[1]
+        elements = 1
+        out = node.outputsAt(0).type() if node.outputsSize() else None
+        sizes = out.sizes() if out is not None and hasattr(out, "sizes") else None
+        for d in sizes or ():
+            elements *= d or 1
+        macs = 0
+        if op in _MATMULS:
+            first = node.inputsAt(0).type()
+            inner = first.sizes()[-1] if hasattr(first, "sizes") and first.sizes() else 1
+            macs = elements * (inner or 1)
+        ops.append({"name": "/".join([*segments, f"aten.{op}"]), "op": op, "elements": elements, "macs": macs})
+    return ops
+
+
 def trace(
     func,
     example_inputs,
@@ -191,7 +243,9 @@ def trace(
             "outputs": [_sig(f"output{i}", t) for i, t in enumerate(outputs)],
         }
         (model / "graph.hlo").write_text("HloModule fake_traced_module\n" + json.dumps(signature) + "\n")
-        (model / "metadata.json").write_text(json.dumps(signature, indent=2))
+        debug = os.environ.get("XLA_IR_DEBUG") == "1" and os.environ.get("XLA_HLO_DEBUG") == "1"
+        meta = {**signature, **({"framework_ops": _framework_ops(func, inputs)} if debug else {})}
+        (model / "metadata.json").write_text(json.dumps(meta, indent=2))
         if scenario == "dropped-flag" and "--lnc" in args:
             i = args.index("--lnc")
             del args[i : i + 2]

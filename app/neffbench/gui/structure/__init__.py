@@ -1,0 +1,1 @@
+"""The Structure tab: a job's model as a tree with each layer's error and device time, and its data flow drawn."""

@@ -1,0 +1,190 @@
+"""The data flow between a module's children, drawn from its layout: boxes coloured by error or by device time,
+the first divergent layer outlined, edges as arrows. Clicking a module's box asks for that module."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF, QWheelEvent
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QWidget,
+)
+
+from neffbench.gui.widgets import theme
+from neffbench.structure import cells, layout
+from neffbench.structure.flow import Flow
+from neffbench.structure.layers import Laid
+
+FILLS = {"module": "#e8f0fe", "op": "#f1f3f4", "input": "#e6f4ea", "output": "#fce8e6"}
+EDGE = QColor("#5f6368")
+COLOUR_BY = ("error", "time")
+
+
+def error_fill(worst: float | None) -> QColor | None:
+    """Reds for a layer over tolerance, deeper the further (1x to 1000x and beyond)."""
+    if worst is None or worst <= 1:
+        return None
+    strength = 1.0 if math.isinf(worst) else min(1.0, math.log10(worst) / 3)
+    g = int(225 - 130 * strength)
+    return QColor(255, g, g)
+
+
+def time_fill(share: float | None) -> QColor | None:
+    """Oranges by the layer's share of the NEFF's time."""
+    if share is None or share <= 0:
+        return None
+    strength = min(1.0, share * 2)
+    return QColor(255, int(243 - 110 * strength), int(224 - 190 * strength))
+
+
+class _Box(QGraphicsPathItem):
+    def __init__(self, rect: QRectF, path: str | None, kind: str) -> None:
+        shape = QPainterPath()
+        shape.addRoundedRect(rect, 5, 5)
+        super().__init__(shape)
+        self.module_path = path if kind == "module" else None
+        if self.module_path is not None:
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+
+class FlowView(QGraphicsView):
+    """``module_clicked(path)`` when a module's box is clicked. ``show_flow`` draws; the layout comes laid."""
+
+    module_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("structure-flow")
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setMinimumSize(220, 160)
+        self.boxes: dict[str, _Box] = {}
+        self.colour_by = "error"
+
+    def clear(self, message: str = "") -> None:
+        self.scene().clear()
+        self.boxes = {}
+        if message:
+            text = self.scene().addText(message)
+            text.setTextWidth(320)
+            text.setDefaultTextColor(QColor("#666666"))
+        self.resetTransform()
+
+    def show_flow(self, flow: Flow, drawn: layout.Laid, laid: Laid | None) -> None:
+        self.clear()
+        scene = self.scene()
+        font = QFont(self.font())
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+        pen = QPen(EDGE, 1.2)
+        for _, _, points in drawn.edges:
+            if len(points) < 2:
+                continue
+            line = QPainterPath(QPointF(*points[0]))
+            for p in points[1:]:
+                line.lineTo(QPointF(*p))
+            scene.addPath(line, pen)
+            scene.addPolygon(_arrow(points[-2], points[-1]), QPen(EDGE), QBrush(EDGE))
+        for vertex in flow.vertices:
+            box = drawn.boxes.get(vertex.id)
+            if box is None:
+                continue
+            rect = QRectF(box.x - box.w / 2, box.y - box.h / 2, box.w, box.h)
+            item = _Box(rect, vertex.path, vertex.kind)
+            layer = (
+                laid.layers.get(vertex.path)
+                if laid is not None and vertex.kind == "module" and vertex.path is not None
+                else None
+            )
+            fill = self._fill(layer) or QColor(FILLS[vertex.kind])
+            item.setBrush(QBrush(fill))
+            outline = (
+                QPen(QColor(theme.BAD), 3)
+                if layer is not None and layer.first_divergent
+                else QPen(QColor("#9aa0a6"), 1)
+            )
+            item.setPen(outline)
+            item.setToolTip(self._tip(vertex, layer))
+            scene.addItem(item)
+            lines = [vertex.label] + ([vertex.detail] if vertex.kind == "module" and vertex.detail else [])
+            for i, text in enumerate(lines):
+                label = QGraphicsSimpleTextItem(text, item)
+                label.setFont(font)
+                width = label.boundingRect().width()
+                label.setPos(box.x - width / 2, rect.top() + layout.PAD / 2 + i * layout.LINE_H)
+                label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemStacksBehindParent, False)
+            if vertex.path is not None and vertex.kind == "module":
+                self.boxes[vertex.path] = item
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-12, -12, 12, 12))
+        self._fit()
+
+    def _fill(self, layer: Any) -> QColor | None:
+        if layer is None:
+            return None
+        if self.colour_by == "time":
+            return time_fill(layer.time.share if layer.time else None)
+        worst = [cells.times_tolerance(layer.error(r)) for r in ("vs_eager", "vs_float64")]
+        return error_fill(max((w for w in worst if w is not None), default=None))
+
+    @staticmethod
+    def _tip(vertex: Any, layer: Any) -> str:
+        if layer is None:
+            return f"{vertex.label} ({vertex.detail})" if vertex.detail else vertex.label
+        parts = [f"{vertex.path} ({vertex.detail})", f"params {cells.count(layer.node.params) or 0}"]
+        if layer.node.flops:
+            parts.append(f"FLOPs {cells.count(layer.node.flops)}")
+        if layer.time:
+            parts.append(f"time {cells.duration(layer.time.seconds)} ({cells.percent(layer.time.share)})")
+        for reference, label in (("vs_eager", "vs eager"), ("vs_float64", "vs float64")):
+            shown = cells.error(layer.error(reference))
+            if shown:
+                parts.append(f"{label}: {shown}")
+        return "\n".join(parts)
+
+    def _fit(self) -> None:
+        """The whole drawing when it fits at a readable size; else its width, scrolled down."""
+        rect = self.scene().sceneRect()
+        if rect.width() <= 0:
+            return
+        view = self.viewport().rect()
+        scale = min(1.0, view.width() / rect.width(), max(0.55, view.height() / rect.height()))
+        self.resetTransform()
+        self.scale(max(scale, 0.35), max(scale, 0.35))
+        self.centerOn(rect.center().x(), rect.top())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.boxes or self.scene().items():
+            self._fit()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt's name
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:  # Ctrl+wheel zooms, the wheel scrolls
+            factor = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
+            self.scale(factor, factor)
+            return
+        super().wheelEvent(event)
+
+    def mousePressEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        item = self.itemAt(event.position().toPoint())
+        while item is not None and not isinstance(item, _Box):
+            item = item.parentItem()
+        if isinstance(item, _Box) and item.module_path is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.module_clicked.emit(item.module_path)
+            return
+        super().mousePressEvent(event)
+
+
+def _arrow(tail: tuple[float, float], head: tuple[float, float], size: float = 7.0) -> QPolygonF:
+    dx, dy = head[0] - tail[0], head[1] - tail[1]
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length, dy / length
+    left = QPointF(head[0] - size * ux + size * 0.5 * uy, head[1] - size * uy - size * 0.5 * ux)
+    right = QPointF(head[0] - size * ux - size * 0.5 * uy, head[1] - size * uy + size * 0.5 * ux)
+    return QPolygonF([QPointF(*head), left, right])

@@ -1,0 +1,146 @@
+"""The structure of a 32-layer Llama-shaped model built from a config: computing it against one eager forward plus
+one trace (target: within 2x), and the Structure tab opening it, expanding it, drawing a layer and searching it
+(target: no GUI-thread stall over 50 ms). Figures for the README, not pass/fail tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROUNDS = 3
+LLAMA = {
+    "name": "llama32",
+    "kernel": "module",
+    "module": {
+        "entry": "transformers:LlamaForCausalLM",
+        "kwargs": {
+            "config": {
+                "entry": "transformers:LlamaConfig",
+                "kwargs": {
+                    "vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 32,
+                    "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64,
+                },
+            }
+        },
+        "constants": {"return_dict": False, "use_cache": False},
+    },
+    "inputs": {"input_ids": "i64[1,16] randint(0, 256)", "attention_mask": "i64[1,16] ones"},
+}  # fmt: skip
+
+
+def _built():
+    from neffbench.kernels import registry
+    from neffbench.spec import from_dict
+
+    spec = from_dict(LLAMA)
+    return registry.for_spec(spec).build(spec)
+
+
+def _compute() -> tuple[list[str], dict]:
+    import torch
+
+    from neffbench.backends.eager import copies
+    from neffbench.backends.tracing import cpu_check_trace
+    from neffbench.structure.capture import capture
+
+    built = _built()
+    baseline, alone, reused = [], [], []
+    document: dict = {}
+    for _ in range(ROUNDS):
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            built.module(*copies(built.inputs))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced, _ = cpu_check_trace(built.module, copies(built.inputs))
+        baseline.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        document = capture(built, how="bench")
+        alone.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        capture(built, traced, how="bench")  # as the compile worker does: its CPU trace is reused
+        reused.append(time.perf_counter() - t0)
+    base, mine, worker = (statistics.median(x) for x in (baseline, alone, reused))
+    lines = [
+        f"A 32-layer Llama-shaped model from a config ({len(document['nodes'])} modules, {len(document['ops']):,} "
+        f"traced operations), median of {ROUNDS}. Target: the structure within 2x of one eager forward plus one trace.",
+        "",
+        "| measure | seconds |",
+        "| --- | --- |",
+        f"| one eager forward + one `torch.jit.trace` (baseline) | {base:.3f} |",
+        f"| the structure, tracing for itself (`neffbench structure` on an old job) | {mine:.3f} ({mine / base:.2f}x) |",
+        f"| the structure in the compile worker (its CPU trace reused) | {worker:.3f} ({worker / base:.2f}x) |",
+        f"| structure.json | {len(json.dumps(document, separators=(',', ':'))) / 1024:.0f} KiB |",
+    ]
+    return lines, document
+
+
+def _window(document: dict) -> list[str]:
+    """The Structure tab on that structure: open, expand a layer, draw a layer's flow, search; the longest stall."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from neffbench.gui.structure.panel import StructurePanel
+    from neffbench.gui.widgets import theme
+    from tests.bench.bench_gui import _StallMeter
+
+    app = QApplication.instance() or QApplication(["bench"])
+    theme.apply(app)
+    with tempfile.TemporaryDirectory() as tmp:
+        job = Path(tmp) / "llama32-20260101T000000Z-0"
+        job.mkdir()
+        (job / "job.json").write_text(json.dumps({"schema_version": 1, "job_id": job.name, "outcome": "succeeded"}))
+        (job / "structure.json").write_text(json.dumps(document, separators=(",", ":")))
+        panel = StructurePanel()
+        panel.resize(1920, 1000)
+        panel.show()
+        rows = []
+
+        def until(signal, start) -> float:
+            done: list[float] = []
+            signal.connect(lambda *_: done.append(time.perf_counter()))
+            t0 = time.perf_counter()
+            start()
+            while not done:
+                app.processEvents()
+                time.sleep(0.001)
+            return done[0] - t0
+
+        for label, signal, action in (
+            ("open the job (read, tree shown, the root's flow drawn)", panel.drawn, lambda: panel.set_job(str(job))),
+            ("pick model.layers.0 (its flow laid out and drawn)", panel.drawn, lambda: panel.select_path("model.layers.0", quiet=False)),
+            ("pick model (33 boxes: the layers' chain)", panel.drawn, lambda: panel.select_path("model", quiet=False)),
+        ):  # fmt: skip
+            meter = _StallMeter()
+            meter.start()
+            elapsed = until(signal, action)
+            rows.append((label, elapsed * 1e3, meter.stop()))
+        for label, action in (
+            ("expand every layer (expandAll)", panel.tree.expandAll),
+            ("search 'mlp' (filter and expand the matches)", lambda: panel.search.setText("mlp")),
+        ):
+            meter = _StallMeter()
+            meter.start()
+            t0 = time.perf_counter()
+            action()
+            app.processEvents()
+            rows.append((label, (time.perf_counter() - t0) * 1e3, meter.stop()))
+        panel.close()
+    return [
+        "",
+        "The Structure tab at 1920x1000 (offscreen). Target: no GUI-thread stall over 50 ms.",
+        "",
+        "| action | ms to done | longest GUI-thread stall, ms |",
+        "| --- | --- | --- |",
+        *(f"| {label} | {total:.0f} | {stall:.1f} |" for label, total, stall in rows),
+    ]
+
+
+def run() -> list[str]:
+    lines, document = _compute()
+    return lines + _window(document)

@@ -1,0 +1,218 @@
+"""The Structure tab: the tree with each layer's error and time, search, the data flow drawn for the module picked
+(clicking a box picks that module), the first divergent layer marked, a job without a structure, and the link to
+the Numerics tab in the window."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.test_compare import _project
+from tests.test_structure_core import LLAMA
+
+pytestmark = pytest.mark.gui
+LOAD_TIMEOUT_MS = 30_000
+
+
+def _tap(name: str, module: str, ok: bool, times: float) -> dict:
+    figures = {"ok": ok, "times_tolerance": times, "max_abs": times * 1e-5, "cosine": 1.0, "dtype": "float32"}
+    return {"name": name, "module": module, "class": "", "dtype": "float32", "shape": [1, 8, 32],
+            "vs_eager": {**figures, "ok": True, "times_tolerance": 0.0}, "vs_float64": figures}  # fmt: skip
+
+
+@pytest.fixture
+def job(tmp_path) -> Path:
+    """A job directory with a structure, a compare whose first divergent layer is model.layers.1.mlp, and a
+    profile giving each layer its time: written here, as the compile, compare and run --profile keep them."""
+    job = tmp_path / "wd" / "llama-20260101T000000Z-0"
+    (job / "compares").mkdir(parents=True)
+    (job / "runs" / "r").mkdir(parents=True)
+    record = {"schema_version": 1, "job_id": job.name, "outcome": "succeeded", "backend": "neuron", "kernel": "module",
+              "spec": {"compiler": {"target": "trn2", "lnc": 2}}}  # fmt: skip
+    (job / "job.json").write_text(json.dumps(record))
+    nodes = [{**n, "params": 10, "flops": 1000 if n["calls"] else 0} for n in LLAMA["nodes"]]
+    (job / "structure.json").write_text(json.dumps({**LLAMA, "nodes": nodes}))
+    taps = [
+        _tap("tap0", "model.layers.0", True, 0.1),
+        _tap("tap1", "model.layers.1.mlp", False, 40.0),
+        _tap("tap2", "model.layers.1", False, 50.0),
+    ]
+    compare = {"job": job.name, "taps": taps, "first_divergent": {"vs_eager": None, "vs_float64": "tap1"},
+               "verdict": "divergent", "runtime": "nrtpy", "created": "2026-01-01T00:00:00.000Z"}  # fmt: skip
+    (job / "compares" / "20260101T000000.000000Z-nrtpy.json").write_text(json.dumps(compare))
+    framework = [
+        {"name": "NeuronLlamaDecoderLayer[0]/aten.add", "intervals": [[0, 100]]},
+        {"name": "NeuronLlamaDecoderLayer[1]/LlamaMLP[mlp]/aten.linear", "intervals": [[100, 400]]},
+    ]
+    processed = {"tool": "neuron-explorer", "tool_version": "neuron-explorer 2.33", "source": "parquet",
+                 "neff": "/nowhere/graph.neff", "summary": {"total_time": 5e-7}, "framework": framework}  # fmt: skip
+    (job / "runs" / "r" / "profile.json").write_text(json.dumps(processed))
+    run = {"schema_version": 1, "profile": {"captured": True, "processed": str(job / "runs" / "r" / "profile.json")}}
+    (job / "runs" / "20260101T000001.000000Z-nrtpy.json").write_text(json.dumps(run))
+    return job
+
+
+@pytest.fixture
+def panel(qtbot):
+    from neffbench.gui.structure.panel import StructurePanel
+    from neffbench.gui.widgets import background
+
+    panel = StructurePanel()
+    qtbot.addWidget(panel)
+    panel.resize(1024, 700)
+    panel.show()
+    yield panel
+    qtbot.waitUntil(lambda: background.running() == 0, timeout=LOAD_TIMEOUT_MS)
+
+
+def _show(panel, qtbot, job: Path) -> None:
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):  # the tree shown, the root's flow drawn
+        panel.set_job(str(job))
+
+
+def _row(panel, path: str):
+    return panel.model.index_of(path)
+
+
+def _cell(panel, path: str, heading: str) -> str:
+    column = [c.heading for c in panel.model.columns].index(heading)
+    return panel.model.index_of(path, column).data()
+
+
+def test_the_tree_shows_each_layers_error_and_time_and_marks_the_first_divergent(panel, qtbot, job):
+    from neffbench.gui.structure.model import FIRST_DIVERGENT
+
+    _show(panel, qtbot, job)
+    assert "LlamaForCausalLM, 11 submodules" in panel.job_label.text()
+    headings = [c.heading for c in panel.model.columns]
+    assert {"time", "share", "vs eager", "vs float64"} <= set(headings)
+    assert _cell(panel, "model.layers.1.mlp", "time") == "0.3 µs"
+    assert _cell(panel, "model.layers.1.mlp", "share") == "60.0%" and _cell(panel, "model.layers.0", "share") == "20.0%"
+    assert _cell(panel, "model.layers.1.mlp", "vs float64") == "FAIL 40x ◀ first"
+    marked = panel.model.index_of("model.layers.1.mlp").data(Qt.ItemDataRole.BackgroundRole)
+    assert marked.color() == FIRST_DIVERGENT
+    assert panel.model.index_of("model.layers.1").data(Qt.ItemDataRole.BackgroundRole) is None
+    # Two levels open: the model's layers in view without a click, the layers' own children not.
+    assert panel.tree.isExpanded(_row(panel, "model")) and not panel.tree.isExpanded(_row(panel, "model.layers.0"))
+    assert "first divergent against float64: model.layers.1.mlp" in panel.sources_label.text()
+
+
+def test_picking_a_module_draws_its_childrens_data_flow_and_a_box_picks_its_module(panel, qtbot, job):
+    from neffbench.gui.widgets import theme
+
+    _show(panel, qtbot, job)
+    picked = []
+    panel.node_selected.connect(picked.append)
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS) as drawn:
+        panel.tree.setCurrentIndex(_row(panel, "model.layers.1"))
+    assert drawn.args == ["model.layers.1"] and picked == ["model.layers.1"]
+    boxes = panel.flow_view.boxes
+    assert set(boxes) == {"model.layers.1.self_attn", "model.layers.1.mlp"}
+    assert boxes["model.layers.1.mlp"].pen().color().name() == theme.BAD  # the first divergent, outlined
+    assert "model.layers.1" in panel.detail.text() and "first divergent" not in panel.detail.text()
+    # Clicking the MLP's box picks the MLP: its row, its flow.
+    view = panel.flow_view
+    centre = view.mapFromScene(boxes["model.layers.1.mlp"].sceneBoundingRect().center())
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS) as drawn:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    assert drawn.args == ["model.layers.1.mlp"] and panel.selected_path() == "model.layers.1.mlp"
+    assert "first divergent" in panel.detail.text()
+
+
+def test_search_keeps_the_matches_and_the_rows_above_them(panel, qtbot, job):
+    _show(panel, qtbot, job)
+    panel.search.setText("MLP")
+    shown = []
+
+    def walk(parent):
+        for row in range(panel.model.rowCount(parent)):
+            index = panel.model.index(row, 0, parent)
+            if not panel.tree.isRowHidden(row, parent):
+                shown.append(panel.model.path_of(index))
+                walk(index)
+
+    from PySide6.QtCore import QModelIndex
+
+    walk(QModelIndex())  # the rows not hidden
+    assert shown == [
+        "",
+        "model",
+        "model.layers",
+        "model.layers.0",
+        "model.layers.0.mlp",
+        "model.layers.1",
+        "model.layers.1.mlp",
+    ]
+    assert panel.tree.isExpanded(_row(panel, "model.layers.1"))
+    panel.search.clear()
+    assert not any(panel.tree.isRowHidden(r, _row(panel, "model")) for r in range(3))  # embed_tokens, layers, norm
+
+
+def test_a_job_without_a_structure_says_how_to_get_one(panel, qtbot, job):
+    (job / "structure.json").unlink()
+    with qtbot.waitSignal(panel.shown, timeout=LOAD_TIMEOUT_MS) as shown:
+        panel.set_job(str(job))
+    assert shown.args == [None] and panel.compute_button.isVisible() and panel.compute_button.isEnabled()
+    assert "Compute structure builds its module again" in panel.sources_label.text()
+    assert f"neffbench structure {job}" in panel.sources_label.text()
+
+
+def test_another_job_beside_it_says_what_differs(panel, qtbot, job, tmp_path):
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(job, other)
+    doc = json.loads((other / "structure.json").read_text())
+    doc["nodes"] = [
+        {**n, "class": "LlamaSdpaAttention"} if n["path"] == "model.layers.0.self_attn" else n for n in doc["nodes"]
+    ]
+    (other / "structure.json").write_text(json.dumps(doc))
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.set_job(str(job), other=str(other))
+    assert _cell(panel, "model.layers.0.self_attn", "what differs") == "class LlamaAttention → LlamaSdpaAttention"
+    assert (
+        _cell(panel, "model.layers.1", "what differs") == "" and _cell(panel, "model.layers.1.mlp", "Δ time") == "+0.0%"
+    )
+
+
+@pytest.mark.slow
+def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(make_window, qtbot, tmp_path):
+    from neffbench.gui.shell.tabs import STRUCTURE_TAB
+
+    job = _project(tmp_path, "cpu-check")
+    proc = subprocess.run(
+        [sys.executable, "-m", "neffbench", "compare", str(job), "--runtime", "cpu", "--depth", "1"],
+        cwd=job.parent.parent, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    window = make_window(workdir=job.parent)
+    with qtbot.waitSignal(window.structure.drawn, timeout=LOAD_TIMEOUT_MS):  # it follows the job compared
+        with qtbot.waitSignal(window.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
+            window.numerics.set_job(str(job))
+    assert window.structure.job_dir == str(job)
+    taps = [t["module"] for t in window.numerics.document["taps"]]
+    with qtbot.waitSignal(window.structure.drawn, timeout=LOAD_TIMEOUT_MS):
+        window.numerics.table.selectRow(taps.index("layers.2"))
+    assert window.structure.selected_path() == "layers.2"
+    window.tabs.setCurrentIndex(STRUCTURE_TAB)
+    window.structure.select_path("layers.3", quiet=False)
+    assert window.numerics.table.selected_index() == taps.index("layers.3")
+
+
+def test_a_figures_column_sorts_each_modules_children_largest_first(panel, qtbot, job):
+    _show(panel, qtbot, job)
+    layers = _row(panel, "model.layers")
+    column = [c.heading for c in panel.model.columns].index("time")
+    panel.tree.header().sectionClicked.emit(column)
+    order = [panel.model.path_of(panel.model.index(r, 0, layers)) for r in range(2)]
+    assert order == ["model.layers.1", "model.layers.0"]  # 300 ns before 100 ns
+    panel.tree.header().sectionClicked.emit(0)  # the module column: the call order again
+    assert [panel.model.path_of(panel.model.index(r, 0, layers)) for r in range(2)] == [
+        "model.layers.0",
+        "model.layers.1",
+    ]
