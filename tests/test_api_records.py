@@ -58,6 +58,17 @@ def test_a_job_shows_its_outcome_interface_and_numerics(workdir):
     assert "<table" in listed._repr_html_() and len(listed) == 3
 
 
+def test_a_jobs_structure_is_what_the_structure_command_prints(workdir):
+    job = _job(workdir)
+    structure = job.structure()
+    printed = run_cli("structure", str(job.directory), "--json")
+    assert json.loads(printed.stdout) == json.loads(json.dumps(structure.to_json(), default=str))
+    assert run_cli("structure", str(job.directory)).stdout.splitlines() == str(structure).splitlines()
+    assert structure.to_json()["nodes"][0]["class"] in structure._repr_html_()
+    assert list(structure.to_pandas().columns)[:2] == ["path", "class"]
+    assert isinstance(structure, neffbench.Structure)
+
+
 def test_a_run_shows_its_percentiles_and_a_histogram(workdir):
     run = _job(workdir).run(runtime="cpu", iterations=20)
     assert run.succeeded and not run.on_device

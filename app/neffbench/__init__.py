@@ -12,7 +12,20 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_API = ("trace", "compile", "jobs", "neffs", "sweep", "Job", "Run", "Compare", "Explanation", "Sweep", "CompileFailed")
+_API = (
+    "trace",
+    "compile",
+    "jobs",
+    "neffs",
+    "sweep",
+    "Job",
+    "Run",
+    "Compare",
+    "Explanation",
+    "Structure",
+    "Sweep",
+    "CompileFailed",
+)
 
 
 def __getattr__(name: str) -> Any:

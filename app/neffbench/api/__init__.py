@@ -17,6 +17,7 @@ _EXPORTS = {
     "Run": "run",
     "Compare": "compare",
     "Explanation": "explanation",
+    "Structure": "structure",
     "Sweep": "sweeping",
     "CompileFailed": "errors",
 }

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from neffbench.api.compare import Compare
     from neffbench.api.explanation import Explanation
     from neffbench.api.run import Run
+    from neffbench.api.structure import Structure
 
 RECORD_NAME = "job.json"
 
@@ -159,6 +160,13 @@ class Job:
         from neffbench.api.explanation import Explanation
 
         return Explanation.of(self.directory)
+
+    def structure(self, depth: int | None = None, *, on_line: Callable[[str], None] | None = None) -> Structure:
+        """Its model's modules in call order with shapes, parameters, FLOPs and the latest compare's error and
+        profile's device time on each, as ``neffbench structure JOB`` shows them (``depth``: levels shown)."""
+        from neffbench.api.structure import Structure
+
+        return Structure.of(self.directory, depth, on_line)
 
     # ---- in a notebook ----
 
