@@ -280,9 +280,10 @@ def kill_mid_compile(
         )
         [job_dir] = job_dirs(workdir)
         record = wait_for(
-            lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r,
+            # The compiler can start before job.json says the job reached it (a loaded machine): wait for both.
+            lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r.get("stage") == "compiling" and r,
             30,
-            "the worker pid in job.json",
+            "the worker pid and the stage 'compiling' in job.json",
             proc=proc,
             log=log,
         )
@@ -365,9 +366,10 @@ def test_a_sigkilled_window_takes_its_jobs_processes_with_it(tmp_path, tag):
         assert "compile started" in tail(log)
         [job_dir] = job_dirs(workdir)
         record = wait_for(
-            lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r,
+            # The compiler can start before job.json says the job reached it (a loaded machine): wait for both.
+            lambda: (r := _record_or_none(job_dir)) and r.get("worker_pid") and r.get("stage") == "compiling" and r,
             30,
-            "the worker pid in job.json",
+            "the worker pid and the stage 'compiling' in job.json",
             proc=window,
             log=log,
         )

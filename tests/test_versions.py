@@ -36,12 +36,12 @@ def test_job_sweep_and_run_records_and_the_cache_key_agree_on_torch():
     from neffbench.backends.choose import versions
     from neffbench.jobs import cache
     from neffbench.presets import load_preset
+    from neffbench.runs.runtimes.registry import versions as run_versions
     from neffbench.sweeps.versions import differences, tool_versions
-    from neffbench.workers.run import _versions
 
     job = versions(registry.get("cpu-check")("asked"))
     sweep = tool_versions()
-    assert job["torch"] == sweep["torch"] == _versions("cpu")["torch"] == torch_version()
+    assert job["torch"] == sweep["torch"] == run_versions()["torch"] == torch_version()
     assert cache.key(load_preset("seed"), "cpu-check")["versions"]["torch"] == torch_version()
     # A node with the same installs differs in nothing, and another build of the same release is told apart.
     assert differences(sweep, dict(sweep)) == {}

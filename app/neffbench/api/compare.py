@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.api import html
+from neffbench.words import plural
 
 REFERENCES = ("vs_eager", "vs_float64")
 
@@ -63,7 +64,7 @@ class Compare:
         return "\n".join(self.lines)
 
     def __repr__(self) -> str:
-        return f"<Compare of {self.document.get('job')}: {self.verdict}, {len(self.taps)} taps>"
+        return f"<Compare of {self.document.get('job')}: {self.verdict}, {plural(len(self.taps), 'tap')}>"
 
     def _repr_html_(self) -> str:
         ok = {"within tolerance": True, "divergent": False}.get(str(self.verdict))

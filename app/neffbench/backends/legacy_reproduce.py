@@ -10,6 +10,7 @@ from neffbench.backends.compiler_command import base_args, equivalent_command, j
 from neffbench.backends.reproduce_script import TEMPLATES, job_values
 from neffbench.kernels.api import Built
 from neffbench.kernels.script_template import fill
+from neffbench.toolchain.devices import DEVICE_GLOB
 
 _OUT = "OUTPUT_DIR"
 
@@ -46,4 +47,5 @@ def render(spec: Any, *, job_id: str, built: Built, weights: dict[str, Any] | No
         target=spec.compiler.target,
         cpu_backend=spec.compiler.cpu_backend,
         compiler_args=base_args(spec),
+        device_glob=DEVICE_GLOB,
     )

@@ -30,7 +30,7 @@ sys.argv = [arg for arg in sys.argv if arg != "--anyway"]
 TARGET = "${target}"
 # "auto": trace with cpu_backend=True when this host has no Neuron device.
 CPU_BACKEND_SETTING = "${cpu_backend}"
-CPU_BACKEND = CPU_BACKEND_SETTING == "on" or (CPU_BACKEND_SETTING == "auto" and not glob.glob("/dev/neuron*"))
+CPU_BACKEND = CPU_BACKEND_SETTING == "on" or (CPU_BACKEND_SETTING == "auto" and not glob.glob("${device_glob}"))
 if CPU_BACKEND:
     # Must be set before torch_neuronx is imported, for hosts where platform detection fails.
     os.environ["NEURON_PLATFORM_TARGET_OVERRIDE"] = TARGET
