@@ -45,6 +45,19 @@ def _explain_agrees_with_every_job(request):
         check_jobs_below(tmp_path)
 
 
+_TOOLCHAIN_PACKAGES = ("torch_neuronx", "neuronxcc", "nrtpy", "spike")
+
+
+@pytest.fixture(autouse=True)
+def _no_fake_toolchain_left_imported():
+    """A test that imports a toolchain fake in this process (tests/fakes/python) takes it out again: the versions a
+    later test's cache key reads would otherwise name the fake, and its cached jobs would not be found."""
+    before = set(sys.modules)
+    yield
+    for name in [n for n in sys.modules if n.split(".")[0] in _TOOLCHAIN_PACKAGES and n not in before]:
+        del sys.modules[name]
+
+
 @pytest.fixture(autouse=True)
 def _no_user_code_left_imported():
     """A test that runs user code in this process (a module entry from a file) leaves neither the module nor

@@ -219,3 +219,11 @@ def test_a_warm_trace_resolves_only_the_modules_loaded_since_the_last(tmp_path, 
     found = [m.__name__ for m in derive._user_modules()]
     assert resolved == ["mine_since"] and "mine_since" in found
     monkeypatch.delitem(sys.modules, "mine_since")
+
+
+def test_a_second_trace_in_the_same_process_names_the_same_file(tmp_path, lines, cpu_only):
+    """The first trace saves the class by value and loads it back; the second still finds where it is defined."""
+    for folder in ("a", "b"):
+        neffbench.trace(Scale().eval(), _inputs(), compiler_workdir=tmp_path / folder, on_line=lines.append)
+        (job,) = neffbench.jobs(tmp_path / folder)
+        assert [c["name"] for c in job.origin["derived"]["code"]] == [Path(__file__).name]

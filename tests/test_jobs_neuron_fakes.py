@@ -103,6 +103,7 @@ def test_success_record_of_stages_passes_and_commands(runs):
         "tracing",
         "compiling",
         "saving",
+        "structure",
         "verifying",
         "done",
     ]

@@ -108,6 +108,13 @@ def _torch_truth(project: Path) -> tuple[dict[str, int], dict[str, tuple], list[
     return params, shapes, order
 
 
+def own_copy(job: Path, tmp_path: Path) -> Path:
+    """The job in a copy of its folder (the workdir and the user's files beside it), for a test that adds to it (a
+    compare, a run): the module's job stays as compiled for the tests that read it, in any order."""
+    shutil.copytree(job.parent.parent, tmp_path / "own", symlinks=True)
+    return tmp_path / "own" / job.parent.name / job.name
+
+
 def test_a_four_layer_models_structure_is_torchs_own(job, project):
     """Every path of named_modules(), with the parameters parameters() counts and the shapes its first call saw."""
     doc = _structure(job)
@@ -140,7 +147,8 @@ def test_the_text_says_where_each_figure_comes_from_and_how_to_get_the_others(jo
     assert any(r[:2] == ["2", "Block"] for r in rows) and not any(r[:1] == ["norm"] for r in rows)  # depth 1 only
 
 
-def test_the_first_divergent_layer_of_a_compare_is_marked_on_the_tree(job):
+def test_the_first_divergent_layer_of_a_compare_is_marked_on_the_tree(job, tmp_path):
+    job = own_copy(job, tmp_path)
     proc = _cli("compare", str(job), "--runtime", "cpu", "--json", cwd=job.parent.parent)
     assert proc.returncode == 3, proc.stdout + proc.stderr  # layers.2.cast diverges against float64
     doc = _structure(job)

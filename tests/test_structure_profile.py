@@ -17,7 +17,7 @@ from neffbench.runs.profile_tables import intervals
 from neffbench.structure.profile_map import busy_ns
 from tests.cli import neffbench
 from tests.fakes import RUNTIME_BIN_DIR, runtime_env
-from tests.test_structure import NET
+from tests.test_structure import NET, own_copy
 
 pd = pytest.importorskip("pandas")  # the test extra installs it; the product names the [profile] extra without it
 pytestmark = pytest.mark.slow
@@ -105,6 +105,7 @@ def test_the_profile_comes_from_a_variant_with_the_debug_names(profiled):
 
 def test_a_profile_that_cannot_be_read_says_so_in_the_tools_words(profiled, tmp_path):
     job, run = profiled
+    job = own_copy(job, tmp_path)  # its run adds a profile: the module's job keeps only the first
     env = {**run["env"], "FAKE_PROFILE_VIEW_ERROR": "ERRO[0003] ERROR_PROCESS_INCOMPLETE: profile too large"}
     proc = _cli("run", str(job), "--runtime", "nrtpy", "--iterations", "1", "--profile", cwd=job.parent.parent, env=env)
     text = proc.stdout + proc.stderr
@@ -118,6 +119,7 @@ def test_a_profile_that_cannot_be_read_says_so_in_the_tools_words(profiled, tmp_
 
 def test_without_pandas_the_summary_is_read_and_the_extra_named(profiled, tmp_path):
     job, run = profiled
+    job = own_copy(job, tmp_path)  # its run adds a profile: the module's job keeps only the first
     stub = tmp_path / "stub"
     (stub / "pandas").mkdir(parents=True)
     (stub / "pandas" / "__init__.py").write_text("raise ImportError('No module named pandas', name='pandas')\n")
@@ -145,6 +147,7 @@ def test_without_pandas_the_summary_is_read_and_the_extra_named(profiled, tmp_pa
 def test_the_legacy_neuron_profile_json_gives_layers_their_time(profiled, tmp_path):
     """Where only the deprecated neuron-profile is installed, its JSON output's instructions name their layer."""
     job, run = profiled
+    job = own_copy(job, tmp_path)  # its run adds a profile: the module's job keeps only the first
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name in ("neuron-profile", "neuron-ls"):  # the runtime's tools but neuron-explorer

@@ -171,6 +171,7 @@ def test_the_job_is_isolated_and_its_logs_stream_into_job_log(jobs):
         "tracing",
         "compiling",
         "saving",
+        "structure",
         "verifying",
         "done",
     ]

@@ -185,6 +185,22 @@ def graph_fingerprint(traced: Any) -> dict[str, Any]:
     return {"graph": hashlib.sha256(text.encode()).hexdigest(), "constants": constants.hexdigest()}
 
 
+def _defined_in(obj: Any) -> str | None:
+    """The file that defines ``obj``: its module's file where the module has one (a script, a package), else the
+    file its functions' code names (a notebook cell). The module first: once a class has been saved by value and
+    loaded back in this process (a second trace of it), cloudpickle has given its functions code named
+    ``<dynamic-code>``."""
+    module_file = getattr(sys.modules.get(getattr(obj, "__module__", "") or ""), "__file__", None)
+    if isinstance(module_file, str) and os.path.isfile(module_file):
+        return module_file
+    functions = [obj] if isinstance(obj, types.FunctionType) else list(vars(obj).values())
+    for candidate in functions:
+        code = getattr(candidate, "__code__", None)
+        if code is not None:
+            return code.co_filename
+    return None
+
+
 def _code(func: Any) -> list[dict[str, Any]]:
     """The files (or notebook cells) your own code of the object comes from, with their digest and what each
     defines: its classes, and the function itself when it is one."""
@@ -195,19 +211,14 @@ def _code(func: Any) -> list[dict[str, Any]]:
     objects: list[Any] = [func] if not isinstance(func, torch.nn.Module) else [type(m) for m in func.modules()]
     where: dict[str, list[str]] = {}
     for obj in objects:
-        functions = [obj] if isinstance(obj, types.FunctionType) else list(vars(obj).values())
-        for candidate in functions:
-            code = getattr(candidate, "__code__", None)
-            if code is None:
-                continue
-            filename = code.co_filename
-            on_disk = os.path.isfile(filename)
-            if on_disk and classify(os.path.realpath(filename)) != "user":
-                break
-            names = where.setdefault(filename, [])
-            if obj.__qualname__ not in names:
-                names.append(obj.__qualname__)
-            break
+        filename = _defined_in(obj)
+        if filename is None:
+            continue
+        if os.path.isfile(filename) and classify(os.path.realpath(filename)) != "user":
+            continue
+        names = where.setdefault(filename, [])
+        if obj.__qualname__ not in names:
+            names.append(obj.__qualname__)
     out = []
     for filename, names in where.items():
         if os.path.isfile(filename):
