@@ -22,20 +22,20 @@ def test_a_claim_is_the_first_until_released_and_names_its_holder(tmp_path):
 
 def test_the_second_window_says_so_and_keeps_the_firsts_settings(make_window, tmp_path, qtbot):
     first = make_window()
-    assert first.claim.first and "second window" not in first.windowTitle()
+    assert first.presence.first and "second window" not in first.windowTitle()
     first.set_workdir(tmp_path / "workdir")
     second = make_window(workdir=tmp_path / "workdir")
-    assert not second.claim.first and second.windowTitle().endswith("(second window on this workdir)")
-    assert second.second_window_label.isVisible()
-    assert "has " + str(tmp_path / "workdir") in second.second_window_label.toolTip()
+    assert not second.presence.first and second.windowTitle().endswith("(second window on this workdir)")
+    assert second.presence.label.isVisible()
+    assert "has " + str(tmp_path / "workdir") in second.presence.label.toolTip()
 
     first.settings.set_text("workdir", "kept")
     second.set_workdir(tmp_path / "elsewhere")  # on a workdir of its own it is a first window again
-    assert second.claim.first and not second.second_window_label.isVisible()
+    assert second.presence.first and not second.presence.label.isVisible()
     second.set_workdir(tmp_path / "workdir")
     second.close()
     assert first.settings.text("workdir") == "kept"  # the second window did not save over the first's
     first.close()
     assert first.settings.text("workdir") == str(tmp_path / "workdir")
     third = make_window(workdir=tmp_path / "workdir")
-    assert third.claim.first  # the first window's claim ended with it
+    assert third.presence.first  # the first window's claim ended with it

@@ -101,7 +101,7 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     from neffbench.backends import registry as backends
     from neffbench.backends.tracing import cpu_check_trace
     from neffbench.backends.verify import generalises
-    from neffbench.jobs import preflight
+    from neffbench.jobs import preflight, preflight_effects
     from neffbench.kernels import registry
     from neffbench.kernels.api import KernelError
     from neffbench.spec import from_dict
@@ -138,8 +138,8 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     for severity, sentence in complex_ops.advice(found, backends.get(backend), compiler, torch.__version__):
         (report.error if severity == "error" else report.warning)(sentence)
     preflight.check_outputs(report, built.output_names, reference)
-    preflight.check_effects(report, built, called.effects, kernel.state_remedy)
-    preflight.check_repeatable(report, built, reference, called.effects)
+    preflight_effects.check_effects(report, built, called.effects, kernel.state_remedy)
+    preflight_effects.check_repeatable(report, built, reference, called.effects)
     written = [w.name for w in called.effects.state_writes()]
     if written:  # what the window's "Keep as state" keeps (Kernel.with_state)
         out["state_found"] = written

@@ -128,7 +128,7 @@ class Job:
         import torch
 
         from neffbench.backends import complex_ops, eager
-        from neffbench.jobs import preflight
+        from neffbench.jobs import preflight, preflight_effects
         from neffbench.toolchain.probe import neuronx_cc_version
 
         with build_folder():
@@ -137,8 +137,8 @@ class Job:
         for severity, sentence in complex_ops.advice(called.complex_found, backend, compiler, torch.__version__):
             (report.error if severity == "error" else report.warning)(sentence)
         preflight.check_outputs(report, built.output_names, called.outputs)
-        preflight.check_effects(report, built, called.effects, kernel.state_remedy)
-        preflight.check_repeatable(report, built, called.outputs, called.effects)
+        preflight_effects.check_effects(report, built, called.effects, kernel.state_remedy)
+        preflight_effects.check_repeatable(report, built, called.outputs, called.effects)
         return called.outputs
 
     def _trace(self, kernel: Any, spec: Any, backend: Backend, built: Any, report: Any) -> Any:

@@ -61,6 +61,13 @@ class ManualWindow(QWidget):
         self.page.setMarkdown(self.sections.get(title, "") or "The manual (README.md) is not installed here.")
 
 
+def show_manual(window: QWidget) -> ManualWindow:
+    """The window's manual (made on first use), at the section about the window."""
+    manual = window.findChild(ManualWindow, "manualWindow") or ManualWindow(window)
+    manual.show_section(WINDOW_SECTION)
+    return manual
+
+
 def shortcuts(window: QWidget) -> list[tuple[str, str]]:
     """(what, keys) for every action and button of ``window`` that has a shortcut, in the order they were made."""
     rows: dict[str, str] = {}

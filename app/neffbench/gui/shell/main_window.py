@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -24,6 +23,7 @@ from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import cancel as window_cancel
+from neffbench.gui.shell import closing, cpu_check, file_dialogs
 from neffbench.gui.shell import help_menu as window_help
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
@@ -37,9 +37,8 @@ from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
-from neffbench.gui.widgets import theme
+from neffbench.gui.shell.workdir_presence import WorkdirPresence
 from neffbench.jobs.records import unusable_workdir
-from neffbench.jobs.workdir_claim import WorkdirClaim
 from neffbench.kernels import registry as kernel_registry
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, anchored_here, load_partial, save
@@ -65,7 +64,6 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.background = background
         self.workdir = Path.cwd() / "neffbench-workdir"
-        self.claim: WorkdirClaim | None = None  # whether this window has its workdir first (workdir_claim.py)
         self._spec_name = ""
         self.panels_ready = False
         self.restored: set[str] = set()  # settings of the panels applied once built (window_settings.restore_panels)
@@ -80,7 +78,7 @@ class MainWindow(QMainWindow):
             self._build()
             self._wire()
             self._restore()
-        if self.claim is None:
+        if self.presence.claim is None:
             self._claim_workdir()
         # As launch opens it (deferred panels, background work): the first preview is asked for now.
         self.startup = Startup(self, early_preview=defer_panels and background)
@@ -121,11 +119,7 @@ class MainWindow(QMainWindow):
         self.doctor_status = DoctorStatus()
         # Permanent: a message (what an action did, for a few seconds) shows beside it, never over it.
         self.doctor_status.install(self.statusBar())
-        self.second_window_label = QLabel("Second window on this workdir")
-        self.second_window_label.setObjectName("secondWindow")
-        self.second_window_label.setStyleSheet(f"color: {theme.WARN};")
-        self.second_window_label.hide()
-        self.statusBar().addPermanentWidget(self.second_window_label)
+        self.presence = WorkdirPresence(self.statusBar(), Path(self.settings.q.fileName()).parent / "windows")
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
@@ -140,15 +134,15 @@ class MainWindow(QMainWindow):
         self.compile_action.triggered.connect(self.compile)
         self.recompile_action.triggered.connect(self.recompile)
         self.cancel_action.triggered.connect(lambda: window_cancel.triggered(self))  # compile, sweep or run
-        self.open_action.triggered.connect(self._on_open_action_triggered)
-        self.save_action.triggered.connect(self._on_save_action_triggered)
-        self.workdir_action.triggered.connect(self._on_workdir_action_triggered)
+        self.open_action.triggered.connect(lambda: file_dialogs.open_spec(self))
+        self.save_action.triggered.connect(lambda: file_dialogs.save_spec(self))
+        self.workdir_action.triggered.connect(lambda: file_dialogs.choose_workdir(self))
         self.workdir_edit.editingFinished.connect(self._on_workdir_edit_editing_finished)
         self.quit_action.triggered.connect(self.close)
         for name, action in self.preset_actions.items():
             action.triggered.connect(lambda _checked=False, name=name: self.apply_preset(name))
         self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
-        self.manual_action.triggered.connect(self._on_manual_action_triggered)
+        self.manual_action.triggered.connect(lambda: window_help.show_manual(self))
         self.shortcuts_action.triggered.connect(lambda: window_help.show_shortcuts(self))
         self.about_action.triggered.connect(lambda: window_help.show_about(self, self.doctor_status.facts))
 
@@ -224,26 +218,11 @@ class MainWindow(QMainWindow):
         return True
 
     def _claim_workdir(self) -> None:
-        if self.claim is not None:
-            self.claim.release()
-        self.claim = WorkdirClaim(self.workdir, Path(self.settings.q.fileName()).parent / "windows")
-        second = not self.claim.take()
-        self.second_window_label.setVisible(second)
-        if second:
-            who = f" (process {self.claim.holder})" if self.claim.holder else ""
-            tip = (
-                f"Another NEFF Workbench window{who} has {self.workdir} open. Both see every job (each has a folder "
-                "of its own); this window's layout and form are not saved when it closes, so the first window's are "
-                "kept."
-            )
-            self.second_window_label.setToolTip(tip)
-            self.statusBar().showMessage(tip, 15000)
+        self.presence.take(self.workdir)
         self._show_title()
 
     def _show_title(self) -> None:
-        name = f"{self._spec_name} — {TITLE}" if self._spec_name else TITLE
-        second = self.claim is not None and not self.claim.first
-        self.setWindowTitle(f"{name} (second window on this workdir)" if second else name)
+        self.setWindowTitle(self.presence.title(f"{self._spec_name} — {TITLE}" if self._spec_name else TITLE))
 
     @property
     def busy(self) -> bool:
@@ -351,46 +330,10 @@ class MainWindow(QMainWindow):
         self.preview_controller.request(self.form.spec(), bucket)
 
     def _on_preview_stack_check_requested(self) -> None:
-        if self.form.errors():
-            self.preview_stack.show_invalid("Fix the form's errors first: the CPU check needs a valid spec.")
-            return
-        self.preview_stack.show_check_running()
-        self.preview_controller.request_check(self.current_spec())
+        cpu_check.run(self)
 
     def _on_preview_stack_keep_state_requested(self, names: list) -> None:
-        kept = kernel_registry.for_spec(self.form.spec()).with_state(self.form.spec(), list(names))
-        if kept is None:
-            self.statusBar().showMessage("This kernel cannot keep state: its forward must return what it writes.", 8000)
-            return
-        self.form.edit(kept)
-        self.statusBar().showMessage(
-            f"Kept {plural(len(names), 'tensor')} as the module's state (State, under the module's advanced fields); "
-            "the CPU check runs again.",
-            8000,
-        )
-        self._on_preview_stack_check_requested()
-
-    def _on_manual_action_triggered(self) -> None:
-        manual = self.findChild(window_help.ManualWindow, "manualWindow") or window_help.ManualWindow(self)
-        manual.show_section(window_help.WINDOW_SECTION)
-
-    def _on_open_action_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open spec", str(self.workdir.parent), "Spec files (*.toml *.json);;All files (*)"
-        )
-        if path:
-            self.open_spec(path)
-
-    def _on_save_action_triggered(self) -> None:
-        suggested = str(self.workdir.parent / f"{self.form.spec().name}.toml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save spec", suggested, "TOML spec (*.toml);;JSON spec (*.json)")
-        if path:
-            self.save_spec(path)
-
-    def _on_workdir_action_triggered(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Choose workdir", str(self.workdir))
-        if path:
-            self.set_workdir(path)
+        cpu_check.keep_state(self, names)
 
     def _on_workdir_edit_editing_finished(self) -> None:
         text = self.workdir_edit.text().strip()
@@ -454,26 +397,4 @@ class MainWindow(QMainWindow):
     # ---- closing ----
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        if self.panels_ready:
-            window_panels.cancel_runs(self)  # a benchmark or a compare is not worth keeping the window for
-        if self.panels_ready and self.busy:
-            if not self.close_when_idle:
-                answer = QMessageBox.question(
-                    self, "Compile running", "A compile or sweep is running. Cancel it and quit?"
-                )
-                if answer != QMessageBox.StandardButton.Yes:
-                    event.ignore()
-                    return
-                self.close_when_idle = True
-                self.cancel()
-                self.sweeps.cancel()
-            event.ignore()  # closes when the controller reports the job has ended
-            return
-        if self.claim is None or self.claim.first:  # a second window on the workdir leaves the first's be
-            self.save_settings()
-        if self.claim is not None:
-            self.claim.release()
-        from neffbench.probe.client import close_shared
-
-        close_shared()  # the warm probe, if Resolve or a CPU check started one
-        event.accept()
+        closing.close_event(self, event)
