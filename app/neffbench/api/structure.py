@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.api import html
-from neffbench.structure import cells, table
+from neffbench.structure import table
 from neffbench.structure.layers import Laid
 
 
@@ -60,14 +60,8 @@ class Structure:
         return f"<Structure of {self.directory.name}: {len(self.laid.structure.nodes)} modules>"
 
     def _repr_html_(self) -> str:
-        have = table.groups(self.laid)
-        columns = [c for c in cells.COLUMNS if c.group in have]
-        rows = []
-        for node in self.laid.structure.shown(self.depth):
-            row = [c.cell(self.laid.layer(node.path)) for c in columns]
-            row[0] = "\u2003" * node.path.count(".") + (node.path.rpartition(".")[2] or node.cls)
-            rows.append(row)
+        columns, shown = table.rows(self.laid, self.depth, indent="\u2003")
         return html.block(
             html.heading(f"Structure of {self.directory.name}", table.headline(self.laid, self.directory.name), None),
-            html.table([c.heading for c in columns], rows),
+            html.table([c.heading for c in columns], shown),
         )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.remote import xcb
+from neffbench.remote.packages import INSTALL
 
 # Set by ``neffbench remote`` for its window: on a display without a window manager nobody can move or
 # resize the window, so it takes the whole virtual screen.
@@ -25,11 +26,6 @@ _PACKAGES = {
     "Xvfb": {"apt": "xvfb", "yum": "xorg-x11-server-Xvfb", "dnf": "xorg-x11-server-Xvfb"},
     "x11vnc": {"apt": "x11vnc", "yum": "x11vnc", "dnf": "x11vnc"},
     "xauth": {"apt": "xauth", "yum": "xorg-x11-xauth", "dnf": "xauth"},
-}
-_INSTALL = {
-    "apt": "sudo apt-get install -y {}",
-    "yum": "sudo yum install -y {}",
-    "dnf": "sudo dnf install -y {}",
 }
 # Amazon Linux 2 has x11vnc in EPEL only.
 _EPEL_AL2 = "sudo amazon-linux-extras install -y epel && "
@@ -101,7 +97,7 @@ def install_command(tools: list[str], manager: str | None = None) -> str:
     """The one command that installs ``tools`` (names from :data:`_PACKAGES`) with this host's package manager."""
     manager = manager or package_manager()
     packages = " ".join(_PACKAGES[t][manager] for t in tools)
-    command = _INSTALL[manager].format(packages)
+    command = INSTALL[manager].format(packages)
     return (_EPEL_AL2 + command) if manager == "yum" and "x11vnc" in tools else command
 
 

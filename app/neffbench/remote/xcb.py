@@ -16,6 +16,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from neffbench.remote.packages import INSTALL
+
 PLUGIN = "libqxcb.so"
 
 # The libraries Qt's xcb plugin links (readelf -d libQt6XcbQpa.so.6), by name without its version, and the package
@@ -46,7 +48,6 @@ _PACKAGES = {
     "libglib-2.0": ("libglib2.0-0", "glib2"),
     "libgthread-2.0": ("libglib2.0-0", "glib2"),
 }
-_INSTALL = {"apt": "sudo apt-get install -y {}", "yum": "sudo yum install -y {}", "dnf": "sudo dnf install -y {}"}
 _NOT_FOUND = re.compile(r"([^\s:/]+\.so[.\d]*): cannot open shared object file")
 
 
@@ -92,7 +93,7 @@ def package_for(library: str, manager: str) -> str | None:
 def install_lines(library: str) -> list[str]:
     """The command that installs ``library`` on Ubuntu/Debian and on Amazon Linux, or nothing if unknown."""
     return [
-        f"`{_INSTALL[manager].format(package)}` ({where})"
+        f"`{INSTALL[manager].format(package)}` ({where})"
         for where, manager in (("Ubuntu, Debian", "apt"), ("Amazon Linux 2023, Fedora", "dnf"))
         if (package := package_for(library, manager))
     ]

@@ -90,17 +90,22 @@ def sources(laid: Laid, job_dir: str) -> list[str]:
     return out
 
 
-def lines(laid: Laid, job: str, job_dir: str, depth: int | None = None) -> list[str]:
+def rows(laid: Laid, depth: int | None = None, indent: str = "  ") -> tuple[list[cells.Column], list[list[str]]]:
+    """The columns the figures at hand fill, and a row of cells per module shown, its name indented by its depth."""
     have = groups(laid)
     columns = [c for c in cells.COLUMNS if c.group in have]
-    rows = []
+    out = []
     for node in laid.structure.shown(depth):
-        layer = laid.layer(node.path)
-        indent = "  " * (node.path.count(".") + (1 if node.path else 0))
-        row = [c.cell(layer) for c in columns]
-        row[0] = indent + (node.path.rpartition(".")[2] if node.path else node.cls)
-        rows.append(row)
-    table = aligned([c.heading for c in columns], rows, [c.numeric for c in columns])
+        row = [c.cell(laid.layer(node.path)) for c in columns]
+        row[0] = indent * (node.path.count(".") + (1 if node.path else 0))
+        row[0] += node.path.rpartition(".")[2] if node.path else node.cls
+        out.append(row)
+    return columns, out
+
+
+def lines(laid: Laid, job: str, job_dir: str, depth: int | None = None) -> list[str]:
+    columns, shown = rows(laid, depth)
+    table = aligned([c.heading for c in columns], shown, [c.numeric for c in columns])
     return [headline(laid, job), *sources(laid, job_dir), "", *table]
 
 
