@@ -78,7 +78,8 @@ def test_alias_table_and_dtype_sets():
 
 
 @pytest.mark.parametrize(
-    "dtype, kind", [*((d, "randn") for d in FLOAT_DTYPES), *((d, "zeros") for d in INT_DTYPES), ("bool", "ones")]
+    "dtype, kind",
+    [*((d, "randn") for d in sorted(FLOAT_DTYPES)), *((d, "zeros") for d in sorted(INT_DTYPES)), ("bool", "ones")],
 )
 def test_default_init_per_dtype(dtype, kind):
     spec = parse(f"{dtype}[3]")
