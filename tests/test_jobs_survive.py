@@ -51,9 +51,9 @@ GONE_WITHIN_S = 5.0  # what is promised after the parent's death: make bench mea
 TAKEN_WITHIN_S = 60.0
 START_TIMEOUT_S = 180.0  # a worker's torch import on a loaded 2-core machine
 KILLS_ENV, SEED_ENV = "NEFFBENCH_KILLS", "NEFFBENCH_KILL_SEED"
-# About 25 s on this 2-core machine, two kills at a time (the same in CI); make bench runs 200, and
-# NEFFBENCH_KILLS (KILLS_ENV) any other count.
-DEFAULT_KILLS = 40
+# A few seconds on this 2-core machine, two kills at a time (the same in CI): each kill is a Python start that
+# may import torch. make bench runs 200, and NEFFBENCH_KILLS (KILLS_ENV) any other count.
+DEFAULT_KILLS = 12
 DEFAULT_SEED = 20261201
 MAX_KILL_DELAY_S = 2.5
 INTERRUPTED_LINE = "was left running by a process that is gone: marked interrupted"

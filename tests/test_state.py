@@ -117,6 +117,30 @@ def test_a_parameter_never_initialised_is_named_and_every_build_is_the_same():
     assert weights_digest(build(spec).module) == weights_digest(build(spec).module)
 
 
+_MARK_IN_A_FRESH_PROCESS = """
+import sys, torch
+from neffbench.usercode.effects import marking_uninitialised
+with marking_uninitialised():
+    assert torch.are_deterministic_algorithms_enabled()
+    assert torch.isnan(torch.empty(3)).all()
+print(sorted(m for m in ("torch._inductor", "torch._dynamo", "sympy") if m in sys.modules),
+      torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+"""
+
+
+def test_finding_never_initialised_memory_loads_no_compiler_and_puts_torchs_mode_back():
+    """Every build of user code marks torch.empty's memory; torch's public switch for that imports inductor, dynamo
+    and sympy (about 2 CPU-seconds a build), which the build never uses."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _MARK_IN_A_FRESH_PROCESS], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["[]", "False", "False"]
+
+
 def test_a_branch_on_a_value_fails_preflight_pointing_at_the_users_tracer_warning():
     spec = _spec(f"{DATA}/problems.py:BranchOnValue", {"x": "f32[4]"})
     (warning,) = _problems(spec, "warning")

@@ -1,4 +1,4 @@
-"""(torch) A job's structure from its build: one eager call under forward hooks and torch's FlopCounterMode, and the
+"""(torch) A job's structure from its build: one eager call under forward hooks and a FLOP counter (flops.py), and the
 traced graph's operations by module (the job's own CPU trace when it made one, else a trace of its own).
 
 The hooks see every module the forward calls, in the order the calls start: the tree is ``named_modules()``'s,
@@ -113,12 +113,12 @@ def _watch(root: Any, calls: _Calls) -> list[Any]:
 def _call(built: Any) -> tuple[dict[str, dict[str, Any]], Any]:
     """One eager call of the built module, watched: what each module's calls were, and what it returned."""
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
 
     from neffbench.backends.eager import copies
+    from neffbench.structure.flops import FlopCounter
 
     root = root_of(built.module)
-    counter = FlopCounterMode(display=False)
+    counter = FlopCounter()
     calls = _Calls(counter)
     handles = _watch(root, calls)
     try:

@@ -240,7 +240,7 @@ def marking_uninitialised() -> Iterator[dict[int, tuple[tuple[str, int], ...]]]:
     )
     fill = flags.fill_uninitialized_memory
     # warn_only: operations without a deterministic implementation must not fail the user's constructor.
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    _set_deterministic(True, warn_only=True)
     flags.fill_uninitialized_memory = True
     mode = _Allocations()
     try:
@@ -248,7 +248,18 @@ def marking_uninitialised() -> Iterator[dict[int, tuple[tuple[str, int], ...]]]:
             yield mode.sites
     finally:
         flags.fill_uninitialized_memory = fill
-        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        _set_deterministic(deterministic, warn_only=warn_only)
+
+
+def _set_deterministic(mode: bool, *, warn_only: bool) -> None:
+    """``torch.use_deterministic_algorithms`` for the ATen operations a constructor runs. The public function also
+    imports ``torch._inductor`` to set its config, which pulls in dynamo and sympy: about 2 CPU-seconds in every
+    build of user code, for a compiler the build does not use; its ``_C`` setter is what it calls for ATen."""
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None:  # a torch without it: the public function, at its price
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+    else:
+        setter(mode, warn_only=warn_only)
 
 
 def _never_written(tensor: Any) -> bool:
