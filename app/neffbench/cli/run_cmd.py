@@ -78,6 +78,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="stop the run after S seconds")
     p.add_argument("--json", action="store_true", help="print the run record as JSON; the log goes to stderr")
+    p.add_argument(
+        "--missing-buckets",
+        action="store_true",
+        help="run, one after another, the jobs of JOB_DIR's compile whose bucket has no run yet (on --runtime, or by "
+        "default on the runtime JOB_DIR last ran on), as the Run tab's \"Run the missing buckets\" does; a failure "
+        "stops the rest",
+    )
     p.set_defaults(func=run)
 
 
@@ -118,6 +125,15 @@ def _profile_neff(subject: Any, out: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.missing_buckets:
+        from neffbench.cli.run_missing import run_missing
+
+        return run_missing(args)
+    return run_one(args, args.target, args.runtime)
+
+
+def run_one(args: argparse.Namespace, target: str, runtime: str) -> int:
+    """Run ``target`` on ``runtime`` with the other options of ``args``; the exit code."""
     from neffbench.runs.neff_run import NeffRun
     from neffbench.runs.subject import SubjectError, resolve
     from neffbench.runs.summary import summary_lines
@@ -127,13 +143,13 @@ def run(args: argparse.Namespace) -> int:
         print(problem or "--random and --inputs exclude each other.", file=sys.stderr)
         return EXIT_INVALID
     try:
-        subject = resolve(args.target, neff=args.neff)
+        subject = resolve(target, neff=args.neff)
         prefill = resolve(args.prefill) if args.prefill else None
         out = sys.stderr if args.json else sys.stdout
         profile_neff = _profile_neff(subject, out) if args.profile else None
         runner = NeffRun(
             subject,
-            runtime=args.runtime,
+            runtime=runtime,
             iterations=args.iterations,
             warmup=args.warmup,
             mode=args.mode,
@@ -150,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
             on_line=lambda line: print(line, file=out, flush=True),
         )
     except (SubjectError, ValueError) as exc:
-        print(f"{args.target}: {exc}", file=sys.stderr)
+        print(f"{target}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     cancelled = threading.Event()
     on_main = threading.current_thread() is threading.main_thread()
