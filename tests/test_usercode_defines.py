@@ -69,7 +69,9 @@ def test_the_window_and_the_command_list_the_same_names(tmp_path, neffbench_in_p
     assert [n["name"] for n in entry_choices(str(path))["names"]] == ["Tiny", "make_tiny", "model"]
     proc = neffbench_in_process("check", "mine.py", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "add :NAME to say what in it to compile, as in mine.py:Tiny. It defines: Tiny, make_tiny, model." in proc.stderr
+    assert (
+        "add :NAME to say what in it to compile, as in mine.py:Tiny. It defines: Tiny, make_tiny, model." in proc.stderr
+    )
 
 
 def test_a_file_that_only_makes_an_object_offers_it(tmp_path, neffbench_in_process):

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if _backend_problems(args, spec):
         return 2
     from neffbench.cli.memory_gate import refused
-    from neffbench.sweeps.memory_verdict import OVERRIDE_FLAG, spec_verdict
+    from neffbench.jobs.memory_verdict import OVERRIDE_FLAG, spec_verdict
 
     if refused(spec_verdict(spec, args.backend), args, refusal=f"it cannot be compiled here without {OVERRIDE_FLAG}"):
         return 2

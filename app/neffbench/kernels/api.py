@@ -213,7 +213,7 @@ class Kernel:
     def compile_data_bytes(self, spec: Any) -> int | None:
         """Bytes of what compiling this single-bucket spec holds as data (inputs, outputs, traced tables), without
         importing torch: a sweep's memory limiter reserves several times that on top of its baseline by backend
-        and target (``neffbench.sweeps.memory``). None (the default): the baseline alone."""
+        and target (``neffbench.jobs.memory_estimate``). None (the default): the baseline alone."""
         return None
 
     # ---- the Python API (no torch) -------------------------------------------------------------
