@@ -1,4 +1,5 @@
-"""``neffbench check``: validate a spec and list every problem by field."""
+"""``neffbench check``: validate a spec, gate it on memory, run its pre-flight (for kernels that run the user's code),
+and list every problem by field."""
 
 from __future__ import annotations
 

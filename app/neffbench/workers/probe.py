@@ -131,7 +131,7 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     compiler = None
     # Asked only when it matters: neuronx-cc --version takes seconds.
     if called.complex_found and backends.get(backend).asks_compiler_version:
-        from neffbench.toolchain.probe import neuronx_cc_version
+        from neffbench.toolchain.host import neuronx_cc_version
 
         compiler = neuronx_cc_version()
     found = called.complex_found
