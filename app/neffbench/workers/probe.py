@@ -1,4 +1,4 @@
-"""The probe: ``python -m neffbench.workers.probe check|prepare|structure|REQUEST`` reads a JSON request on stdin,
+"""The probe: ``python -m neffbench.workers.probe check|prepare|preview|structure|REQUEST`` reads a JSON request on stdin,
 prints one JSON report.
 
 check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
