@@ -38,4 +38,5 @@ def ended_text(total: int, left: int, outcome: str) -> str:
     """What a run of the missing buckets says when it has ended: all ran, or which run stopped the rest."""
     if outcome == "succeeded":
         return f"Ran the {plural(total, 'missing bucket')}: the bucket curve is complete."
-    return f"The missing buckets stopped: that run {outcome}, so {plural(left, 'bucket')} {'was' if left == 1 else 'were'} not run."
+    were = "was" if left == 1 else "were"
+    return f"The missing buckets stopped: that run {outcome}, so {plural(left, 'bucket')} {were} not run."

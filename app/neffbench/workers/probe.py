@@ -1,5 +1,5 @@
-"""The probe: ``python -m neffbench.workers.probe check|prepare|preview|structure|REQUEST`` reads a JSON request on stdin,
-prints one JSON report.
+"""The probe: ``python -m neffbench.workers.probe check|prepare|preview|structure|REQUEST`` reads a JSON request on
+stdin, prints one JSON report.
 
 check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
 inputs and outputs. prepare: what a compile checks before any job. preview: the spec's preview, pickled into a
