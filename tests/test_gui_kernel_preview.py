@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from neffbench.gui.preview.kernel_panel import KernelPreviewPanel
+from neffbench.gui.preview.kernel_panel import GenericPreviewPanel
 from neffbench.gui.preview.plots import quietest_corner
 from neffbench.gui.widgets import theme
 from neffbench.kernels.plots import KernelPreview, Plot, Series, histogram
@@ -86,7 +86,7 @@ def module_report(**changes) -> dict:
 
 @pytest.fixture
 def panel(qtbot):
-    widget = KernelPreviewPanel()
+    widget = GenericPreviewPanel()
     qtbot.addWidget(widget)
     widget.resize(1024, 700)
     widget.show()
@@ -377,10 +377,10 @@ def test_a_report_is_not_changed_by_showing_it(panel, rms_norm_report):
 
 def test_a_spec_that_cannot_be_previewed_lists_each_problem_once_on_its_own_line(qtbot):
     from neffbench.gui.preview.controller import PreviewController
-    from neffbench.gui.preview.kernel_panel import KernelPreviewPanel
+    from neffbench.gui.preview.kernel_panel import GenericPreviewPanel
     from neffbench.schema import Problem
 
-    panel = KernelPreviewPanel()
+    panel = GenericPreviewPanel()
     qtbot.addWidget(panel)
     controller = PreviewController()
     controller.failed.connect(panel.show_invalid)

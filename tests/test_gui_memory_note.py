@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
+from neffbench.jobs import memory_verdict
 from neffbench.kernels.rope.params import RopeCompileSpec
-from neffbench.sweeps import memory_verdict
 
 GiB = 2**30
 

@@ -51,10 +51,10 @@ def hf_yarn_ramp(dim: int, base: float, original: int, beta_fast: float, beta_sl
 
 @pytest.fixture
 def panel(qtbot):
-    from neffbench.kernels.rope.gui.panel import PreviewPanel
+    from neffbench.kernels.rope.gui.panel import RopePreviewPanel
 
     theme.configure_plots()
-    widget = PreviewPanel()
+    widget = RopePreviewPanel()
     widget.resize(1400, 900)
     qtbot.addWidget(widget)
     widget.show()

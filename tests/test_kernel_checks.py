@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from neffbench.kernels import checks
+from neffbench.kernels import hook_checks
 from neffbench.kernels.api import Built, Kernel
 from neffbench.kernels.cli_contribution import CliContribution
 
@@ -29,7 +29,7 @@ class _Sound(Kernel):
 
 def _problems(**members) -> list[str]:
     cls = type("Probe", (_Sound,), members)
-    return checks.problems(cls(), "probe_kernel")
+    return hook_checks.problems(cls(), "probe_kernel")
 
 
 def _cli(**members) -> CliContribution:
@@ -75,11 +75,11 @@ def test_name_spec_class_and_build_are_checked():
         name = "other"
         spec_class = dict
 
-    found = checks.problems(NoBuild(), "registered")
+    found = hook_checks.problems(NoBuild(), "registered")
     assert "names itself 'other'" in found
     assert "does not implement build, reproduce_source (required: kernels/api.py has no default)" in found
     assert any("which is not a dataclass" in p for p in found)
-    assert checks.problems(object(), "x") == ["is of type object, not a neffbench.kernels.api.Kernel"]
+    assert hook_checks.problems(object(), "x") == ["is of type object, not a neffbench.kernels.api.Kernel"]
 
 
 def test_a_kernel_without_its_reproduction_source_is_refused_as_it_loads():
@@ -92,7 +92,7 @@ def test_a_kernel_without_its_reproduction_source_is_refused_as_it_loads():
         def build(self, spec):
             return Built(module=None, inputs=(), input_names=())
 
-    assert checks.problems(NoScript(), "probe_kernel") == [
+    assert hook_checks.problems(NoScript(), "probe_kernel") == [
         "does not implement reproduce_source (required: kernels/api.py has no default)"
     ]
 

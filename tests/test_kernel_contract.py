@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neffbench.kernels import checks, registry
+from neffbench.kernels import hook_checks, registry
 from neffbench.spec import dumps_json, dumps_toml, errors, load, loads_json, loads_toml, spec_hash, validate
 from tests.plugin_wheel import install
 
@@ -58,7 +58,7 @@ def _built_or_skip(kernel):
 
 
 def test_the_kernel_loads_clean_against_the_declared_hooks(kernel):
-    assert checks.problems(kernel, kernel.name) == []
+    assert hook_checks.problems(kernel, kernel.name) == []
     assert kernel.title and kernel.summary
     assert registry.for_spec(kernel.default_spec()) is kernel
 

@@ -7,9 +7,10 @@ import dataclasses
 
 import pytest
 
+from neffbench.jobs import memory_verdict
+from neffbench.jobs.memory_estimate import Estimate
 from neffbench.kernels.rope.params import RopeCompileSpec
-from neffbench.sweeps import memory_verdict, plan
-from neffbench.sweeps.memory import Estimate
+from neffbench.sweeps import plan
 from tests.cli import neffbench
 
 GiB = 2**30

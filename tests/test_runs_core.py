@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from neffbench.neff import read_neff
-from neffbench.runs import arrays, checks, nrt_errors, runtimes
+from neffbench.runs import arrays, nrt_errors, preload_checks, runtimes
 from neffbench.runs.stats import summarize
 from tests.neff_factory import build_neff
 
@@ -48,7 +48,7 @@ def test_io_check_says_each_mismatch(tmp_path):
     feeds = arrays.Arrays()
     feeds.add("x", np.zeros((128, 256), np.float32))
     feeds.add("z", np.zeros(3, np.float16))
-    assert checks.check_io(neff, feeds) == [
+    assert preload_checks.check_io(neff, feeds) == [
         "'z' is not an input of the NEFF (its inputs: x, y).",
         "input x is float16 in the NEFF, but the array given is float32.",
         "the NEFF takes y (float16 [256, 128]), but no array is given for it.",
@@ -56,11 +56,11 @@ def test_io_check_says_each_mismatch(tmp_path):
     good = arrays.Arrays()
     good.add("x", np.zeros((128, 256), np.float16))
     good.add("y", np.zeros((256, 128), np.float16))
-    assert checks.check_io(neff, good) == []
+    assert preload_checks.check_io(neff, good) == []
     wrong = arrays.Arrays()
     wrong.add("x", np.zeros((128, 255), np.float16))
     wrong.add("y", np.zeros((256, 128), np.float16))
-    assert checks.check_io(neff, wrong) == [
+    assert preload_checks.check_io(neff, wrong) == [
         "input x has shape [128, 256] in the NEFF, but the array given has [128, 255]."
     ]
 
@@ -75,8 +75,8 @@ def test_host_check_compares_target_and_lnc(tmp_path, monkeypatch):
             lnc_size=2,
         )
     )
-    monkeypatch.setenv(checks.LNC_ENV, "1")
-    problems = checks.check_host(neff, checks.HostFacts(family="trn1"))
+    monkeypatch.setenv(preload_checks.LNC_ENV, "1")
+    problems = preload_checks.check_host(neff, preload_checks.HostFacts(family="trn1"))
     assert problems == [
         "the NEFF was compiled for 'cayman' but this host is trn1 ('sunda'). Compile it again with --target trn1.",
         "the NEFF was compiled for LNC 2 but the runtime will use LNC 1 (NEURON_LOGICAL_NC_CONFIG or neuron-ls); "
@@ -85,9 +85,11 @@ def test_host_check_compares_target_and_lnc(tmp_path, monkeypatch):
     legacy = read_neff(
         build_neff(tmp_path / "l.neff", inputs={"x": ("float32", [2])}, outputs={"o": ("float32", [2])}, target="sunda")
     )
-    assert "NEURON_RT_ALLOW_LEGACY_NEFF=1" in checks.check_host(legacy, checks.HostFacts(family="trn2"))[0]
-    monkeypatch.setenv(checks.LNC_ENV, "2")
-    assert checks.check_host(neff, checks.HostFacts(family="trn2")) == []
+    assert (
+        "NEURON_RT_ALLOW_LEGACY_NEFF=1" in preload_checks.check_host(legacy, preload_checks.HostFacts(family="trn2"))[0]
+    )
+    monkeypatch.setenv(preload_checks.LNC_ENV, "2")
+    assert preload_checks.check_host(neff, preload_checks.HostFacts(family="trn2")) == []
 
 
 @pytest.mark.parametrize("code", sorted(nrt_errors.CODES))

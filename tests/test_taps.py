@@ -19,8 +19,8 @@ from neffbench.kernels.module import wrapper as module_wrapper
 from neffbench.kernels.tolerances import TOLERANCES
 from neffbench.runs.arrays import from_tensor
 from neffbench.taps import compare, report, select
-from neffbench.taps.select import Tap, TapError
-from neffbench.taps.wrapper import Tapped, TapsError, flat_outputs
+from neffbench.taps.select import Tap, TapSelectionError
+from neffbench.taps.wrapper import Tapped, TappedModuleError, flat_outputs
 from tests import taps_models
 from tests.taps_models import MLP, Block, Float32Only, Net, Shared
 
@@ -96,14 +96,14 @@ def test_taps_by_pattern(net):
 )
 def test_a_pattern_that_matches_nothing_is_named(net, pattern, words):
     module, inputs = net
-    with pytest.raises(TapError) as caught:
+    with pytest.raises(TapSelectionError) as caught:
         select.plan(module, inputs, patterns=["layers.0", pattern])
     assert all(w in str(caught.value) for w in words), str(caught.value)
 
 
 def test_a_pattern_deeper_than_the_depth_is_an_error(net):
     module, inputs = net
-    with pytest.raises(TapError, match="deeper than depth 1"):
+    with pytest.raises(TapSelectionError, match="deeper than depth 1"):
         select.plan(module, inputs, patterns=["**.up"], depth=1)
 
 
@@ -177,12 +177,12 @@ def test_tapped_compiles_in_one_graph(net):
 
 def test_tapped_refuses_a_tap_the_module_does_not_have(net):
     module, _ = net
-    with pytest.raises(TapsError, match="nowhere"):
+    with pytest.raises(TappedModuleError, match="nowhere"):
         Tapped(module, [Tap("tap0", "nowhere", "X", None, "float32", ())])
 
 
 def test_flat_outputs_refuse_none():
-    with pytest.raises(TapsError, match="is None"):
+    with pytest.raises(TappedModuleError, match="is None"):
         flat_outputs((torch.zeros(1), None))
 
 

@@ -130,19 +130,16 @@ def resolve_spec_source(source: str) -> Any:
 
 def _python_without_name(path: Path) -> str:
     """The sentence for ``FILE.py`` given as SPEC: name what in it to compile, with its names listed (read, not run)."""
-    import ast
+    from neffbench.usercode.defines import SourceUnreadable, top_level_names
 
     if not path.is_file():
         return f"{path} does not exist; a module entry is FILE.py:NAME, naming a class, function or object in it."
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as exc:
-        return f"{path} is Python, not a spec, and has a syntax error at line {getattr(exc, 'lineno', '?')}."
-    names = [
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_")
-    ]
+        names = [n["name"] for n in top_level_names(path)]
+    except SourceUnreadable as exc:
+        if exc.line is None:
+            return f"{path} is Python, not a spec. {exc}"
+        return f"{path} is Python, not a spec, and has a syntax error at line {exc.line}."
     example = f"{path}:{names[0]}" if names else f"{path}:NAME"
     listed = f" It defines: {', '.join(names[:12])}{', ...' if len(names) > 12 else ''}." if names else ""
     return f"{path} is Python, not a spec: add :NAME to say what in it to compile, as in {example}.{listed}"

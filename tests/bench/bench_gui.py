@@ -227,7 +227,7 @@ def preview() -> list[str]:
 
     app = _app()
     from neffbench.gui.preview.controller import PreviewController
-    from neffbench.kernels.rope.gui.panel import PreviewPanel
+    from neffbench.kernels.rope.gui.panel import RopePreviewPanel
 
     seed, llama = load_preset("seed"), load_preset("llama3.1-8b")
     llama_bf16 = dataclasses.replace(llama, rope=dataclasses.replace(llama.rope, cache_dtype="bfloat16"))
@@ -258,7 +258,7 @@ def preview() -> list[str]:
 
     # End to end in the GUI: request -> worker -> plots updated, with the event loop measured meanwhile.
     controller = PreviewController(debounce_ms=0)
-    panel = PreviewPanel()
+    panel = RopePreviewPanel()
     panel.resize(1400, 900)
     panel.show()
     shown = []

@@ -23,7 +23,7 @@ class JobFailure(Exception):
 
 
 class JobContext(Protocol):
-    """The worker's job as a backend's steps see it: where it is, what it reports, its CPU trace probe."""
+    """The worker's job as a backend's steps see it: where it is, what it reports, its CPU trace."""
 
     job_dir: Path
     stage: str
@@ -31,7 +31,7 @@ class JobContext(Protocol):
 
     def metric(self, name: str, value: Any, unit: str | None = None) -> None: ...
 
-    def probe(self, report: Any, built: Any, *, blocking: bool) -> Any: ...
+    def cpu_trace(self, report: Any, built: Any, *, blocking: bool) -> Any: ...
 
     def log_tail(
         self, folder: Path, logfile: Path, started: Callable[[], None] | None = None

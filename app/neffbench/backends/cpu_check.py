@@ -34,7 +34,7 @@ class CpuCheck(Backend):
     def trace(self, job: JobContext, spec: Any, built: Any, report: Any, kernel: Any) -> Traced:
         if built.state:
             job.out.event(self.state_event(built))
-        return Traced(traced=job.probe(report, built, blocking=True))
+        return Traced(traced=job.cpu_trace(report, built, blocking=True))
 
     def verify(self, step: Traced, built: Any, spec: Any, reference: Any) -> dict[str, Any]:
         from neffbench.backends import verify as verifying  # torch: the worker's only

@@ -53,7 +53,7 @@ class LegacyTrace(Backend):
         return legacy_advice(ops, outside, neuronx_cc)
 
     def trace(self, job: JobContext, spec: Any, built: Any, report: Any, kernel: Any) -> Traced:
-        job.probe(report, built, blocking=False)
+        job.cpu_trace(report, built, blocking=False)
         if kernel.runs_user_code:  # analyze compiles each operator on its own: worth it for unknown code
             self._analyze(job, built)
         return Traced(traced=self._trace(job, spec, built))

@@ -82,7 +82,7 @@ class TorchNeuron(Backend):
         from neffbench.backends import torchneuron_compile
 
         torchneuron_compile.add_problems(report, spec)
-        job.probe(report, built, blocking=False)  # its graph checks name unused inputs for the arrays
+        job.cpu_trace(report, built, blocking=False)  # its graph checks name unused inputs for the arrays
         return Traced(compiled=torchneuron_compile.compile_job(job, self, spec, built, report))
 
     def verify(self, step: Traced, built: Any, spec: Any, reference: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""``neffbench check``: validate a spec and list every problem by field."""
+"""``neffbench check``: validate a spec, gate it on memory, run its pre-flight (for kernels that run the user's code),
+and list every problem by field."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if _backend_problems(args, spec):
         return 2
     from neffbench.cli.memory_gate import refused
-    from neffbench.sweeps.memory_verdict import OVERRIDE_FLAG, spec_verdict
+    from neffbench.jobs.memory_verdict import OVERRIDE_FLAG, spec_verdict
 
     if refused(spec_verdict(spec, args.backend), args, refusal=f"it cannot be compiled here without {OVERRIDE_FLAG}"):
         return 2

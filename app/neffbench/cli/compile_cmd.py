@@ -190,7 +190,7 @@ def _checked(args: argparse.Namespace, standby: StandbyWorker | None = None) -> 
         print("--jobs must be at least 1.", file=sys.stderr)
         return None
     from neffbench.cli.memory_gate import refused
-    from neffbench.sweeps.memory_verdict import spec_verdict
+    from neffbench.jobs.memory_verdict import spec_verdict
 
     if refused(spec_verdict(spec, args.backend), args, refusal="nothing was started"):
         return None

@@ -46,7 +46,7 @@ def _print_display(where: dict) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from neffbench.doctor import report
-    from neffbench.toolchain.probe import gather
+    from neffbench.toolchain.host import gather
 
     facts = gather()
     data = report(facts)

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def gui_main() -> int:
-    from neffbench.toolchain.probe import display
+    from neffbench.toolchain.host import display
 
     # Without a display Qt aborts the process with a core dump; say what to do instead.
     if sys.platform.startswith("linux") and not display() and not os.environ.get("QT_QPA_PLATFORM"):

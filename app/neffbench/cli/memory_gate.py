@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from neffbench.sweeps.memory_verdict import OVERRIDE_FLAG, MemoryVerdict
+from neffbench.jobs.memory_verdict import OVERRIDE_FLAG, MemoryVerdict
 
 
 def add_memory_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

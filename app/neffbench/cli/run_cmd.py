@@ -1,4 +1,5 @@
-"""``neffbench run``: run a job's NEFF (or a NEFF file) on a runtime, check it against the reference, and time it."""
+"""``neffbench run``: run a job's NEFF (or a NEFF file) on a runtime, check it against the reference, and time it;
+with ``--missing-buckets``, the jobs of its compile's buckets that have no run yet, in turn."""
 
 from __future__ import annotations
 
@@ -78,6 +79,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="stop the run after S seconds")
     p.add_argument("--json", action="store_true", help="print the run record as JSON; the log goes to stderr")
+    p.add_argument(
+        "--missing-buckets",
+        action="store_true",
+        help="run, one after another, the jobs of JOB_DIR's compile whose bucket has no run yet (on --runtime, or by "
+        'default on the runtime JOB_DIR last ran on), as the Run tab\'s "Run the missing buckets" does; a failure '
+        "stops the rest",
+    )
     p.set_defaults(func=run)
 
 
@@ -118,6 +126,13 @@ def _profile_neff(subject: Any, out: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.missing_buckets:
+        return run_missing(args)
+    return run_one(args, args.target, args.runtime)
+
+
+def run_one(args: argparse.Namespace, target: str, runtime: str) -> int:
+    """Run ``target`` on ``runtime`` with the other options of ``args``; the exit code."""
     from neffbench.runs.neff_run import NeffRun
     from neffbench.runs.subject import SubjectError, resolve
     from neffbench.runs.summary import summary_lines
@@ -127,13 +142,13 @@ def run(args: argparse.Namespace) -> int:
         print(problem or "--random and --inputs exclude each other.", file=sys.stderr)
         return EXIT_INVALID
     try:
-        subject = resolve(args.target, neff=args.neff)
+        subject = resolve(target, neff=args.neff)
         prefill = resolve(args.prefill) if args.prefill else None
         out = sys.stderr if args.json else sys.stdout
         profile_neff = _profile_neff(subject, out) if args.profile else None
         runner = NeffRun(
             subject,
-            runtime=args.runtime,
+            runtime=runtime,
             iterations=args.iterations,
             warmup=args.warmup,
             mode=args.mode,
@@ -150,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             on_line=lambda line: print(line, file=out, flush=True),
         )
     except (SubjectError, ValueError) as exc:
-        print(f"{args.target}: {exc}", file=sys.stderr)
+        print(f"{target}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     cancelled = threading.Event()
     on_main = threading.current_thread() is threading.main_thread()
@@ -177,3 +192,43 @@ def run(args: argparse.Namespace) -> int:
     if result.outcome == "cancelled" or cancelled.is_set():
         return EXIT_CANCELLED
     return EXIT_OK if result.outcome == "succeeded" else EXIT_FAILED
+
+
+# What a run of another job cannot share: each bucket is its own job, with its own NEFF and inputs.
+_PER_JOB = (("neff", "--neff"), ("inputs", "--inputs"), ("prefill", "--prefill"), ("json", "--json"))
+
+
+def run_missing(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from neffbench.kernels.bucket_words import bucket_phrase
+    from neffbench.runs.missing_buckets import ended_text, missing_buckets
+    from neffbench.runs.subject import SubjectError, resolve
+
+    given = [flag for name, flag in _PER_JOB if getattr(args, name)]
+    if given:
+        print(f"--missing-buckets runs other jobs than {args.target}: leave out {', '.join(given)}.", file=sys.stderr)
+        return EXIT_INVALID
+    try:
+        subject = resolve(args.target)
+    except SubjectError as exc:
+        print(f"{args.target}: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if subject.job_dir is None:
+        print(f"{args.target}: --missing-buckets needs a job directory, not a NEFF file.", file=sys.stderr)
+        return EXIT_INVALID
+    curve_runtime, rows = missing_buckets(subject.job_dir, None if args.runtime == "auto" else args.runtime)
+    on = f" on {curve_runtime}" if curve_runtime else ""
+    if not rows:
+        print(f"Every bucket of this compile has a run{on}: nothing to run.")
+        return EXIT_OK
+    print(f"Not run yet{on}: {', '.join(bucket_phrase(r['bucket']) for r in rows)}.", flush=True)
+    for done, row in enumerate(rows, 1):
+        print(f"\n== bucket {done} of {len(rows)} ({Path(row['job_dir']).name})", flush=True)
+        code = run_one(args, row["job_dir"], curve_runtime or args.runtime)
+        if code != EXIT_OK:
+            outcome = "cancelled" if code == EXIT_CANCELLED else "failed"
+            print(f"\n{ended_text(len(rows), len(rows) - done, outcome)}")
+            return code
+    print(f"\n{ended_text(len(rows), 0, 'succeeded')}")
+    return EXIT_OK

@@ -247,7 +247,7 @@ def _stopped_before_running(plan: Any, args: argparse.Namespace, out: TextIO) ->
         )
         return EXIT_INVALID
     from neffbench.cli.memory_gate import refused
-    from neffbench.sweeps.memory_verdict import plan_verdict
+    from neffbench.jobs.memory_verdict import plan_verdict
 
     too_big = refused(plan_verdict(plan), args, refusal="nothing was started")
     if args.dry_run:

@@ -1,4 +1,5 @@
-"""The compile pipeline: job records, the worker protocol, the compile job that drives the worker, and buckets.
+"""The compile pipeline: job records, the worker protocol, the compile job that drives the worker, buckets, and the
+memory estimate and verdict every compile (and sweep) is gated by.
 
 Imports no Qt and no torch (torch is imported by the worker only), so the CLI and the GUI can use it
 freely. Names are loaded on first use so that the worker, which needs only a few submodules, starts fast.

@@ -3,7 +3,7 @@
 A kernel is a folder (or a plugin package) with a ``Kernel`` subclass instance. Every hook is declared
 here, once, with its default, or marked ``@required`` when it has none: the registry rejects a kernel that
 leaves a required hook out, defines a public name not declared here, or a hook whose parameters differ
-(``neffbench.kernels.checks``), so callers never probe with ``getattr``. What the kernel adds to the command
+(``neffbench.kernels.hook_checks``), so callers never probe with ``getattr``. What the kernel adds to the command
 line is one contribution of its own (``neffbench.kernels.cli_contribution``), and its widgets are named here and
 checked by the window when it imports them. The parts that run everywhere (its spec class, validation, buckets,
 hash payload) import neither torch nor Qt; the parts marked "torch" run in the worker child or a preview thread
@@ -213,7 +213,7 @@ class Kernel:
     def compile_data_bytes(self, spec: Any) -> int | None:
         """Bytes of what compiling this single-bucket spec holds as data (inputs, outputs, traced tables), without
         importing torch: a sweep's memory limiter reserves several times that on top of its baseline by backend
-        and target (``neffbench.sweeps.memory``). None (the default): the baseline alone."""
+        and target (``neffbench.jobs.memory_estimate``). None (the default): the baseline alone."""
         return None
 
     # ---- the Python API (no torch) -------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A kernel that adds nothing keeps ``Kernel.cli`` as it is; one that does sets it to an instance of its own
 subclass of ``CliContribution`` (the module kernel's ``kernels/module/cli.py``). Its public names are checked
-when the kernel loads, as the kernel's own are (``neffbench.kernels.checks``). Only the command line asks it:
+when the kernel loads, as the kernel's own are (``neffbench.kernels.hook_checks``). Only the command line asks it:
 the window and the workers never do. Imports neither torch nor Qt.
 """
 

@@ -5,7 +5,7 @@ Each is found one way: a built-in kernel by its folder (``kernels/<name>/kernel.
 one is a folder and nothing else; a plugin by the entry point its package declares, since an installed package has
 no folder here. Listing costs nothing: folders are listed and entry points read from package metadata without
 importing anything, and a kernel's object is imported on first use and checked against the declared hooks
-(``neffbench.kernels.checks``). A kernel that fails to load is reported by name and the others still load.
+(``neffbench.kernels.hook_checks``). A kernel that fails to load is reported by name and the others still load.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from neffbench.kernels import checks
+from neffbench.kernels import hook_checks
 from neffbench.kernels.api import Kernel
 
 log = logging.getLogger(__name__)
@@ -123,11 +123,11 @@ def _load(entry: KernelEntry) -> Kernel:
     except Exception as exc:  # noqa: BLE001 - a plugin's own error, reported with its name
         _broken[entry.name] = f"{type(exc).__name__}: {exc}"
         raise KeyError(f"{where} could not be loaded: {type(exc).__name__}: {exc}") from exc
-    found = checks.problems(kernel, entry.name)
+    found = hook_checks.problems(kernel, entry.name)
     if found:
         _broken[entry.name] = "; ".join(found)
         raise KeyError(f"{where} {'; '.join(found)}.")
-    return typing.cast(Kernel, kernel)  # checks.problems refuses any other
+    return typing.cast(Kernel, kernel)  # hook_checks.problems refuses any other
 
 
 def get(name: str) -> Kernel:

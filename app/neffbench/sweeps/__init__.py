@@ -8,7 +8,7 @@ The API the CLI and the window use (stable; plain Python, no Qt, Ray imported on
     ``plan.problems`` (a list of :class:`~neffbench.spec.Problem`) says what is wrong with the grid itself
     (then it has no points). ``plan.points`` are :class:`Point` s: ``index``, ``values`` (field -> value),
     ``bucket``, ``spec`` (single-bucket, None when invalid), ``problems``, ``valid``, ``memory``
-    (:class:`~neffbench.sweeps.memory.Estimate`: ``bytes``, ``source``, ``text()``) and ``label(short)``
+    (:class:`~neffbench.jobs.memory_estimate.Estimate`: ``bytes``, ``source``, ``text()``) and ``label(short)``
     (``optlevel=1 num_tokens=8``) or ``words(labels)`` (``Opt level 1, Tokens 8``, for the window).
     ``plan.count``, ``plan.valid``, ``plan.invalid``, ``plan.memory_bytes`` (largest estimate),
     ``plan.short_names`` (field -> column name). Each bucket of a combination is its own point.

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench.jobs.memory_estimate import Estimate, estimate
 from neffbench.kernels import registry
 from neffbench.kernels.bucket_words import bucket_label, bucket_phrase
 from neffbench.spec import Problem, SpecError, from_dict, to_dict, validate
 from neffbench.sweeps.fields import assign, normalised, resolve, unoptional
-from neffbench.sweeps.memory import Estimate, estimate
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -6,8 +6,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from neffbench.jobs.memory_estimate import GiB
 from neffbench.machine_memory import available_bytes, total_bytes  # noqa: F401 - used by callers too
-from neffbench.sweeps.memory import GiB
 
 POLL_S = 0.25
 MiB = 2**20

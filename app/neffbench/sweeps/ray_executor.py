@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.jobs.compile_job import GRACE_S
+from neffbench.jobs.memory_estimate import GiB
 from neffbench.spec import to_dict
 from neffbench.sweeps.errors import SweepError
-from neffbench.sweeps.memory import GiB
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from neffbench.usercode.tensors import describe
 MAX_TAPS = 64  # the default depth is the deepest whose taps are at most this many
 
 
-class TapError(ValueError):
+class TapSelectionError(ValueError):
     """A tap selection that cannot be made (a pattern that matches nothing); one sentence naming it."""
 
 
@@ -238,11 +238,11 @@ def _matching(calls: list[_Call], patterns: Sequence[str], every_path: list[str]
         if not hits:
             uncalled = [p for p in every_path if regex.fullmatch(p)]
             if uncalled:
-                raise TapError(
+                raise TapSelectionError(
                     f"tap pattern '{pattern}' matches only modules that forward never calls "
                     f"({', '.join(uncalled[:3])}): tap what they contain, e.g. '{uncalled[0]}.*'."
                 )
-            raise TapError(
+            raise TapSelectionError(
                 f"tap pattern '{pattern}' matches no module; module paths look like "
                 f"{', '.join(c.path for c in calls[:3]) or '(the module has no submodules)'}."
             )
@@ -283,7 +283,7 @@ def plan(
     if depth is not None:
         kept = [c for c in chosen if c.depth <= depth]
         if patterns and not kept:
-            raise TapError(
+            raise TapSelectionError(
                 f"tap patterns {', '.join(repr(p) for p in patterns)} match modules deeper than depth {depth} only "
                 f"(the shallowest is at depth {min(c.depth for c in chosen)})."
             )

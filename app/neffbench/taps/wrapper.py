@@ -16,7 +16,7 @@ from neffbench.kernels.module.outputs import leaves
 from neffbench.taps.select import Tap, first_tensor, root_of
 
 
-class TapsError(RuntimeError):
+class TappedModuleError(RuntimeError):
     """The tapped module cannot return what it should (a tap not called, an output that is no tensor)."""
 
 
@@ -24,7 +24,7 @@ def flat_outputs(raw: Any) -> tuple[torch.Tensor, ...]:
     """A module's outputs as the module kernel's wrapper returns them: every tensor leaf, in order."""
     found = leaves(raw)
     if found.errors:
-        raise TapsError(found.errors[0])
+        raise TappedModuleError(found.errors[0])
     out = []
     for path in found.paths:
         value = raw
@@ -70,7 +70,7 @@ class Tapped(torch.nn.Module):
             try:
                 targets.append(root.get_submodule(tap.module))
             except AttributeError:
-                raise TapsError(f"{tap.name} names {tap.module!r}, which the module does not have.") from None
+                raise TappedModuleError(f"{tap.name} names {tap.module!r}, which the module does not have.") from None
         hooked = [t for t in self.taps if t.depth != 0]
         self._handles = [m.register_forward_hook(_Catcher(t.name, self._caught)) for m, t in zip(targets, hooked)]
 
@@ -85,7 +85,7 @@ class Tapped(torch.nn.Module):
                 caught[tap.name] = own[int(tap.part[len("output[") : -1])]
         missing = [f"{t.name} ({t.module})" for t in self.taps if t.name not in caught]
         if missing:
-            raise TapsError(f"these taps' modules were not called or returned no tensor: {', '.join(missing)}.")
+            raise TappedModuleError(f"these taps' modules were not called or returned no tensor: {', '.join(missing)}.")
         return own + tuple(caught[t.name] for t in self.taps)
 
     def remove(self) -> None:

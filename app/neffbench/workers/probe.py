@@ -1,5 +1,5 @@
-"""The probe: ``python -m neffbench.workers.probe check|prepare|structure|REQUEST`` reads a JSON request on stdin,
-prints one JSON report.
+"""The probe: ``python -m neffbench.workers.probe check|prepare|preview|structure|REQUEST`` reads a JSON request on
+stdin, prints one JSON report.
 
 check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
 inputs and outputs. prepare: what a compile checks before any job. preview: the spec's preview, pickled into a
@@ -131,7 +131,7 @@ def check(request: dict[str, Any]) -> dict[str, Any]:
     compiler = None
     # Asked only when it matters: neuronx-cc --version takes seconds.
     if called.complex_found and backends.get(backend).asks_compiler_version:
-        from neffbench.toolchain.probe import neuronx_cc_version
+        from neffbench.toolchain.host import neuronx_cc_version
 
         compiler = neuronx_cc_version()
     found = called.complex_found

@@ -17,7 +17,7 @@ import traceback
 from typing import Any
 
 from neffbench.procs import Emitter, watch
-from neffbench.runs import arrays, checks, nrt_errors, runtimes
+from neffbench.runs import arrays, nrt_errors, preload_checks, runtimes
 from neffbench.words import message_text
 from neffbench.workers.run_io import RunFailure, RunIO
 
@@ -162,12 +162,12 @@ class Run(RunIO):
         against its target."""
         problems: list[str] = []
         if runtime.feeds_neff_by_name and neff_info is not None:
-            notes, problems = checks.downcast_int64(neff_info, feeds)
+            notes, problems = preload_checks.downcast_int64(neff_info, feeds)
             for note in notes:
                 self.out.line(f"neffbench: {note}")
             self.event("conversions", notes=notes)
-            problems += checks.check_io(neff_info, feeds)
-            host = checks.host_facts()
+            problems += preload_checks.check_io(neff_info, feeds)
+            host = preload_checks.host_facts()
             self.event(
                 "host",
                 family=host.family,
@@ -176,7 +176,7 @@ class Run(RunIO):
                 note=host.neuron_ls,
                 holders=host.holders(),
             )
-            problems += checks.check_host(neff_info, host)
+            problems += preload_checks.check_host(neff_info, host)
         self.event("checks", problems=problems)
         if problems:
             for p in problems:

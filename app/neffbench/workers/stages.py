@@ -129,7 +129,7 @@ class Job:
 
         from neffbench.backends import complex_ops, eager
         from neffbench.jobs import preflight, preflight_effects
-        from neffbench.toolchain.probe import neuronx_cc_version
+        from neffbench.toolchain.host import neuronx_cc_version
 
         with build_folder():
             called = eager.call(built)
@@ -185,7 +185,7 @@ class Job:
         """Copies the compiler's log file to the parent as it grows (a backend's trace step uses it)."""
         return LogTail(self.out, folder, logfile, started)
 
-    def probe(self, report: Any, built: Any, *, blocking: bool) -> Any:
+    def cpu_trace(self, report: Any, built: Any, *, blocking: bool) -> Any:
         """The CPU trace and its graph checks (a backend's trace step uses it)."""
         return compile_trace.cpu_trace(self, report, built, blocking=blocking)
 

@@ -44,7 +44,7 @@ def apply(job_dir: Path, built: Any, out: Any) -> Any:
         plan = select.plan(
             built.module, copies(built.inputs), tuple(request.get("patterns") or ()), request.get("depth")
         )
-    except select.TapError as exc:
+    except select.TapSelectionError as exc:
         raise JobFailure(str(exc)) from exc
     if not plan.taps:
         raise JobFailure("no module to tap: " + " ".join(plan.notes or ["the selection is empty."]))

@@ -1,4 +1,4 @@
-"""One editor per kind of spec field, chosen from the field's type and ``ui(...)`` metadata."""
+"""One editor per kind of spec field, chosen by its ``ui(...)`` metadata and an extensible map from its type."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import dataclasses
 import math
 import types
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QSize, Signal
@@ -320,6 +321,30 @@ class ArgsEditor(FieldEditor):
         self.widget.setText(shlex.join(value))
 
 
+EditorFactory = Callable[[dataclasses.Field], FieldEditor]
+
+# The type map: a field's type (optional or not) to the editor that edits it. A field with ``choices`` gets a
+# ChoiceEditor whatever its type.
+_TYPE_MAP: dict[Any, EditorFactory] = {
+    bool: BoolEditor,
+    int: IntEditor,
+    float: FloatEditor,
+    str: TextEditor,
+    tuple[int, ...]: IntListEditor,
+    tuple[str, ...]: ArgsEditor,
+}
+
+
+class UnknownFieldType(TypeError):
+    """A spec field of a type no editor is registered for."""
+
+
+def register_editor(tp: Any, factory: EditorFactory) -> None:
+    """Edit fields of type ``tp`` (``int``, ``tuple[str, ...]``, ...) with ``factory(field)``; replaces any editor
+    registered for it before."""
+    _TYPE_MAP[tp] = factory
+
+
 def _plain_type(tp: Any) -> Any:
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
         return next(a for a in typing.get_args(tp) if a is not type(None))
@@ -327,17 +352,20 @@ def _plain_type(tp: Any) -> Any:
 
 
 def editor_for(field: dataclasses.Field, tp: Any) -> FieldEditor:
-    """The editor for a field of type ``tp`` (resolved type hint)."""
-    tp = _plain_type(tp)
+    """The editor for a field of type ``tp`` (resolved type hint); UnknownFieldType when no editor is registered for
+    the type."""
     if field.metadata.get("choices"):
         return ChoiceEditor(field)
-    if tp is bool:
-        return BoolEditor(field)
-    if tp is int:
-        return IntEditor(field)
-    if tp is float:
-        return FloatEditor(field)
-    if typing.get_origin(tp) is tuple:
-        item = typing.get_args(tp)[0]
-        return IntListEditor(field) if item is int else ArgsEditor(field)
-    return TextEditor(field)
+    plain = _plain_type(tp)
+    try:
+        factory = _TYPE_MAP[plain]
+    except (KeyError, TypeError):  # TypeError: an unhashable hint
+        raise UnknownFieldType(
+            f"No editor for the field '{field.name}' of type {_type_name(tp)}: "
+            "register one with neffbench.gui.forms.field_editors.register_editor."
+        ) from None
+    return factory(field)
+
+
+def _type_name(tp: Any) -> str:
+    return tp.__name__ if isinstance(tp, type) else str(tp).replace("typing.", "")

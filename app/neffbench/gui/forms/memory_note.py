@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from neffbench.gui.forms.problem_lines import breakable
 from neffbench.gui.widgets import theme
-from neffbench.sweeps.memory_verdict import OK, MemoryVerdict
+from neffbench.jobs.memory_verdict import OK, MemoryVerdict
 
 ALLOW_TEXT = "Compile anyway"
 
@@ -54,7 +54,7 @@ class MemoryNote(QWidget):
 
     def judge(self, spec: Any, backend: str, *, valid: bool) -> None:
         """The verdict on ``spec`` compiled with ``backend``; none for a spec with errors (those come first)."""
-        from neffbench.sweeps.memory_verdict import spec_verdict
+        from neffbench.jobs.memory_verdict import spec_verdict
 
         self.show_verdict(spec_verdict(spec, backend) if valid else OK)
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QSplitter
 from neffbench.gui.widgets.kernel_widget import resolved
 from neffbench.kernels.api import Kernel
 
-GENERIC = "neffbench.gui.preview.kernel_panel:KernelPreviewPanel"
+GENERIC = "neffbench.gui.preview.kernel_panel:GenericPreviewPanel"
 
 
 class PreviewPanel(Protocol):

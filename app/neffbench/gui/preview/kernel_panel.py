@@ -38,7 +38,7 @@ VERDICT_TIPS = {
 }
 
 
-class KernelPreviewPanel(QWidget):
+class GenericPreviewPanel(QWidget):
     """Presents a KernelPreview and a CPU check report; asks for a check through ``check_requested``, and to keep
     the buffers the forward writes as state through ``keep_state_requested``. It offers no choice of bucket (the
     preview is the spec's first), so it never emits ``bucket_chosen``."""

@@ -53,6 +53,7 @@ class History:
 def load_history(path: str) -> History:
     """Runs on a worker thread: JSON reads only (the target's job.json, run records, sibling jobs' runs)."""
     from neffbench.runs.history import bucket_curve, runs
+    from neffbench.runs.missing_buckets import curve_runtime
     from neffbench.runs.subject import SubjectError, resolve
 
     try:
@@ -60,9 +61,7 @@ def load_history(path: str) -> History:
     except SubjectError as exc:
         return History(path, error=str(exc))
     found = runs(subject.runs_dir) if subject.runs_dir.is_dir() else []
-    done = [v for v in map(RunView.of, found) if v.outcome == "succeeded" and v.runtime]
-    # The curve of the runtime last run with success here: CPU and device points never share a curve.
-    runtime = max(done, key=lambda v: v.started or "").runtime if done else None
+    runtime = curve_runtime(found)
     curve = bucket_curve(subject.job_dir, runtime) if subject.job_dir is not None else []
     return History(path, subject, None, found, curve, runtime)
 

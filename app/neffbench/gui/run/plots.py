@@ -22,6 +22,7 @@ from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 from neffbench.kernels.bucket_words import bucket_phrase, items_unit
+from neffbench.runs.missing_buckets import not_run
 from neffbench.views.run import RunView
 
 DEVICE_COLOUR = theme.ROTATED  # NeuronCore figures
@@ -292,8 +293,8 @@ class BucketPlots(QWidget):
             if finite.size:  # from zero: a latency or a rate read against nothing is easily overread
                 plot.setYRange(0, float(finite.max()) * 1.18, padding=0)
             self._label_points(plot, key, np.log10(x) if log_x else x, y)
-        missing = [bucket_phrase(r["bucket"]) for r in rows if not r.get("run")]
-        self.missing = [r["job_dir"] for r in rows if not r.get("run")]
+        missing = [bucket_phrase(r["bucket"]) for r in not_run(rows)]
+        self.missing = [r["job_dir"] for r in not_run(rows)]
         on = f" on {runtime}" if runtime else ""
         self.not_run.setText(
             f"Not run yet{on}: {', '.join(missing)}. Run them to complete the curve: each bucket is its own job."

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from neffbench.words import plural
+from neffbench.runs.missing_buckets import ended_text
 
 
 class BucketQueue(QObject):
@@ -46,9 +46,7 @@ class BucketQueue(QObject):
             return None
         left = len(self.pending)
         self.pending, self.running = [], None
-        if outcome == "succeeded":
-            return f"Ran the {plural(self.total, 'missing bucket')}: the bucket curve is complete."
-        return f"The missing buckets stopped: that run {outcome}, so {plural(left, 'bucket')} {'was' if left == 1 else 'were'} not run."
+        return ended_text(self.total, left, outcome)
 
     def _next(self) -> None:
         self.running = self.pending.pop(0)

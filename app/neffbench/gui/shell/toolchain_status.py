@@ -18,9 +18,9 @@ SHARE = 0.55
 
 
 def _gather():
-    from neffbench.toolchain import probe
+    from neffbench.toolchain import host
 
-    return probe.gather()
+    return host.gather()
 
 
 class _FittedLabel(QLabel):

@@ -223,7 +223,7 @@ class SweepDialog(QDialog):
             self.invalid_list.addItem(f"Point {point.index} ({point.words(self.labels)}): {reasons}")
         self.grid_words.setText(grid_words(self.plan, self.labels))
         self.summary.setStyleSheet(f"color: {theme.BAD};" if self._refused() or not self.plan.valid else "")
-        from neffbench.sweeps.memory_verdict import plan_verdict
+        from neffbench.jobs.memory_verdict import plan_verdict
 
         self.memory_note.show_verdict(plan_verdict(self.plan))
         self._update_start()

@@ -21,7 +21,7 @@ class RopeKernel(TokenKernel):
     )
     preset_dir = Path(__file__).resolve().parent / "presets"
     spec_class = RopeCompileSpec
-    gui_preview = "neffbench.kernels.rope.gui.panel:PreviewPanel"
+    gui_preview = "neffbench.kernels.rope.gui.panel:RopePreviewPanel"
     cli = RopeCli()
     own_range_checks = rules.OWN_RANGE_CHECKS
     section_titles = {"model": "Model", "rope": "RoPE table"}

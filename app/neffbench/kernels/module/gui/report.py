@@ -33,41 +33,16 @@ def resolve_entry(token: int, request: dict[str, Any], typed: dict[str, Any]) ->
 
 
 def entry_choices(path: str) -> dict[str, Any]:
-    """Worker thread: what a .py file defines at its top level, read with ast (never run).
+    """Worker thread: ``{"names": usercode.defines.top_level_names(path), "error": None}``, or no names and the
+    sentence saying why none can be listed."""
+    from neffbench.usercode.defines import SourceUnreadable, top_level_names
 
-    ``{"names": [{"name", "kind", "line", "doc"}], "error": None}``, classes and functions first, then other
-    assigned names (a model instance, say); ``error`` is the sentence saying why nothing can be listed."""
-    import ast
-
-    name = Path(path).name
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
-    except OSError as exc:
-        return {"names": [], "error": f"{name} cannot be read: {exc.strerror or exc}."}
-    except SyntaxError as exc:
-        return {"names": [], "error": f"{name} has a syntax error at line {exc.lineno}: {exc.msg}."}
-    except (UnicodeDecodeError, ValueError) as exc:
-        return {"names": [], "error": f"{name} is not a Python source file ({type(exc).__name__})."}
-    found: dict[str, dict[str, Any]] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
-            kind = "class" if isinstance(node, ast.ClassDef) else "function"
-            doc = (ast.get_docstring(node) or "").strip().split("\n")[0]
-            found[node.name] = {"name": node.name, "kind": kind, "line": node.lineno, "doc": doc}
-        elif isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and not t.id.isupper() and t.id not in found:
-                    found[t.id] = {"name": t.id, "kind": "object", "line": node.lineno, "doc": ""}
-    names = sorted(
-        (n for n in found.values() if not n["name"].startswith("_")), key=lambda n: (n["kind"] == "object", n["line"])
-    )
-    error = None if names else f"{name} defines no public class, function or object to compile."
+        names = top_level_names(path)
+    except SourceUnreadable as exc:
+        return {"names": [], "error": str(exc)}
+    error = None if names else f"{Path(path).name} defines no public class, function or object to compile."
     return {"names": names, "error": error}
-
-
-def entry_names(path: str) -> list[str]:
-    """Worker thread: the top-level classes, functions and objects of a .py file, read with ast (never run)."""
-    return [n["name"] for n in entry_choices(path)["names"]]
 
 
 def signature_text(p: dict[str, Any]) -> str:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels
     from neffbench.kernels.rope.preview import Preview
 
 
-class PreviewPanel(QWidget):
+class RopePreviewPanel(QWidget):
     """Presents a Preview; asks for another bucket through ``bucket_chosen``. It has no CPU check of its own (the
     pair-norm check is RoPE's), so it never asks for one and ignores reports."""
 

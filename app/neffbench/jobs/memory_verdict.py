@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from neffbench.jobs.memory_estimate import Estimate, estimate
 from neffbench.machine_memory import available_bytes, gib, total_bytes
-from neffbench.sweeps.memory import Estimate, estimate
 
 OVERRIDE_FLAG = "--allow-over-memory"
 CLI_OVERRIDE = f"pass {OVERRIDE_FLAG}"
