@@ -144,7 +144,10 @@ class MainWindow(QMainWindow):
         self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
         self.manual_action.triggered.connect(lambda: window_help.show_manual(self))
         self.shortcuts_action.triggered.connect(lambda: window_help.show_shortcuts(self))
-        self.about_action.triggered.connect(lambda: window_help.show_about(self, self.doctor_status.facts))
+        self.about_action.triggered.connect(
+            lambda: window_help.show_about(self, self.doctor_status.facts, self.doctor_status.lines())
+        )
+        self.doctor_status.details_requested.connect(self.about_action.trigger)
 
     def explain_log(self, path: str) -> None:
         window_logs.explain_log(self, path)
