@@ -246,3 +246,22 @@ def test_the_pane_marks_a_root_cause_opens_the_other_errors_and_says_where_facts
     body = explained(cached)
     assert "Compiler version: 2.21.33363.0 (from the job's record: this output does not say)" in body
     assert "served from the cache" in view.headline.text() and "(not in this output)" not in body
+
+
+def test_pass_names_stay_whole_in_a_narrow_pane(qtbot):
+    from neffbench.gui.explain.view import ExplanationView
+
+    view = ExplanationView()
+    qtbot.addWidget(view)
+    passes = [{"name": "WalrusDriver", "seconds": 2.5}, {"name": "coloring_allocator", "seconds": 0.6}]
+    view.show_data({"headline": "Succeeded", "outcome": "passed", "passes": passes})
+    view.resize(300, 500)  # a wide left column leaves the Compile tab's pane this narrow
+    view.show()
+    qtbot.waitExposed(view)
+    document = view.body.document()
+    document.setTextWidth(view.body.viewport().width())
+    for name in ("WalrusDriver", "coloring_allocator"):
+        found = document.find(name)
+        assert not found.isNull()
+        block = found.block()
+        assert block.text() == name and block.layout().lineCount() == 1, f"{name} is broken over lines"

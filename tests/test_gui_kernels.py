@@ -42,7 +42,7 @@ def test_a_preset_of_another_kernel_switches_the_form(window):
     assert window.form.kernel == "rms_norm"
     assert window.form.spec() == load_preset("qwen2-7b-rms-norm")
     assert window.form.editor("norm.hidden_size").value() == 3584
-    menu_titles = [a.text() for a in window.presets_menu.actions()]
+    menu_titles = [a.iconText() for a in window.presets_menu.actions()]
     assert "rms_norm" in menu_titles and "silu_and_mul" in menu_titles
     assert window.preset_actions["seed"] in window.presets_menu.actions()
 

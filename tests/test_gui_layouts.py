@@ -6,8 +6,18 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtWidgets import QAbstractButton, QCheckBox, QLabel, QPushButton, QTreeWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QCheckBox,
+    QGraphicsView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from tests import test_gui_structure
 from tests.gui_fixtures import each_tab
 from tests.test_gui_compile import compile_and_wait, use_fakes
 
@@ -195,3 +205,120 @@ def test_a_first_launch_fits_the_screen(window):
     # No saved geometry: the window is no larger than the screen it opens on (offscreen: 800x800).
     room = window.screen().availableGeometry()
     assert window.width() <= room.width() and window.height() <= room.height()
+
+
+# ---- the status bar and the Structure tab at each size -----------------------------------------
+
+
+def _facts(*, toolchain: bool, devices: tuple[str, ...] = ()):
+    from neffbench.toolchain.facts import Component, Facts
+
+    c = Component
+    return Facts(
+        python=c("python", True, "3.11"),
+        torch=c("torch", True, "2.9.0"),
+        pyside6=c("PySide6", True, "6.8"),
+        pyqtgraph=c("pyqtgraph", True, "0.13"),
+        torch_neuronx=c("torch_neuronx", toolchain, "2.9.0.2.15.32035" if toolchain else None),
+        neuronx_cc=c("neuronx-cc", toolchain, "2.21.33363.0" if toolchain else None),
+        devices=list(devices),
+        torch_neuronx_flavour="legacy" if toolchain else None,
+    )
+
+
+def _status_problems(window) -> list[str]:
+    """Status-bar items off the window, or cut without their whole line at hand (shown, or in the tooltip)."""
+    from neffbench.gui.shell.toolchain_status import FittedLabel
+
+    bar, problems = window.statusBar(), []
+    if not bar.isVisible() or not window.rect().contains(bar.geometry()):
+        problems.append(f"the status bar at {bar.geometry()} is not inside the window's {window.rect()}")
+    for label in _visible(bar, QLabel):
+        place = label.geometry().translated(label.parentWidget().mapTo(window, label.parentWidget().rect().topLeft()))
+        if not window.rect().contains(place):
+            problems.append(f"status item {label.text()[:40]!r} at {place} is off the window")
+        if isinstance(label, FittedLabel):
+            shown = label.shown()
+            if "…" in shown or label.fontMetrics().horizontalAdvance(shown) > label.width():
+                problems.append(f"status item {label.text()!r} is cut to {shown!r}")
+            if label.text() not in label.toolTip():
+                problems.append(f"status item {shown!r} has not its whole line {label.text()!r} in its tooltip")
+        elif label.text() and label.width() < label.minimumSizeHint().width():
+            problems.append(
+                f"status item {label.text()!r} is {label.width()} px, needs {label.minimumSizeHint().width()}"
+            )
+    return problems
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("toolchain", [False, True], ids=["no-toolchain", "legacy-toolchain"])
+def test_the_status_bar_is_on_the_window_and_nothing_in_it_is_cut(make_window, qtbot, size, toolchain):
+    window = make_window()
+    second = make_window(workdir=window.workdir)  # its status bar has one item more: "Second window on this workdir"
+    for shown in (window, second):
+        shown.doctor_status.show_facts(_facts(toolchain=toolchain, devices=("/dev/neuron0", "/dev/neuron1")))
+        shown.resize(*size)
+        qtbot.waitUntil(lambda w=shown: (w.width(), w.height()) == size, timeout=30_000)
+        assert _settled(qtbot, lambda w=shown: _status_problems(w)) == []
+
+
+def _settled(qtbot, problems) -> list[str]:
+    """``problems()`` once the layouts have settled on none, or what it still says after a while."""
+    try:
+        qtbot.waitUntil(lambda: not problems(), timeout=5_000)
+    except qtbot.TimeoutError:
+        pass
+    return problems()
+
+
+def test_a_click_on_the_toolchain_summary_shows_every_line_whole(window, qtbot, monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    status = window.doctor_status
+    status.show_facts(_facts(toolchain=False))
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: status.toolchain.shown() != status.toolchain.text(), timeout=30_000)
+    shown = []
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
+    qtbot.mouseClick(status, Qt.MouseButton.LeftButton, pos=status.toolchain.geometry().center())
+    [text] = shown
+    assert "Neuron toolchain: not found (torch_neuronx, neuronx-cc missing)" in text
+    assert "Compiles: cpu-check (CPU trace only, no NEFF)" in text and "Neuron device: none" in text
+    window.about_action.trigger()  # the same, by keyboard: Help ▸ About (Alt+H, A)
+    assert shown[1] == text
+
+
+def test_a_first_launch_leaves_room_for_the_title_bar(window):
+    from neffbench.gui.shell.restore import frame_allowance
+
+    # Without it a window as high as a 700-px screen had its status bar below the screen's edge.
+    room = window.screen().availableGeometry()
+    assert window.height() + frame_allowance(window).height() <= room.height()
+    assert frame_allowance(window).height() >= 2 * window.fontMetrics().height()
+
+
+@pytest.fixture
+def structure_job(tmp_path):
+    """The Structure tab's tests' job: a structure, a compare with a first divergent layer, a profile."""
+    return test_gui_structure.job.__wrapped__(tmp_path)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_structure_tab_is_whole_on_a_laptop_screen(window, qtbot, structure_job, size):
+    from neffbench.gui.shell.tabs import STRUCTURE_TAB
+
+    window.build_panels()
+    with qtbot.waitSignal(window.structure.drawn, timeout=30_000):
+        window.structure.set_job(str(structure_job))
+    window.tabs.setCurrentIndex(STRUCTURE_TAB)
+    found = dict(_check_every_tab(window, qtbot, size))
+    page = window.tabs.widget(STRUCTURE_TAB)
+    problems = found[window.tabs.tabText(STRUCTURE_TAB).replace("&", "")]
+    if page.minimumSizeHint().width() > page.width():
+        problems.append(f"the tab needs {page.minimumSizeHint().width()} px, has {page.width()}")
+    for view in _visible(page, QGraphicsView):
+        shown = view.visibleRegion().boundingRect()
+        if shown.width() < view.width() - 1 or shown.height() < view.height() - 1:
+            problems.append(f"view {view.objectName() or type(view).__name__} shows {shown.size()} of {view.size()}")
+    assert problems == []

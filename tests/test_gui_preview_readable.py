@@ -256,13 +256,13 @@ def test_preset_entries_name_the_model_its_figures_and_source(qtbot):
     qtbot.addWidget(window)
     build_actions(window)
     llama = window.preset_actions["llama3.1-8b"]
-    assert llama.text() == "Meta Llama 3.1 8B — 131072 positions, 32/8 heads, llama3 scaling (factor 8)"
+    assert llama.iconText() == "Meta Llama 3.1 8B — 131072 positions, 32/8 heads, llama3 scaling (factor 8)"
     assert "https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json" in llama.statusTip()
     assert "https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json" in llama.toolTip()
-    assert window.preset_actions["qwen2-7b"].text() == "Qwen2 7B — 131072 positions, 28/4 heads, no scaling"
+    assert window.preset_actions["qwen2-7b"].iconText() == "Qwen2 7B — 131072 positions, 28/4 heads, no scaling"
     rms_norm = window.preset_actions["llama3-8b-rms-norm"]
-    assert rms_norm.text() == "Meta Llama 3 8B RMSNorm — hidden 4096, eps 1e-5, bfloat16"
+    assert rms_norm.iconText() == "Meta Llama 3 8B RMSNorm — hidden 4096, eps 1e-5, bfloat16"
     assert "vLLM's RoPE forward" in window.preset_actions["seed"].statusTip()
-    assert all(len(a.text()) <= 80 and a.statusTip() for a in window.preset_actions.values())
+    assert all(len(a.iconText()) <= 80 and a.statusTip() for a in window.preset_actions.values())
     assert window.presets_menu.toolTipsVisible()
     assert llama in window.presets_menu.actions()

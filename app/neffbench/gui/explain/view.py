@@ -21,7 +21,6 @@ from neffbench.gui.widgets import theme
 from neffbench.words import plural
 
 OUTCOME_COLOURS = {"failed": theme.BAD, "passed": theme.GOOD, "unknown": theme.WARN}
-BAR_PX = 220
 NOTHING_YET = (
     "Nothing explained yet: a finished job's log is explained here, or drop any compiler log "
     "(log-neuron-cc.txt, a saved stdout, a job.log) on this pane."
@@ -163,10 +162,13 @@ def _passes_html(data: dict) -> str:
     if shown is not runs:
         keep = {id(p) for p in shown}
         shown = [p for p in runs if id(p) in keep]
+    # A pass's name is never broken ("Walru / sDriv / er" in a narrow pane): the names and times take the width
+    # they need, the bars the rest, each its share of the longest pass.
     rows = "".join(
-        f"<tr><td>{html.escape(p['name'])}</td><td align='right'>{p['seconds']:.3f} s</td><td>"
-        f"<table cellspacing='0' cellpadding='0'><tr><td bgcolor='{theme.ROTATED}' "
-        f"width='{max(1, round(BAR_PX * p['seconds'] / longest))}' height='9'></td></tr></table></td></tr>"
+        f"<tr><td style='white-space:nowrap'>{html.escape(p['name'])}</td>"
+        f"<td align='right' style='white-space:nowrap'>{p['seconds']:.3f} s</td><td width='100%'>"
+        f"<table cellspacing='0' cellpadding='0' width='100%'><tr>{_bar_cells(p['seconds'] / longest)}</tr></table>"
+        "</td></tr>"
         for p in shown
     )
     note = f" (the {MAX_PASS_ROWS} longest, in order)" if len(shown) < len(runs) else ""
@@ -176,8 +178,15 @@ def _passes_html(data: dict) -> str:
     )
     return (
         f"<p><b>Passes:</b> {plural(len(runs), 'run')}, {sum(p['seconds'] for p in runs):.2f} s{note}</p>"
-        f"<table cellspacing='2' cellpadding='0'>{rows}</table>{tail}"
+        f"<table cellspacing='2' cellpadding='0' width='100%'>{rows}</table>{tail}"
     )
+
+
+def _bar_cells(share: float) -> str:
+    """A bar ``share`` of its cell's width long: a coloured cell and, beside it, an empty one holding the rest."""
+    filled = max(1, round(100 * share))
+    rest = f"<td width='{100 - filled}%'></td>" if filled < 100 else ""
+    return f"<td bgcolor='{theme.ROTATED}' width='{filled}%' height='9'></td>{rest}"
 
 
 def _explained(path: Path, job_dir: Path | None) -> dict:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QLineEdit, QToolButton
 
+from neffbench.gui.shell import mnemonics
 from neffbench.gui.shell.tabs import TAB_TITLES
 from neffbench.kernels import registry
 from neffbench.presets import PresetInfo, preset_infos
@@ -17,7 +18,7 @@ def _action(window, text: str, shortcut=None, tip: str = "") -> QAction:
     action = QAction(text, window)
     if shortcut is not None:
         action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
-    action.setToolTip(tip or text)
+    action.setToolTip(tip or text.replace("&", ""))
     action.setStatusTip(tip)
     window.addAction(action)
     return action
@@ -49,30 +50,32 @@ def _preset_action(window, info: PresetInfo) -> QAction:
 
 def build_actions(window) -> None:
     """Every action of the window, its File, Compile and Help menus and the presets, grouped by kernel."""
-    window.compile_action = _action(window, "Compile", [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
-    window.cancel_action = _action(window, "Cancel", QKeySequence(Qt.Key.Key_Escape), "Stop the running compile (Esc)")
+    window.compile_action = _action(window, "&Compile", [QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+    window.cancel_action = _action(window, "C&ancel", QKeySequence(Qt.Key.Key_Escape), "Stop the running compile (Esc)")
     window.cancel_action.setEnabled(False)
-    window.open_action = _action(window, "Open spec…", QKeySequence.StandardKey.Open, "Load a spec file (TOML or JSON)")
+    window.open_action = _action(
+        window, "&Open spec…", QKeySequence.StandardKey.Open, "Load a spec file (TOML or JSON)"
+    )
     window.save_action = _action(
         window,
-        "Save spec…",
+        "&Save spec…",
         QKeySequence.StandardKey.Save,
         "Save the form as a TOML spec, the file `neffbench compile` reads",
     )
-    window.workdir_action = _action(window, "Choose workdir…", None, "Pick the directory that receives the jobs")
+    window.workdir_action = _action(window, "Choose &workdir…", None, "Pick the directory that receives the jobs")
     window.explain_action = _action(
         window,
-        "Explain a log…",
+        "&Explain a log…",
         None,
         "Explain any compiler log (or a job's job.log) in the Compile tab, as `neffbench explain` does",
     )
-    window.quit_action = _action(window, "Quit", QKeySequence.StandardKey.Quit)
+    window.quit_action = _action(window, "&Quit", QKeySequence.StandardKey.Quit)
     window.preset_actions: dict[str, QAction] = {
         name: _preset_action(window, info) for name, info in preset_infos().items()
     }
     window.sweep_action = _action(
         window,
-        "Sweep…",
+        "S&weep…",
         QKeySequence("Ctrl+Shift+W"),
         "Compile a grid of values of any fields, here or on a Ray cluster, and compare the points (Ctrl+Shift+W)",
     )
@@ -99,7 +102,7 @@ def build_actions(window) -> None:
     file_menu.addAction(window.quit_action)
     window.recompile_action = _action(
         window,
-        "Recompile (ignore the cache)",
+        "&Recompile (ignore the cache)",
         QKeySequence("Ctrl+Shift+Return"),
         "Compile again even where an identical earlier compile succeeded (Ctrl+Shift+Return)",
     )
@@ -112,11 +115,20 @@ def build_actions(window) -> None:
     window.about_action = _action(window, "&About NEFF Workbench", None, "Versions, and what the toolchain check found")
     help_menu = window.menuBar().addMenu("&Help")
     help_menu.addActions([window.manual_action, window.shortcuts_action, window.about_action])
+    window.toolbar_action = _action(
+        window,
+        "Go to the toolbar",
+        QKeySequence(Qt.Key.Key_F6),
+        "Keyboard focus to the toolbar: Compile, Cancel, Sweep, the spec files, Presets and the workdir (F6)",
+    )
+    for menu in (file_menu, compile_menu, help_menu):
+        mnemonics.assign(menu)  # the presets' and kernels' names, which change with the bundled presets
 
 
 def build_toolbar(window) -> None:
     """The toolbar: Compile and Cancel, spec files, presets and the workdir."""
     bar = window.addToolBar("Main")
+    window.toolbar = bar
     bar.setObjectName("mainToolbar")
     bar.setMovable(False)
     bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -140,6 +152,10 @@ def build_toolbar(window) -> None:
     window.workdir_edit.setToolTip("Directory that receives one job directory per compile; Artifacts lists it.")
     bar.addWidget(window.workdir_edit)
     bar.addAction(window.workdir_action)
+    for action in bar.actions():
+        button = bar.widgetForAction(action)
+        if isinstance(button, QToolButton):  # a toolbar leaves its buttons out of the Tab chain (tab_order.py)
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
     window.compile_button = bar.widgetForAction(window.compile_action)
     window.compile_button.setObjectName("compileButton")
     font = window.compile_button.font()

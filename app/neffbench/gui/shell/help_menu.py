@@ -110,8 +110,9 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def about_text(facts=None) -> str:
-    """Versions of the workbench and what it stands on, and (once gathered) what ``neffbench doctor`` found."""
+def about_text(facts=None, status: list[str] | None = None) -> str:
+    """Versions of the workbench and what it stands on, and (once gathered) what ``neffbench doctor`` found: the
+    status bar's lines (``status``) whole, and its advice."""
     rows = [
         ("NEFF Workbench", __version__),
         ("Python", platform.python_version()),
@@ -125,9 +126,18 @@ def about_text(facts=None) -> str:
             ("Neuron devices", ", ".join(facts.devices) or "none"),
         ]
     table = "".join(f"<tr><td>{escape(k)}</td><td><b>{escape(str(v))}</b></td></tr>" for k, v in rows)
+    found = ""
+    if facts is not None:
+        from neffbench.doctor import advice
+
+        lines = "".join(f"<li>{escape(line.removeprefix('● '))}</li>" for line in status or [])
+        said = "".join(f"<li>{escape(sentence)}</li>" for sentence in advice(facts))
+        found = (f"<p><b>Status bar</b></p><ul>{lines}</ul>" if lines else "") + (
+            f"<p><b>What <code>neffbench doctor</code> found</b></p><ul>{said}</ul>"
+        )
     pending = "" if facts is not None else "<p><i>The toolchain check is still running.</i></p>"
-    return f"<p>Turns PyTorch code into AWS Neuron NEFF executables.</p><table>{table}</table>{pending}"
+    return f"<p>Turns PyTorch code into AWS Neuron NEFF executables.</p><table>{table}</table>{found}{pending}"
 
 
-def show_about(window: QWidget, facts=None) -> None:
-    QMessageBox.about(window, "About NEFF Workbench", about_text(facts))
+def show_about(window: QWidget, facts=None, status: list[str] | None = None) -> None:
+    QMessageBox.about(window, "About NEFF Workbench", about_text(facts, status))

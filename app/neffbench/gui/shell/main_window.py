@@ -35,6 +35,7 @@ from neffbench.gui.shell.first_paint import FirstPaint
 from neffbench.gui.shell.form_width import FormWidths
 from neffbench.gui.shell.settings import Settings
 from neffbench.gui.shell.startup import Startup
+from neffbench.gui.shell.tab_order import TabOrder, focus_toolbar
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.gui.shell.workdir_presence import WorkdirPresence
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         # Permanent: a message (what an action did, for a few seconds) shows beside it, never over it.
         self.doctor_status.install(self.statusBar())
         self.presence = WorkdirPresence(self.statusBar(), Path(self.settings.q.fileName()).parent / "windows")
+        self.tab_order = TabOrder(self)
 
     def build_panels(self) -> None:
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
@@ -144,7 +146,14 @@ class MainWindow(QMainWindow):
         self.doctor_status.gathered.connect(self._on_doctor_status_gathered)
         self.manual_action.triggered.connect(lambda: window_help.show_manual(self))
         self.shortcuts_action.triggered.connect(lambda: window_help.show_shortcuts(self))
-        self.about_action.triggered.connect(lambda: window_help.show_about(self, self.doctor_status.facts))
+        self.about_action.triggered.connect(
+            lambda: window_help.show_about(self, self.doctor_status.facts, self.doctor_status.lines())
+        )
+        self.doctor_status.details_requested.connect(self.about_action.trigger)
+        self.toolbar_action.triggered.connect(lambda: focus_toolbar(self))
+        for changed in (form.kernel_changed, form.spec_changed, self.panels_built):
+            changed.connect(self.tab_order.request)
+        self.tab_order.request()
 
     def explain_log(self, path: str) -> None:
         window_logs.explain_log(self, path)

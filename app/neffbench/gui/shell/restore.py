@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QSplitter, QStyle
 
 from neffbench.gui.shell.tabs import DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB
 from neffbench.presets import load_preset
@@ -17,12 +17,23 @@ from neffbench.spec import SpecError, anchored_here, kernel_of, loads_toml
 
 
 def first_size(window) -> QSize:
-    """1500x940 on a screen that has room, else what the screen has (a first launch on a laptop fits it)."""
+    """1500x940 on a screen that has room, else what the screen has less the window manager's frame: a first launch
+    on a laptop fits it, its status bar on screen."""
     screen = window.screen() or QGuiApplication.primaryScreen()
     room = screen.availableGeometry() if screen is not None else None
     if room is None or room.isEmpty():
         return QSize(1500, 940)
-    return QSize(min(1500, room.width()), min(940, room.height()))
+    frame = frame_allowance(window)
+    return QSize(min(1500, room.width() - frame.width()), min(940, room.height() - frame.height()))
+
+
+def frame_allowance(window) -> QSize:
+    """Room for a title bar and borders: their real size is known only once a window manager has framed the window,
+    after it is shown, too late for a first size (title bars are about two lines of text high)."""
+    style = window.style()
+    border = 2 * style.pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth)
+    title = max(style.pixelMetric(QStyle.PixelMetric.PM_TitleBarHeight), 2 * window.fontMetrics().height())
+    return QSize(border, title + border)
 
 
 def restore(window) -> None:
