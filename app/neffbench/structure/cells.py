@@ -80,6 +80,13 @@ def times_tolerance(figures: Mapping[str, Any] | None) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def worst_error(layers: list[Layer]) -> float | None:
+    """The largest error in multiples of its tolerance among ``layers`` against either reference (None: none
+    compared): what colours a drawn box, a run of alike layers by its worst."""
+    found = [times_tolerance(y.error(r)) for y in layers for r in ("vs_eager", "vs_float64")]
+    return max((w for w in found if w is not None), default=None)
+
+
 def error(figures: Mapping[str, Any] | None, first: bool = False) -> str:
     """``ok 0.003x``, ``FAIL 70.2x`` (the worst element in multiples of its tolerance), or why it was not compared."""
     if not figures:
