@@ -42,6 +42,7 @@ NO_STRUCTURE = (
     "be read. Compute structure builds its module again from the job's spec (in a child process) and keeps it; "
     "from a shell: neffbench structure {job}"
 )
+RUN_HINT = " — a stacked box is a run of alike layers, coloured by its worst: click it to draw each"
 EXPAND_LEVELS = 2  # opened on show: the root and its children's children (a model's layers)
 
 
@@ -275,6 +276,8 @@ class StructurePanel(QWidget):
             self.flow_view.show_flow(found, drawn, self.laid)
             if found.note:
                 self.flow_title.setText(self.flow_title.text() + f" — {found.note}")
+            if any(v.run for v in found.vertices):
+                self.flow_title.setText(self.flow_title.text() + RUN_HINT)
         self.drawn.emit(path)
 
     def _show_detail(self, path: str) -> None:
@@ -282,12 +285,10 @@ class StructurePanel(QWidget):
         layer = self.laid.layers[path]
         node = layer.node
         rows = [f"<b>{escape(path or '(the root)')}</b> {escape(node.cls)}"]
-        if node.called_at or node.defined_at:
-            rows.append(
-                "called at "
-                + escape(node.called_at or "?")
-                + (f"; its class's forward at {escape(node.defined_at)}" if node.defined_at else "")
-            )
+        rows.append(
+            escape(cells.call_site(node))
+            + (f"; its class's forward at {escape(node.defined_at)}" if node.defined_at else "")
+        )
         if node.inputs or node.outputs:
             rows.append(
                 f"in: {escape(', '.join(str(t) for t in node.inputs) or '—')}; "
