@@ -223,3 +223,24 @@ def test_the_trees_rows_are_worded_once_and_a_search_finds_a_deep_module_with_th
     assert shown.children["model.layers"][-1] == "model.layers.31"
     assert shown.matching("LAYERS.31.M") == {"", "model", "model.layers", "model.layers.31", "model.layers.31.mlp"}
     assert shown.matching("rmsnorm") == {"", "model", "model.norm"} and shown.matching("") is None
+
+
+def test_a_modules_call_site_in_words_says_whose_line_it_is_or_why_none_is_known():
+    from neffbench.structure import cells
+    from neffbench.structure.document import Node
+
+    library = Node(
+        "model.layers.0.mlp",
+        "LlamaMLP",
+        calls=1,
+        called_at="/lib/x/modeling_llama.py:299",
+        called_in="LlamaDecoderLayer",
+    )
+    assert cells.call_site(library, short=True) == (
+        "called at modeling_llama.py:299 (in LlamaDecoderLayer's forward: library code, not yours)"
+    )
+    assert cells.call_site(Node("head", "Linear", calls=1, called_at="/me/net.py:15")) == "called at /me/net.py:15"
+    assert "not known" in cells.call_site(Node("head", "Linear", calls=1)) and "?" not in cells.call_site(
+        Node("x", "Y", calls=1)
+    )
+    assert cells.call_site(Node("", "Net", calls=1)).startswith("called by the workbench's wrapper")

@@ -47,11 +47,12 @@ def short_line(where: str | None) -> str:
     return f"{Path(file).name}:{line}" if file else where
 
 
-def call_site(node: Node) -> str:
-    """Where ``node`` is called, in words: the user's line, a library forward's line, or why no line is known."""
+def call_site(node: Node, short: bool = False) -> str:
+    """Where ``node`` is called, in words: the user's line, a library forward's line, or why no line is known;
+    ``short``: files by name alone."""
     if node.called_at:
         library = f" (in {node.called_in}'s forward: library code, not yours)" if node.called_in else ""
-        return f"called at {node.called_at}{library}"
+        return f"called at {short_line(node.called_at) if short else node.called_at}{library}"
     if not node.path:
         return "called by the workbench's wrapper: no line of your code calls it"
     if not node.calls:

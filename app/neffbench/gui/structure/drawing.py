@@ -26,6 +26,7 @@ from neffbench.structure.layers import Laid, Layer
 FILLS = {"module": "#e8f0fe", "op": "#f1f3f4", "input": "#e6f4ea", "output": "#fce8e6"}
 EDGE = QColor("#5f6368")
 COLOUR_BY = ("error", "time")
+READABLE_SCALE = 0.6  # below it a box's label is too small to read: the drawing scrolls (drag it) instead
 
 
 def error_fill(worst: float | None) -> QColor | None:
@@ -158,14 +159,15 @@ class FlowView(QGraphicsView):
         return "\n".join(parts)
 
     def _fit(self) -> None:
-        """The whole drawing when it fits at a readable size; else its width, scrolled down."""
+        """The whole drawing when it fits at a readable size; else its top at a readable size, to scroll or drag."""
         rect = self.scene().sceneRect()
         if rect.width() <= 0:
             return
         view = self.viewport().rect()
         scale = min(1.0, view.width() / rect.width(), max(0.55, view.height() / rect.height()))
         self.resetTransform()
-        self.scale(max(scale, 0.35), max(scale, 0.35))
+        readable = max(scale, READABLE_SCALE)
+        self.scale(readable, readable)
         self.centerOn(rect.center().x(), rect.top())
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name

@@ -42,7 +42,7 @@ NO_STRUCTURE = (
     "be read. Compute structure builds its module again from the job's spec (in a child process) and keeps it; "
     "from a shell: neffbench structure {job}"
 )
-RUN_HINT = " — a stacked box is a run of alike layers, coloured by its worst: click it to draw each"
+RUN_HINT = " — a stacked box: alike layers, coloured by the worst; click it to draw each"
 EXPAND_LEVELS = 2  # opened on show: the root and its children's children (a model's layers)
 
 
@@ -164,6 +164,7 @@ class StructurePanel(QWidget):
         self.flow_view.clear()
         self.flow_title.clear()
         self.detail.clear()
+        self.detail.setToolTip("")
         self.sources_label.clear()
         self.compute_button.setVisible(False)
         self.compare_button.setEnabled(False)
@@ -285,9 +286,12 @@ class StructurePanel(QWidget):
         layer = self.laid.layers[path]
         node = layer.node
         rows = [f"<b>{escape(path or '(the root)')}</b> {escape(node.cls)}"]
-        rows.append(
-            escape(cells.call_site(node))
-            + (f"; its class's forward at {escape(node.defined_at)}" if node.defined_at else "")
+        rows.append(  # files by name: the whole paths are in the tooltip
+            escape(cells.call_site(node, short=True))
+            + (f"; its class's forward at {escape(cells.short_line(node.defined_at))}" if node.defined_at else "")
+        )
+        self.detail.setToolTip(
+            "\n".join(x for x in (node.called_at, node.defined_at and f"its class's forward: {node.defined_at}") if x)
         )
         if node.inputs or node.outputs:
             rows.append(
