@@ -75,6 +75,9 @@ class FlowView(QGraphicsView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setMinimumSize(220, 160)
+        self.setAlignment(
+            Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+        )  # a short drawing starts at the top
         self.boxes: dict[str, _Box] = {}
         self.colour_by = "error"
 
@@ -168,7 +171,7 @@ class FlowView(QGraphicsView):
         self.resetTransform()
         readable = max(scale, READABLE_SCALE)
         self.scale(readable, readable)
-        self.centerOn(rect.center().x(), rect.top())
+        self.centerOn(rect.center().x(), rect.top() + view.height() / readable / 2)  # its top at the view's top
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
