@@ -45,10 +45,6 @@ class StructureModel(QStandardItemModel):
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self._on_timer_timeout)
 
-    @property
-    def laid(self) -> Any:
-        return self.shown.laid if self.shown is not None else None
-
     def show(self, shown: Rows | None) -> None:
         """Show ``shown``'s rows (None: nothing): the first levels now, the rest in parts."""
         self._timer.stop()
