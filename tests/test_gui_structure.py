@@ -206,13 +206,76 @@ def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(
 
 def test_a_figures_column_sorts_each_modules_children_largest_first(panel, qtbot, job):
     _show(panel, qtbot, job)
-    layers = _row(panel, "model.layers")
     column = [c.heading for c in panel.model.columns].index("time")
+
+    def layers() -> list[str]:  # found again after each sort: a sort moves rows, and with them their indexes
+        parent = _row(panel, "model.layers")
+        return [panel.model.path_of(panel.model.index(r, 0, parent)) for r in range(2)]
+
     panel.tree.header().sectionClicked.emit(column)
-    order = [panel.model.path_of(panel.model.index(r, 0, layers)) for r in range(2)]
-    assert order == ["model.layers.1", "model.layers.0"]  # 300 ns before 100 ns
+    assert layers() == ["model.layers.1", "model.layers.0"]  # 300 ns before 100 ns
+    model = [panel.model.path_of(panel.model.index(r, 0, _row(panel, "model"))) for r in range(3)]
+    assert model == ["model.layers", "model.embed_tokens", "model.norm"]  # the layers' 400 ns first, untimed last
     panel.tree.header().sectionClicked.emit(0)  # the module column: the call order again
-    assert [panel.model.path_of(panel.model.index(r, 0, layers)) for r in range(2)] == [
+    assert layers() == ["model.layers.0", "model.layers.1"]
+
+
+def test_a_run_of_alike_layers_is_one_box_coloured_by_its_worst_and_a_click_draws_each(panel, qtbot, tmp_path):
+    from neffbench.gui.structure.drawing import error_fill
+    from tests.test_structure_core import deep_document
+
+    job = tmp_path / "deep-20260101T000000Z-0"
+    (job / "compares").mkdir(parents=True)
+    (job / "job.json").write_text(json.dumps({"schema_version": 1, "job_id": job.name, "outcome": "succeeded"}))
+    (job / "structure.json").write_text(json.dumps(deep_document(6)))
+    taps = [_tap("tap0", "model.layers.0", True, 0.5), _tap("tap4", "model.layers.4", False, 300.0)]
+    compare = {"job": job.name, "taps": taps, "first_divergent": {"vs_eager": None, "vs_float64": "tap4"},
+               "verdict": "divergent", "runtime": "nrtpy", "created": "2026-01-01T00:00:00.000Z"}  # fmt: skip
+    (job / "compares" / "20260101T000000.000000Z-nrtpy.json").write_text(json.dumps(compare))
+    _show(panel, qtbot, job)
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.select_path("model", quiet=False)
+    boxes = panel.flow_view.boxes
+    assert set(boxes) == {"model.embed_tokens", "model.layers.0", "model.norm"}
+    run = boxes["model.layers.0"]
+    assert run.run and "6 × NeuronLlamaDecoderLayer" in run.toolTip() and "model.layers.4" in run.toolTip()
+    assert run.brush().color() == error_fill(300.0)  # the worst of the run, not its first layer's
+    assert run.pen().color().name() == "#b00020" or run.pen().width() == 3  # holds the first divergent
+    centre = panel.flow_view.mapFromScene(run.sceneBoundingRect().center())
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS) as drawn:
+        qtbot.mouseClick(panel.flow_view.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    assert drawn.args == ["model"] and panel.selected_path() == "model"
+    assert {f"model.layers.{k}" for k in range(6)} <= set(panel.flow_view.boxes)
+    assert not panel.flow_view.boxes["model.layers.0"].run
+
+
+def test_the_tree_is_qts_own_item_model_filled_in_parts_with_every_cells_value(panel, qtbot, tmp_path):
+    from PySide6.QtGui import QStandardItemModel
+
+    from neffbench.gui.structure.model import ROWS_PER_TURN
+    from tests.test_structure_core import deep_document
+
+    job = tmp_path / "deep-20260101T000000Z-0"
+    job.mkdir()
+    (job / "job.json").write_text(json.dumps({"schema_version": 1, "job_id": job.name, "outcome": "succeeded"}))
+    document = deep_document(40)
+    (job / "structure.json").write_text(json.dumps(document))
+    assert len(document["nodes"]) > ROWS_PER_TURN
+    with qtbot.waitSignal(panel.model.filled, timeout=LOAD_TIMEOUT_MS):
+        _show(panel, qtbot, job)
+        assert not panel.model.complete  # the first levels shown at once, the rest on later turns
+    assert isinstance(panel.model, QStandardItemModel)
+    assert panel.tree.isExpanded(_row(panel, "model"))
+    layers = _row(panel, "model.layers")
+    assert [panel.model.path_of(panel.model.index(r, 0, layers)) for r in (0, 39)] == [
         "model.layers.0",
-        "model.layers.1",
+        "model.layers.39",
     ]
+    assert _cell(panel, "model.layers.39.mlp", "class") == "LlamaMLP"
+    assert _cell(panel, "model.layers.39.mlp", "module") == "mlp"
+    tip = panel.model.index_of("model.layers.39.mlp").data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("model.layers.39.mlp (LlamaMLP)")
+    assert panel.model.rowCount(_row(panel, "model.layers.39")) == 1
+    panel.search.setText("layers.39.ml")
+    assert not panel.tree.isRowHidden(39, layers) and panel.tree.isRowHidden(0, layers)
+    assert panel.tree.isExpanded(_row(panel, "model.layers.39"))

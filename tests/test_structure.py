@@ -220,3 +220,36 @@ def test_model_explorer_files_and_the_html_report(job, tmp_path, monkeypatch):
     page = (tmp_path / "r.html").read_text()
     assert "<script" not in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
     assert "AutoCastLike" in page and "<svg" in page and "Frontend" not in page  # cpu-check: no compiler passes
+
+
+def test_a_library_models_layers_are_called_at_the_line_of_the_librarys_forward_that_calls_them():
+    """A Hugging Face model built from a config: no line of the user's calls its layers, its own forwards do."""
+    import linecache
+
+    pytest.importorskip("transformers")
+    from neffbench.kernels import registry
+    from neffbench.spec import from_dict
+    from neffbench.structure import cells, document
+    from neffbench.structure.capture import capture
+    from tests.bench.bench_structure import LLAMA
+
+    config = LLAMA["module"]["kwargs"]["config"]
+    small = {**config, "kwargs": {**config["kwargs"], "num_hidden_layers": 2}}
+    spec = from_dict({**LLAMA, "module": {**LLAMA["module"], "kwargs": {"config": small}}})
+    doc = capture(registry.for_spec(spec).build(spec), how="test")
+    nodes = {n["path"]: n for n in doc["nodes"]}
+
+    def source(where: str) -> str:
+        file, _, line = where.rpartition(":")
+        return linecache.getline(file, int(line))
+
+    layer, mlp = nodes["model.layers.1"], nodes["model.layers.1.mlp"]
+    assert layer["called_in"] == "LlamaModel" and layer["called_at"].rpartition(":")[0].endswith("modeling_llama.py")
+    assert "decoder_layer(" in source(layer["called_at"]) or "layer(" in source(layer["called_at"])
+    assert mlp["called_in"] == "LlamaDecoderLayer" and "self.mlp(" in source(mlp["called_at"])
+    assert nodes[""]["called_at"] is None
+    tree = document.of(doc)
+    assert cells.call_site(tree.by_path["model.layers.1.mlp"]).endswith(
+        "(in LlamaDecoderLayer's forward: library code, not yours)"
+    )
+    assert "no line of your code calls it" in cells.call_site(tree.by_path[""])

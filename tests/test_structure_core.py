@@ -161,3 +161,86 @@ def test_depth_counts_called_modules_and_keeps_containers_above_what_is_shown(ll
     assert [n.path for n in llama.shown(2)] == [
         "", "model", "model.embed_tokens", "model.layers", "model.layers.0", "model.layers.1", "model.norm", "lm_head",
     ]  # fmt: skip
+
+
+def deep_document(layers: int, odd: int | None = None) -> dict:
+    """The Llama-shaped tree with ``layers`` decoder layers in a chain; layer ``odd`` of another class."""
+    nodes = [_node("", "LlamaForCausalLM"), _node("model", "LlamaModel"), _node("model.embed_tokens", "Embedding")]
+    nodes.append(_node("model.layers", "ModuleList", calls=0))
+    ops = [{"op": "aten::embedding", "path": "model.embed_tokens", "in": [-1]}]
+    for k in range(layers):
+        cls = "OtherDecoderLayer" if k == odd else "NeuronLlamaDecoderLayer"
+        nodes += [_node(f"model.layers.{k}", cls), _node(f"model.layers.{k}.mlp", "LlamaMLP")]
+        ops.append({"op": "aten::linear", "path": f"model.layers.{k}.mlp", "in": [len(ops) - 1]})
+        ops.append({"op": "aten::add", "path": f"model.layers.{k}", "in": [len(ops) - 2, len(ops) - 1]})
+    nodes.append(_node("model.norm", "LlamaRMSNorm"))
+    ops.append({"op": "aten::mul", "path": "model.norm", "in": [len(ops) - 1]})
+    return {**LLAMA, "nodes": nodes, "ops": ops, "graph_outputs": [[len(ops) - 1]]}
+
+
+def _deep(layers: int, odd: int | None = None) -> document.Structure:
+    return document.of(deep_document(layers, odd))
+
+
+def test_a_run_of_alike_layers_is_drawn_as_one_vertex_that_expands():
+    deep = _deep(32)
+    model = flow.flow(deep, "model")
+    modules = [v for v in model.vertices if v.kind == "module"]
+    assert [(v.label, v.detail) for v in modules] == [
+        ("embed_tokens", "Embedding"),
+        ("layers.0 … layers.31", "32 × NeuronLlamaDecoderLayer"),
+        ("norm", "LlamaRMSNorm"),
+    ]
+    run = modules[1]
+    assert run.run and run.members == tuple(f"model.layers.{k}" for k in range(32)) and run.path == "model.layers.0"
+    assert set(model.edges) == {
+        ("in", "module:model.embed_tokens"),
+        ("module:model.embed_tokens", "module:model.layers.0"),
+        ("module:model.layers.0", "module:model.norm"),
+        ("module:model.norm", "out"),
+    }
+    whole = flow.flow(deep, "model", expanded=frozenset({"model.layers.0"}))
+    assert len([v for v in whole.vertices if v.kind == "module"]) == 34
+    assert ("module:model.layers.30", "module:model.layers.31") in whole.edges
+
+
+def test_a_layer_unlike_its_neighbours_breaks_the_run_and_two_alike_stay_apart():
+    model = flow.flow(_deep(8, odd=5), "model")
+    labels = [v.label for v in model.vertices if v.kind == "module"]
+    assert labels == ["embed_tokens", "layers.0 … layers.4", "layers.5", "layers.6", "layers.7", "norm"]
+
+
+def test_the_trees_rows_are_worded_once_and_a_search_finds_a_deep_module_with_the_modules_above_it(tmp_path):
+    from neffbench.structure import layers, tree_rows
+
+    laid = layers.lay(tmp_path, _deep(32))
+    assert laid is not None
+    shown = tree_rows.rows(laid)
+    headings = [c.heading for c in shown.columns]
+    row = shown.rows["model.layers.31.mlp"]
+    assert row.texts[headings.index("module")] == "mlp" and row.texts[headings.index("class")] == "LlamaMLP"
+    assert row.tip.startswith("model.layers.31.mlp (LlamaMLP)") and not row.marked
+    assert shown.children["model.layers"][-1] == "model.layers.31"
+    assert shown.matching("LAYERS.31.M") == {"", "model", "model.layers", "model.layers.31", "model.layers.31.mlp"}
+    assert shown.matching("rmsnorm") == {"", "model", "model.norm"} and shown.matching("") is None
+
+
+def test_a_modules_call_site_in_words_says_whose_line_it_is_or_why_none_is_known():
+    from neffbench.structure import cells
+    from neffbench.structure.document import Node
+
+    library = Node(
+        "model.layers.0.mlp",
+        "LlamaMLP",
+        calls=1,
+        called_at="/lib/x/modeling_llama.py:299",
+        called_in="LlamaDecoderLayer",
+    )
+    assert cells.call_site(library, short=True) == (
+        "called at modeling_llama.py:299 (in LlamaDecoderLayer's forward: library code, not yours)"
+    )
+    assert cells.call_site(Node("head", "Linear", calls=1, called_at="/me/net.py:15")) == "called at /me/net.py:15"
+    assert "not known" in cells.call_site(Node("head", "Linear", calls=1)) and "?" not in cells.call_site(
+        Node("x", "Y", calls=1)
+    )
+    assert cells.call_site(Node("", "Net", calls=1)).startswith("called by the workbench's wrapper")

@@ -4,14 +4,21 @@ traced graph's operations by module (the job's own CPU trace when it made one, e
 The hooks see every module the forward calls, in the order the calls start: the tree is ``named_modules()``'s,
 its children ordered by first call (never-called ones after, as they are declared). Of each module: its first
 call's inputs and outputs, how often it was called, the FLOPs of all its calls (the counter's total before and after
-each), the line of the user's code that called it and where its class's ``forward`` is; its parameters as
-``parameters()`` counts them.
+each), the line that called it and where its class's ``forward`` is; its parameters as ``parameters()`` counts them.
+
+The line that called it is the user's own code's when there is one on the stack inside the root module's call (the
+lines outside it, the workbench's or a script's calling the whole model, call no layer). A module the user's code never
+calls itself (a Hugging Face model's layers, called by the library's own forwards) gets the line of its parent's
+``forward`` that called it, with the parent's class in ``called_in``: the library's real call site.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
 import warnings
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from neffbench.procs import write_text
@@ -65,13 +72,18 @@ def _nbytes(entries: list[dict[str, Any]]) -> int:
 class _Calls:
     """What the hooks saw, by module path."""
 
-    def __init__(self, counter: Any) -> None:
+    def __init__(self, counter: Any, modules: dict[str, Any]) -> None:
         self.counter = counter
+        self.modules = modules
+        self.forwards: dict[type, Any] = {}  # each class's forward's code, unwrapped
+        self.outside: Any = None  # the frame that called the root module: the stack beyond it calls no layer
         self.seen: dict[str, bool] = {}  # whether a file is the user's (taps.select.users_call's cache)
         self.first: dict[str, dict[str, Any]] = {}
         self.stack: list[tuple[str, int]] = []  # (path, the counter's total when its call started)
 
     def before(self, path: str, args: Any, kwargs: Any) -> None:
+        if not self.stack:
+            self.outside = sys._getframe(2)  # this hook's caller: torch's call of the root module
         entry = self.first.get(path)
         if entry is None:
             entry = self.first[path] = {
@@ -79,10 +91,29 @@ class _Calls:
                 "calls": 0,
                 "flops": 0,
                 "inputs": _tensors(args, kwargs),
-                "called_at": users_call(self.seen),
+                "called_at": users_call(self.seen, self.outside) if self.stack else None,
             }
+            if entry["called_at"] is None and self.stack:
+                entry["called_at"], entry["called_in"] = self._parents_line(self.stack[-1][0])
         entry["calls"] += 1
         self.stack.append((path, self.counter.get_total_flops()))
+
+    def _parents_line(self, parent: str) -> tuple[str | None, str | None]:
+        """``FILE:LINE`` of the running ``parent``'s forward where it calls the module starting now, and the parent's
+        class; (None, None) when its forward is not on the stack (a hook or a wrapper called the module)."""
+        cls = type(self.modules[parent])
+        if cls not in self.forwards:
+            try:
+                self.forwards[cls] = inspect.unwrap(cls.forward).__code__
+            except AttributeError:
+                self.forwards[cls] = None
+        code = self.forwards[cls]
+        frame: FrameType | None = sys._getframe(2)
+        while frame is not None and code is not None:
+            if frame.f_code is code:
+                return f"{code.co_filename}:{frame.f_lineno}", cls.__name__
+            frame = frame.f_back
+        return None, None
 
     def after(self, path: str, output: Any) -> None:
         while self.stack and self.stack[-1][0] != path:  # a call that raised inside a child: its entry is gone
@@ -119,7 +150,7 @@ def _call(built: Any) -> tuple[dict[str, dict[str, Any]], Any]:
 
     root = root_of(built.module)
     counter = FlopCounter()
-    calls = _Calls(counter)
+    calls = _Calls(counter, dict(root.named_modules()))
     handles = _watch(root, calls)
     try:
         with torch.no_grad(), counter:
@@ -221,6 +252,7 @@ def capture(built: Any, traced: Any = None, *, how: str, weights: str | None = N
                 "bytes": (param_bytes + buffer_bytes + _nbytes(inputs) + _nbytes(outputs)) if seen else 0,
                 "defined_at": sources[cls],
                 "called_at": seen.get("called_at"),
+                "called_in": seen.get("called_in"),
                 "ops": own.get(path, {}),
                 "op_total": total.get(path, 0),
             }

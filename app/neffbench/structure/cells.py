@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from neffbench.jobs.summary import human_bytes
-from neffbench.structure.document import Tensor
+from neffbench.structure.document import Node, Tensor
 from neffbench.structure.layers import Layer
 
 SHORT_DTYPES = {
@@ -45,6 +45,22 @@ def short_line(where: str | None) -> str:
         return ""
     file, _, line = where.rpartition(":")
     return f"{Path(file).name}:{line}" if file else where
+
+
+def call_site(node: Node, short: bool = False) -> str:
+    """Where ``node`` is called, in words: the user's line, a library forward's line, or why no line is known;
+    ``short``: files by name alone."""
+    if node.called_at:
+        library = f" (in {node.called_in}'s forward: library code, not yours)" if node.called_in else ""
+        return f"called at {short_line(node.called_at) if short else node.called_at}{library}"
+    if not node.path:
+        return "called by the workbench's wrapper: no line of your code calls it"
+    if not node.calls:
+        return "never called itself (its children are)" if node.children else "never called"
+    return (
+        "its call line is not known: neither your code nor its parent's forward calls it (a hook or a wrapper "
+        "does), or the structure was computed before library call sites were kept"
+    )
 
 
 def count(n: int | float | None) -> str:
@@ -78,6 +94,13 @@ def times_tolerance(figures: Mapping[str, Any] | None) -> float | None:
         return None
     value = figures.get("times_tolerance")
     return float(value) if isinstance(value, (int, float)) else None
+
+
+def worst_error(layers: list[Layer]) -> float | None:
+    """The largest error in multiples of its tolerance among ``layers`` against either reference (None: none
+    compared): what colours a drawn box, a run of alike layers by its worst."""
+    found = [times_tolerance(y.error(r)) for y in layers for r in ("vs_eager", "vs_float64")]
+    return max((w for w in found if w is not None), default=None)
 
 
 def error(figures: Mapping[str, Any] | None, first: bool = False) -> str:
@@ -192,7 +215,13 @@ COLUMNS: tuple[Column, ...] = (
         "time",
         "bytes read from and written to HBM in the profile",
     ),
-    Column("line", lambda y: short_line(y.node.where), lambda y: None, "structure", "where your code calls it"),
+    Column(
+        "line",
+        lambda y: short_line(y.node.where),
+        lambda y: None,
+        "structure",
+        "where it is called: your code's line, else the library forward's that calls it, else its class's forward",
+    ),
 )
 
 

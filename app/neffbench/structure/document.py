@@ -62,6 +62,7 @@ class Node:
     bytes: int = 0
     defined_at: str | None = None
     called_at: str | None = None
+    called_in: str | None = None  # the library class whose forward holds ``called_at`` (None: the user's code)
     ops: Mapping[str, int] = field(default_factory=dict)
     op_total: int = 0
     parent: str | None = None
@@ -203,6 +204,7 @@ def of(data: Any, path: Path | None = None) -> Structure:
                 bytes=integer(n.get("bytes")) or 0,
                 defined_at=text(n.get("defined_at")),
                 called_at=text(n.get("called_at")),
+                called_in=text(n.get("called_in")),
                 ops={str(k): int(v) for k, v in as_dict(n.get("ops")).items() if isinstance(v, int)},
                 op_total=integer(n.get("op_total")) or 0,
                 parent=parent,

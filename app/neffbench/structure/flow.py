@@ -4,15 +4,20 @@ The vertices are the module's children (a container's children in its place: a `
 itself), each of its own operations (the residual ``add`` of a block), and where values come in and go out (the
 graph's inputs and outputs for the root; ``in`` and ``out`` for any other module). An edge joins two vertices
 when an operation of the second reads a value the first made.
+
+A run of alike siblings (the 32 decoder layers of a Llama: one class, the same shapes and parameters, called one
+after another) is one vertex, ``layers.0 … layers.31`` of ``32 × LlamaDecoderLayer``, as Model Explorer and Netron
+fold repeated blocks: the level stays readable and its layout small. A run named in ``expanded`` is drawn whole.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from neffbench.structure.document import Structure
+from neffbench.structure.document import Node, Structure
 
 MAX_VERTICES = 300  # more than a drawing can show: the view says so and offers the children instead
+MIN_RUN = 3  # alike siblings drawn as one vertex from this many: two still read well side by side
 
 
 @dataclass(frozen=True)
@@ -22,6 +27,12 @@ class Vertex:
     label: str
     path: str | None = None  # a module vertex's module; an op vertex's module (the one drawn)
     detail: str = ""  # the class of a module, the kind of an operation
+    members: tuple[str, ...] = ()  # a run's modules, in call order (its path is the first's)
+
+    @property
+    def run(self) -> bool:
+        """A run of alike siblings drawn as one vertex."""
+        return len(self.members) > 1
 
 
 @dataclass(frozen=True)
@@ -33,12 +44,40 @@ class Flow:
     by_id: dict[str, Vertex] = field(default_factory=dict, compare=False, repr=False)
 
 
-def flow(structure: Structure, path: str, limit: int = MAX_VERTICES) -> Flow:
-    """The data flow between the children of ``path``."""
+def _alike(node: Node) -> tuple[object, ...] | None:
+    """What two siblings share to be drawn as one run (None: a module never called, drawn alone)."""
+    if not node.calls:
+        return None
+    return (node.cls, node.inputs, node.outputs, node.params, node.op_total, node.calls)
+
+
+def runs(structure: Structure, children: tuple[str, ...], expanded: frozenset[str] = frozenset()) -> list[list[str]]:
+    """``children`` in groups: each run of at least ``MIN_RUN`` consecutive alike siblings one group (unless its
+    first is in ``expanded``), every other child a group of its own."""
+    groups: list[list[str]] = []
+    for child in children:
+        key = _alike(structure.by_path[child])
+        last = groups[-1] if groups else None
+        if last is not None and key is not None and _alike(structure.by_path[last[0]]) == key:
+            last.append(child)
+        else:
+            groups.append([child])
+    out: list[list[str]] = []
+    for group in groups:
+        whole = len(group) < MIN_RUN or group[0] in expanded
+        out.extend([[child] for child in group] if whole else [group])
+    return out
+
+
+def flow(structure: Structure, path: str, limit: int = MAX_VERTICES, expanded: frozenset[str] = frozenset()) -> Flow:
+    """The data flow between the children of ``path``; runs of alike children as one vertex each, but those whose
+    first module is in ``expanded``."""
     children = structure.flow_children(path)
     child_set = set(children)
     inside = (path + ".") if path else ""
     root = not path
+    groups = runs(structure, children, expanded)
+    vertex_of = {child: f"module:{group[0]}" for group in groups for child in group}
 
     def owner(op_path: str) -> str | None:
         """The vertex an operation at ``op_path`` belongs to, at this level; None outside ``path``."""
@@ -49,12 +88,18 @@ def flow(structure: Structure, path: str, limit: int = MAX_VERTICES) -> Flow:
         probe = op_path
         while probe and probe not in child_set:
             probe = probe.rpartition(".")[0]
-        return f"module:{probe}" if probe else None
+        return vertex_of[probe] if probe else None
 
     vertices: dict[str, Vertex] = {}
-    for child in children:
-        node = structure.by_path[child]
-        vertices[f"module:{child}"] = Vertex(f"module:{child}", "module", child[len(inside) :], child, node.cls)
+    for group in groups:
+        first, last = group[0], group[-1]
+        cls = structure.by_path[first].cls
+        key = f"module:{first}"
+        if len(group) == 1:
+            vertices[key] = Vertex(key, "module", first[len(inside) :], first, cls)
+        else:
+            label = f"{first[len(inside) :]} … {last[len(inside) :]}"
+            vertices[key] = Vertex(key, "module", label, first, f"{len(group)} × {cls}", tuple(group))
     if root:
         for k, t in enumerate(structure.inputs):
             vertices[f"input{k}"] = Vertex(f"input{k}", "input", t.name or f"input {k}", detail=str(t))

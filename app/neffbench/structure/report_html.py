@@ -49,8 +49,9 @@ def _svg(laid: Laid, path: str) -> str:
         box = drawn.boxes.get(v.id)
         if box is None:
             continue
-        layer = laid.layers.get(v.path) if v.kind == "module" and v.path is not None else None
-        fill = _colour(layer) or FILL[v.kind]
+        paths = v.members or ((v.path,) if v.kind == "module" and v.path is not None else ())
+        members = [laid.layers[m] for m in paths if m in laid.layers]
+        fill = _colour(members) or FILL[v.kind]
         x, y = box.x - box.w / 2, box.y - box.h / 2
         out.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w:.1f}" height="{box.h:.1f}" rx="4" fill="{fill}" stroke="#888"/>'
@@ -63,11 +64,10 @@ def _svg(laid: Laid, path: str) -> str:
     return "".join(out)
 
 
-def _colour(layer: Layer | None) -> str | None:
-    """Red for a layer over tolerance (its worst element's error in multiples of it), by how far."""
-    if layer is None:
-        return None
-    worst = max((cells.times_tolerance(layer.error(r)) or 0.0 for r in ("vs_eager", "vs_float64")), default=0.0)
+def _colour(layers: list[Layer]) -> str | None:
+    """Red for a layer over tolerance (its worst element's error in multiples of it), by how far; a run of alike
+    layers by its worst."""
+    worst = cells.worst_error(layers) or 0.0
     if worst <= 1:
         return None
     strength = min(1.0, math.log10(worst) / 3) if not math.isinf(worst) else 1.0

@@ -134,6 +134,7 @@ def document(laid: Laid, job: str, depth: int | None = None) -> dict[str, Any]:
                 "op_total": node.op_total,
                 "defined_at": node.defined_at,
                 "called_at": node.called_at,
+                "called_in": node.called_in,
                 "vs_eager": dict(layer.vs_eager) if layer.vs_eager else None,
                 "vs_float64": dict(layer.vs_float64) if layer.vs_float64 else None,
                 "first_divergent": list(layer.first_divergent),

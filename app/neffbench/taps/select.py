@@ -160,11 +160,11 @@ def _is_users(file: str | None, seen: dict[str, bool]) -> bool:
     return seen[file]
 
 
-def users_call(seen: dict[str, bool]) -> str | None:
+def users_call(seen: dict[str, bool], stop: FrameType | None = None) -> str | None:
     """``FILE:LINE`` of the innermost frame of the running call stack that is the user's own code (called from a
-    module's forward hook itself: the frames above the hook's caller are searched)."""
+    module's forward hook itself: the frames above the hook's caller are searched, up to ``stop`` when given)."""
     frame: FrameType | None = sys._getframe(2)  # the hook's caller: torch's call machinery, then the module's
-    while frame is not None:
+    while frame is not None and frame is not stop:
         if _is_users(frame.f_code.co_filename, seen):
             return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back

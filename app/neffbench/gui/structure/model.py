@@ -1,237 +1,163 @@
-"""The Structure view's tree: a Qt item model over a laid structure (and, side by side, another job's), asked for
-the rows the view shows and nothing more, so a 32-layer model opens as fast as a RoPE kernel.
+"""The Structure view's tree: a QStandardItemModel filled from rows worded off the GUI thread, so painting asks
+Qt's own model for every cell (a Python model is asked seven times per cell on each paint).
 
-It sorts itself (a figure's column, largest first, among each module's children) and says which rows a search
-keeps (the view hides the others): a sort-filter proxy over a Python model asks for every row's parent tens of
-thousands of times on each keystroke.
+It fills in parts: the levels a view opens on first, then a few dozen rows per turn of the event loop, each small
+subtree built apart and attached at once, so a 32-layer model never holds the GUI thread long. Anything that needs
+every row (a search, a sort, a path not yet filled) finishes the filling first.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 
 from neffbench.gui.widgets import theme
-from neffbench.structure import cells, diff, table
-from neffbench.structure.layers import Laid
+from neffbench.structure.tree_rows import Heading, Row, Rows
 
-PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the module's path
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the module's path (on the module column)
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2  # a cell's figure to sort by, negated: Qt puts cells without one last
+ORDER_ROLE = Qt.ItemDataRole.UserRole + 3  # the row's place in call order among its siblings
 FIRST_DIVERGENT = QColor("#ffd9d9")
+ROWS_PER_TURN = 60  # rows filled per turn of the event loop: a few milliseconds
 Index = QModelIndex | QPersistentModelIndex
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
-class _Side:
-    """A column of the other job's figures, by path."""
+class StructureModel(QStandardItemModel):
+    """``filled`` once every row is in."""
 
-    def __init__(self, heading: str, cell: Any, key: Any, tip: str) -> None:
-        self.heading, self.cell, self.key, self.tip = heading, cell, key, tip
-        self.numeric = heading.startswith(("time", "Δ"))
-        self.group = "b"
+    filled = Signal()
 
-
-class StructureModel(QAbstractItemModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.laid: Laid | None = None
-        self.other: dict[str, diff.LayerDiff] = {}
-        self.columns: list[Any] = []
-        self._paths: list[str] = []  # internal ids: a row's path by number
-        self._ids: dict[str, int] = {}
-        self._children: dict[str, list[str]] = {}  # each module's children in the order shown
-        self._rows: dict[str, int] = {}  # each module's row under its parent
-        self._text: dict[tuple[int, int], str] = {}  # cells already worded
+        self.shown: Rows | None = None
+        self.columns: tuple[Heading, ...] = ()
+        self._items: dict[str, QStandardItem] = {}  # each filled row's module item, by path
+        self._pending: deque[str] = deque()  # paths whose rows are still to be attached, breadth first
+        self._sizes: dict[str, int] = {}  # rows in each module's subtree
+        self._order: dict[str, int] = {}  # each module's place among its siblings in call order
+        self._bad = QBrush(QColor(theme.BAD))
+        self._warn = QBrush(QColor(theme.WARN))
+        self._marked = QBrush(FIRST_DIVERGENT)
+        self._timer = QTimer(self, singleShot=True, interval=0)
+        self._timer.timeout.connect(self._on_timer_timeout)
 
-    def show(self, laid: Laid | None, other: Laid | None = None) -> None:
-        """Show ``laid`` (None: nothing), with ``other``'s figures beside it when given."""
-        self.beginResetModel()
-        self.laid = laid
-        self.other = {r.path: r for r in diff.diff(laid, other)} if laid is not None and other is not None else {}
-        have = table.groups(laid) if laid is not None else set()
-        self.columns = [c for c in cells.COLUMNS if c.group in have]
-        if self.other:
-            self.columns += self._other_columns()
-        self._paths = [n.path for n in laid.structure.nodes] if laid is not None else []
-        self._ids = {p: i for i, p in enumerate(self._paths)}
-        self._children = {n.path: list(n.children) for n in laid.structure.nodes} if laid is not None else {}
-        self._number_rows()
-        self._text = {}
-        self.endResetModel()
+    def show(self, shown: Rows | None) -> None:
+        """Show ``shown``'s rows (None: nothing): the first levels now, the rest in parts."""
+        self._timer.stop()
+        self.clear()
+        self.shown, self._items, self._pending = shown, {}, deque()
+        self.columns = shown.columns if shown is not None else ()
+        if shown is None:
+            return
+        self.setSortRole(SORT_ROLE)
+        self.setHorizontalHeaderLabels([c.heading for c in self.columns])
+        for k, column in enumerate(self.columns):
+            if column.tip:
+                self.setHeaderData(k, Qt.Orientation.Horizontal, column.tip, Qt.ItemDataRole.ToolTipRole)
+        self._sizes = _sizes(shown)
+        self._order = {child: k for kids in shown.children.values() for k, child in enumerate(kids)}
+        self._pending.append("")
+        self._fill(ROWS_PER_TURN)
 
-    def _number_rows(self) -> None:
-        self._rows = {"": 0} if self._paths else {}
-        for kids in self._children.values():
-            self._rows.update((child, row) for row, child in enumerate(kids))
+    @property
+    def complete(self) -> bool:
+        return self.shown is not None and not self._pending
+
+    def fill_all(self) -> None:
+        """Every row in, now."""
+        if self._pending:
+            self._fill(len(self._sizes))
+
+    def _on_timer_timeout(self) -> None:
+        self._fill(ROWS_PER_TURN)
+
+    def _fill(self, budget: int) -> None:
+        """Attach up to about ``budget`` rows: a subtree that small whole, a bigger module's row alone (its children
+        queued)."""
+        assert self.shown is not None
+        children = self.shown.children
+        while self._pending and budget > 0:
+            path = self._pending.popleft()
+            whole = self._sizes[path] <= ROWS_PER_TURN
+            row = self._row(path, whole)
+            parent = self.shown.parents[path]
+            (self.invisibleRootItem() if parent is None else self._items[parent]).appendRow(row)
+            budget -= self._sizes[path] if whole else 1
+            if not whole:
+                self._pending.extend(children[path])
+        if self._pending:
+            self._timer.start()
+        else:
+            self.filled.emit()
+
+    def _row(self, path: str, whole: bool) -> list[QStandardItem]:
+        """``path``'s row of items (with its subtree's rows under it when ``whole``), attached to no model yet."""
+        assert self.shown is not None
+        row = self.shown.rows[path]
+        items = [self._item(row, k) for k in range(len(self.columns))]
+        first = items[0]
+        first.setData(path, PATH_ROLE)
+        first.setData(self._order.get(path, 0), ORDER_ROLE)
+        first.setToolTip(row.tip)
+        self._items[path] = first
+        if whole:
+            for child in self.shown.children[path]:
+                first.appendRow(self._row(child, True))
+        return items
+
+    def _item(self, row: Row, column: int) -> QStandardItem:
+        text = row.texts[column]
+        item = QStandardItem(text)
+        key = row.keys[column]
+        if key is not None:
+            item.setData(-float(key), SORT_ROLE)
+        if self.columns[column].numeric:
+            item.setTextAlignment(_RIGHT)
+        if text.startswith("FAIL"):
+            item.setForeground(self._bad)
+        elif text and self.columns[column].heading == "what differs":
+            item.setForeground(self._warn)
+        if row.marked:
+            item.setBackground(self._marked)
+        return item
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Each module's children by ``column``'s figure (rows without one last); -1: the call order again."""
-        if self.laid is None:
+        """Each module's children by ``column``'s figure, largest first when descending (rows without one last);
+        -1: the call order again."""
+        if self.shown is None:
             return
-        self.layoutAboutToBeChanged.emit()
-        kept = self.persistentIndexList()
-        where = [(self.path_of(i), i.column()) for i in kept]
+        self.fill_all()
         if column < 0 or column >= len(self.columns):
-            self._children = {n.path: list(n.children) for n in self.laid.structure.nodes}
-        else:
-            key = self._key(self.columns[column])
-            descending = order == Qt.SortOrder.DescendingOrder
-            for kids in self._children.values():
-                kids.sort(key=lambda p: (key(p) is None, -(key(p) or 0) if descending else (key(p) or 0)))
-        self._number_rows()
-        self.changePersistentIndexList(
-            kept, [self.index_of(p, c) if p is not None else QModelIndex() for p, c in where]
-        )
-        self.layoutChanged.emit()
-
-    def _key(self, column: Any) -> Any:
-        assert self.laid is not None
-        layers = self.laid.layers
-        if isinstance(column, _Side):
-            return column.key
-        return lambda p: column.key(layers[p])
+            self.setSortRole(ORDER_ROLE)
+            super().sort(0, Qt.SortOrder.AscendingOrder)
+        else:  # the keys are negated: ascending on them is largest first
+            self.setSortRole(SORT_ROLE)
+            flipped = Qt.SortOrder.AscendingOrder
+            super().sort(column, flipped if order == Qt.SortOrder.DescendingOrder else Qt.SortOrder.DescendingOrder)
 
     def matching(self, text: str) -> set[str] | None:
-        """The paths a search for ``text`` keeps: those whose path or class holds it, and every module above them
-        (None: no search, all of them)."""
-        if self.laid is None or not text:
-            return None
-        wanted = text.lower()
-        keep: set[str] = set()
-        for node in self.laid.structure.nodes:
-            if wanted in node.path.lower() or wanted in node.cls.lower():
-                path: str | None = node.path
-                while path is not None and path not in keep:
-                    keep.add(path)
-                    path = self.laid.structure.by_path[path].parent
-        return keep
-
-    def _other_columns(self) -> list[_Side]:
-        def time_b(path: str) -> str:
-            row = self.other.get(path)
-            return cells.duration(row.b.time.seconds) if row and row.b and row.b.time else ""
-
-        def change(path: str) -> str:
-            row = self.other.get(path)
-            value = row.time_change if row else None
-            return "" if value is None else f"{value:+.1%}"
-
-        def error_b(path: str) -> str:
-            row = self.other.get(path)
-            return cells.error(row.b.vs_float64) if row and row.b else ""
-
-        def differs(path: str) -> str:
-            row = self.other.get(path)
-            return "; ".join(row.changes) if row else ""
-
-        def time_change_key(path: str) -> float | None:
-            row = self.other.get(path)
-            return row.time_change if row else None
-
-        return [
-            _Side("time B", time_b, lambda p: None, "the other job's device time"),
-            _Side("Δ time", change, time_change_key, "the other job's time against this one's"),
-            _Side("vs float64 B", error_b, lambda p: None, "the other job's error against float64"),
-            _Side("what differs", differs, lambda p: None, "what differs in the other job"),
-        ]
-
-    # ---- the tree ----
+        """The paths a search for ``text`` keeps, and every module above them (None: no search, all of them)."""
+        return self.shown.matching(text) if self.shown is not None else None
 
     def path_of(self, index: Index) -> str | None:
-        return self._paths[index.internalId()] if index.isValid() else None
+        return index.siblingAtColumn(0).data(PATH_ROLE) if index.isValid() else None
 
     def index_of(self, path: str, column: int = 0) -> QModelIndex:
-        if self.laid is None or path not in self._ids:
+        """The cell of ``path``'s row in ``column`` (invalid: no such module); fills what is not filled yet."""
+        if self.shown is None or path not in self.shown.rows:
             return QModelIndex()
-        return self.createIndex(self._rows[path], column, self._ids[path])
-
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008 - Qt's signature
-        if self.laid is None or column >= len(self.columns):
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, self._ids[""]) if row == 0 else QModelIndex()
-        children = self._children[self._paths[parent.internalId()]]
-        if not 0 <= row < len(children):
-            return QModelIndex()
-        return self.createIndex(row, column, self._ids[children[row]])
-
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
-        if not index.isValid() or self.laid is None:
-            return QModelIndex()
-        node = self.laid.structure.by_path[self._paths[index.internalId()]]
-        return self.index_of(node.parent) if node.parent is not None else QModelIndex()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt's name
-        if self.laid is None or parent.column() > 0:
-            return 0
-        if not parent.isValid():
-            return 1
-        return len(self._children[self._paths[parent.internalId()]])
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt's name
-        return len(self.columns)
-
-    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802, B008 - Qt's name
-        return self.rowCount(parent) > 0
-
-    # ---- the cells ----
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
-            return None
-        column = self.columns[section]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return column.heading
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return column.tip or None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role not in _ROLES or not index.isValid() or self.laid is None:
-            return None  # the roles a view asks of every cell and this model never sets: answered first
-        path = self._paths[index.internalId()]
-        if role == PATH_ROLE:
-            return path
-        column = self.columns[index.column()]
-        layer = self.laid.layers[path]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole):
-            text = self._cell(index.internalId(), index.column(), path)
-            if role == Qt.ItemDataRole.DisplayRole:
-                return text
-            if text.startswith("FAIL"):
-                return QBrush(QColor(theme.BAD))
-            if isinstance(column, _Side) and column.heading == "what differs" and text:
-                return QBrush(QColor(theme.WARN))
-            return None
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return _RIGHT if column.numeric else None
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(FIRST_DIVERGENT) if layer.first_divergent else None
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 0:
-            node = layer.node
-            where = f"\n{node.where}" if node.where else ""
-            firsts = ", ".join(r.replace("_", " ") for r in layer.first_divergent)
-            return f"{path or '(the root)'} ({node.cls}){where}" + (f"\nfirst divergent {firsts}" if firsts else "")
-        return None
-
-    def _cell(self, row_id: int, column: int, path: str) -> str:
-        key = (row_id, column)
-        text = self._text.get(key)
-        if text is None:
-            assert self.laid is not None
-            heading = self.columns[column]
-            text = self._text[key] = (
-                heading.cell(path) if isinstance(heading, _Side) else heading.cell(self.laid.layers[path])
-            )
-        return text
+        if path not in self._items:
+            self.fill_all()
+        return self._items[path].index().siblingAtColumn(column)
 
 
-_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-_ROLES = {
-    Qt.ItemDataRole.DisplayRole,
-    Qt.ItemDataRole.ForegroundRole,
-    Qt.ItemDataRole.BackgroundRole,
-    Qt.ItemDataRole.TextAlignmentRole,
-    Qt.ItemDataRole.ToolTipRole,
-    PATH_ROLE,
-}
+def _sizes(shown: Rows) -> dict[str, int]:
+    """Rows in each module's subtree (itself included)."""
+    sizes: dict[str, int] = {}
+    for path in reversed(list(shown.rows)):  # the tree's order: every child after its parent
+        sizes[path] = 1 + sum(sizes[c] for c in shown.children[path])
+    return sizes

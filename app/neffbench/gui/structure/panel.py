@@ -28,12 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.structure.drawing import COLOUR_BY, FlowView
-from neffbench.gui.structure.model import PATH_ROLE, StructureModel
+from neffbench.gui.structure.model import StructureModel
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row, kept_together
 from neffbench.gui.widgets.readable import elide_with_tooltips
-from neffbench.structure import cells, flow, layout, table
+from neffbench.structure import cells, flow, layout, table, tree_rows
 from neffbench.structure.layers import Laid
+from neffbench.structure.tree_rows import Rows
 
 NO_JOB = "No job. Compile one, or choose one with Job… (a job directory)."
 NO_STRUCTURE = (
@@ -41,6 +42,7 @@ NO_STRUCTURE = (
     "be read. Compute structure builds its module again from the job's spec (in a child process) and keeps it; "
     "from a shell: neffbench structure {job}"
 )
+RUN_HINT = " — a stacked box: alike layers, coloured by the worst; click it to draw each"
 EXPAND_LEVELS = 2  # opened on show: the root and its children's children (a model's layers)
 
 
@@ -58,6 +60,8 @@ class StructurePanel(QWidget):
         self.start_dir = str
         self._token = 0
         self._draw_token = 0
+        self._hidden_paths: set[str] = set()  # the rows a search hides
+        self._expanded: frozenset[str] = frozenset()  # the runs of alike layers drawn whole (their first paths)
         self._quiet = False
         self._build()
         self._wire()
@@ -101,6 +105,7 @@ class StructurePanel(QWidget):
         self.tree = QTreeView(objectName="structure-tree")
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)  # rows of one height: a long tree scrolls without measuring each
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tree.setSortingEnabled(False)
         self.tree.header().setSectionsClickable(True)
@@ -140,6 +145,7 @@ class StructurePanel(QWidget):
         self.tree.selectionModel().currentRowChanged.connect(self._on_tree_current_row_changed)
         self.tree.header().sectionClicked.connect(self._on_header_section_clicked)
         self.flow_view.module_clicked.connect(self._on_flow_view_module_clicked)
+        self.flow_view.run_clicked.connect(self._on_flow_view_run_clicked)
         self.job_button.clicked.connect(self._on_job_button_clicked)
         self.compare_button.clicked.connect(self._on_compare_button_clicked)
         self.compute_button.clicked.connect(self._on_compute_button_clicked)
@@ -153,10 +159,12 @@ class StructurePanel(QWidget):
         self.other_dir = str(other) if other else None
         self._token += 1
         self.laid = self.other = None
+        self._hidden_paths = set()
         self.model.show(None)
         self.flow_view.clear()
         self.flow_title.clear()
         self.detail.clear()
+        self.detail.setToolTip("")
         self.sources_label.clear()
         self.compute_button.setVisible(False)
         self.compare_button.setEnabled(False)
@@ -171,10 +179,11 @@ class StructurePanel(QWidget):
         if self.job_dir:
             self.set_job(self.job_dir, other=self.other_dir)
 
-    def _on_read_returned(self, answer: tuple[int, Laid | None, Laid | None, str | None]) -> None:
-        token, laid, other, problem = answer
+    def _on_read_returned(self, answer: tuple[int, Rows | None, Laid | None, str | None]) -> None:
+        token, rows, other, problem = answer
         if token != self._token:
             return  # another job chosen since
+        laid = rows.laid if rows is not None else None
         self.laid, self.other = laid, other
         name = Path(self.job_dir or "").name
         if laid is None:
@@ -193,7 +202,7 @@ class StructurePanel(QWidget):
             lines.append(problem)
         self.sources_label.setText("<br>".join(escape(line) for line in lines))
         self.compare_button.setEnabled(True)
-        self.model.show(laid, other)
+        self.model.show(rows)
         self.tree.expandToDepth(EXPAND_LEVELS - 1)
         header = self.tree.header()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -237,13 +246,13 @@ class StructurePanel(QWidget):
         return False
 
     def selected_path(self) -> str | None:
-        index = self.tree.selectionModel().currentIndex()
-        return index.data(PATH_ROLE) if index.isValid() else None
+        return self.model.path_of(self.tree.selectionModel().currentIndex())
 
     def _on_tree_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        path = current.data(PATH_ROLE) if current.isValid() else None
+        path = self.model.path_of(current)
         if path is None or self.laid is None:
             return
+        self._expanded = frozenset()  # a level is first drawn with its runs folded
         self._draw(path)
         self._show_detail(path)
         if not self._quiet:
@@ -254,7 +263,9 @@ class StructurePanel(QWidget):
         self._draw_token += 1
         node = self.laid.structure.by_path[path]
         self.flow_title.setText(f"Data flow between the children of {path or node.cls} ({node.cls})")
-        background.start(_lay_out, self._draw_token, self.laid, path, returned=self._on_lay_out_returned)
+        background.start(
+            _lay_out, self._draw_token, self.laid, path, self._expanded, returned=self._on_lay_out_returned
+        )
 
     def _on_lay_out_returned(self, answer: tuple[int, str, Any, Any]) -> None:
         token, path, found, drawn = answer
@@ -266,6 +277,8 @@ class StructurePanel(QWidget):
             self.flow_view.show_flow(found, drawn, self.laid)
             if found.note:
                 self.flow_title.setText(self.flow_title.text() + f" — {found.note}")
+            if any(v.run for v in found.vertices):
+                self.flow_title.setText(self.flow_title.text() + RUN_HINT)
         self.drawn.emit(path)
 
     def _show_detail(self, path: str) -> None:
@@ -273,12 +286,13 @@ class StructurePanel(QWidget):
         layer = self.laid.layers[path]
         node = layer.node
         rows = [f"<b>{escape(path or '(the root)')}</b> {escape(node.cls)}"]
-        if node.called_at or node.defined_at:
-            rows.append(
-                "called at "
-                + escape(node.called_at or "?")
-                + (f"; its class's forward at {escape(node.defined_at)}" if node.defined_at else "")
-            )
+        rows.append(  # files by name: the whole paths are in the tooltip
+            escape(cells.call_site(node, short=True))
+            + (f"; its class's forward at {escape(cells.short_line(node.defined_at))}" if node.defined_at else "")
+        )
+        self.detail.setToolTip(
+            "\n".join(x for x in (node.called_at, node.defined_at and f"its class's forward: {node.defined_at}") if x)
+        )
         if node.inputs or node.outputs:
             rows.append(
                 f"in: {escape(', '.join(str(t) for t in node.inputs) or '—')}; "
@@ -317,11 +331,14 @@ class StructurePanel(QWidget):
         if self.laid is None:
             return
         keep = self.model.matching(text.strip())
+        self.model.fill_all()
+        hidden = {n.path for n in self.laid.structure.nodes if n.path not in keep} if keep is not None else set()
         self.tree.setUpdatesEnabled(False)
         try:
-            for node in self.laid.structure.nodes:
-                index = self.model.index_of(node.path)
-                self.tree.setRowHidden(index.row(), index.parent(), keep is not None and node.path not in keep)
+            for path in hidden ^ self._hidden_paths:  # only the rows whose state changes
+                index = self.model.index_of(path)
+                self.tree.setRowHidden(index.row(), index.parent(), path in hidden)
+            self._hidden_paths = hidden
             if keep is None:
                 self.tree.collapseAll()
                 self.tree.expandToDepth(EXPAND_LEVELS - 1)
@@ -344,6 +361,13 @@ class StructurePanel(QWidget):
             return
         self.search.clear()  # a search hid it: show it all again
         self.select_path(path, quiet=False)
+
+    def _on_flow_view_run_clicked(self, first: str) -> None:
+        """A run of alike layers drawn whole: each its own box (picking the level again folds it)."""
+        path = self.selected_path()
+        if path is not None and self.laid is not None:
+            self._expanded |= {first}
+            self._draw(path)
 
     def _on_colour_combo_current_index_changed(self, index: int) -> None:
         self.flow_view.colour_by = COLOUR_BY[index]
@@ -379,8 +403,9 @@ class StructurePanel(QWidget):
         self.reload()
 
 
-def _read(token: int, job_dir: str, other_dir: str | None) -> tuple[int, Laid | None, Laid | None, str | None]:
-    """(off the GUI thread) The job's laid structure and the other's; a sentence for what could not be read."""
+def _read(token: int, job_dir: str, other_dir: str | None) -> tuple[int, Rows | None, Laid | None, str | None]:
+    """(off the GUI thread) The job's rows, worded, and the other's laid structure; a sentence for what could not be
+    read."""
     from neffbench.jobs.records import RECORD_NAME
     from neffbench.structure import layers
     from neffbench.structure.document import StructureError
@@ -404,11 +429,11 @@ def _read(token: int, job_dir: str, other_dir: str | None) -> tuple[int, Laid | 
             problem = f"The other job cannot be shown beside it: {exc}"
         if other is None and problem is None:
             problem = f"The other job ({Path(other_dir).name}) has no structure: open it and Compute structure first."
-    return token, laid, other, problem
+    return token, tree_rows.rows(laid, other), other, problem
 
 
-def _lay_out(token: int, laid: Laid, path: str) -> tuple[int, str, Any, Any]:
-    found = flow.flow(laid.structure, path)
+def _lay_out(token: int, laid: Laid, path: str, expanded: frozenset[str]) -> tuple[int, str, Any, Any]:
+    found = flow.flow(laid.structure, path, expanded=expanded)
     return token, path, found, layout.layout(found) if found.vertices else None
 
 
