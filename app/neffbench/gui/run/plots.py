@@ -20,7 +20,7 @@ from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
-from neffbench.gui.widgets.readable import integer_axes, keep_readable
+from neffbench.gui.widgets.readable import integer_axes, keep_readable, plain_axes
 from neffbench.kernels.bucket_words import bucket_phrase, items_unit
 from neffbench.views.run import RunView
 
@@ -70,12 +70,6 @@ def _legend_brush() -> QBrush:
     return pg.mkBrush(colour)
 
 
-def _plain_axes(plot: pg.PlotWidget) -> None:
-    """Milliseconds stay milliseconds: no "(x0.001)" rescaling of the tick labels."""
-    for name in ("left", "bottom"):
-        plot.getAxis(name).enableAutoSIPrefix(False)
-
-
 def upper_edge(d: np.ndarray) -> float:
     p25, p75, floor = np.percentile(d, [25, 75, FLOOR_PERCENTILE])
     return float(min(d.max(), max(p75 + FENCE_IQR * (p75 - p25), floor)))
@@ -108,7 +102,7 @@ class LatencyPlots(QWidget):
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMinimumWidth(260)
             keep_readable(plot, lines=1)  # and a row of legend
-            _plain_axes(plot)
+            plain_axes(plot)
         self.timeline.getPlotItem().setClipToView(True)
         self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.hist_legend = self.histogram.addLegend(offset=(-8, 8), brush=_legend_brush())
@@ -218,7 +212,7 @@ class BucketPlots(QWidget):
             plot.setMinimumWidth(260)
             keep_readable(plot, lines=1)  # and the points' labels
             plot.getViewBox().setDefaultPadding(0.06)
-            _plain_axes(plot)
+            plain_axes(plot)
         self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)
         self.throughput_curve = pg.PlotDataItem(symbol="s", symbolSize=9)
         self.latency.addItem(self.latency_curve)
