@@ -288,3 +288,19 @@ def test_an_empty_sweeps_tab_draws_no_chart(sweeps_panel):
     assert "against" not in item.titleLabel.text
     assert not item.getAxis("left").isVisible() and not item.getAxis("bottom").isVisible()
     assert panel.series == [] and "No sweep" in panel.empty_text.textItem.toPlainText()
+
+
+@pytest.mark.slow
+def test_the_run_tabs_target_is_kept_after_a_sweep(window, qtbot, tmp_path):
+    from tests.neff_factory import write_job
+
+    window.build_panels()
+    window.controller.backend = "cpu-check"
+    window.apply_preset("seed")
+    chosen = tmp_path / "chosen-job"
+    write_job(chosen)
+    window.run_panel.set_target(str(chosen))
+    result = _sweep(window, qtbot, ["compiler.optlevel=1,2"])[1]
+    assert result.state == "succeeded"
+    qtbot.waitUntil(lambda: not window.run_panel.loading, timeout=10_000)
+    assert window.run_panel.target_path == str(chosen)

@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from neffbench.gui.run.history import kind_of, started_text
 from neffbench.gui.widgets import theme
@@ -50,12 +50,12 @@ def what_ran(records: list[dict[str, Any]]) -> str:
     return "CPU and NeuronCore"
 
 
-def histogram_bins(durations: list[np.ndarray]) -> tuple[np.ndarray, float]:
-    """Shared bin edges for the runs shown, and the right edge (slower iterations fall past it)."""
+def histogram_bins(durations: list[np.ndarray], *, whole: bool = False) -> tuple[np.ndarray, float]:
+    """Shared bin edges for the runs shown, and the right edge (slower iterations fall past it, unless ``whole``)."""
     together = np.concatenate(durations)
     lo, top = float(together.min()), float(together.max())
     hi = max(upper_edge(d) for d in durations if d.size)
-    if top <= hi * TAIL_ALLOWANCE or hi <= lo:
+    if whole or top <= hi * TAIL_ALLOWANCE or hi <= lo:
         hi = top
     if hi <= lo:  # every iteration took the same time
         lo, hi = lo * 0.95, hi * 1.05 or 1e-3
@@ -116,6 +116,13 @@ class LatencyPlots(QWidget):
         self.note = QLabel()
         self.note.setObjectName("run-plot-note")
         self.note.setWordWrap(True)
+        # The slow outliers, in view or not, from a box in sight rather than only from a plot's context menu.
+        self.outliers_check = QCheckBox("Show the slow outliers", objectName="run-outliers")
+        self.outliers_check.setToolTip(
+            "Draw every iteration: the histogram reaches the slowest one and the timeline shows the spikes "
+            "(off, a few slow iterations do not flatten the rest)."
+        )
+        self.outliers_check.toggled.connect(self._on_outliers_check_toggled)
         self.splitter = TurningSplitter()  # the timeline under the histogram on a narrow window
         self.splitter.addWidget(self.histogram)
         self.splitter.addWidget(self.timeline)
@@ -123,6 +130,7 @@ class LatencyPlots(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.outliers_check)
         layout.addWidget(self.note)
         self.records: list[dict[str, Any]] = []
         self.overflow: list[int] = [0, 0]
@@ -135,7 +143,8 @@ class LatencyPlots(QWidget):
         self.hist_legend.clear()
         self.time_legend.clear()
         durations = [_durations(r) for r in records]
-        edges, hi = histogram_bins(durations) if records else (np.zeros(0), 0.0)
+        whole = self.outliers_check.isChecked()
+        edges, hi = histogram_bins(durations, whole=whole) if records else (np.zeros(0), 0.0)
         self.overflow = [0, 0]
         for i in range(2):
             hist, line = self.hist_curves[i], self.time_curves[i]
@@ -168,12 +177,17 @@ class LatencyPlots(QWidget):
             for plot in (self.histogram, self.timeline):
                 reset_axes(plot)
         top = max((float(d.max()) for d in durations if d.size), default=0.0)
-        if top > hi * TAIL_ALLOWANCE:
-            # Spikes run off the top rather than flatten the rest; the view menu's "View All" shows them.
+        slow = not whole and top > hi * TAIL_ALLOWANCE
+        if slow:
+            # Spikes run off the top rather than flatten the rest; the box below shows them.
             self.timeline.enableAutoRange(axis="x")
             self.timeline.setYRange(0, hi * 1.15, padding=0)
+        self.outliers_check.setVisible(whole or slow or any(self.overflow))
         self.note.setText(self._note(records, hi))
         self.note.setVisible(bool(self.note.text()))
+
+    def _on_outliers_check_toggled(self, _checked: bool) -> None:
+        self.show_runs(self.records)
 
     def histogram_counts(self, i: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """The bin edges and counts drawn for run ``i`` (for tests and exports)."""
@@ -190,7 +204,7 @@ class LatencyPlots(QWidget):
             return ""
         return (
             f"Slower than {hi:.3f} ms, off the histogram's right edge and the timeline's top: {'; '.join(parts)} "
-            "(right-click a plot, View All, to see them)."
+            "(Show the slow outliers draws them)."
         )
 
 
