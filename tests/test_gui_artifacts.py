@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from neffbench.gui.shell.tabs import ARTIFACTS_TAB
 from neffbench.presets import load_preset
 from neffbench.spec import to_dict
 from tests.neff_factory import build_neff, write_job
@@ -127,3 +129,83 @@ def test_delete_refuses_anything_but_a_job_directory(tmp_path):
         delete_job(tmp_path / "workdir", tmp_path / "workdir" / "notajob")
     with pytest.raises(ValueError):
         delete_job(tmp_path / "workdir", tmp_path)
+
+
+def _listing_workdir(workdir):
+    """An old job with a NEFF, its compare's tapped job (newer), a failed job, and a newest job with a NEFF whose
+    pre-flight check named its tensors."""
+    old = make_job(workdir, "seed-20260101T000000Z-7696da23")
+    write_job(
+        old, spec=to_dict(load_preset("seed")), neffs=[old / "compiler" / "graph.neff"], created="2026-01-01T00:00:00Z"
+    )
+    taps = make_job(workdir, "seed-taps-20260105T000000Z-0badc0de")
+    write_job(
+        taps,
+        spec=to_dict(load_preset("seed")),
+        neffs=[taps / "compiler" / "graph.neff"],
+        created="2026-01-05T00:00:00Z",
+        taps_request={"of": "seed-20260101T000000Z-7696da23", "patterns": ["*"]},
+    )
+    make_job(workdir, "seed-20260103T000000Z-50051aec", neff=False)
+    write_job(workdir / "seed-20260103T000000Z-50051aec", outcome="failed", created="2026-01-03T00:00:00Z")
+    new = make_job(workdir, "seed-20260104T000000Z-a04883a1")
+    write_job(
+        new,
+        spec=to_dict(load_preset("seed")),
+        neffs=[new / "compiler" / "graph.neff"],
+        created="2026-01-04T00:00:00Z",
+        preflight={"interface": {"inputs": ["input0 <- query"], "outputs": ["output0 <- rotated"]}},
+    )
+
+
+def test_rows_are_newest_first_with_variants_folded_under_their_job(panel, qtbot):
+    artifacts, workdir = panel
+    _listing_workdir(workdir)
+    scan(qtbot, artifacts)
+    tops = [artifacts.list.topLevelItem(i) for i in range(artifacts.list.topLevelItemCount())]
+    # NEFFs and a failed job in one order, the newest first; the tapped job is not a row of its own.
+    assert [t.text(1) for t in tops] == [
+        "seed-20260104T000000Z-a04883a1",
+        "seed-20260103T000000Z-50051aec",
+        "seed-20260101T000000Z-7696da23",
+    ]
+    old = tops[2]
+    assert old.childCount() == 1 and old.child(0).text(1) == "seed-taps-20260105T000000Z-0badc0de"
+    assert not old.isExpanded()
+    artifacts.select(str(workdir / "seed-taps-20260105T000000Z-0badc0de"))  # still reachable
+    assert [a.job_id for a in artifacts.selected()] == ["seed-taps-20260105T000000Z-0badc0de"]
+
+
+def test_a_neffs_tensors_carry_the_modules_names(panel, qtbot):
+    artifacts, workdir = panel
+    _listing_workdir(workdir)
+    scan(qtbot, artifacts)
+    newest = artifacts.list.topLevelItem(0)
+    assert newest.text(5) == "input0 (query) float32[4,8] -> output0 (rotated) float32[4,8]"
+    assert "(" not in artifacts.list.topLevelItem(2).text(5)  # a job that recorded no names: the NEFF's own
+    artifacts.select(str(workdir / "seed-20260104T000000Z-a04883a1"))
+    inputs = artifacts.detail.findItems("Inputs", Qt.MatchFlag.MatchExactly, 0)[0]
+    assert inputs.child(0).text(0) == "input0 (query)"
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_columns_that_matter_are_on_screen(window, panel, qtbot, size):
+    from neffbench.gui.artifacts.panel import COLUMNS
+
+    artifacts, workdir = panel
+    _listing_workdir(workdir)
+    window.resize(*size)
+    window.tabs.setCurrentIndex(ARTIFACTS_TAB)
+    qtbot.waitUntil(artifacts.isVisible, timeout=30_000)
+    scan(qtbot, artifacts)
+    header, room = artifacts.list.header(), artifacts.list.viewport().width()
+    qtbot.waitUntil(lambda: header.length() <= room + 1, timeout=30_000)
+    shown = [title for col, title in enumerate(COLUMNS) if not header.isSectionHidden(col)]
+    # In a narrow window the compiler and target step aside (the NEFF tab below shows them), the others stay.
+    wide = size[0] > 1024
+    assert shown == list(COLUMNS) if wide else [c for c in COLUMNS if c not in ("Compiler", "Target")]
+    for col in range(header.count()):
+        if not header.isSectionHidden(col):
+            assert header.sectionViewportPosition(col) + header.sectionSize(col) <= room + 1, COLUMNS[col]
+            needs = max(artifacts.list.sizeHintForColumn(col), header.sectionSizeHint(col))
+            assert header.sectionSize(col) >= min(needs, 100), COLUMNS[col]  # whole, or enough to tell rows apart

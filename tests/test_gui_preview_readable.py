@@ -1,4 +1,4 @@
-"""The preview reads without a manual: legends beside the data, every band edge drawn, hover readouts,
+"""The preview reads without a manual: legends clear of the data, every band edge drawn, hover readouts,
 badges that state their tolerance and reference, and presets that say what they are and where from."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_every_curve_and_mark_has_a_legend_entry_and_the_legend_covers_no_data(p
     assert legend_brushes >= {theme.BAND_COLOURS[b] for b in preview.frequencies.bands}, "a band without an entry"
     # shown() waited for the legend to sit beside the data areas: no data point can be under it.
     legend = freq.legend.sceneBoundingRect()
-    assert legend.width() > 100 and legend.height() > 40
+    assert legend.width() > 100 and legend.height() > 15  # laid out (in columns: one row may hold every entry)
     for plot in (freq.wavelength_plot, freq.inv_freq_plot):
         for curve in plot.listDataItems():
             x, y = curve.getData()
@@ -266,3 +266,46 @@ def test_preset_entries_name_the_model_its_figures_and_source(qtbot):
     assert all(len(a.iconText()) <= 80 and a.statusTip() for a in window.preset_actions.values())
     assert window.presets_menu.toolTipsVisible()
     assert llama in window.presets_menu.actions()
+
+
+def test_every_axis_says_its_unit_and_every_plot_its_x(panel, qtbot):
+    shown(panel, qtbot, LLAMA31)
+    freq, rotation, tables = panel.frequencies, panel.rotation, panel.tables
+    assert freq.wavelength_plot.getAxis("left").labelText == "wavelength (positions)"
+    assert freq.inv_freq_plot.getAxis("left").labelText == "inv_freq (rad/position)"
+    plots = [freq.wavelength_plot, freq.inv_freq_plot, rotation.query.plot, rotation.key.plot, tables.cos_plot]
+    for plot in plots:
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            assert axis.isVisible() and axis.labelText, f"{plot.titleLabel.text or side}: no {side} label"
+
+
+def test_the_frequency_plots_have_the_width_the_legend_took(panel, qtbot):
+    shown(panel, qtbot, LLAMA31)
+    freq = panel.frequencies
+    # The legend sits above the plots, not beside them: each plot spans (nearly) the view's width.
+    legend = freq.legend.sceneBoundingRect()
+    for plot in (freq.wavelength_plot, freq.inv_freq_plot):
+        assert legend.bottom() <= plot.sceneBoundingRect().top()
+        assert plot.sceneBoundingRect().width() >= 0.9 * freq.width()
+        assert plot.getAxis("bottom").labelText == "pair index"
+
+
+def test_the_hovered_value_is_written_beside_the_pointer(panel, qtbot):
+    preview = shown(panel, qtbot, LLAMA31)
+    freq, f = panel.frequencies, preview.frequencies
+    pair = 20
+    y = np.log10(f.inv_freq[pair])
+    hover(qtbot, freq, freq.inv_freq_plot, pair, y)
+    qtbot.waitUntil(lambda: freq.pointer.shown() is not None, timeout=30_000)
+    label = freq.pointer.shown()
+    assert label is freq.pointer.labels[freq.inv_freq_plot]
+    assert f"inv_freq {f.inv_freq[pair]:.4g} rad/position" in label.textItem.toPlainText()
+    assert (label.pos().x(), label.pos().y()) == pytest.approx((pair, y), abs=0.05)
+    rotation = panel.rotation
+    lane = 5
+    hover(qtbot, rotation, rotation.key.plot, lane, 0.0)
+    qtbot.waitUntil(lambda: rotation.pointer.shown() is not None, timeout=30_000)
+    assert rotation.pointer.shown().textItem.toPlainText().startswith(f"lane {lane}")
+    rotation.scene().sigMouseMoved.emit(QPointF(1, 1))  # off the plots: the label goes
+    qtbot.waitUntil(lambda: rotation.pointer.shown() is None, timeout=30_000)

@@ -309,3 +309,36 @@ def test_checks_that_refuse_a_run_are_listed_one_a_line(rig, qtbot):
     assert panel.problems_label.text().splitlines() == [f"• {p}" for p in problems]
     panel.show_event({"type": "checks", "problems": []})
     assert not panel.problems_label.isVisibleTo(panel)
+
+
+def test_the_slow_outliers_are_one_tick_away(qtbot):
+    from neffbench.gui.run.plots import LatencyPlots
+
+    plots = LatencyPlots()
+    qtbot.addWidget(plots)
+    plots.show()
+    record = {"durations_ms": [1.0 + 0.01 * (i % 7) for i in range(200)] + [9.0, 12.0], "runtime": "cpu"}
+    plots.show_runs([record])
+    # Two spikes off the plots by default, and a box in sight (not only the plots' context menu) to draw them.
+    assert plots.overflow[0] == 2 and plots.outliers_check.isVisible()
+    assert "Show the slow outliers" in plots.note.text() and "right-click" not in plots.note.text()
+    plots.outliers_check.setChecked(True)
+    edges, counts = plots.histogram_counts()
+    assert plots.overflow[0] == 0 and edges[-1] == 12.0 and counts.sum() == 202
+    view = plots.timeline.getPlotItem()
+    qtbot.waitUntil(lambda: view.viewRange()[1][1] >= 12.0, timeout=10_000)
+    assert not plots.note.isVisibleTo(plots)
+    plots.outliers_check.setChecked(False)
+    assert plots.overflow[0] == 2
+
+
+def test_a_started_run_is_told_in_words_not_by_its_record_file(qtbot, tmp_path):
+    from neffbench.gui.run.panel import RunPanel
+
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    job = tmp_path / "seed-20260101T000000Z-7696da23"
+    panel.show_started(str(job / "runs" / "20260101T000001.000000Z-auto.json"))
+    text = panel.status_label.text()
+    assert ".json" not in text and "auto" not in text
+    assert text.startswith("Started a run of seed-20260101T000000Z-7696da23")

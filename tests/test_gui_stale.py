@@ -22,7 +22,7 @@ def test_another_workdir_resets_the_sweep_chart_and_both_diffs(window, qtbot, tm
     window.build_panels()
     sweeps = window.sweeps.panel
     # As a sweep in the workdir before left them: points charted far from the origin, two points diffed.
-    sweeps.scatter.setData([40.0, 50.0], [700.0, 900.0])
+    sweeps.marks.setData([40.0, 50.0], [700.0, 900.0])
     sweeps.chart.enableAutoRange()
     sweeps.chart.getPlotItem().getViewBox().updateAutoRange()
     sweeps.diff.setHeaderLabels(["What", "A: #3", "B: #5"])
@@ -35,7 +35,7 @@ def test_another_workdir_resets_the_sweep_chart_and_both_diffs(window, qtbot, tm
     with qtbot.waitSignal(artifacts.scanned, timeout=10_000):
         window.set_workdir(other)
     assert sweeps.sweep is None and sweeps.model.rowCount() == 0
-    assert sweeps.scatter.points().size == 0
+    assert sweeps.marks.points().size == 0 and sweeps.series == []
     assert sweeps.chart.getPlotItem().viewRange() == [[0.0, 1.0], [0.0, 1.0]]
     assert _headers(sweeps.diff) == ["What", "A", "B"] and sweeps.diff.topLevelItemCount() == 0
     assert _headers(artifacts.diff) == ["Section", "Field", "A", "B"] and artifacts.diff.topLevelItemCount() == 0

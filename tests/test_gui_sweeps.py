@@ -187,3 +187,120 @@ def test_a_sweep_points_compiler_progress_counts_as_output(qtbot):
     panel.show_sweep_event({"type": "progress", "dots": 7, "point": 0})
     panel._on_clock_timeout()
     assert panel.life_label.text() == "Last output 0:00 ago · compiler progress ....... (7 dots)"
+
+
+def _sweep_rows():
+    """A sweep of num_tokens over two optlevels, its compile times under a second, point 3 failed."""
+    axes = [
+        {"field": "inputs.num_tokens", "values": [1, 8], "texts": ["1", "8"]},
+        {"field": "compiler.optlevel", "values": [1, 2], "texts": ["1", "2"]},
+    ]
+    sweep = {
+        "schema_version": 1,
+        "sweep_id": "seed-20260101T000000Z-ddd685fa",
+        "name": "seed",
+        "state": "succeeded",
+        "axes": axes,
+        "short_names": {"inputs.num_tokens": "num_tokens", "compiler.optlevel": "optlevel"},
+        "points": [],
+    }
+    rows = []
+    for point, (tokens, opt, seconds) in enumerate(((1, 1, 0.84), (1, 2, 0.88), (8, 1, 0.9), (8, 2, 0.94))):
+        rows.append(
+            {
+                "point": point,
+                "label": f"num_tokens={tokens} optlevel={opt}",
+                "values": {"inputs.num_tokens": tokens, "compiler.optlevel": opt},
+                "bucket": {"num_tokens": tokens},
+                "outcome": "failed" if point == 3 else "succeeded",
+                "cached": False,
+                "reason": None,
+                "problems": [],
+                "job_id": f"seed-{point}",
+                "job_dir": None,
+                "node": None,
+                "attempts": 1,
+                "lost_attempts": [],
+                "memory_bytes": None,
+                "peak_rss_bytes": None,
+                "duration_s": seconds + 1,
+                "compile_s": seconds,
+                "trace_s": 0.1,
+                "backend": "neuron",
+                "makes_neff": True,
+                "neff_bytes": 2048,
+                "numerics": None,
+                "latency": None,
+                "accuracy": None,
+            }
+        )
+    return sweep, rows
+
+
+@pytest.fixture
+def sweeps_panel(qtbot):
+    from neffbench.gui.sweeps.panel import SweepsPanel
+
+    panel = SweepsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def _show(panel, sweep, rows):
+    panel._on_loaded((panel._token, [sweep], sweep, rows))
+
+
+def test_the_sweep_chart_reads_in_seconds_with_a_legend_of_its_series(sweeps_panel):
+    panel = sweeps_panel
+    _show(panel, *_sweep_rows())
+    panel.x_combo.setCurrentIndex(panel.x_combo.findData("inputs.num_tokens"))
+    left = panel.chart.getPlotItem().getAxis("left")
+    # Seconds as seconds: no "(x0.001)" and ticks of 850, 900 for 0.85 s, 0.9 s.
+    assert left.labelText == "compile s" and "x0.001" not in left.labelString()
+    assert left.autoSIPrefixScale == 1.0
+    legend = [label.text for _, label in panel.legend.items]
+    assert legend == ["optlevel = 1", "optlevel = 2", "did not succeed"]
+    assert len(panel.series) == 2 and [len(s.xData) for s in panel.series] == [2, 2]
+
+
+def test_rows_selected_in_the_table_are_marked_on_the_chart(sweeps_panel):
+    from PySide6.QtCore import QItemSelectionModel
+
+    panel = sweeps_panel
+    _show(panel, *_sweep_rows())
+    assert panel.marks.points().size == 0
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    panel.table.selectionModel().select(panel.proxy.index(2, 0), flags)
+    (mark,) = panel.marks.points()
+    assert (mark.pos().x(), mark.pos().y()) == (8.0, 0.9)
+    assert "selected in the table" in [label.text for _, label in panel.legend.items]
+    panel.table.clearSelection()
+    assert panel.marks.points().size == 0
+
+
+def test_an_empty_sweeps_tab_draws_no_chart(sweeps_panel):
+    panel = sweeps_panel
+    panel._on_loaded((panel._token, [], None, []))  # a workdir without a sweep
+    item = panel.chart.getPlotItem()
+    assert "against" not in item.titleLabel.text
+    assert not item.getAxis("left").isVisible() and not item.getAxis("bottom").isVisible()
+    assert panel.series == [] and "No sweep" in panel.empty_text.textItem.toPlainText()
+
+
+@pytest.mark.slow
+def test_the_run_tabs_target_is_kept_after_a_sweep(window, qtbot, tmp_path):
+    from tests.neff_factory import write_job
+
+    window.build_panels()
+    window.controller.backend = "cpu-check"
+    window.apply_preset("seed")
+    chosen = tmp_path / "chosen-job"
+    write_job(chosen)
+    window.run_panel.set_target(str(chosen))
+    result = _sweep(window, qtbot, ["compiler.optlevel=1,2"])[1]
+    assert result.state == "succeeded"
+    qtbot.waitUntil(lambda: not window.run_panel.loading, timeout=10_000)
+    assert window.run_panel.target_path == str(chosen)

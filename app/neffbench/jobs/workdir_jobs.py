@@ -58,7 +58,12 @@ class Artifact:
             return (self.job.neff_note or self.job.reason or "") if self.job is not None else ""
         if self.neff.info is None:
             return f"unreadable: {self.neff.error}"
-        return self.neff.info.io_summary()
+        return self.neff.info.io_summary(self.job.interface_names if self.job is not None else None)
+
+    @property
+    def variant_of(self) -> str | None:
+        """The job id this internal variant (a compare's tapped job, a profiled one) belongs to; None for a job."""
+        return self.job.variant_of if self.job is not None else None
 
     @property
     def compiler_version(self) -> str:
@@ -75,7 +80,7 @@ class Artifact:
 
 
 def scan(workdir: str | Path) -> list[Artifact]:
-    """Every NEFF below the workdir (newest first), then every job directory that holds none.
+    """Every NEFF below the workdir and every job directory that holds none, newest first.
 
     Runs on a worker thread: it reads files. A missing workdir is an empty list.
     """
@@ -106,8 +111,26 @@ def scan(workdir: str | Path) -> list[Artifact]:
         except RecordError as exc:
             job, error = None, str(exc)
         others.append(Artifact(None, job, job_dir, error))
-    others.sort(key=lambda a: a.created, reverse=True)
-    return rows + others
+    # A stable sort: the NEFFs of one job keep the order the NEFF scan gave them.
+    return sorted(rows + others, key=lambda a: a.created, reverse=True)
+
+
+def grouped(artifacts: list[Artifact]) -> list[tuple[Artifact, list[Artifact]]]:
+    """Each row with the internal variants of its job under it (its first row, for a job of several NEFFs), in
+    the order given; a variant whose job is not listed stands on its own."""
+    first: dict[str, Artifact] = {}
+    for art in artifacts:
+        if art.variant_of is None:
+            first.setdefault(art.job_id, art)
+    children: dict[int, list[Artifact]] = {id(a): [] for a in first.values()}
+    groups: list[tuple[Artifact, list[Artifact]]] = []
+    for art in artifacts:
+        owner = first.get(art.variant_of) if art.variant_of is not None else None
+        if owner is not None:
+            children[id(owner)].append(art)
+        else:
+            groups.append((art, children.get(id(art), [])))
+    return groups
 
 
 def delete_job(workdir: str | Path, job_dir: str | Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +24,11 @@ class TensorInfo:
             "bytes": self.nbytes,
         }
 
-    def summary(self) -> str:
-        """``x float16[128,256]``, the form the listing and diff show."""
+    def summary(self, known_as: str | None = None) -> str:
+        """``x float16[128,256]``, the form the listing and diff show; ``input0 (query) ...`` with the module's name."""
         shape = "?" if self.shape is None else ",".join(str(d) for d in self.shape)
-        return f"{self.name} {self.dtype or '?'}[{shape}]"
+        name = f"{self.name} ({known_as})" if known_as else self.name
+        return f"{name} {self.dtype or '?'}[{shape}]"
 
 
 @dataclass(frozen=True)
@@ -65,10 +67,14 @@ class NeffInfo:
     def member_count(self) -> int | None:
         return None if self.header_only else len(self.members)
 
-    def io_summary(self) -> str:
+    def io_summary(self, names: Mapping[str, str] | None = None) -> str:
+        """``input0 float32[4,8] -> output0 float32[4,8]``; ``names`` adds the module's name of each tensor."""
         if self.header_only:
             return ""
-        return f"{', '.join(t.summary() for t in self.inputs) or '-'} -> {', '.join(t.summary() for t in self.outputs) or '-'}"
+        names = names or {}
+        inputs = ", ".join(t.summary(names.get(t.name)) for t in self.inputs)
+        outputs = ", ".join(t.summary(names.get(t.name)) for t in self.outputs)
+        return f"{inputs or '-'} -> {outputs or '-'}"
 
     def to_dict(self, *, members: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {

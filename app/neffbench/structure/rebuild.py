@@ -27,7 +27,7 @@ def variant_of(job_dir: Path) -> str | None:
         job = read_job(job_dir / RECORD_NAME)
     except RecordError:
         return None
-    return job.taps_request.get("of") or job.profiled_request.get("of")
+    return job.variant_of
 
 
 def compute(job_dir: str | Path, *, timeout: float = TIMEOUT_S) -> Structure:

@@ -203,6 +203,22 @@ class JobView:
     def cache_hit(self) -> bool:
         return bool(self.cache.get("hit"))
 
+    @property
+    def variant_of(self) -> str | None:
+        """The job a compare's tapped job or a profiled variant was compiled for; None for an ordinary job."""
+        return text(self.taps_request.get("of")) or text(self.profiled_request.get("of"))
+
+    @property
+    def interface_names(self) -> dict[str, str]:
+        """The module's name of each NEFF tensor, as the pre-flight check paired them (``{"input0": "query"}``)."""
+        interface = as_dict(as_dict(self.raw.get("preflight")).get("interface"))
+        names: dict[str, str] = {}
+        for line in (*as_list(interface.get("inputs")), *as_list(interface.get("outputs"))):
+            tensor, arrow, name = str(line).partition(" <- ")
+            if arrow and tensor and name:
+                names[tensor] = name
+        return names
+
 
 def _argv(value: Any) -> tuple[str, ...] | None:
     if isinstance(value, list) and all(isinstance(a, str) for a in value):

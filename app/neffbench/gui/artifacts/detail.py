@@ -61,13 +61,14 @@ def fill_neff(tree: QTreeWidget, art: Artifact) -> None:
     header = add(tree, None, "Header", "")
     for key, value in info.header.to_dict().items():
         add(tree, header, key, value)
+    names = art.job.interface_names if art.job is not None else {}
     for title, tensors in (("Inputs", info.inputs), ("Outputs", info.outputs)):
         group = add(tree, None, title, f"{len(tensors)}")
         for t in tensors:
             add(
                 tree,
                 group,
-                t.name,
+                f"{t.name} ({names[t.name]})" if t.name in names else t.name,
                 f"{t.dtype or '?'} {list(t.shape) if t.shape is not None else '?'}"
                 + (f" · {t.nbytes:,} bytes" if t.nbytes is not None else ""),
             )

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
+    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
@@ -33,11 +34,18 @@ from neffbench.gui.widgets.desktop import no_launcher, open_path
 from neffbench.gui.widgets.flow import flow_row
 from neffbench.gui.widgets.readable import elide_with_tooltips
 from neffbench.jobs.summary import human_bytes, outcome_label
-from neffbench.jobs.workdir_jobs import Artifact, delete_job, scan
+from neffbench.jobs.workdir_jobs import Artifact, delete_job, grouped, scan
 from neffbench.spec import SpecError, from_dict
 from neffbench.words import plural
 
 COLUMNS = ("Name", "Job", "Outcome", "Size", "Created", "Inputs → outputs", "Compiler", "Target")
+IO_COLUMN = COLUMNS.index("Inputs → outputs")
+# The most a column takes of the list's width before its text is elided in the middle (the whole of it in a
+# tooltip): every column keeps room in the narrowest window; the inputs and outputs take what is left.
+MOST_WIDTH = {"Name": 0.15, "Job": 0.26, "Outcome": 0.14, "Size": 0.08, "Created": 0.17, "Compiler": 0.1, "Target": 0.1}
+# Below this list width the columns the NEFF tab below also shows step aside for the others.
+NARROW_PX = 900
+SECONDARY = ("Compiler", "Target")
 DIFF_HEADERS = ("Section", "Field", "A", "B")
 RESCAN_DEBOUNCE_MS = 300
 
@@ -64,6 +72,7 @@ class ArtifactsPanel(QWidget):
         self._worker = None
         self._delete_worker = None
         self._select_after_scan: str | None = None
+        self._content_widths: dict[int, int] = {}
         self._watcher = QFileSystemWatcher(self)
         self._debouncer = QSignalDebouncer(self)
         self._debouncer.setTimeout(RESCAN_DEBOUNCE_MS)
@@ -75,11 +84,10 @@ class ArtifactsPanel(QWidget):
         self.list = QTreeWidget()
         self.list.setObjectName("artifactList")
         self.list.setHeaderLabels(list(COLUMNS))
-        self.list.setRootIsDecorated(False)
         self.list.setAlternatingRowColors(True)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setUniformRowHeights(True)
-        self.list.header().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.list.header().setStretchLastSection(False)  # the inputs and outputs take the room left (_fit_columns)
         self.summary = QLabel()
         self.rescan_button = QPushButton("Rescan")
         self.rescan_button.setShortcut(QKeySequence.StandardKey.Refresh)
@@ -121,6 +129,7 @@ class ArtifactsPanel(QWidget):
             self.diff.header().setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
         for view in (self.list, self.detail, self.job_detail, self.diff):
             elide_with_tooltips(view)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a job id's time and hash both stay in sight
         self.tabs = QTabWidget()
         self.tabs.addTab(self.detail, "NEFF")
         self.tabs.addTab(self.job_splitter, "Job")
@@ -170,8 +179,7 @@ class ArtifactsPanel(QWidget):
 
     def select(self, key: str) -> None:
         """Select the row of a NEFF path or job directory, now or after the scan running now."""
-        for i in range(self.list.topLevelItemCount()):
-            item = self.list.topLevelItem(i)
+        for item in self._items():
             art = self.artifacts[item.data(0, Qt.ItemDataRole.UserRole)]
             if art.key == key or str(art.job_dir) == key:
                 flags = QItemSelectionModel.SelectionFlag
@@ -179,6 +187,15 @@ class ArtifactsPanel(QWidget):
                 self.list.scrollToItem(item)
                 return
         self._select_after_scan = key
+
+    def _items(self) -> list[QTreeWidgetItem]:
+        """Every row, a variant's under its job included."""
+        found = []
+        it = QTreeWidgetItemIterator(self.list)
+        while it.value() is not None:
+            found.append(it.value())
+            it += 1
+        return found
 
     def _on_scan_returned(self, artifacts: list[Artifact]) -> None:
         if self._scanned != self.workdir:  # of the workdir before: the scan of this one follows
@@ -219,37 +236,20 @@ class ArtifactsPanel(QWidget):
     def _fill(self, artifacts: list[Artifact]) -> None:
         selected = {self.artifacts[i.data(0, Qt.ItemDataRole.UserRole)].key for i in self.list.selectedItems()}
         self.artifacts = artifacts
+        index = {id(art): n for n, art in enumerate(artifacts)}
         self.list.blockSignals(True)
         self.list.clear()
-        for index, art in enumerate(artifacts):
-            item = QTreeWidgetItem(
-                [
-                    art.name,
-                    art.job_id,
-                    outcome_label(art.job, art.outcome),
-                    human_bytes(art.size) if art.size is not None else "",
-                    art.created,
-                    art.io,
-                    art.compiler_version,
-                    art.target,
-                ]
-            )
-            item.setData(0, Qt.ItemDataRole.UserRole, index)
-            item.setToolTip(5, art.io)
-            item.setToolTip(1, str(art.job_dir or ""))
-            item.setForeground(2, QColor(theme.JOB_OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
-            if art.neff is not None and art.neff.info is None:
-                item.setForeground(5, QColor(theme.BAD))
-                item.setToolTip(5, art.neff.error)
-            elif art.neff is None:
-                item.setForeground(0, QColor(theme.ORIGINAL))
-                item.setToolTip(0, "This job made no NEFF: " + art.io if art.io else "This job made no NEFF.")
+        for art, variants in grouped(artifacts):
+            item = self._row(art, index[id(art)])
             self.list.addTopLevelItem(item)
-            item.setSelected(art.key in selected)
+            for variant in variants:  # a compare's tapped job, a profiled variant: under their job, folded
+                item.addChild(self._row(variant, index[id(variant)]))
+            if variants:
+                item.setToolTip(1, f"{item.toolTip(1)}\n{plural(len(variants), 'internal variant')} below it")
+            for row in (item, *(item.child(c) for c in range(item.childCount()))):
+                row.setSelected(artifacts[row.data(0, Qt.ItemDataRole.UserRole)].key in selected)
         self.list.blockSignals(False)
-        for col in range(len(COLUMNS)):
-            if col != 5:
-                self.list.resizeColumnToContents(col)
+        self._fit_columns()
         neffs = sum(1 for a in artifacts if a.neff)
         others = len(artifacts) - neffs
         text = f"{neffs} NEFF{'s' if neffs != 1 else ''}"
@@ -258,11 +258,62 @@ class ArtifactsPanel(QWidget):
         self.summary.setText(f"{text} in {self.workdir}" if artifacts else f"Nothing compiled yet in {self.workdir}")
         self._on_list_item_selection_changed()
 
+    def _row(self, art: Artifact, index: int) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(
+            [
+                art.name,
+                art.job_id,
+                outcome_label(art.job, art.outcome),
+                human_bytes(art.size) if art.size is not None else "",
+                art.created,
+                art.io,
+                art.compiler_version,
+                art.target,
+            ]
+        )
+        item.setData(0, Qt.ItemDataRole.UserRole, index)
+        item.setToolTip(IO_COLUMN, art.io)
+        item.setToolTip(1, str(art.job_dir or ""))
+        item.setForeground(2, QColor(theme.JOB_OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
+        if art.neff is not None and art.neff.info is None:
+            item.setForeground(IO_COLUMN, QColor(theme.BAD))
+            item.setToolTip(IO_COLUMN, art.neff.error)
+        elif art.neff is None:
+            item.setForeground(0, QColor(theme.ORIGINAL))
+            item.setToolTip(0, "This job made no NEFF: " + art.io if art.io else "This job made no NEFF.")
+        return item
+
+    def _fit_columns(self, *, measure: bool = True) -> None:
+        """Each column as wide as its text, up to its share of the list's width (then elided); in a narrow list the
+        compiler and target are left to the NEFF tab."""
+        width = self.list.viewport().width()
+        for col, title in enumerate(COLUMNS):
+            if title in SECONDARY:
+                self.list.setColumnHidden(col, 0 < width < NARROW_PX)
+            if col == IO_COLUMN:
+                continue
+            if measure:
+                self.list.resizeColumnToContents(col)
+                self._content_widths[col] = self.list.columnWidth(col)
+            share = MOST_WIDTH.get(title)
+            most = int(share * width) if share is not None and width > 0 else None
+            content = self._content_widths.get(col, self.list.columnWidth(col))
+            self.list.setColumnWidth(col, content if most is None else min(content, most))
+        header = self.list.header()
+        others = sum(
+            header.sectionSize(c) for c in range(header.count()) if c != IO_COLUMN and not header.isSectionHidden(c)
+        )
+        self.list.setColumnWidth(IO_COLUMN, max(width - others, header.minimumSectionSize()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_columns(measure=False)  # the layout has given the list its new width already
+
     # ---- selection and detail ----
 
     def selected(self) -> list[Artifact]:
-        items = sorted(self.list.selectedItems(), key=lambda i: self.list.indexOfTopLevelItem(i))
-        return [self.artifacts[i.data(0, Qt.ItemDataRole.UserRole)] for i in items]
+        rows = sorted(i.data(0, Qt.ItemDataRole.UserRole) for i in self.list.selectedItems())
+        return [self.artifacts[row] for row in rows]
 
     def _on_list_item_selection_changed(self) -> None:
         self._show_selection(self.selected())

@@ -37,6 +37,15 @@ TABS = ("Latency", "Buckets", "Details", "Log")
 LOG_LINES = 5_000  # the child says little; the record keeps its log's tail
 
 
+def started_words(record: str, target: str | None, position: str = "") -> str:
+    """``Started a run of seed-...: its outputs are checked, then it is timed.``, the job's name in place of the
+    record's file name (the runtime is named once it has been chosen)."""
+    path = Path(record)
+    job = path.parent.parent.name if path.parent.name == "runs" else Path(target or record).name
+    where = f" ({position})" if position else ""
+    return f"Started a run of {job}{where}: its outputs are checked, then it is timed."
+
+
 class RunPanel(QWidget):
     """Presents runs and asks for them: ``run_requested(target, options)`` and ``cancel_requested`` go to a
     RunController (the window wires them); its reports come back through ``show_*``."""
@@ -259,8 +268,7 @@ class RunPanel(QWidget):
         self.status.show_problems([])
         self.status.show_verdict(None)
         self.status.set_stage("starting", None, live=True)
-        where = f" ({self.queue.position_text()})" if self.queue.active else ""
-        self.status.set_text(f"Started: {Path(path).name}{where}")
+        self.status.set_text(started_words(path, self.target_path, self.queue.position_text()))
 
     def show_event(self, event: dict) -> None:
         kind = event.get("type")

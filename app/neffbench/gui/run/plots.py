@@ -13,14 +13,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from neffbench.gui.run.history import kind_of, started_text
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
 from neffbench.gui.widgets.plot_titles import set_title
-from neffbench.gui.widgets.readable import integer_axes, keep_readable
+from neffbench.gui.widgets.readable import integer_axes, keep_readable, plain_axes
 from neffbench.kernels.bucket_words import bucket_phrase, items_unit
 from neffbench.runs.missing_buckets import not_run
 from neffbench.views.run import RunView
@@ -51,12 +51,12 @@ def what_ran(records: list[dict[str, Any]]) -> str:
     return "CPU and NeuronCore"
 
 
-def histogram_bins(durations: list[np.ndarray]) -> tuple[np.ndarray, float]:
-    """Shared bin edges for the runs shown, and the right edge (slower iterations fall past it)."""
+def histogram_bins(durations: list[np.ndarray], *, whole: bool = False) -> tuple[np.ndarray, float]:
+    """Shared bin edges for the runs shown, and the right edge (slower iterations fall past it, unless ``whole``)."""
     together = np.concatenate(durations)
     lo, top = float(together.min()), float(together.max())
     hi = max(upper_edge(d) for d in durations if d.size)
-    if top <= hi * TAIL_ALLOWANCE or hi <= lo:
+    if whole or top <= hi * TAIL_ALLOWANCE or hi <= lo:
         hi = top
     if hi <= lo:  # every iteration took the same time
         lo, hi = lo * 0.95, hi * 1.05 or 1e-3
@@ -69,12 +69,6 @@ def _legend_brush() -> QBrush:
     colour = QColor(pg.getConfigOption("background"))
     colour.setAlpha(215)
     return pg.mkBrush(colour)
-
-
-def _plain_axes(plot: pg.PlotWidget) -> None:
-    """Milliseconds stay milliseconds: no "(x0.001)" rescaling of the tick labels."""
-    for name in ("left", "bottom"):
-        plot.getAxis(name).enableAutoSIPrefix(False)
 
 
 def upper_edge(d: np.ndarray) -> float:
@@ -109,7 +103,7 @@ class LatencyPlots(QWidget):
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMinimumWidth(260)
             keep_readable(plot, lines=1)  # and a row of legend
-            _plain_axes(plot)
+            plain_axes(plot)
         self.timeline.getPlotItem().setClipToView(True)
         self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.hist_legend = self.histogram.addLegend(offset=(-8, 8), brush=_legend_brush())
@@ -123,6 +117,13 @@ class LatencyPlots(QWidget):
         self.note = QLabel()
         self.note.setObjectName("run-plot-note")
         self.note.setWordWrap(True)
+        # The slow outliers, in view or not, from a box in sight rather than only from a plot's context menu.
+        self.outliers_check = QCheckBox("Show the slow outliers", objectName="run-outliers")
+        self.outliers_check.setToolTip(
+            "Draw every iteration: the histogram reaches the slowest one and the timeline shows the spikes "
+            "(off, a few slow iterations do not flatten the rest)."
+        )
+        self.outliers_check.toggled.connect(self._on_outliers_check_toggled)
         self.splitter = TurningSplitter()  # the timeline under the histogram on a narrow window
         self.splitter.addWidget(self.histogram)
         self.splitter.addWidget(self.timeline)
@@ -130,6 +131,7 @@ class LatencyPlots(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.outliers_check)
         layout.addWidget(self.note)
         self.records: list[dict[str, Any]] = []
         self.overflow: list[int] = [0, 0]
@@ -142,7 +144,8 @@ class LatencyPlots(QWidget):
         self.hist_legend.clear()
         self.time_legend.clear()
         durations = [_durations(r) for r in records]
-        edges, hi = histogram_bins(durations) if records else (np.zeros(0), 0.0)
+        whole = self.outliers_check.isChecked()
+        edges, hi = histogram_bins(durations, whole=whole) if records else (np.zeros(0), 0.0)
         self.overflow = [0, 0]
         for i in range(2):
             hist, line = self.hist_curves[i], self.time_curves[i]
@@ -175,12 +178,17 @@ class LatencyPlots(QWidget):
             for plot in (self.histogram, self.timeline):
                 reset_axes(plot)
         top = max((float(d.max()) for d in durations if d.size), default=0.0)
-        if top > hi * TAIL_ALLOWANCE:
-            # Spikes run off the top rather than flatten the rest; the view menu's "View All" shows them.
+        slow = not whole and top > hi * TAIL_ALLOWANCE
+        if slow:
+            # Spikes run off the top rather than flatten the rest; the box below shows them.
             self.timeline.enableAutoRange(axis="x")
             self.timeline.setYRange(0, hi * 1.15, padding=0)
+        self.outliers_check.setVisible(whole or slow or any(self.overflow))
         self.note.setText(self._note(records, hi))
         self.note.setVisible(bool(self.note.text()))
+
+    def _on_outliers_check_toggled(self, _checked: bool) -> None:
+        self.show_runs(self.records)
 
     def histogram_counts(self, i: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """The bin edges and counts drawn for run ``i`` (for tests and exports)."""
@@ -197,7 +205,7 @@ class LatencyPlots(QWidget):
             return ""
         return (
             f"Slower than {hi:.3f} ms, off the histogram's right edge and the timeline's top: {'; '.join(parts)} "
-            "(right-click a plot, View All, to see them)."
+            "(Show the slow outliers draws them)."
         )
 
 
@@ -219,7 +227,7 @@ class BucketPlots(QWidget):
             plot.setMinimumWidth(260)
             keep_readable(plot, lines=1)  # and the points' labels
             plot.getViewBox().setDefaultPadding(0.06)
-            _plain_axes(plot)
+            plain_axes(plot)
         self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)
         self.throughput_curve = pg.PlotDataItem(symbol="s", symbolSize=9)
         self.latency.addItem(self.latency_curve)

@@ -27,7 +27,7 @@ from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
-from neffbench.gui.widgets.readable import IntegerAxis, elide_with_tooltips, keep_readable, scrolling
+from neffbench.gui.widgets.readable import IntegerAxis, elide_with_tooltips, keep_readable, plain_axes, scrolling
 from neffbench.views.sweep import SweepView
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, "-" (unknown) last
@@ -48,6 +48,9 @@ LAYER_METRICS = {
     "layer error vs float64": ("max abs error vs float64", "vs_float64", 1.0),
 }
 DIFF_HEADERS = ("What", "A", "B")
+# One colour per series (the points that share the other swept fields' values), told apart by the legend.
+SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#7f7f7f")
+SELECTED_COLOUR = "#d62728"
 METRIC_AXIS = "metric:"  # an x-axis choice that is a metric, not a swept field (latency against error)
 
 
@@ -115,8 +118,16 @@ class SweepsPanel(QWidget):
         self.chart.setMinimumWidth(300)
         keep_readable(self.chart)
         self.chart.showGrid(x=True, y=True, alpha=0.2)
-        self.scatter = pg.ScatterPlotItem(size=10)
-        self.chart.addItem(self.scatter)
+        plain_axes(self.chart)
+        self.legend = self.chart.addLegend(offset=(-8, 8), labelTextSize="8pt")
+        self.series: list[pg.PlotDataItem] = []  # one per series, made again at each draw (a sweep has a few)
+        self.marks = pg.ScatterPlotItem(size=18, pen=pg.mkPen(SELECTED_COLOUR, width=2), brush=None)
+        self.unsucceeded = pg.ScatterPlotItem(size=14, symbol="x", pen=None, brush=pg.mkBrush(theme.BAD))
+        for item in (self.marks, self.unsucceeded):
+            item.setZValue(10)  # over the series drawn later
+            self.chart.addItem(item)
+        self.empty_text = pg.TextItem(anchor=(0.5, 0.5), color=theme.ORIGINAL)
+        self.chart.addItem(self.empty_text, ignoreBounds=True)
         self.diff = QTreeWidget(objectName="sweep-diff")
         self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
@@ -304,40 +315,96 @@ class SweepsPanel(QWidget):
         path = self.layer_combo.currentData()
         return f"{measure} at {layers.shown(path)}" if measure in LAYER_METRICS and path is not None else measure
 
-    def chart_points(self) -> tuple[list[float], list[float], list[str], dict[float, str]]:
-        """x, y, outcome per shown row with a value, and tick labels when the swept values are not numbers."""
+    def _charted(self) -> tuple[list[tuple[dict, float, float]], dict[float, str]]:
+        """(row, x, y) per shown row with a value, and tick labels when the swept values are not numbers."""
         from neffbench.sweeps.show import swept_value
 
         field = self.x_combo.currentData()
-        label, read = self._measure(self.y_combo.currentText())
-        if field is None:
-            return [], [], [], {}
+        read = self._measure(self.y_combo.currentText())[1]
+        if field is None or self.sweep is None:
+            return [], {}
         if field.startswith(METRIC_AXIS):
             read_x = self._measure(field[len(METRIC_AXIS) :])[1]
-            pairs = [(read_x(row), read(row), row["outcome"]) for row in self.shown_rows()]
-            pairs = [p for p in pairs if isinstance(p[0], (int, float))]
+            found = [(row, read_x(row), read(row)) for row in self.shown_rows()]
+            found = [p for p in found if isinstance(p[1], (int, float))]
         else:
-            pairs = [(swept_value(row, field), read(row), row["outcome"]) for row in self.shown_rows()]
-        pairs = [p for p in pairs if isinstance(p[1], (int, float))]
-        numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x, _, _ in pairs)
+            found = [(row, swept_value(row, field), read(row)) for row in self.shown_rows()]
+        found = [p for p in found if isinstance(p[2], (int, float))]
+        numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for _, x, _ in found)
         ticks: dict[float, str] = {}
         if not numeric:
-            order = list(dict.fromkeys(str(x) for x, _, _ in pairs))
+            order = list(dict.fromkeys(str(x) for _, x, _ in found))
             ticks = {float(i): text for i, text in enumerate(order)}
-            pairs = [(float(order.index(str(x))), y, o) for x, y, o in pairs]
-        return [float(x) for x, _, _ in pairs], [float(y) for _, y, _ in pairs], [o for _, _, o in pairs], ticks
+            found = [(row, float(order.index(str(x))), y) for row, x, y in found]
+        return [(row, float(x), float(y)) for row, x, y in found], ticks
+
+    def chart_points(self) -> tuple[list[float], list[float], list[str], dict[float, str]]:
+        """x, y, outcome per shown row with a value, and tick labels when the swept values are not numbers."""
+        charted, ticks = self._charted()
+        return [x for _, x, _ in charted], [y for _, _, y in charted], [r["outcome"] for r, _, _ in charted], ticks
+
+    def _series_name(self, row: dict) -> str:
+        """The values of the swept fields not on the x axis: what the points of one series share."""
+        from neffbench.sweeps.show import swept_value
+
+        sweep = SweepView.of(self.sweep or {})
+        others = [f for f in sweep.fields if f != self.x_combo.currentData()]
+        return ", ".join(f"{sweep.short_names.get(f, f)} = {swept_value(row, f)}" for f in others) or "points"
 
     def _draw_chart(self) -> None:
-        xs, ys, outcomes, ticks = self.chart_points()
+        charted, ticks = self._charted()
+        xs = [x for _, x, _ in charted]
         field = self.x_combo.currentText() or "swept value"
         metric = self.y_combo.currentText()
-        brushes = [pg.mkBrush(theme.JOB_OUTCOME_COLOURS.get(o, theme.ORIGINAL)) for o in outcomes]
-        self.scatter.setData(xs, ys, brush=brushes)
         chosen = self.x_combo.currentData() or ""
         on_x = chosen[len(METRIC_AXIS) :] if chosen.startswith(METRIC_AXIS) else None
+        for item in self.series:
+            self.chart.removeItem(item)
+        self.series = []
+        groups: dict[str, list[tuple[dict, float, float]]] = {}
+        for point in sorted(charted, key=lambda p: p[1]):
+            groups.setdefault(self._series_name(point[0]), []).append(point)
+        several = len(groups) > 1
+        for n, (name, points) in enumerate(groups.items()):
+            colour = SERIES_COLOURS[n % len(SERIES_COLOURS)]
+            curve = pg.PlotDataItem(
+                [p[1] for p in points],
+                [p[2] for p in points],
+                # A line joins a series' points along a swept field; points placed by two measures stand alone.
+                pen=pg.mkPen(colour, width=1.5) if several and not on_x else None,
+                symbol="o",
+                symbolSize=10,
+                symbolPen=pg.mkPen(colour),
+                symbolBrush=pg.mkBrush(colour),
+                name=name if several else None,
+            )
+            self.chart.addItem(curve)
+            self.series.append(curve)
+        failed = [p for p in charted if p[0]["outcome"] != "succeeded"]
+        self.unsucceeded.setData(
+            [p[1] for p in failed],
+            [p[2] for p in failed],
+            brush=[pg.mkBrush(theme.JOB_OUTCOME_COLOURS.get(p[0]["outcome"], theme.ORIGINAL)) for p in failed],
+            pen=None,
+        )
+        self.legend.removeItem(self.unsucceeded)
+        if failed:
+            self.legend.addItem(self.unsucceeded, "did not succeed")
+        self._mark_selected(charted)
+        self.layer_combo.setEnabled(metric in LAYER_METRICS or on_x in LAYER_METRICS)
+        empty = self._empty_words(metric) if not charted else ""
+        self.empty_text.setText(empty)
+        for side in ("left", "bottom"):
+            self.chart.showAxis(side, self.sweep is not None)
+        for combo in (self.x_combo, self.y_combo):
+            combo.setEnabled(self.sweep is not None)
+        if self.sweep is None:  # nothing to chart: no axes, no title, only the words saying so
+            set_title(self.chart.getPlotItem(), "")
+            reset_axes(self.chart)
+            self.empty_text.setPos(0.5, 0.5)
+            return
         self.chart.setLabel("bottom", self._measure(on_x)[0] if on_x else field)
         self.chart.setLabel("left", self._measure(metric)[0])
-        self.layer_combo.setEnabled(metric in LAYER_METRICS or on_x in LAYER_METRICS)
         self.chart.getAxis("bottom").setTicks([sorted(ticks.items())] if ticks else None)
         # A swept count (tokens, an opt level) has whole-number ticks; a measure on the x axis need not.
         self.chart.getAxis("bottom").set_whole(not chosen.startswith(METRIC_AXIS) and all(x == int(x) for x in xs))
@@ -350,6 +417,25 @@ class SweepsPanel(QWidget):
         self.chart.enableAutoRange()
         if not xs:
             reset_axes(self.chart)
+            self.empty_text.setPos(0.5, 0.5)
+
+    def _empty_words(self, metric: str) -> str:
+        if self.sweep is None:
+            return "No sweep to chart: the points of a sweep appear here."
+        if not self.shown_rows():
+            return "No point is left by the filter."
+        return f"No shown point has a figure of {self._words(metric)}."
+
+    def _mark_selected(self, charted: list[tuple[dict, float, float]] | None = None) -> None:
+        """A ring around the points of the rows selected in the table."""
+        if charted is None:
+            charted = self._charted()[0]
+        chosen = {r["point"] for r in self.selected_points()}
+        marked = [(x, y) for row, x, y in charted if row["point"] in chosen]
+        self.marks.setData([x for x, _ in marked], [y for _, y in marked])
+        self.legend.removeItem(self.marks)
+        if marked:
+            self.legend.addItem(self.marks, "selected in the table")
 
     # ---- diff ----
 
@@ -364,6 +450,7 @@ class SweepsPanel(QWidget):
 
     def _on_table_selection_changed(self) -> None:
         self.diff_button.setEnabled(len(self.selected_points()) == 2)
+        self._mark_selected()
 
     def diff_selected(self) -> None:
         from neffbench.sweeps.show import point_differences

@@ -85,6 +85,12 @@ def scrolling(widget: QWidget, *, sideways: bool = False) -> QScrollArea:
     return area
 
 
+def plain_axes(plot: pg.PlotWidget | pg.PlotItem) -> None:
+    """Figures in their own unit on both axes: seconds stay seconds, with no "(x0.001)" rescaling of the ticks."""
+    for name in ("left", "bottom"):
+        plot.getAxis(name).enableAutoSIPrefix(False)
+
+
 class IntegerAxis(pg.AxisItem):
     """An axis of a quantity that is a whole number (an iteration, a token, a bucket, a tap, a position):
     ticks only on whole numbers, however far the plot is zoomed in. ``whole = False`` makes it a plain axis."""
