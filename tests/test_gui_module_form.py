@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QLabel,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QToolButton,
+    QWidget,
 )
 
 from neffbench.gui.forms.field_editors import NumberBox
@@ -183,7 +185,7 @@ def test_inputs_and_buckets_after_resolve(qtbot, form, mlp_file):
         _type(qtbot, form.findChild(QLineEdit, "buckets..name"), axis)
         _type(qtbot, form.findChild(QLineEdit, f"buckets.{axis}"), values)
     assert form.spec().buckets == {"batch": (1, 8), "seq": (128,)}
-    assert not inputs_problem.isVisible()
+    assert not inputs_problem.text()  # gone (its place kept while the user types in the buckets)
     assert "batch=8, seq=128  →  x: bfloat16[8,128,64] rand(-1, 1)" in shapes.toPlainText()
     assert "batch=1, seq=128" in shapes.toPlainText()
 
@@ -365,3 +367,49 @@ def test_a_misspelt_key_of_a_nested_config_shows_under_its_argument(qtbot, form,
     )
     form.set_spec(fixed)
     assert not any("dpeth" in p.message for p in form.errors())
+
+
+def _table_spec() -> ModuleCompileSpec:
+    return dataclasses.replace(
+        ModuleCompileSpec(),
+        module=ModuleSection(entry="model.py:Model"),
+        inputs={"x": "f32[{seq},4]", "y": "f32[4]"},
+        buckets={"seq": (1, 2)},
+    )
+
+
+def test_tab_from_a_table_cell_goes_on_to_the_next_field(qtbot, form):
+    form.set_spec(_table_spec())
+    form.activateWindow()
+    steps = [
+        ("inputs.y.init", "add-input-button"),  # the last cell of the inputs, then the button under them
+        ("add-input-button", "buckets.seq.name"),  # on into the buckets
+        ("buckets.seq.remove", "add-axis-button"),
+    ]
+    for start, expected in steps:
+        widget = form.findChild(QWidget, start)
+        widget.setFocus()
+        qtbot.waitUntil(widget.hasFocus, timeout=5_000)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+        qtbot.waitUntil(lambda expected=expected: QApplication.focusWidget().objectName() == expected, timeout=5_000)
+
+
+def test_typing_an_axis_name_does_not_move_the_table_under_the_pointer(qtbot, form):
+    form.set_spec(dataclasses.replace(_table_spec(), buckets={}))
+    form.activateWindow()
+    problem = form.problem_label("inputs")
+    assert "{seq}" in problem.text()  # the inputs name an axis the buckets do not have yet
+    qtbot.mouseClick(form.findChild(QPushButton, "add-axis-button"), Qt.MouseButton.LeftButton)
+    name = form.findChild(QLineEdit, "buckets..name")
+    qtbot.waitUntil(name.hasFocus, timeout=5_000)
+    # The inputs' problem line sits between the two tables: were it to go as the axis is completed, the buckets
+    # table (and the row being typed in) would move up under the pointer.
+    height = problem.height()
+    for ch in "seq":
+        qtbot.keyClicks(name, ch)
+        kept = max(problem.minimumHeight(), problem.sizeHint().height())
+        assert problem.isVisible() and kept >= height, f"the line shrank after {ch!r}"
+    assert "seq" in form.spec().buckets and "{seq}" not in problem.text()
+    # Once the user moves on, the emptied problem line goes.
+    form.editor("name").widget.setFocus()
+    qtbot.waitUntil(lambda: not problem.isVisible(), timeout=5_000)

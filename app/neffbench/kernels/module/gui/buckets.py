@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.kernels.module import tensors
 from neffbench.kernels.module.build import all_buckets
-from neffbench.kernels.module.gui.parts import FitTable
+from neffbench.kernels.module.gui.parts import FitTable, tab_before
 from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.spec import Problem
 
@@ -129,6 +129,7 @@ class BucketsEditor(QWidget):
         for axis, values in buckets.items():
             self._add(axis, values)
         self.table.updateGeometry()
+        self._order_tabs()
 
     def _add(self, axis: str, values: tuple[int, ...] | None) -> AxisRow:
         row = AxisRow(self.table, axis, values)
@@ -136,6 +137,9 @@ class BucketsEditor(QWidget):
         row.removed.connect(self._on_row_removed)
         self.rows.append(row)
         return row
+
+    def _order_tabs(self) -> None:
+        tab_before(self.add_button, [w for row in self.rows for w in (row.name_edit, row.values_edit, row.remove)])
 
     def value(self) -> dict[str, tuple[int, ...]]:
         out: dict[str, tuple[int, ...]] = {}
@@ -174,6 +178,7 @@ class BucketsEditor(QWidget):
     def _on_add_button_clicked(self) -> None:
         row = self._add("", None)
         self.table.updateGeometry()
+        self._order_tabs()
         row.name_edit.setFocus()
 
     def _on_row_removed(self, row: AxisRow) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QCompleter,
     QFormLayout,
     QHBoxLayout,
@@ -182,6 +183,9 @@ class ModuleForm(QScrollArea):
         self.opener.listed.connect(self._on_opener_listed)
         self.opener.chosen.connect(self._on_opener_chosen)
         self.opener.unlisted.connect(self._on_opener_unlisted)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_app_focus_changed)
 
     # ---- public ----
 
@@ -361,7 +365,7 @@ class ModuleForm(QScrollArea):
             row.show_ignored(ignored.get(key), editable=key in by_field)
             show_problems(row.problem, by_field.pop(key, []))
         self.kwargs.show_problems(by_field)
-        self.inputs.show_problems(by_field)
+        self.inputs.show_problems(by_field, hold=self._typing_in_tables())
         self.buckets.show_problems(by_field)
         rest = [p for ps in by_field.values() for p in ps]  # the workdir, the spec as a whole
         self.banner.setVisible(bool(rest))
@@ -371,6 +375,19 @@ class ModuleForm(QScrollArea):
         self._show_summary()
         self.problems_changed.emit(self._problems)
         self.spec_changed.emit(spec)
+
+    def _typing_in_tables(self) -> bool:
+        """The focus is in the inputs or the buckets table, whose problems show between the two."""
+        focus = QApplication.focusWidget()
+        return focus is not None and (self.inputs.isAncestorOf(focus) or self.buckets.isAncestorOf(focus))
+
+    def _on_app_focus_changed(self, _old: QWidget | None, _new: QWidget | None) -> None:
+        # Left the tables: the inputs' problem lines, held while the user typed, fit their lines again.
+        if self.inputs.problem.minimumHeight() and not self._typing_in_tables():
+            by_field: dict[str, list[Problem]] = {}
+            for p in self._problems:
+                by_field.setdefault(p.field, []).append(p)
+            self.inputs.show_problems(by_field)
 
     def _show_summary(self) -> None:
         self.summary.setText(
