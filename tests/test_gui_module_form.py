@@ -181,8 +181,10 @@ def test_inputs_and_buckets_after_resolve(qtbot, form, mlp_file):
 
     shapes = form.findChild(QPlainTextEdit, "shapes")
     for axis, values in (("batch", "1, 8"), ("seq", "128")):
+        # Add axis offers the axis the inputs' error names (batch, then seq): only the values are left to type.
+        assert f"{{{axis}}}" in inputs_problem.text()
         qtbot.mouseClick(form.findChild(QPushButton, "add-axis-button"), Qt.MouseButton.LeftButton)
-        _type(qtbot, form.findChild(QLineEdit, "buckets..name"), axis)
+        assert form.findChild(QLineEdit, f"buckets.{axis}.name").text() == axis
         _type(qtbot, form.findChild(QLineEdit, f"buckets.{axis}"), values)
     assert form.spec().buckets == {"batch": (1, 8), "seq": (128,)}
     assert not inputs_problem.text()  # gone (its place kept while the user types in the buckets)
@@ -400,8 +402,10 @@ def test_typing_an_axis_name_does_not_move_the_table_under_the_pointer(qtbot, fo
     problem = form.problem_label("inputs")
     assert "{seq}" in problem.text()  # the inputs name an axis the buckets do not have yet
     qtbot.mouseClick(form.findChild(QPushButton, "add-axis-button"), Qt.MouseButton.LeftButton)
-    name = form.findChild(QLineEdit, "buckets..name")
+    name = form.findChild(QLineEdit, "buckets.seq.name")  # offered by Add axis; the user types it over
+    name.setFocus()
     qtbot.waitUntil(name.hasFocus, timeout=5_000)
+    name.selectAll()
     # The inputs' problem line sits between the two tables: were it to go as the axis is completed, the buckets
     # table (and the row being typed in) would move up under the pointer.
     height = problem.height()

@@ -32,6 +32,19 @@ def _check_entry(field: str, text: str, problems: list[Problem], *, what: str = 
         problems.append(_error(field, f"The file of {what}, {parsed.target}, does not exist."))
 
 
+def unknown_axes(spec: ModuleCompileSpec) -> list[str]:
+    """The ``{axis}`` names the inputs use that the buckets do not have, in the order the inputs name them: what
+    their errors name, and what the form's Add axis offers first."""
+    out: list[str] = []
+    for text in spec.inputs.values():
+        try:
+            axes = tensors.parse(text).axes()
+        except tensors.TensorSpecError:
+            continue
+        out += [axis for axis in axes if axis not in spec.buckets and axis not in out]
+    return out
+
+
 def validate(spec: ModuleCompileSpec) -> list[Problem]:
     problems: list[Problem] = []
     m = spec.module
