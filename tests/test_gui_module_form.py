@@ -417,3 +417,30 @@ def test_typing_an_axis_name_does_not_move_the_table_under_the_pointer(qtbot, fo
     # Once the user moves on, the emptied problem line goes.
     form.editor("name").widget.setFocus()
     qtbot.waitUntil(lambda: not problem.isVisible(), timeout=5_000)
+
+
+def test_the_chooser_preselects_the_top_module_and_is_skipped_for_one(qtbot, form, tmp_path):
+    layered = tmp_path / "layered.py"
+    layered.write_text(
+        "from torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.block = Block()\n\n"
+        "    def forward(self, x):\n        return self.block(x)\n\n\ndef helper(x):\n    return x\n",
+        encoding="utf-8",
+    )
+    form.choose_file(str(layered))
+    chooser = _chooser(qtbot, form)
+    assert chooser.entry() == f"{layered}:Model"  # not Block, the first listed: Model uses it
+    qtbot.keyClick(chooser.list, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not chooser.isVisible(), timeout=30_000)
+
+    single = tmp_path / "single.py"
+    single.write_text(
+        "from torch import nn\n\n\ndef helper(x):\n    return x\n\n\n"
+        "class Only(nn.Module):\n    def forward(self, x):\n        return x\n",
+        encoding="utf-8",
+    )
+    form.opener.chooser = None
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS) as blocker:
+        form.choose_file(str(single))  # one module class: nothing to choose, it is resolved at once
+    assert form.spec().module.entry == f"{single}:Only" and blocker.args[0]["ok"], blocker.args[0]
+    assert form.opener.chooser is None

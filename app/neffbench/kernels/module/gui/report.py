@@ -35,9 +35,12 @@ def resolve_entry(token: int, request: dict[str, Any], typed: dict[str, Any]) ->
 def entry_choices(path: str) -> dict[str, Any]:
     """Worker thread: what a .py file defines at its top level, read with ast (never run).
 
-    ``{"names": [{"name", "kind", "line", "doc"}], "error": None}``, classes and functions first, then other
-    assigned names (a model instance, say); ``error`` is the sentence saying why nothing can be listed."""
+    ``{"names": [{"name", "kind", "line", "doc"}], "error": None, "top": NAME, "modules": [NAME, ...]}``, classes
+    and functions first, then other assigned names (a model instance, say); ``error`` is the sentence saying why
+    nothing can be listed; ``modules`` the module classes and ``top`` the one no other uses (what to preselect)."""
     import ast
+
+    from neffbench.kernels.module.file_modules import module_classes, top_module
 
     name = Path(path).name
     try:
@@ -62,7 +65,10 @@ def entry_choices(path: str) -> dict[str, Any]:
         (n for n in found.values() if not n["name"].startswith("_")), key=lambda n: (n["kind"] == "object", n["line"])
     )
     error = None if names else f"{name} defines no public class, function or object to compile."
-    return {"names": names, "error": error}
+    listed = {n["name"] for n in names}
+    modules = [node for node in module_classes(tree) if node.name in listed]
+    top = top_module(modules)
+    return {"names": names, "error": error, "top": top, "modules": [node.name for node in modules]}
 
 
 def entry_names(path: str) -> list[str]:
