@@ -444,3 +444,33 @@ def test_the_chooser_preselects_the_top_module_and_is_skipped_for_one(qtbot, for
         form.choose_file(str(single))  # one module class: nothing to choose, it is resolved at once
     assert form.spec().module.entry == f"{single}:Only" and blocker.args[0]["ok"], blocker.args[0]
     assert form.opener.chooser is None
+
+
+def test_a_shape_or_constructor_mismatch_is_found_when_the_form_is_resolved(qtbot, form):
+    form.set_spec(dataclasses.replace(form.spec(), inputs={"x": "f32[2,16]"}))
+    assert _resolve(qtbot, form, f"{CORPUS_MLP}:make_mlp")["ok"]  # hidden_size 64 by default: x's 16 does not fit
+    qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
+    inputs_problem = form.problem_label("inputs")
+    assert inputs_problem.isVisible(), "found at Resolve, not only at compile"
+    assert "Called on these example inputs, the module fails" in inputs_problem.text()
+    assert "mat1 and mat2 shapes cannot be multiplied (2x16 and 64x128)" in inputs_problem.text()
+    assert any(p.field == "inputs" for p in form.errors())
+    form.editor("kwargs.hidden_size").set_value(16)  # an edit since: the verdict no longer applies until a Resolve
+    form.editor("kwargs.hidden_size").edited.emit()
+    qtbot.waitUntil(lambda: "mat1" not in inputs_problem.text(), timeout=5_000)
+
+    form.set_spec(
+        dataclasses.replace(
+            form.spec(),
+            module=ModuleSection(
+                entry=f"{CORPUS_MLP}:MLP",
+                kwargs={"hidden_size": 16, "intermediate_size": 8, "activation": "swish", "bias": True, "dropout": 0.0},
+            ),
+        )
+    )
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS):
+        form.resolve()
+    qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
+    kwargs_problem = form.findChild(QLabel, "problem:module.kwargs")
+    assert kwargs_problem.isVisible() and "Made with these arguments, the module fails" in kwargs_problem.text()
+    assert "swish" in kwargs_problem.text()

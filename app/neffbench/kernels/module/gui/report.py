@@ -32,6 +32,33 @@ def resolve_entry(token: int, request: dict[str, Any], typed: dict[str, Any]) ->
     return token, report
 
 
+def trial_build(token: int, key: str, request: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
+    """Worker thread: the warm probe builds the module and calls it once on the example inputs (``trial``).
+
+    A probe that cannot answer gives no verdict (``ok``): the compile's own checks still run."""
+    from neffbench.probe.client import ProbeError, shared
+
+    try:
+        result = shared().ask("trial", request)
+    except (ProbeError, OSError):
+        result = {"ok": True}
+    return token, key, result
+
+
+def trial_problem(result: dict[str, Any]) -> tuple[str, str]:
+    """(field, sentence) of a failed trial: under the constructor's arguments when making the module failed, under
+    the inputs when calling it on them did; a sentence that names its field (``inputs.x: ...``) goes there."""
+    error = str(result.get("error") or "")
+    named, sep, rest = error.partition(": ")
+    if sep and named.startswith(("module.kwargs", "inputs.", "module.constants.")) and " " not in named:
+        return named, rest[:1].upper() + rest[1:]
+    if result.get("step"):
+        bucket = ", ".join(f"{axis}={size}" for axis, size in (result.get("bucket") or {}).items())
+        where = f" of the first bucket ({bucket})" if bucket else ""
+        return "inputs", f"Called on these example inputs{where}, the module fails: {error}."
+    return "module.kwargs", f"Made with these arguments, the module fails: {error}."
+
+
 def entry_choices(path: str) -> dict[str, Any]:
     """Worker thread: what a .py file defines at its top level, read with ast (never run).
 
