@@ -244,10 +244,13 @@ def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
         with watching:
             return _handler(command)(request)
     except Exception as exc:  # noqa: BLE001 - whatever the user's code does ends as a report
+        from neffbench.kernels.api import KernelError
         from neffbench.usercode.errors import describe, format_traceback
 
         traceback.print_exc(file=sys.stderr)
-        return {"ok": False, "error": describe(exc), "traceback": format_traceback(exc)}
+        # A KernelError is already the sentence for the user; anything else is named by its class.
+        error = str(exc) if isinstance(exc, KernelError) else describe(exc)
+        return {"ok": False, "error": error, "traceback": format_traceback(exc)}
     finally:
         _LAST_USER_MODULES.extend(watching.modules)
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
+from neffbench.gui.forms.field_words import labels, problem_text, worded
 from neffbench.gui.forms.problem_lines import show_problems
 from neffbench.gui.widgets import background, theme
 from neffbench.kernels.module import entry as entries
@@ -362,7 +363,8 @@ class ModuleForm(QScrollArea):
             # What only making and calling the module tells (a shape the forward refuses), as of the last Resolve.
             problems.append(Problem(*trial_problem(self._trial[1])))
         problems += validate(spec)
-        self._problems = sorted(problems, key=lambda p: p.severity != "error")
+        words = labels(spec)
+        self._problems = sorted((worded(p, words) for p in problems), key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}
         for p in self._problems:
             by_field.setdefault(p.field, []).append(p)
@@ -375,7 +377,7 @@ class ModuleForm(QScrollArea):
         self.buckets.show_problems(by_field)
         rest = [p for ps in by_field.values() for p in ps]  # the workdir, the spec as a whole
         self.banner.setVisible(bool(rest))
-        self.banner.setText("\n".join(str(p) for p in rest))
+        self.banner.setText("\n".join(problem_text(p, words) for p in rest))
         self.banner.setStyleSheet(f"color: {theme.BAD};")
         self.buckets.show_shapes(spec)
         self._show_summary()
