@@ -26,3 +26,16 @@ def test_a_constructor_that_raises_fails_before_any_call_and_a_fitting_one_passe
     made = _trial({"x": "f32[2,16]"}, activation="swish")
     assert not made["ok"] and made["step"] == "" and "swish" in made["error"]
     assert _trial({"x": "f32[2,16]"}, hidden_size=16)["ok"]
+
+
+def test_a_kernel_error_reaches_the_window_as_its_sentence_without_the_class_name(monkeypatch):
+    from neffbench.kernels.api import KernelError
+    from neffbench.workers import probe
+
+    def refuses(_request):
+        raise KernelError("the entry pkg.mod:Model does not resolve: no module named 'pkg'.")
+
+    monkeypatch.setitem(probe.COMMANDS, "refuses", refuses)
+    found = answer("refuses", {})
+    assert found["error"] == "the entry pkg.mod:Model does not resolve: no module named 'pkg'."
+    assert not found["ok"] and "KernelError" not in found["error"]

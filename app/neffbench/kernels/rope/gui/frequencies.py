@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,8 +10,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QSizePolicy
 
 from neffbench.gui.widgets import theme
-from neffbench.gui.widgets.hover import PointerLabel, throttled_mouse_moves
-from neffbench.gui.widgets.plot_titles import MAX_WIDTH
+from neffbench.gui.widgets.hover import throttled_mouse_moves
+from neffbench.gui.widgets.plot_titles import BESIDE, fit, set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
 if TYPE_CHECKING:  # the window must not wait for torch, which neffbench.kernels.rope.preview imports
@@ -31,11 +30,6 @@ _MARK_PENS = {
     "edge1": pg.mkPen(theme.BAND_COLOURS["blended"], width=1.5, style=Qt.PenStyle.DashDotLine),
 }
 _AXIS_WIDTH = 64  # both plots alike, so their pair indices line up and the label clears the ticks
-# Each axis in its unit; small type, so a label stays shorter than its plot is tall on a short screen.
-_AXIS_LABELS = {"wavelength": "wavelength (positions)", "inv_freq": "inv_freq (rad/position)"}
-_LABEL_STYLE = {"font-size": "8pt"}
-LEGEND_COLUMNS = (2, 3)  # the fewest and the most columns of the legend; as many as the width has room for
-_BASE_WIDTH = "neffbench_frequencies_base_width"  # the view's own minimum width, before its legend widened it
 
 
 class _LegendSample(pg.ItemSample):
@@ -52,21 +46,20 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._preview: Preview | None = None
-        # The title and the legend above the plots, which then have the view's whole width.
-        self.title = self.addLabel("", row=0, col=0, size="11pt")
         # Both plots' x is the pair index.
-        self.wavelength_plot = self.addPlot(row=2, col=0, axisItems=integer_axes("bottom"))
-        self.inv_freq_plot = self.addPlot(row=3, col=0, axisItems=integer_axes("bottom"))
+        self.wavelength_plot = self.addPlot(row=0, col=0, axisItems=integer_axes("bottom"))
+        self.inv_freq_plot = self.addPlot(row=1, col=0, axisItems=integer_axes("bottom"))
         self.inv_freq_plot.setXLink(self.wavelength_plot)
         self.curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem, pg.PlotDataItem]] = {}
         self.cursors: list[pg.InfiniteLine] = []
+        # No units on the axes (the readout gives them): a label longer than its plot is tall runs
+        # into the plot below on a short screen.
         for plot, name in ((self.wavelength_plot, "wavelength"), (self.inv_freq_plot, "inv_freq")):
             plot.setLogMode(False, True)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setLabel("left", _AXIS_LABELS[name], **_LABEL_STYLE)
-            plot.setLabel("bottom", "pair index", **_LABEL_STYLE)
+            plot.setLabel("left", name)
             plot.getAxis("left").setWidth(_AXIS_WIDTH)
             base = plot.plot(pen=pg.mkPen(theme.ORIGINAL, width=1, style=Qt.PenStyle.DashLine))
             scaled = plot.plot(pen=pg.mkPen(theme.ROTATED, width=1.5))
@@ -76,6 +69,7 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
             cursor.hide()
             plot.addItem(cursor, ignoreBounds=True)
             self.cursors.append(cursor)
+        self.inv_freq_plot.setLabel("bottom", "pair index")
         self.original_line = self._mark(self.wavelength_plot, 0, "original")
         # llama3 with low_freq_factor 1 puts an edge on the original context: dots over dashes show both.
         self.original_line.setZValue(1)
@@ -86,16 +80,15 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
             (self._mark(self.wavelength_plot, 90, f"edge{i}"), self._mark(self.inv_freq_plot, 90, f"edge{i}"))
             for i in range(2)
         ]
-        # The legend has a row of its own, in columns: inside the plots every corner holds data for some spec.
-        self.legend = pg.LegendItem(labelTextSize="8pt", sampleType=_LegendSample, colCount=LEGEND_COLUMNS[0])
+        # The legend has a column of its own: inside the plots every corner holds data for some spec.
+        self.legend = pg.LegendItem(labelTextSize="8pt", sampleType=_LegendSample)
         self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.addItem(self.legend, row=1, col=0)
-        self.ci.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
+        self.addItem(self.legend, row=0, col=1, rowspan=2)
+        self.ci.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self._samples = self._make_samples()
-        self.summary = self.addLabel("", row=4, col=0, justify="left")
-        self.readout = self.addLabel("", row=5, col=0, justify="left", size="8pt")
-        keep_readable(self, plots=2, lines=4, titled=False)  # the summary's and the readout's rows, the spacing
-        self.pointer = PointerLabel(self.wavelength_plot, self.inv_freq_plot)
+        self.summary = self.addLabel("", row=2, col=0, colspan=2, justify="left")
+        self.readout = self.addLabel("", row=3, col=0, colspan=2, justify="left", size="8pt")
+        keep_readable(self, plots=2, lines=4)  # the summary's and the readout's rows, the spacing
         # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
         self._hover = throttled_mouse_moves(self, self._on_scene_mouse_moved)
 
@@ -151,11 +144,13 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
                 line.setVisible(i < len(pair_edges))
                 if i < len(pair_edges):
                     line.setPos(pair_edges[i].value)
-        self.title.setText(
-            f"Frequencies: {preview.spec.rope.rope_type} scaling" + (f", factor {f.factor:g}" if f.factor else "")
+        set_title(
+            self.wavelength_plot,
+            f"Frequencies: {preview.spec.rope.rope_type} scaling" + (f", factor {f.factor:g}" if f.factor else ""),
         )
         self._fill_legend(preview, wavelength_edges or pair_edges)
-        self._fit_legend()
+        self.setProperty(BESIDE, int(self.legend.boundingRect().width()) + 8)
+        fit(self)
         # The legend counts the pairs in each band; the summary says which side of the edges is which.
         if not scaling:
             text = f"{len(f.bands)} pairs, no scaling: every frequency is the base one"
@@ -167,27 +162,6 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         self._show_default_readout()
         for plot in (self.wavelength_plot, self.inv_freq_plot):
             plot.enableAutoRange()
-
-    def _fit_legend(self) -> None:
-        """As many legend columns as the width holds; the view never narrower than the fewest need, nor shorter
-        than the title's and the legend's rows above the plots and the plots' own least height."""
-        entries = self.legend.items if hasattr(self, "legend") else []  # a resize while __init__ builds the view
-        if not entries:
-            return
-        widest = max(label.boundingRect().width() + sample.boundingRect().width() for sample, label in entries) + 12
-        columns = max(LEGEND_COLUMNS[0], min(LEGEND_COLUMNS[1], int((self.width() - 24) // widest)))
-        if columns != self.legend.columnCount:
-            self.legend.setColumnCount(columns)
-        rows = math.ceil(len(entries) / columns)
-        self.setMinimumHeight(0)
-        keep_readable(self, plots=2, lines=8 + 1.6 * rows, titled=False)
-        self.setProperty(_BASE_WIDTH, self.property(_BASE_WIDTH) or self.minimumWidth())
-        wide = max(LEGEND_COLUMNS[0] * widest, self.title.item.boundingRect().width()) + 24
-        self.setMinimumWidth(max(int(self.property(_BASE_WIDTH)), min(int(wide), MAX_WIDTH)))
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().resizeEvent(event)
-        self._fit_legend()
 
     def _fill_legend(self, preview: Preview, edges: list) -> None:
         """One entry for every curve and mark drawn, in the order a reader needs them."""
@@ -236,16 +210,8 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
             text + f"<br>wavelength {f.wavelength[pair]:.5g} positions · inv_freq {f.inv_freq[pair]:.5g} rad/position"
         )
 
-    def pointer_text(self, plot: pg.PlotItem, pair: int) -> str:
-        """What the label beside the pointer says: the pair and the figure of the plot it is over."""
-        f = self._preview.frequencies
-        if plot is self.wavelength_plot:
-            return f"pair {pair}<br>wavelength {f.wavelength[pair]:.4g} positions"
-        return f"pair {pair}<br>inv_freq {f.inv_freq[pair]:.4g} rad/position"
-
     def _show_default_readout(self) -> None:
         self.readout.setText("Hover a pair for its band,<br>wavelength and inverse frequency")
-        self.pointer.hide()
         for cursor in self.cursors:
             cursor.hide()
 
@@ -255,8 +221,6 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
             self._show_default_readout()
             return
         self.readout.setText(self.readout_text(pair))
-        plot = next(p for p in (self.wavelength_plot, self.inv_freq_plot) if p.vb.sceneBoundingRect().contains(args[0]))
-        self.pointer.show(plot, args[0], self.pointer_text(plot, pair))
         for cursor in self.cursors:
             cursor.setPos(pair)
             cursor.show()

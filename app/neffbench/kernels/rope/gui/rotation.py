@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 
 from neffbench.gui.widgets import theme
-from neffbench.gui.widgets.hover import PointerLabel, throttled_mouse_moves
+from neffbench.gui.widgets.hover import throttled_mouse_moves
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
@@ -42,9 +42,8 @@ class _LanePlot:
         plot.hideButtons()
         plot.showGrid(x=True, y=True, alpha=0.2)
         plot.setLabel("bottom", "lane (element of the head)")
-        plot.setLabel("left", "value (input's units)", **{"font-size": "8pt"})
         # One width for both plots: with x linked, lane k of the query then sits above lane k of the key.
-        plot.getAxis("left").setWidth(56)
+        plot.getAxis("left").setWidth(44)
         self.original = plot.plot(
             pen=pg.mkPen(theme.ORIGINAL, width=1), symbol="o", symbolSize=4, symbolBrush=theme.ORIGINAL, symbolPen=None
         )
@@ -96,7 +95,6 @@ class RotationPlots(pg.GraphicsLayoutWidget):
         self.head = 0
         # Throttled: a readout per repaint is plenty, however fast the mouse sends moves.
         self._hover = throttled_mouse_moves(self, self._on_scene_mouse_moved)
-        self.pointer = PointerLabel(self.query.plot, self.key.plot)
 
     def set_preview(self, preview: Preview, token: int = 0, head: int = 0) -> None:
         self._preview = preview
@@ -171,17 +169,6 @@ class RotationPlots(pg.GraphicsLayoutWidget):
             f"<br>{values(lane)} · {values(partner)}  (before → after)"
         )
 
-    def _lane_plot(self, tensor: str) -> _LanePlot:
-        return self.query if tensor == "query" else self.key
-
-    def pointer_text(self, tensor: str, lane: int) -> str:
-        """What the label beside the pointer says: the lane's value before and after rotation."""
-        rot = self._preview.rotation
-        head = self.head if tensor == "query" else key_head_for(self._preview, self.head)
-        before = (rot.query if tensor == "query" else rot.key)[self.token, head][lane]
-        after = (rot.query_out if tensor == "query" else rot.key_out)[self.token, head][lane]
-        return f"lane {lane}<br>{before:.4g} → {after:.4g}"
-
     def _show_default_readout(self) -> None:
         self.readout.setText("Hover a lane for its value and its partner's, before and after rotation")
 
@@ -193,9 +180,7 @@ class RotationPlots(pg.GraphicsLayoutWidget):
         if hit is not None:
             partners = next((p for p in self._preview.pairing() if hit[1] in p), None)
             self.readout.setText(self.readout_text(*hit))
-            self.pointer.show(self._lane_plot(hit[0]).plot, args[0], self.pointer_text(*hit))
         else:
             self._show_default_readout()
-            self.pointer.hide()
         for lane_plot in (self.query, self.key):
             lane_plot.show_partners(partners)

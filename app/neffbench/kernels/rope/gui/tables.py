@@ -8,7 +8,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from neffbench.gui.widgets.hover import PointerLabel
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
@@ -38,14 +37,12 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
             values=(-1, 1), colorMap=pg.colormap.get("CET-D1"), interactive=False, width=14, colorMapMenu=False
         )
         self.colour_bar.setImageItem([self.cos_image, self.sin_image])
-        self.colour_bar.getAxis("right").setLabel("cos, sin (no unit)", **{"font-size": "8pt"})
         self.addItem(self.colour_bar, row=0, col=1, rowspan=2)
         self.readout = self.addLabel("", row=2, col=0, colspan=2, justify="left")
         keep_readable(self, plots=2, lines=4)  # the readout's row and the layout's spacing
         self.drawn_step = 1
         self.cos_plot.vb.sigXRangeChanged.connect(self._on_view_x_range_changed)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
-        self.pointer = PointerLabel(self.cos_plot, self.sin_plot)
 
     def _make_plot(self, row: int, name: str) -> pg.PlotItem:
         plot = self.addPlot(row=row, col=0, axisItems=integer_axes("left", "bottom"))  # pairs, positions
@@ -123,7 +120,5 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
                 if preview.cache_dtype != "float32":
                     text += f" ({preview.cache_dtype}; float32 {exact:.7g}, error {abs(value - exact):.2g})"
                 self.readout.setText(text)
-                self.pointer.show(plot, pos, f"position {position}, pair {pair}<br>{name} = {value:.5g}")
                 return
         self._show_default_readout()
-        self.pointer.hide()
