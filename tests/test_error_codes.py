@@ -152,3 +152,9 @@ def test_lookup_and_normalize_never_raise_and_always_give_a_url(text):
 def test_a_lone_surrogate_does_not_break_the_search_url():
     help_ = lookup("NCC_\ud800")
     assert help_.known is False and help_.url.startswith(codes.DOCS_SEARCH_URL)
+
+
+def test_the_lnc_advice_treats_inf2_and_trn1_alike():
+    # neuronx-cc documents --lnc for Trn2 and later; Inf2 and Trn1 share NeuronCore-v2.
+    advice = lookup("NCC_EARG001").advice
+    assert "inf2 and trn1" in advice and "lnc=1" in advice

@@ -78,7 +78,8 @@ def test_preset_then_error_disables_compile_and_fixing_it_enables_it(window, qtb
     label = window.form.problem_label("model.rotary_dim")
     assert label.isVisibleTo(window) and "even" in label.text()
     assert not window.compile_action.isEnabled()
-    assert "model.rotary_dim" in window.compile_button.toolTip() and "even" in window.compile_button.toolTip()
+    tip = window.compile_button.toolTip()
+    assert "• Rotary dim: " in tip and "even" in tip and "model.rotary_dim" not in tip  # the form's label, not the key
     rotary.selectAll()
     qtbot.keyClicks(rotary, "32")
     assert not label.isVisibleTo(window)

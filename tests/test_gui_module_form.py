@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QLabel,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QToolButton,
+    QWidget,
 )
 
 from neffbench.gui.forms.field_editors import NumberBox
@@ -175,15 +177,17 @@ def test_inputs_and_buckets_after_resolve(qtbot, form, mlp_file):
     _type(qtbot, form.findChild(QLineEdit, "inputs.x.init"), "rand(-1, 1)")
     assert form.spec().inputs == {"x": "bfloat16[{batch},{seq},64] rand(-1, 1)"}
     inputs_problem = form.problem_label("inputs")
-    assert inputs_problem.isVisible() and "not a [buckets] axis" in inputs_problem.text()
+    assert inputs_problem.isVisible() and "not a Buckets axis" in inputs_problem.text()
 
     shapes = form.findChild(QPlainTextEdit, "shapes")
     for axis, values in (("batch", "1, 8"), ("seq", "128")):
+        # Add axis offers the axis the inputs' error names (batch, then seq): only the values are left to type.
+        assert f"{{{axis}}}" in inputs_problem.text()
         qtbot.mouseClick(form.findChild(QPushButton, "add-axis-button"), Qt.MouseButton.LeftButton)
-        _type(qtbot, form.findChild(QLineEdit, "buckets..name"), axis)
+        assert form.findChild(QLineEdit, f"buckets.{axis}.name").text() == axis
         _type(qtbot, form.findChild(QLineEdit, f"buckets.{axis}"), values)
     assert form.spec().buckets == {"batch": (1, 8), "seq": (128,)}
-    assert not inputs_problem.isVisible()
+    assert not inputs_problem.text()  # gone (its place kept while the user types in the buckets)
     assert "batch=8, seq=128  →  x: bfloat16[8,128,64] rand(-1, 1)" in shapes.toPlainText()
     assert "batch=1, seq=128" in shapes.toPlainText()
 
@@ -193,7 +197,9 @@ def test_inputs_and_buckets_after_resolve(qtbot, form, mlp_file):
     # An axis the buckets do not have: the problem shows under the inputs table, in the error colour.
     _type(qtbot, form.findChild(QLineEdit, "inputs.x.shape"), "{tokens},64")
     assert inputs_problem.isVisible() and "{tokens}" in inputs_problem.text()
-    assert "not a [buckets] axis" in inputs_problem.text()
+    assert (
+        "not a Buckets axis" in inputs_problem.text() and "[buckets]" not in inputs_problem.text()
+    )  # the form's words
     assert theme.PROBLEM_COLOURS["error"] in inputs_problem.styleSheet()
     assert any(p.field == "inputs.x" for p in form.errors())
     assert "axis 'tokens'" in shapes.toPlainText()
@@ -365,3 +371,108 @@ def test_a_misspelt_key_of_a_nested_config_shows_under_its_argument(qtbot, form,
     )
     form.set_spec(fixed)
     assert not any("dpeth" in p.message for p in form.errors())
+
+
+def _table_spec() -> ModuleCompileSpec:
+    return dataclasses.replace(
+        ModuleCompileSpec(),
+        module=ModuleSection(entry="model.py:Model"),
+        inputs={"x": "f32[{seq},4]", "y": "f32[4]"},
+        buckets={"seq": (1, 2)},
+    )
+
+
+def test_tab_from_a_table_cell_goes_on_to_the_next_field(qtbot, form):
+    form.set_spec(_table_spec())
+    form.activateWindow()
+    steps = [
+        ("inputs.y.init", "add-input-button"),  # the last cell of the inputs, then the button under them
+        ("add-input-button", "buckets.seq.name"),  # on into the buckets
+        ("buckets.seq.remove", "add-axis-button"),
+    ]
+    for start, expected in steps:
+        widget = form.findChild(QWidget, start)
+        widget.setFocus()
+        qtbot.waitUntil(widget.hasFocus, timeout=5_000)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+        qtbot.waitUntil(lambda expected=expected: QApplication.focusWidget().objectName() == expected, timeout=5_000)
+
+
+def test_typing_an_axis_name_does_not_move_the_table_under_the_pointer(qtbot, form):
+    form.set_spec(dataclasses.replace(_table_spec(), buckets={}))
+    form.activateWindow()
+    problem = form.problem_label("inputs")
+    assert "{seq}" in problem.text()  # the inputs name an axis the buckets do not have yet
+    qtbot.mouseClick(form.findChild(QPushButton, "add-axis-button"), Qt.MouseButton.LeftButton)
+    name = form.findChild(QLineEdit, "buckets.seq.name")  # offered by Add axis; the user types it over
+    name.setFocus()
+    qtbot.waitUntil(name.hasFocus, timeout=5_000)
+    name.selectAll()
+    # The inputs' problem line sits between the two tables: were it to go as the axis is completed, the buckets
+    # table (and the row being typed in) would move up under the pointer.
+    height = problem.height()
+    for ch in "seq":
+        qtbot.keyClicks(name, ch)
+        kept = max(problem.minimumHeight(), problem.sizeHint().height())
+        assert problem.isVisible() and kept >= height, f"the line shrank after {ch!r}"
+    assert "seq" in form.spec().buckets and "{seq}" not in problem.text()
+    # Once the user moves on, the emptied problem line goes.
+    form.editor("name").widget.setFocus()
+    qtbot.waitUntil(lambda: not problem.isVisible(), timeout=5_000)
+
+
+def test_the_chooser_preselects_the_top_module_and_is_skipped_for_one(qtbot, form, tmp_path):
+    layered = tmp_path / "layered.py"
+    layered.write_text(
+        "from torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.block = Block()\n\n"
+        "    def forward(self, x):\n        return self.block(x)\n\n\ndef helper(x):\n    return x\n",
+        encoding="utf-8",
+    )
+    form.choose_file(str(layered))
+    chooser = _chooser(qtbot, form)
+    assert chooser.entry() == f"{layered}:Model"  # not Block, the first listed: Model uses it
+    qtbot.keyClick(chooser.list, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not chooser.isVisible(), timeout=30_000)
+
+    single = tmp_path / "single.py"
+    single.write_text(
+        "from torch import nn\n\n\ndef helper(x):\n    return x\n\n\n"
+        "class Only(nn.Module):\n    def forward(self, x):\n        return x\n",
+        encoding="utf-8",
+    )
+    form.opener.chooser = None
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS) as blocker:
+        form.choose_file(str(single))  # one module class: nothing to choose, it is resolved at once
+    assert form.spec().module.entry == f"{single}:Only" and blocker.args[0]["ok"], blocker.args[0]
+    assert form.opener.chooser is None
+
+
+def test_a_shape_or_constructor_mismatch_is_found_when_the_form_is_resolved(qtbot, form):
+    form.set_spec(dataclasses.replace(form.spec(), inputs={"x": "f32[2,16]"}))
+    assert _resolve(qtbot, form, f"{CORPUS_MLP}:make_mlp")["ok"]  # hidden_size 64 by default: x's 16 does not fit
+    qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
+    inputs_problem = form.problem_label("inputs")
+    assert inputs_problem.isVisible(), "found at Resolve, not only at compile"
+    assert "Called on these example inputs, the module fails" in inputs_problem.text()
+    assert "mat1 and mat2 shapes cannot be multiplied (2x16 and 64x128)" in inputs_problem.text()
+    assert any(p.field == "inputs" for p in form.errors())
+    form.editor("kwargs.hidden_size").set_value(16)  # an edit since: the verdict no longer applies until a Resolve
+    form.editor("kwargs.hidden_size").edited.emit()
+    qtbot.waitUntil(lambda: "mat1" not in inputs_problem.text(), timeout=5_000)
+
+    form.set_spec(
+        dataclasses.replace(
+            form.spec(),
+            module=ModuleSection(
+                entry=f"{CORPUS_MLP}:MLP",
+                kwargs={"hidden_size": 16, "intermediate_size": 8, "activation": "swish", "bias": True, "dropout": 0.0},
+            ),
+        )
+    )
+    with qtbot.waitSignal(form.resolved, timeout=RESOLVE_TIMEOUT_MS):
+        form.resolve()
+    qtbot.waitUntil(lambda: not form.busy, timeout=RESOLVE_TIMEOUT_MS)
+    kwargs_problem = form.findChild(QLabel, "problem:module.kwargs")
+    assert kwargs_problem.isVisible() and "Made with these arguments, the module fails" in kwargs_problem.text()
+    assert "swish" in kwargs_problem.text()

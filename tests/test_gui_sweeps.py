@@ -29,7 +29,7 @@ def test_the_dialog_counts_points_and_lists_invalid_ones_before_starting(qtbot):
     assert dialog.summary.text().startswith("3 points: 2 to compile, 1 invalid")
     assert "per job" in dialog.summary.text()  # the memory estimate, before anything starts
     assert dialog.invalid_list.count() == 1
-    assert dialog.invalid_list.item(0).text().startswith("Point 2 (Opt level 7): Opt level must be")
+    assert dialog.invalid_list.item(0).text().startswith("Point 3 (Opt level 7): Opt level must be")  # counted from 1
     assert dialog.start_button.isEnabled()
     dialog.strict_check.setChecked(True)  # --strict: one invalid point and nothing runs
     dialog.replan()
@@ -74,8 +74,11 @@ def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, q
     # The Compile tab: one row per point, each ended, none left running; the headline counts them.
     states = [state for _, state in window.compile_panel.stages.states()]
     assert len(states) == 4 and set(states) == {"succeeded"}
+    # Each row in the sweep dialog's words, numbered from 1 (not ``#0 optlevel=1 num_tokens=8``).
+    assert window.compile_panel.stages.states()[0][0] == "#1 Opt level 1, Tokens (buckets) 8"
     results = window.compile_panel.results
     assert results.topLevelItemCount() == 4
+    assert results.topLevelItem(0).text(0).startswith("Opt level ")
     assert all(results.topLevelItem(i).text(2) for i in range(4))  # each point's NEFF (here: why there is none)
     assert window.compile_panel.state_label.text().startswith("Sweep done: 4 succeeded.")
     assert window.statusBar().currentMessage().startswith("Sweep done")
@@ -109,7 +112,7 @@ def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, q
 
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     by_point = {panel.proxy.index(r, 0).data(): r for r in range(4)}
-    for point in ("0", "3"):  # optlevel 1 / num_tokens 8 and optlevel 2 / num_tokens 16
+    for point in ("1", "4"):  # numbered from 1: optlevel 1 / num_tokens 8 and optlevel 2 / num_tokens 16
         selection.select(panel.proxy.index(by_point[point], 0), flags)
     assert panel.diff_button.isEnabled()
     panel.diff_button.click()

@@ -120,6 +120,21 @@ def test_static_problems_are_listed_by_field(tmp_path):
     ]
 
 
+def test_a_negative_count_among_the_constructor_arguments_is_an_error_naming_it():
+    config = {"entry": "transformers:BertConfig", "kwargs": {"num_hidden_layers": -2, "hidden_size": 64}}
+    spec = ModuleCompileSpec(
+        module=ModuleSection(
+            entry="transformers:BertModel", kwargs={"layers": -1, "bias": -1, "shift": -3, "config": config}
+        ),
+        inputs={"x": "f32[2]"},
+    )
+    errors = [p for p in validate(spec) if p.severity == "error"]
+    assert [(p.field, p.message) for p in errors] == [
+        ("module.kwargs.layers", "layers is a count: it cannot be negative (it is -1)."),
+        ("module.kwargs.config.kwargs.num_hidden_layers", "num_hidden_layers is a count: it cannot be negative (it is -2)."),
+    ]  # fmt: skip
+
+
 def test_old_rope_specs_are_rope_specs():
     from neffbench.kernels.rope.params import RopeCompileSpec as CompileSpec
 

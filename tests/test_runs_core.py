@@ -76,18 +76,19 @@ def test_host_check_compares_target_and_lnc(tmp_path, monkeypatch):
         )
     )
     monkeypatch.setenv(preload_checks.LNC_ENV, "1")
-    problems = preload_checks.check_host(neff, preload_checks.HostFacts(family="trn1"))
-    assert problems == [
-        "the NEFF was compiled for 'cayman' but this host is trn1 ('sunda'). Compile it again with --target trn1.",
-        "the NEFF was compiled for LNC 2 but the runtime will use LNC 1 (NEURON_LOGICAL_NC_CONFIG or neuron-ls); "
-        "set NEURON_LOGICAL_NC_CONFIG=2 or compile with --lnc 1.",
-    ]
+    for family in ("trn1", "inf2"):  # alike: neither takes --lnc
+        problems = preload_checks.check_host(neff, preload_checks.HostFacts(family=family))
+        assert problems == [
+            f"the NEFF was compiled for 'cayman' but this host is {family} ('sunda'). Compile it again with --target "
+            f"{family}.",
+            "the NEFF was compiled for LNC 2 but the runtime will use LNC 1 (NEURON_LOGICAL_NC_CONFIG or neuron-ls); "
+            "set NEURON_LOGICAL_NC_CONFIG=2 or compile with no --lnc.",
+        ]
     legacy = read_neff(
         build_neff(tmp_path / "l.neff", inputs={"x": ("float32", [2])}, outputs={"o": ("float32", [2])}, target="sunda")
     )
-    assert (
-        "NEURON_RT_ALLOW_LEGACY_NEFF=1" in preload_checks.check_host(legacy, preload_checks.HostFacts(family="trn2"))[0]
-    )
+    legacy_hint = preload_checks.check_host(legacy, preload_checks.HostFacts(family="trn2"))[0]
+    assert "A trn1/inf2 (sunda) NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1." in legacy_hint
     monkeypatch.setenv(preload_checks.LNC_ENV, "2")
     assert preload_checks.check_host(neff, preload_checks.HostFacts(family="trn2")) == []
 

@@ -259,7 +259,7 @@ def test_a_sweep_says_when_a_point_built_another_module_than_its_twin(tmp_path):
         tracker.finished(index, "succeeded", None, job_dir=job, node=host)
     warnings = [n for n in notes if "warning" in n]
     assert len(warnings) == 1
-    assert "point 2 (on node-c) built a module that differs from point 0's (on node-a)" in warnings[0]
+    assert "point 3 (on node-c) built a module that differs from point 1's (on node-a)" in warnings[0]
     assert "its weights digest is bbbbbbbbbbbb" in warnings[0]
 
 

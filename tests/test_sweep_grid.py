@@ -247,3 +247,12 @@ def test_one_probe_answers_for_every_point_that_builds_the_same_module(tmp_path)
     two = plan(spec, ["module.kwargs.out_features=2,3", "compiler.optlevel=1,2"], backend="cpu-check")
     assert prepare_points(two, tmp_path, ask) == 2
     assert sorted(a["out_features"] for a in asked) == [2, 3]
+
+
+def test_the_window_names_points_in_the_dialogs_words_counted_from_one():
+    from neffbench.views.sweep import point_number
+
+    swept = plan(load_preset("seed"), ["compiler.optlevel=1,2", "inputs.num_tokens=8"])
+    assert swept.words == {0: "Opt level 1, Tokens (buckets) 8", 1: "Opt level 2, Tokens (buckets) 8"}
+    assert swept.labels[0] == "optlevel=1 num_tokens=8"  # the command line keeps the spec's keys
+    assert [point_number(p.index) for p in swept.points] == [1, 2]

@@ -67,7 +67,7 @@ def test_sweep_runs_every_point_show_compares_them_and_a_rerun_serves_the_cache(
     for row in swept["rows"]:
         assert row["outcome"] == "succeeded" and Path(row["job_dir"]).parent == wd.resolve()
         assert row["numerics"]["match"] and row["duration_s"] > 0 and row["backend"] == "cpu-check"
-    assert "[0 optlevel=1 num_tokens=1]" in done.stderr  # the log, each line with its point
+    assert "[1 optlevel=1 num_tokens=1]" in done.stderr  # the log, each line with its point, counted from 1
     sweep_json = Path(swept["path"])
     assert sweep_json == wd.resolve() / "sweeps" / swept["sweep_id"] / "sweep.json"
     assert {p["job_id"] for p in json.loads(sweep_json.read_text())["points"]} == {r["job_id"] for r in swept["rows"]}
@@ -110,7 +110,7 @@ def test_invalid_points_are_listed_the_others_run_and_strict_starts_nothing(tmp_
     mixed = _cli("seed", "--over", "compiler.optlevel=2,4", "--backend", "cpu-check", "--workdir", str(wd))
     assert mixed.returncode == 1, mixed.stderr
     assert (
-        "point 1 (optlevel=4) is invalid: error: compiler.optlevel: Opt level must be between 1 and 3; got 4."
+        "point 2 (optlevel=4) is invalid: error: compiler.optlevel: Opt level must be between 1 and 3; got 4."
         in mixed.stdout
     )
     (sweep,) = [load(wd, p.parent.name) for p in (wd / "sweeps").glob("*/sweep.json")]

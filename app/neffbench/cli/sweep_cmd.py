@@ -9,6 +9,8 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from neffbench.views.sweep import point_number
+
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 SHOW = "show"
 
@@ -111,7 +113,7 @@ def _writer(out: TextIO, labels: dict[int, str]) -> Any:
     lock = threading.Lock()
 
     def write(point: int | None, text: str) -> None:
-        prefix = "" if point is None else f"[{point} {labels.get(point, '')}] ".replace(" ]", "]")
+        prefix = "" if point is None else f"[{point_number(point)} {labels.get(point, '')}] ".replace(" ]", "]")
         with lock:
             out.write(prefix + text + "\n")
             out.flush()
@@ -136,7 +138,9 @@ def _report_plan(plan: Any, args: argparse.Namespace, out: TextIO) -> None:
     short = plan.short_names
     for point in plan.invalid:
         for problem in point.errors:
-            print(f"neffbench: point {point.index} ({point.label(short)}) is invalid: {problem}", file=out)
+            print(
+                f"neffbench: point {point_number(point.index)} ({point.label(short)}) is invalid: {problem}", file=out
+            )
     seen: dict[str, int] = {}
     for point in plan.points:
         for problem in point.problems:
@@ -145,9 +149,7 @@ def _report_plan(plan: Any, args: argparse.Namespace, out: TextIO) -> None:
     for text, n in seen.items():
         print(f"neffbench: {text} ({n} of {plan.count} points)", file=out)
     for indexes, varying in plan.duplicates:
-        names = ", ".join(
-            f"{i} ({short_label})" for i, short_label in ((i, plan.points[i].label(short)) for i in indexes)
-        )
+        names = ", ".join(f"{point_number(i)} ({plan.points[i].label(short)})" for i in indexes)
         why = (
             f"{', '.join(varying)} change{'s' if len(varying) == 1 else ''} nothing once the spec is resolved"
             if varying
@@ -181,7 +183,7 @@ def _dry_run(plan: Any, out: TextIO) -> None:
     for point in plan.points:
         memory = point.memory.text() if point.memory else "-"
         state = "ok" if point.valid else "INVALID: " + "; ".join(p.message for p in point.errors)
-        print(f"{point.index:>4}  {point.label(short)}  {memory}  {state}", file=out)
+        print(f"{point_number(point.index):>4}  {point.label(short)}  {memory}  {state}", file=out)
 
 
 def _sweep(args: argparse.Namespace) -> int:

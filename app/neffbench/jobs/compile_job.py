@@ -22,6 +22,7 @@ from neffbench.jobs.standby import StandbyWorker, spawn_worker
 from neffbench.jobs.streaming import Streaming
 from neffbench.kernels import registry
 from neffbench.procs import Child
+from neffbench.schema.described import with_held_claims
 from neffbench.spec import SpecError, errors, save
 from neffbench.usercode import closure as sources
 
@@ -153,7 +154,8 @@ class CompileJob(Streaming, Finishing):
             if self.origin is not None:
                 self.record["origin"] = self.origin
             records.write_record(job_dir, self.record)
-            save(self.spec, job_dir / "spec.toml")
+            # A preset's "--lnc=2" in the description stays only if this job is compiled with it.
+            save(with_held_claims(self.spec), job_dir / "spec.toml")
             if self.taps:
                 procs.write_json(job_dir / TAPS_REQUEST, self.taps)
             if self.profiled:

@@ -115,6 +115,8 @@ def spec_verdict(spec: Any, backend: str = "auto", *, override_bytes: int | None
 
 def plan_verdict(plan: Any) -> MemoryVerdict:
     """The verdict on a sweep's plan: its largest valid point decides (the limiter runs the others around it)."""
+    from neffbench.views.sweep import point_number
+
     short = plan.short_names
-    found, where = largest((p.memory, f"point {p.index}: {p.label(short)}") for p in plan.valid)
+    found, where = largest((p.memory, f"point {point_number(p.index)}: {p.label(short)}") for p in plan.valid)
     return judge(found, where=where if len(plan.valid) > 1 else "")

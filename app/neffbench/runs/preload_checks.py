@@ -124,7 +124,7 @@ def check_host(neff: Any, host: HostFacts) -> list[str]:
         expected = targets.confirmed_codename(host.family)
         if expected and target != expected:
             hint = (
-                " A trn1 NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1."
+                f" A {targets.codename_label(target)} NEFF on trn2 needs NEURON_RT_ALLOW_LEGACY_NEFF=1."
                 if target == "sunda" and host.family == "trn2"
                 else " Compile it again with --target " + host.family + "."
             )
@@ -133,8 +133,10 @@ def check_host(neff: Any, host: HostFacts) -> list[str]:
             )
     lnc = getattr(neff.header, "lnc_size", None)
     if lnc and host.lnc and lnc != host.lnc:
+        # Inf2 and Trn1 alike take no --lnc (neuronx-cc documents it for Trn2 and later): there, compile without it.
+        again = f"--lnc {host.lnc}" if not host.family or targets.supports_lnc(host.family) else "no --lnc"
         problems.append(
             f"the NEFF was compiled for LNC {lnc} but the runtime will use LNC {host.lnc} "
-            f"({LNC_ENV} or neuron-ls); set {LNC_ENV}={lnc} or compile with --lnc {host.lnc}."
+            f"({LNC_ENV} or neuron-ls); set {LNC_ENV}={lnc} or compile with {again}."
         )
     return problems

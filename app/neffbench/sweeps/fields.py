@@ -57,6 +57,15 @@ def _leaves(prefix: str, value: Any) -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
+def display_labels(fields: list[SweepField]) -> dict[str, str]:
+    """Each field by its label, with its table or section where two share one (``hidden_size (module.kwargs)``):
+    the sweep dialog's words for its rows, and the window's for the points it shows."""
+    counts: dict[str, int] = {}
+    for f in fields:
+        counts[f.label] = counts.get(f.label, 0) + 1
+    return {f.name: f.label if counts[f.label] == 1 else f"{f.label} ({f.name.rpartition('.')[0]})" for f in fields}
+
+
 def sweepable(spec: Any) -> list[SweepField]:
     """Every field of ``spec`` a sweep can vary, in the spec's own order (tables by the keys they hold)."""
     out: list[SweepField] = []

@@ -23,7 +23,7 @@ from neffbench.jobs.memory_estimate import Estimate, estimate
 from neffbench.kernels import registry
 from neffbench.kernels.bucket_words import bucket_label, bucket_phrase
 from neffbench.spec import Problem, SpecError, from_dict, to_dict, validate
-from neffbench.sweeps.fields import assign, normalised, resolve, unoptional
+from neffbench.sweeps.fields import assign, display_labels, normalised, resolve, sweepable, unoptional
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -144,6 +144,12 @@ class SweepPlan:
         """Each point's label by its index (``optlevel=1 num_tokens=8``), as logs and tables name it."""
         short = self.short_names
         return {p.index: p.label(short) for p in self.points}
+
+    @property
+    def words(self) -> dict[int, str]:
+        """Each point in the sweep dialog's words by its index (``Opt level 1, Tokens 8``): the window's rows."""
+        labels = display_labels(sweepable(self.base))
+        return {p.index: p.words(labels) for p in self.points}
 
 
 def _text(value: Any) -> str:

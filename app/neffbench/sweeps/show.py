@@ -11,7 +11,7 @@ from neffbench.jobs.summary import human_bytes
 from neffbench.sweeps.accuracy import accuracy
 from neffbench.views.job import JobView
 from neffbench.views.run import RunView
-from neffbench.views.sweep import PointView, SweepView
+from neffbench.views.sweep import PointView, SweepView, point_number
 
 
 def workdir_of(sweep: SweepView | dict[str, Any]) -> Path:
@@ -229,7 +229,7 @@ def table_cells(
         bucket = " ".join(f"{k}={v}" for k, v in r["bucket"].items() if k in bucket_axes)
         body.append(
             [
-                str(r["point"]),
+                str(point_number(r["point"])),
                 *[_value("-" if v is None else v) for v in values],
                 *([bucket] if show_bucket else []),
                 outcome,

@@ -152,10 +152,11 @@ class Tracker:
         if first[0] == index or first[1].get("sha256") == weights["sha256"]:
             return {"weights_sha256": weights["sha256"]}
         from neffbench.backends.weights_source import difference_sentence
+        from neffbench.views.sweep import point_number
 
         sentence = (
-            f"point {index}{f' (on {where})' if where else ''} built a module that differs from point "
-            f"{first[0]}'s{f' (on {first[2]})' if first[2] else ''}: "
+            f"point {point_number(index)}{f' (on {where})' if where else ''} built a module that differs from point "
+            f"{point_number(first[0])}'s{f' (on {first[2]})' if first[2] else ''}: "
             f"{difference_sentence(weights, first[1])}; their nodes' files or library versions differ "
             "(each job.json lists its sources)"
         )

@@ -25,6 +25,11 @@ from neffbench.views.fields import (
 SCHEMA_VERSION = 1
 
 
+def point_number(index: int) -> int:
+    """A point as the user counts it, from 1; its index, from 0, is what sweep.json and the events keep."""
+    return index + 1
+
+
 @dataclass(frozen=True)
 class PointView:
     """One point of a sweep: its swept values, its state and the job that ran it (by directory name)."""

@@ -1,6 +1,7 @@
 """The probe: ``python -m neffbench.workers.probe check|prepare|preview|structure|REQUEST`` reads a JSON request on
 stdin, prints one JSON report.
 
+trial: the kernel's build alone (the module kernel's: construct, then call once on the example inputs).
 check: the kernel's build, the eager run, the CPU trace and pre-flight, and per-tensor statistics and histograms of
 inputs and outputs. prepare: what a compile checks before any job. preview: the spec's preview, pickled into a
 file (the window's first previews, while its own torch loads). structure: a job's structure, for a job compiled
@@ -92,6 +93,27 @@ def prepare(request: dict[str, Any]) -> dict[str, Any]:
     except KernelError as exc:
         return _failure(exc)
     return {"ok": True, "sources": recorder.result(made)}
+
+
+def trial(request: dict[str, Any]) -> dict[str, Any]:
+    """The kernel's build once for the first bucket (the module kernel's constructs the module and calls it on the
+    example inputs), so that a constructor or shape mismatch is found when the form is resolved, not at compile.
+    ``step`` is the build's step it failed in (``forward``, ``outputs``; empty: before the first call)."""
+    from neffbench.kernels import registry, steps
+    from neffbench.kernels.api import KernelError
+    from neffbench.spec import from_dict
+
+    spec = from_dict(request["spec"])
+    kernel = registry.for_spec(spec)
+    bucket = kernel.buckets(spec)[0]
+    spec = kernel.for_bucket(spec, bucket)
+    reached = [""]
+    try:
+        with steps.listening(reached.append):
+            kernel.build(spec)
+    except KernelError as exc:
+        return {"ok": False, "error": str(exc), "step": reached[-1], "bucket": bucket}
+    return {"ok": True, "bucket": bucket}
 
 
 def check(request: dict[str, Any]) -> dict[str, Any]:
@@ -188,7 +210,7 @@ def structure(request: dict[str, Any]) -> dict[str, Any]:
     return structure_of(request)
 
 
-COMMANDS = {"check": check, "prepare": prepare, "preview": preview, "structure": structure}
+COMMANDS = {"check": check, "prepare": prepare, "preview": preview, "structure": structure, "trial": trial}
 
 
 def _handler(command: str) -> Any:
@@ -222,10 +244,13 @@ def answer(command: str, request: dict[str, Any]) -> dict[str, Any]:
         with watching:
             return _handler(command)(request)
     except Exception as exc:  # noqa: BLE001 - whatever the user's code does ends as a report
+        from neffbench.kernels.api import KernelError
         from neffbench.usercode.errors import describe, format_traceback
 
         traceback.print_exc(file=sys.stderr)
-        return {"ok": False, "error": describe(exc), "traceback": format_traceback(exc)}
+        # A KernelError is already the sentence for the user; anything else is named by its class.
+        error = str(exc) if isinstance(exc, KernelError) else describe(exc)
+        return {"ok": False, "error": error, "traceback": format_traceback(exc)}
     finally:
         _LAST_USER_MODULES.extend(watching.modules)
 

@@ -39,11 +39,17 @@ def problem_label(key: str) -> QLabel:
     return label
 
 
-def show_problems(label: QLabel, problems: list[Problem]) -> None:
-    """The ✖/⚠ lines of ``problems`` in the worst one's colour (hidden when there are none)."""
+def show_problems(label: QLabel, problems: list[Problem], *, hold: bool = False) -> None:
+    """The ✖/⚠ lines of ``problems`` in the worst one's colour (hidden when there are none).
+
+    ``hold``: the user is typing in the rows above the label (a table whose problems it lists), so it does not
+    shrink, and what is below it does not move under the pointer; shown again without ``hold``, it fits its lines.
+    """
+    held = label.height() if hold and label.isVisible() else 0
+    label.setMinimumHeight(held)
     if not problems:
-        label.hide()
         label.clear()
+        label.setVisible(bool(held))
         return
     worst = "error" if any(p.severity == "error" for p in problems) else "warning"
     label.setText("\n".join(f"{'✖' if p.severity == 'error' else '⚠'} {breakable(p.message)}" for p in problems))

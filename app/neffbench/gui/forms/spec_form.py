@@ -10,13 +10,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
+from neffbench.gui.forms.field_words import SECTION_TITLES, labels, problem_text, worded
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.gui.widgets import theme
 from neffbench.spec import Problem, fields_of, is_active, sections_of, top_fields_of, validate
 from neffbench.spec.ignored import ignored_fields
-
-# Titles of the sections every kernel has; a kernel titles its own (``Kernel.section_titles``).
-SECTION_TITLES = {"": "Job", "inputs": "Example inputs", "compiler": "Compiler"}
 
 
 class _Row:
@@ -212,7 +210,8 @@ class SpecForm(QScrollArea):
             row.set_visible(not section or is_active(spec, section, name))
         problems = [Problem(key, row.editor.parse_error) for key, row in self._rows.items() if row.editor.parse_error]
         problems += self._held + validate(spec)
-        self._problems = sorted(problems, key=lambda p: p.severity != "error")
+        words = labels(spec)
+        self._problems = sorted((worded(p, words) for p in problems), key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}
         for p in self._problems:
             by_field.setdefault(p.field, []).append(p)
@@ -228,7 +227,7 @@ class SpecForm(QScrollArea):
         # Problems of fields the form does not show (the workdir, the spec as a whole) go on top.
         rest = [p for ps in by_field.values() for p in ps]
         self.banner.setVisible(bool(rest))
-        self.banner.setText("\n".join(str(p) for p in rest))
+        self.banner.setText("\n".join(problem_text(p, words) for p in rest))
         self.banner.setStyleSheet(f"color: {theme.BAD};")
         self.problems_changed.emit(self._problems)
         self.spec_changed.emit(spec)

@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from neffbench.gui.forms.field_words import problem_text
 from neffbench.gui.widgets import background
-from neffbench.schema.problems import problem_lines
 from neffbench.spec import previewing
 
 DEBOUNCE_MS = 120
@@ -141,10 +141,11 @@ class PreviewController(QObject):
         self._latest = (kind, payload)
         (self.computed if kind == "computed" else self.failed).emit(payload)
 
-    def reject(self, problems: list) -> None:
-        """The form is invalid: no preview, and a computation under way is dropped when it ends."""
+    def reject(self, problems: list, words: dict[str, str] | None = None) -> None:
+        """The form is invalid: no preview, and a computation under way is dropped when it ends. ``words``: the form's
+        labels for the fields (``field_words.labels``), else the problems name their keys."""
         self._wanted, self._withdrawn = None, True
-        self._report("failed", problem_lines(problems))
+        self._report("failed", "\n".join(problem_text(p, words or {}) for p in problems))
 
     @property
     def is_checking(self) -> bool:
@@ -203,5 +204,9 @@ class PreviewController(QObject):
             self.load_torch()
             return
         if self._wanted is None and not self._withdrawn:
-            self._report("failed", f"Preview failed: {type(exc).__name__}: {exc}")
+            from neffbench.kernels.api import KernelError
+
+            # A kernel's own refusal is a sentence already; anything else is named by its class.
+            said = str(exc) if isinstance(exc, KernelError) else f"{type(exc).__name__}: {exc}"
+            self._report("failed", f"Preview failed: {said}")
         self._start_if_idle()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from neffbench.backends import registry as backends
 from neffbench.bundled import resource_path
+from neffbench.gui.forms import field_words
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import closing, cpu_check, file_dialogs
@@ -274,7 +275,7 @@ class MainWindow(QMainWindow):
         if errors:
             # Whatever kind of error (a value out of range, text that is no value yet): no preview of a
             # spec the form does not show, and none arriving late from before the error either.
-            self.preview_controller.reject(errors)
+            self.preview_controller.reject(errors, field_words.labels(spec))
             return
         bucket = self.preview_stack.chosen_bucket() if self.preview_stack is not None else None
         self.preview_controller.request(spec, bucket)
@@ -298,7 +299,8 @@ class MainWindow(QMainWindow):
         elif running:
             tip = "A compile or sweep is running; Cancel (Esc) stops it."
         elif errors:
-            lines = [f"• {p.field}: {p.message}" for p in errors[:6]]
+            words = field_words.labels(self.form.spec())
+            lines = [f"• {field_words.problem_text(p, words)}" for p in errors[:6]]
             more = f"\n… and {len(errors) - 6} more" if len(errors) > 6 else ""
             tip = (
                 f"Fix {len(errors)} error{'s' if len(errors) > 1 else ''} in the form first:\n"

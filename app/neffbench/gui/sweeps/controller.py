@@ -109,7 +109,7 @@ class SweepController(ThreadedController):
             raise RuntimeError("a sweep is already running")
         self._buffer = LineBuffer()
         self.cancelling = False
-        labels = plan.labels
+        labels = plan.words
         loop = _SweepLoop(plan, workdir, options, self._buffer, labels)
         loop.event_received.connect(self.event_received)
         loop.failed.connect(self.failed)

@@ -28,6 +28,7 @@ from superqt.utils import QSignalDebouncer
 from neffbench.gui.forms.memory_note import MemoryNote
 from neffbench.gui.sweeps.controller import SweepOptions
 from neffbench.gui.widgets import theme, wheel
+from neffbench.views.sweep import point_number
 
 GiB = 1024**3
 
@@ -36,6 +37,8 @@ class _AxisRow:
     """One swept field: which, and its values as typed (``1,2,3``, ``[1,8],[32]``)."""
 
     def __init__(self, fields: list[Any], grid: QGridLayout, row: int, on_change):
+        from neffbench.sweeps.fields import display_labels
+
         self.field = wheel.guard(QComboBox())
         self.field.setObjectName(f"sweep-field-{row}")
         shown = display_labels(fields)
@@ -77,7 +80,7 @@ class SweepDialog(QDialog):
 
     def __init__(self, spec: Any, parent: QWidget | None = None, *, backend: str = "auto"):
         super().__init__(parent)
-        from neffbench.sweeps import sweepable
+        from neffbench.sweeps.fields import display_labels, sweepable
 
         self.setWindowTitle("Sweep")
         self.spec, self.backend = spec, backend
@@ -220,7 +223,7 @@ class SweepDialog(QDialog):
             self.invalid_list.addItem(f"✖ {in_words(problem.message, self.labels)}")
         for point in self.plan.invalid:
             reasons = "; ".join(p.message for p in point.errors) or "invalid"
-            self.invalid_list.addItem(f"Point {point.index} ({point.words(self.labels)}): {reasons}")
+            self.invalid_list.addItem(f"Point {point_number(point.index)} ({point.words(self.labels)}): {reasons}")
         self.grid_words.setText(grid_words(self.plan, self.labels))
         self.summary.setStyleSheet(f"color: {theme.BAD};" if self._refused() or not self.plan.valid else "")
         from neffbench.jobs.memory_verdict import plan_verdict
@@ -270,14 +273,6 @@ class SweepDialog(QDialog):
     def _show_summary(self) -> None:
         text = summary_text(self.plan, self.jobs_spin.value(), self.cached)
         self.summary.setText(text + (f" ({self._cache_problem})" if self._cache_problem else ""))
-
-
-def display_labels(fields: list[Any]) -> dict[str, str]:
-    """Each field by its label, with its table or section where two share one (``hidden_size (module.kwargs)``)."""
-    counts: dict[str, int] = {}
-    for f in fields:
-        counts[f.label] = counts.get(f.label, 0) + 1
-    return {f.name: f.label if counts[f.label] == 1 else f"{f.label} ({f.name.rpartition('.')[0]})" for f in fields}
 
 
 def grid_words(plan: Any, labels: dict[str, str]) -> str:

@@ -28,7 +28,7 @@ from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import IntegerAxis, elide_with_tooltips, keep_readable, plain_axes, scrolling
-from neffbench.views.sweep import SweepView
+from neffbench.views.sweep import SweepView, point_number
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, "-" (unknown) last
 # The chart's measures: (label, axis title, how to read it from a row).
@@ -457,9 +457,10 @@ class SweepsPanel(QWidget):
 
         a, b = self.selected_points()
         self.diff.clear()
-        self.diff.setHeaderLabels(["What", f"A: #{a['point']}", f"B: #{b['point']}"])
+        first, second = point_number(a["point"]), point_number(b["point"])
+        self.diff.setHeaderLabels(["What", f"A: #{first}", f"B: #{second}"])
         for what, va, vb in point_differences(self.sweep, a, b):
             self.diff.addTopLevelItem(QTreeWidgetItem([what, va, vb]))
         if not self.diff.topLevelItemCount():
             self.diff.addTopLevelItem(QTreeWidgetItem(["Nothing differs", "", ""]))
-        self.message.emit(f"Diffed point {a['point']} with point {b['point']}.")
+        self.message.emit(f"Diffed point {first} with point {second}.")

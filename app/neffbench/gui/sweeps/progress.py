@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 
 from neffbench.gui.widgets import theme
 from neffbench.jobs.summary import human_bytes
+from neffbench.views.sweep import point_number
 
 ENDED = ("succeeded", "failed", "cancelled", "interrupted")
 
@@ -27,7 +28,7 @@ class SweepProgress:
     def __init__(self, panel: Any, plan: Any):
         self.panel = panel
         self.plan = plan
-        self.labels = plan.labels
+        self.labels = plan.words
         self.items: dict[int, QTreeWidgetItem] = {}
         self.states: dict[int, str] = {}
         self.sweep_id: str | None = None
@@ -37,7 +38,9 @@ class SweepProgress:
         for point in plan.points:
             state = "pending" if point.valid else "invalid"
             tip = "; ".join(p.message for p in point.errors) if not point.valid else ""
-            self.items[point.index] = panel.stages.add_point(f"#{point.index} {self.labels[point.index]}", state, tip)
+            self.items[point.index] = panel.stages.add_point(
+                f"#{point_number(point.index)} {self.labels[point.index]}", state, tip
+            )
             self.states[point.index] = state
             if not point.valid:
                 self.items[point.index].setForeground(1, QColor(theme.BAD))

@@ -26,6 +26,13 @@ class ModuleKernel(Kernel):
         "function, from a package or your own .py file; inputs bound by forward-parameter name."
     )
     spec_class = ModuleCompileSpec
+    # As its form titles them: what the window's messages call these parts of the spec.
+    section_titles = {
+        "module": "Module",
+        "module.kwargs": "Constructor arguments",
+        "inputs": "Inputs",
+        "buckets": "Buckets",
+    }
     gui_form = "neffbench.kernels.module.gui.form:ModuleForm"
     runs_user_code = True
     cli = ModuleCli()

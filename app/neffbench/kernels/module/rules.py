@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import keyword
 import math
+import re
 from pathlib import Path
+from typing import Any
 
 from neffbench.kernels.module import entry as entries
 from neffbench.kernels.module import tensors
@@ -12,6 +14,9 @@ from neffbench.kernels.module.params import ModuleCompileSpec
 from neffbench.schema.problems import Problem
 
 MAX_BUCKETS = 256  # combinations; more is almost surely a typo, and each one is a compile
+# Constructor arguments that count something (num_layers, num_hidden_layers, n_layer, n_head, depth): a negative
+# one builds no error, only an empty nn.ModuleList (range(-1) is empty), and a NEFF of nothing.
+_COUNT_NAME = re.compile(r"^(n|num|number)_|(^|_)(layers|blocks|heads|experts|depth|count)$|^n_?(layer|head|block)s?$")
 
 
 def _error(field: str, message: str) -> Problem:
@@ -32,6 +37,28 @@ def _check_entry(field: str, text: str, problems: list[Problem], *, what: str = 
         problems.append(_error(field, f"The file of {what}, {parsed.target}, does not exist."))
 
 
+def _negative_counts(kwargs: dict[str, Any], where: str, problems: list[Problem]) -> None:
+    """A count among the constructor's arguments (and a nested config's) that is below zero."""
+    for name, value in kwargs.items():
+        if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
+            _negative_counts(value["kwargs"], f"{where}.{name}.kwargs", problems)
+        elif isinstance(value, int) and not isinstance(value, bool) and value < 0 and _COUNT_NAME.search(name):
+            problems.append(_error(f"{where}.{name}", f"{name} is a count: it cannot be negative (it is {value})."))
+
+
+def unknown_axes(spec: ModuleCompileSpec) -> list[str]:
+    """The ``{axis}`` names the inputs use that the buckets do not have, in the order the inputs name them: what
+    their errors name, and what the form's Add axis offers first."""
+    out: list[str] = []
+    for text in spec.inputs.values():
+        try:
+            axes = tensors.parse(text).axes()
+        except tensors.TensorSpecError:
+            continue
+        out += [axis for axis in axes if axis not in spec.buckets and axis not in out]
+    return out
+
+
 def validate(spec: ModuleCompileSpec) -> list[Problem]:
     problems: list[Problem] = []
     m = spec.module
@@ -43,6 +70,7 @@ def validate(spec: ModuleCompileSpec) -> list[Problem]:
         _check_entry("module.entry", m.entry, problems)
     if m.examples:
         _check_entry("module.examples", m.examples, problems, what="the examples function")
+    _negative_counts(m.kwargs, "module.kwargs", problems)
     for folder in m.path:
         if not Path(folder).is_dir():
             problems.append(_error("module.path", f"Import path folder {folder} does not exist."))

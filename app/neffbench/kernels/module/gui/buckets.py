@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.kernels.module import tensors
 from neffbench.kernels.module.build import all_buckets
-from neffbench.kernels.module.gui.parts import FitTable
+from neffbench.kernels.module.gui.parts import FitTable, tab_before
 from neffbench.kernels.module.params import ModuleCompileSpec
+from neffbench.kernels.module.rules import unknown_axes
 from neffbench.spec import Problem
 
 MAX_LISTED = 64  # combinations written out; validation caps the total at 256
@@ -91,6 +92,7 @@ class BucketsEditor(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.rows: list[AxisRow] = []
+        self._wanted: list[str] = []  # axes the inputs use that no row names yet: what Add axis offers
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.table = FitTable(0, 3)
@@ -129,6 +131,7 @@ class BucketsEditor(QWidget):
         for axis, values in buckets.items():
             self._add(axis, values)
         self.table.updateGeometry()
+        self._order_tabs()
 
     def _add(self, axis: str, values: tuple[int, ...] | None) -> AxisRow:
         row = AxisRow(self.table, axis, values)
@@ -136,6 +139,9 @@ class BucketsEditor(QWidget):
         row.removed.connect(self._on_row_removed)
         self.rows.append(row)
         return row
+
+    def _order_tabs(self) -> None:
+        tab_before(self.add_button, [w for row in self.rows for w in (row.name_edit, row.values_edit, row.remove)])
 
     def value(self) -> dict[str, tuple[int, ...]]:
         out: dict[str, tuple[int, ...]] = {}
@@ -165,6 +171,7 @@ class BucketsEditor(QWidget):
 
     def show_shapes(self, spec: ModuleCompileSpec) -> None:
         """One line per bucket combination with each input's resolved shape (or why it has none)."""
+        self._wanted = unknown_axes(spec)
         self.shapes.setPlainText("\n".join(shape_lines(spec)))
         lines = min(max(self.shapes.document().blockCount(), 1), MAX_LINES_SHOWN)
         margins = self.shapes.contentsMargins()
@@ -172,9 +179,17 @@ class BucketsEditor(QWidget):
         self.shapes.setFixedHeight(int(height) + margins.top() + margins.bottom() + 2)
 
     def _on_add_button_clicked(self) -> None:
-        row = self._add("", None)
+        # The axis the inputs' error names, when there is one: the user then types only its values.
+        named = {row.axis for row in self.rows}
+        offered = next((axis for axis in self._wanted if axis not in named), "")
+        row = self._add(offered, None)
         self.table.updateGeometry()
-        row.name_edit.setFocus()
+        self._order_tabs()
+        if offered:
+            row.values_edit.setFocus()
+            self.edited.emit()
+        else:
+            row.name_edit.setFocus()
 
     def _on_row_removed(self, row: AxisRow) -> None:
         self.table.removeRow(self.rows.index(row))

@@ -32,7 +32,9 @@ _KINDS = {
 class EntryChooser(QDialog):
     """Lists ``choices`` (from ``report.entry_choices``) of ``path``; ``entry()`` is ``path:NAME`` once accepted."""
 
-    def __init__(self, path: str, choices: list[dict[str, Any]], parent: QWidget | None = None):
+    def __init__(
+        self, path: str, choices: list[dict[str, Any]], parent: QWidget | None = None, *, preselect: str | None = None
+    ):
         super().__init__(parent)
         self.path = path
         name = Path(path).name
@@ -54,6 +56,8 @@ class EntryChooser(QDialog):
             item.setToolTip(_KINDS.get(choice["kind"], choice["kind"]))
             self.list.addItem(item)
         self.list.setCurrentRow(0 if choices else -1)
+        if preselect:
+            self.choose(preselect)  # the top-level module: what a user compiles most often
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.choose_button = self.buttons.addButton("Use this entry", QDialogButtonBox.ButtonRole.AcceptRole)
         layout = QVBoxLayout(self)
@@ -88,7 +92,8 @@ class FileOpener(QObject):
     """Open .py…: the file dialog, the file's names read on a worker thread, then the chooser.
 
     ``listed(path, names)`` as soon as the names are read (completions for the entry); then ``chosen(entry)``
-    when one is picked, or ``unlisted(path, why)`` when the file lists nothing to pick. Cancel leaves the entry
+    when one is picked (at once, with no chooser, when the file defines one module class), or
+    ``unlisted(path, why)`` when the file lists nothing to pick. Cancel leaves the entry
     as it was. ``start(func, *args, **callbacks)`` runs ``func`` off the GUI thread (the form counts its tasks)."""
 
     listed = Signal(str, list)
@@ -119,9 +124,12 @@ class FileOpener(QObject):
         if not names:
             self.unlisted.emit(path, f"{found['error']} Type the name to compile after the ':'.")
             return
+        if len(found["modules"]) == 1:
+            self.chosen.emit(f"{path}:{found['modules'][0]}")  # nothing to choose between; the rest are completions
+            return
         if self.chooser is not None:
             self.chooser.deleteLater()  # the last file's
-        self.chooser = EntryChooser(path, names, self._parent)
+        self.chooser = EntryChooser(path, names, self._parent, preselect=found["top"])
         self.chooser.accepted.connect(self._on_chooser_accepted)
         self.chooser.open()  # window-modal, without a nested event loop
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import typing
 from typing import Any
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QCompleter,
     QFormLayout,
     QHBoxLayout,
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.forms.field_editors import FieldEditor, editor_for
+from neffbench.gui.forms.field_words import labels, problem_text, worded
 from neffbench.gui.forms.problem_lines import show_problems
 from neffbench.gui.widgets import background, theme
 from neffbench.kernels.module import entry as entries
@@ -28,9 +31,9 @@ from neffbench.kernels.module.gui.chooser import FileOpener
 from neffbench.kernels.module.gui.inputs import InputsEditor
 from neffbench.kernels.module.gui.kwargs import KwargsEditor
 from neffbench.kernels.module.gui.parts import FieldRow, disclosure, form_layout, group_box
-from neffbench.kernels.module.gui.report import NOT_RESOLVED, resolve_entry, summary_html
+from neffbench.kernels.module.gui.report import NOT_RESOLVED, resolve_entry, summary_html, trial_build, trial_problem
 from neffbench.kernels.module.params import ModuleCompileSpec, ModuleSection
-from neffbench.spec import CompilerSpec, Problem, anchored_here, is_active, validate
+from neffbench.spec import CompilerSpec, Problem, anchored_here, is_active, to_dict, validate
 from neffbench.spec.ignored import ignored_fields
 
 _JOB = ("name", "seed", "description")
@@ -70,6 +73,8 @@ class ModuleForm(QScrollArea):
         self._request_entry = ""
         self._failure: dict[str, Any] | None = None  # the last failed Resolve, shown while its entry is unchanged
         self._tasks = 0  # background calls (resolve, file scans) that have not reported yet
+        # The last trial build after a Resolve: the spec it was made from (``_trial_key``) and what the probe said.
+        self._trial: tuple[str, dict[str, Any]] | None = None
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
@@ -182,6 +187,9 @@ class ModuleForm(QScrollArea):
         self.opener.listed.connect(self._on_opener_listed)
         self.opener.chosen.connect(self._on_opener_chosen)
         self.opener.unlisted.connect(self._on_opener_unlisted)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_app_focus_changed)
 
     # ---- public ----
 
@@ -351,8 +359,12 @@ class ModuleForm(QScrollArea):
                 Problem(p["field"], p["message"], p.get("severity", "error"))
                 for p in self._report.get("kwargs_problems") or []
             ]
+        if current and self._trial is not None and self._trial[0] == _trial_key(spec) and not self._trial[1].get("ok"):
+            # What only making and calling the module tells (a shape the forward refuses), as of the last Resolve.
+            problems.append(Problem(*trial_problem(self._trial[1])))
         problems += validate(spec)
-        self._problems = sorted(problems, key=lambda p: p.severity != "error")
+        words = labels(spec)
+        self._problems = sorted((worded(p, words) for p in problems), key=lambda p: p.severity != "error")
         by_field: dict[str, list[Problem]] = {}
         for p in self._problems:
             by_field.setdefault(p.field, []).append(p)
@@ -361,16 +373,29 @@ class ModuleForm(QScrollArea):
             row.show_ignored(ignored.get(key), editable=key in by_field)
             show_problems(row.problem, by_field.pop(key, []))
         self.kwargs.show_problems(by_field)
-        self.inputs.show_problems(by_field)
+        self.inputs.show_problems(by_field, hold=self._typing_in_tables())
         self.buckets.show_problems(by_field)
         rest = [p for ps in by_field.values() for p in ps]  # the workdir, the spec as a whole
         self.banner.setVisible(bool(rest))
-        self.banner.setText("\n".join(str(p) for p in rest))
+        self.banner.setText("\n".join(problem_text(p, words) for p in rest))
         self.banner.setStyleSheet(f"color: {theme.BAD};")
         self.buckets.show_shapes(spec)
         self._show_summary()
         self.problems_changed.emit(self._problems)
         self.spec_changed.emit(spec)
+
+    def _typing_in_tables(self) -> bool:
+        """The focus is in the inputs or the buckets table, whose problems show between the two."""
+        focus = QApplication.focusWidget()
+        return focus is not None and (self.inputs.isAncestorOf(focus) or self.buckets.isAncestorOf(focus))
+
+    def _on_app_focus_changed(self, _old: QWidget | None, _new: QWidget | None) -> None:
+        # Left the tables: the inputs' problem lines, held while the user typed, fit their lines again.
+        if self.inputs.problem.minimumHeight() and not self._typing_in_tables():
+            by_field: dict[str, list[Problem]] = {}
+            for p in self._problems:
+                by_field.setdefault(p.field, []).append(p)
+            self.inputs.show_problems(by_field)
 
     def _show_summary(self) -> None:
         self.summary.setText(
@@ -392,9 +417,29 @@ class ModuleForm(QScrollArea):
                 self._updating = False
             self._spec = self._collect()
             self._refresh()
+            if not report.get("earlier") and not self.errors() and (self._spec.inputs or self._spec.module.examples):
+                self._start_trial()
         else:
             self._show_summary()
         self.resolved.emit(report)
+
+    def _start_trial(self) -> None:
+        """Make the module and call it on the example inputs in the probe, so that a mismatch shows now."""
+        key = _trial_key(self._spec)
+        self._keep(
+            trial_build,
+            self._token,
+            key,
+            {"spec": to_dict(anchored_here(self._spec))},
+            returned=self._on_trial_returned,
+        )
+
+    def _on_trial_returned(self, result: tuple[int, str, dict[str, Any]]) -> None:
+        token, key, found = result
+        if token != self._token:
+            return  # a newer Resolve (or spec) came since
+        self._trial = (key, found)
+        self._refresh()
 
     def _on_resolver_errored(self, token: int, exc: Exception) -> None:
         entry = self._spec.module.entry
@@ -415,6 +460,12 @@ class ModuleForm(QScrollArea):
             row.editor.widget.setFocus()
         self._failure = {"entry": self._spec.module.entry, "error": why}
         self._show_summary()
+
+
+def _trial_key(spec: ModuleCompileSpec) -> str:
+    """What a trial build depends on: the module, its arguments, inputs and buckets (not the name or compiler)."""
+    made = {"module": dataclasses.asdict(spec.module), "inputs": spec.inputs, "buckets": spec.buckets}
+    return json.dumps(made, sort_keys=True, default=str)
 
 
 def _entry_sha256(spec: ModuleCompileSpec) -> str | None:

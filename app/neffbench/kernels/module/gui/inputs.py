@@ -31,6 +31,7 @@ from neffbench.kernels.module.gui.parts import (
     meta_field,
     note_label,
     split_tensor,
+    tab_before,
 )
 from neffbench.kernels.module.gui.report import signature_text
 from neffbench.kernels.module.tensors import FLOAT_DTYPES
@@ -129,6 +130,11 @@ class InputRow(QObject):
     @property
     def name(self) -> str:
         return self.name_item.text() if self.name_item is not None else self.name_edit.text().strip()
+
+    def editors(self) -> list[QWidget]:
+        """The row's editors in column order (what Tab goes through)."""
+        named = [self.name_edit, self.remove] if self.name_edit is not None and self.remove is not None else []
+        return [*named, self.use, self.dtype, self.shape, self.init, self.value_editor.widget]
 
     def _fill(self, use: str, given: Any) -> None:
         self.use.setCurrentText(use)
@@ -327,6 +333,7 @@ class InputsEditor(QWidget):
         finally:
             self._quiet = False
         self._columns()
+        self._order_tabs()
         if params is None:
             note = note or "Resolve the entry to list its forward parameters, or add inputs by hand."
         self.note.setText(note)
@@ -360,12 +367,17 @@ class InputsEditor(QWidget):
             seen.add(key)
         return out
 
-    def show_problems(self, by_field: dict[str, list[Problem]]) -> None:
+    def show_problems(self, by_field: dict[str, list[Problem]], *, hold: bool = False) -> None:
+        """Under the table and on each row's name; ``hold``: while the user types in the form's tables, the lines
+        under this one keep their place (``problem_lines.show_problems``)."""
         mine = [key for key in by_field if key == "inputs" or key.startswith(("inputs.", "module.constants."))]
         problems = [p for key in mine for p in by_field.pop(key)]
-        show_problems(self.problem, problems)
+        show_problems(self.problem, problems, hold=hold)
         for row in self.rows:
             row.mark([p for p in problems if row.name and p.field.rpartition(".")[2] == row.name])
+
+    def _order_tabs(self) -> None:
+        tab_before(self.add_button, [w for row in self.rows for w in row.editors()])
 
     def _columns(self) -> None:
         """The Value column only while some row is a constant."""
@@ -380,6 +392,7 @@ class InputsEditor(QWidget):
     def _on_add_button_clicked(self) -> None:
         row = self._add(None, "", "tensor", None, clean=False)
         self._columns()
+        self._order_tabs()
         row.name_edit.setFocus()
         self.edited.emit()
 

@@ -279,6 +279,9 @@ class FitTable(QTableWidget):
         self.verticalHeader().hide()
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Tab goes from cell editor to cell editor and on to the form's next field; the view's own Tab moves a
+        # current cell nobody sees (the table selects nothing) and keeps the focus inside.
+        self.setTabKeyNavigation(False)
 
     def _height(self) -> int:
         h = 2 * self.frameWidth() + self.horizontalHeader().sizeHint().height()
@@ -296,6 +299,18 @@ class FitTable(QTableWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.updateGeometry()
+
+
+def tab_before(anchor: QWidget, widgets: list[QWidget]) -> None:
+    """Put ``widgets`` in the Tab order just before ``anchor`` (a table's Add button): rows made after the form was
+    built would otherwise come after its last field, and Tab from a cell would leave the form."""
+    chained = set(widgets)
+    before = anchor.previousInFocusChain()
+    while before in chained:
+        before = before.previousInFocusChain()
+    for widget in widgets:
+        QWidget.setTabOrder(before, widget)
+        before = widget
 
 
 def cell(widget: QWidget, *extra: QWidget) -> QWidget:

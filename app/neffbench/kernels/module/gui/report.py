@@ -32,17 +32,53 @@ def resolve_entry(token: int, request: dict[str, Any], typed: dict[str, Any]) ->
     return token, report
 
 
+def trial_build(token: int, key: str, request: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
+    """Worker thread: the warm probe builds the module and calls it once on the example inputs (``trial``).
+
+    A probe that cannot answer gives no verdict (``ok``): the compile's own checks still run."""
+    from neffbench.probe.client import ProbeError, shared
+
+    try:
+        result = shared().ask("trial", request)
+    except (ProbeError, OSError):
+        result = {"ok": True}
+    return token, key, result
+
+
+def trial_problem(result: dict[str, Any]) -> tuple[str, str]:
+    """(field, sentence) of a failed trial: under the constructor's arguments when making the module failed, under
+    the inputs when calling it on them did; a sentence that names its field (``inputs.x: ...``) goes there."""
+    error = str(result.get("error") or "")
+    named, sep, rest = error.partition(": ")
+    if sep and named.startswith(("module.kwargs", "inputs.", "module.constants.")) and " " not in named:
+        return named, rest[:1].upper() + rest[1:]
+    if result.get("step"):
+        bucket = ", ".join(f"{axis}={size}" for axis, size in (result.get("bucket") or {}).items())
+        where = f" of the first bucket ({bucket})" if bucket else ""
+        return "inputs", f"Called on these example inputs{where}, the module fails: {error}."
+    return "module.kwargs", f"Made with these arguments, the module fails: {error}."
+
+
 def entry_choices(path: str) -> dict[str, Any]:
-    """Worker thread: ``{"names": usercode.defines.top_level_names(path), "error": None}``, or no names and the
-    sentence saying why none can be listed."""
+    """Worker thread: ``{"names": [{"name", "kind", "line", "doc"}], "error": None, "top": NAME, "modules": [NAME,
+    ...]}``: the names are usercode.defines.top_level_names's; ``error`` is the sentence saying why nothing can be
+    listed; ``modules`` the module classes among the names and ``top`` the one no other uses (what to preselect)."""
+    import ast
+
+    from neffbench.kernels.module.file_modules import module_classes, top_module
     from neffbench.usercode.defines import SourceUnreadable, top_level_names
 
     try:
         names = top_level_names(path)
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
     except SourceUnreadable as exc:
-        return {"names": [], "error": str(exc)}
+        return {"names": [], "error": str(exc), "top": None, "modules": []}
+    except (OSError, SyntaxError, ValueError):  # changed since it was read a moment ago: no preselection
+        tree = ast.Module(body=[], type_ignores=[])
     error = None if names else f"{Path(path).name} defines no public class, function or object to compile."
-    return {"names": names, "error": error}
+    listed = {n["name"] for n in names}
+    modules = [node for node in module_classes(tree) if node.name in listed]
+    return {"names": names, "error": error, "top": top_module(modules), "modules": [node.name for node in modules]}
 
 
 def signature_text(p: dict[str, Any]) -> str:
