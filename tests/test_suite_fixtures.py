@@ -82,3 +82,10 @@ def test_a_users_project_is_compiled_once_and_each_copy_is_a_test_s_own(compiled
     other = compiled.project(tmp_path / "c", {"tiny.py": TINY.replace("2)", "3)")}, *args)
     [job_c] = [p.parent for p in other.glob("wd/*/job.json")]
     assert job_c.name != job_a.name  # another project, another compile
+
+
+def test_a_command_given_an_environment_runs_in_a_child_and_one_without_in_this_process(neffbench_unless_env):
+    here = neffbench_unless_env("--version")
+    child = neffbench_unless_env("--version", env={"NEFFBENCH_SUITE_PROBE": "1"})
+    assert here.args == ["neffbench", "--version"] and child.args[1:] == ["-m", "neffbench", "--version"]
+    assert (here.returncode, here.stdout) == (child.returncode, child.stdout)
