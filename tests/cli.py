@@ -77,3 +77,15 @@ def neffbench_in_process(capsys, monkeypatch):
         return subprocess.CompletedProcess(["neffbench", *argv], code, out, err)
 
     return run
+
+
+@pytest.fixture
+def neffbench_unless_env(neffbench_in_process):
+    """``neffbench_unless_env(*args, cwd=REPO, env=None, timeout=300)``: ``neffbench ARGS`` in this process, or in a
+    child process where an environment is given (the toolchain fakes: a process finds them through its
+    ``PYTHONPATH`` and ``PATH`` as it starts, which this process does not read again)."""
+
+    def run(*args: str, cwd: Path = REPO, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+        return neffbench(*args, cwd=cwd, env=env, timeout=timeout) if env else neffbench_in_process(*args, cwd=cwd)
+
+    return run

@@ -4,9 +4,12 @@ fixtures.
 A compile is a child process or three, each importing torch: tests that only read or change what a compile
 leaves (a job's record, log, inputs; runs, bundles, compares, explanations of it) share one compile of each
 distinct command and get a copy of their own. Under pytest-xdist each worker compiles once. A test about the
-compile itself (its output, its processes, its cache) compiles on its own, and so does one of the user's own
-files: its job records where they were (the build's closure is keyed by their paths), so a copy elsewhere is
-not the job a compile there would have made.
+compile itself (its output, its processes, its cache) compiles on its own.
+
+The user's own files (``compiled.project``) are compiled once too, in a folder of the session's that nothing
+changes, and each test gets a copy of that folder, the files and the workdir beside them. Its jobs still name the
+files where they were compiled (the build's closure is keyed by their paths): a test that edits the user's files,
+or that is about where they lie, compiles its own.
 """
 
 from __future__ import annotations
@@ -48,6 +51,25 @@ class CompiledWorkdirs:
         made = self.original(*args, **how)
         shutil.copytree(made.parent, dest, symlinks=True, dirs_exist_ok=True)
         return dest / made.name
+
+    def project(self, dest: Path, files: dict[str, str | Path], *args: str, env: dict[str, str] | None = None) -> Path:
+        """The user's project (``files``: each file's name and its text, or the file to copy) compiled by
+        ``neffbench compile ARGS`` in its folder, once per distinct project, command and environment; a copy of
+        that folder (the files and what the compile left beside them) at ``dest`` (which may exist), returned."""
+        texts = {name: f.read_text(encoding="utf-8") if isinstance(f, Path) else f for name, f in files.items()}
+        key = ("project", tuple(sorted(texts.items())), args, tuple(sorted((env or {}).items())))
+        with self._lock:
+            if key not in self._made:
+                folder = self._root / f"p{len(self._made)}"
+                folder.mkdir()
+                for name, text in texts.items():
+                    (folder / name).write_text(text, encoding="utf-8")
+                done = neffbench("compile", *args, cwd=folder, env=env)
+                assert done.returncode == 0, f"neffbench compile {' '.join(args)}:\n{done.stdout}{done.stderr}"
+                self._made[key] = folder
+            folder = self._made[key]
+        shutil.copytree(folder, dest, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        return dest
 
     def jobs(self, dest: Path, *args: str, **how) -> list[Path]:
         """The job directories of a copy at ``dest``, in the order the compile made them."""

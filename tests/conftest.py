@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Fixtures for every test that asks for one by name: the window's (make_window, window, settings_path), the
-# command's in this process (neffbench_in_process), workdirs compiled once a session (compiled, seed_cpu_check_job).
+# command's in this process (neffbench_in_process, neffbench_unless_env), workdirs compiled once a session (compiled,
+# seed_cpu_check_job).
 pytest_plugins = ["tests.gui_fixtures", "tests.cli", "tests.compiled"]
 
 # Before any Qt import: tests never need a display.

@@ -120,10 +120,10 @@ def test_misspelt_keys_of_a_nested_object_are_refused_everywhere(tmp_path, neffb
     assert check.returncode == 2
     assert "module.kwargs.settings.kwargs: 'dpeth' is not something Settings knows" in check.stderr
     assert "Did you mean 'depth'?" in check.stderr
-    compile_ = _cli("compile", str(spec), "--backend", "cpu-check", cwd=tmp_path)
+    compile_ = neffbench_in_process("compile", str(spec), "--backend", "cpu-check", cwd=tmp_path)
     assert compile_.returncode == 2 and "nothing was started" in compile_.stderr, compile_.stderr
     assert not list((tmp_path / "wd").glob("*/job.json"))  # no failed job per bucket: nothing at all
-    sweep = _cli(
+    sweep = neffbench_in_process(
         "sweep", str(spec), "--over", "module.kwargs.settings.kwargs.width=4,8", "--backend", "cpu-check", cwd=tmp_path
     )
     assert sweep.returncode == 2, sweep.stdout + sweep.stderr
@@ -158,9 +158,9 @@ def test_what_a_class_knows_includes_its_default_attributes_and_aliases():
 
 
 @pytest.mark.slow
-def test_compile_refuses_an_entry_that_cannot_work_before_starting_any_job(tmp_path):
+def test_compile_refuses_an_entry_that_cannot_work_before_starting_any_job(tmp_path, neffbench_in_process):
     (tmp_path / "tiny.py").write_text(POSITIONS)
-    wrong_name = _cli(
+    wrong_name = neffbench_in_process(
         "compile",
         "tiny.py:Tiny",
         "--input",
@@ -175,7 +175,7 @@ def test_compile_refuses_an_entry_that_cannot_work_before_starting_any_job(tmp_p
     )
     assert wrong_name.returncode == 2
     assert "input 'y' names no parameter of Tiny.forward" in wrong_name.stderr
-    missing = _cli(
+    missing = neffbench_in_process(
         "compile", "tiny.py:Tny", "--input", "x:f32[1,4,8]", "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path
     )
     assert missing.returncode == 2 and "Did you mean 'Tiny'?" in missing.stderr, missing.stderr
@@ -272,7 +272,7 @@ def test_check_honours_its_timeout_and_says_what_it_did_not_check(tmp_path):
     assert "did not answer within 3 s" in proc.stderr and "not checked:" in proc.stderr
 
 
-def test_a_sweep_whose_points_resolve_to_one_spec_says_so_before_running(tmp_path):
+def test_a_sweep_whose_points_resolve_to_one_spec_says_so_before_running(tmp_path, neffbench_in_process):
     from neffbench.presets import load_preset
     from neffbench.sweeps import plan
 
@@ -280,7 +280,7 @@ def test_a_sweep_whose_points_resolve_to_one_spec_says_so_before_running(tmp_pat
     result = plan(seed, ["compiler.optlevel=1,2"], backend="cpu-check")
     assert result.duplicates == [([0, 1], ["compiler.optlevel"])]
     assert plan(seed, ["compiler.optlevel=1,2"], backend="neuron").duplicates == []
-    proc = _cli(
+    proc = neffbench_in_process(
         "sweep",
         "seed",
         "--over",
@@ -293,7 +293,7 @@ def test_a_sweep_whose_points_resolve_to_one_spec_says_so_before_running(tmp_pat
         cwd=tmp_path,
     )
     assert "would compile the same thing (compiler.optlevel changes nothing" in proc.stdout
-    strict = _cli(
+    strict = neffbench_in_process(
         "sweep",
         "seed",
         "--over",
@@ -367,7 +367,7 @@ def test_a_python_function_in_the_graph_is_refused_by_pre_flight_and_leaves_no_m
     assert check.returncode == 2
     assert "calls the Python function Doubled (a torch.autograd.Function, called at" in check.stderr
     assert "called at pyop.py:18)" in check.stderr
-    compile_ = _cli(
+    compile_ = neffbench_in_process(
         "compile", "pyop.py:Net", "--input", "x:f32[2]", "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path
     )
     assert compile_.returncode == 1
@@ -420,7 +420,7 @@ def test_a_run_of_a_failed_job_says_the_job_failed(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
+def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path, neffbench_in_process):
     (tmp_path / "counter.py").write_text(
         textwrap.dedent("""
         import torch
@@ -437,7 +437,7 @@ def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
                 return x + self.calls
         """)
     )
-    proc = _cli(
+    proc = neffbench_in_process(
         "compile",
         "counter.py:Counter",
         "--input",
@@ -451,7 +451,7 @@ def test_a_module_that_changes_itself_when_called_is_said_so(tmp_path):
     (record,) = [json.loads(p.read_text()) for p in (tmp_path / "wd").glob("*/job.json")]
     assert proc.returncode != 0 and record["outcome"] == "failed", proc.stdout[-2000:]
     assert record["reason"].startswith("pre-flight: the forward writes into the buffer 'calls' at counter.py:12")
-    kept = _cli(
+    kept = neffbench_in_process(
         "compile",
         "counter.py:Counter",
         "--input",
@@ -475,6 +475,7 @@ def test_the_hashes_check_prints_are_the_jobs_names(tmp_path, neffbench_in_proce
     check = neffbench_in_process("check", *args, cwd=tmp_path)
     line = next(ln for ln in check.stdout.splitlines() if "each bucket's job" in ln)
     printed = set(re.findall(r"\b[0-9a-f]{8}\b", line))
-    assert _cli("compile", *args, "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path).returncode == 0
+    compile_ = neffbench_in_process("compile", *args, "--workdir", "wd", "--backend", "cpu-check", cwd=tmp_path)
+    assert compile_.returncode == 0
     named = {p.name.rsplit("-", 1)[-1] for p in (tmp_path / "wd").iterdir() if p.is_dir()}
     assert printed == named

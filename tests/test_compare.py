@@ -54,28 +54,45 @@ x = "f32[2,8]"
 _cli = partial(neffbench, timeout=600)  # a compare compiles and runs twice
 
 
-def _project(tmp_path: Path, backend: str, env: dict | None = None, *args: str) -> Path:
-    """The user's project (a model with a layer that does its float32 arithmetic in bfloat16) and its job."""
+def _project(compiled, tmp_path: Path, backend: str, env: dict | None = None, *args: str) -> Path:
+    """The user's project (a model with a layer that does its float32 arithmetic in bfloat16) and its job: compiled
+    once a session, a copy of its own in ``tmp_path`` (its job names the session's files, so what the job's compares
+    cache is found by a test that compiles here: ``_compiled_here``)."""
+    files = {"taps_models.py": HERE / "taps_models.py", "net.py": NET, "spec.toml": SPEC}
+    compiled.project(tmp_path, files, "spec.toml", "--backend", backend, *args, env=env)
+    (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
+    return job
+
+
+def _compiled_here(cli, tmp_path: Path, backend: str = "cpu-check", env: dict | None = None, *args: str) -> Path:
+    """The project compiled in ``tmp_path`` itself, for a test of what is cached: the job's sweeps and compares
+    find their jobs in the cache by the paths of the user's files."""
     shutil.copy(HERE / "taps_models.py", tmp_path / "taps_models.py")
     (tmp_path / "net.py").write_text(NET, encoding="utf-8")
     (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
-    proc = _cli("compile", "spec.toml", "--backend", backend, *args, cwd=tmp_path, env=env)
+    proc = cli("compile", "spec.toml", "--backend", backend, *args, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
     return job
 
 
-def _compare(job: Path, *args: str, env: dict | None = None, code: int | None = EXIT_DIVERGENT) -> dict:
+@pytest.fixture
+def cli(neffbench_unless_env):
+    """``neffbench ARGS`` in this process, or in a child with the fake toolchain's environment."""
+    return partial(neffbench_unless_env, timeout=600)
+
+
+def _compare(cli, job: Path, *args: str, env: dict | None = None, code: int | None = EXIT_DIVERGENT) -> dict:
     """The compare's document, once it exited with ``code`` (None: within tolerance or divergent, either)."""
-    proc = _cli("compare", str(job), "--json", *args, cwd=job.parent.parent, env=env)
+    proc = cli("compare", str(job), "--json", *args, cwd=job.parent.parent, env=env)
     codes = (EXIT_WITHIN, EXIT_DIVERGENT) if code is None else (code,)
     assert proc.returncode in codes, proc.stdout + proc.stderr
     return json.loads(proc.stdout)
 
 
-def test_the_lossy_layer_is_first_divergent_against_float64_on_the_cpu_runtime(tmp_path):
-    job = _project(tmp_path, "cpu-check")
-    doc = _compare(job, "--runtime", "cpu")
+def test_the_lossy_layer_is_first_divergent_against_float64_on_the_cpu_runtime(tmp_path, cli):
+    job = _compiled_here(cli, tmp_path)
+    doc = _compare(cli, job, "--runtime", "cpu")
     names = {t["name"]: t["module"] for t in doc["taps"]}
     assert doc["first_divergent"] == {
         "vs_eager": None,
@@ -97,38 +114,38 @@ def test_the_lossy_layer_is_first_divergent_against_float64_on_the_cpu_runtime(t
         and tapped["weights"]["sha256"] == json.loads((job / "job.json").read_text())["weights"]["sha256"]
     )
     assert len(list((job / "compares").glob("*.json"))) == 1
-    again = _compare(job, "--runtime", "cpu")
+    again = _compare(cli, job, "--runtime", "cpu")
     assert again["cached"] and again["tapped_job"] != doc["tapped_job"]
     assert again["first_divergent"] == doc["first_divergent"]
     # The text report names it with its source line.
-    text = _cli("compare", str(job), "--runtime", "cpu", cwd=tmp_path).stdout
+    text = cli("compare", str(job), "--runtime", "cpu", cwd=tmp_path).stdout
     assert "first divergent against float64: `layers.2.cast` (taps_models.py:13)" in text
     assert "against eager: every tap" in text and "Taps can change what the compiler fuses" in text
     assert doc["verdict"] == "divergent" and again["verdict"] == "divergent"
 
 
-def test_the_exit_status_says_within_tolerance_divergent_or_not_compared(tmp_path):
+def test_the_exit_status_says_within_tolerance_divergent_or_not_compared(tmp_path, compiled, cli):
     """A script reads a compare's answer from its exit status, as it does check's and run's; --help says which."""
-    job = _project(tmp_path, "cpu-check")
-    before = _cli("compare", str(job), "--runtime", "cpu", "--taps", "layers.0", "--taps", "layers.1", cwd=tmp_path)
+    job = _project(compiled, tmp_path, "cpu-check")
+    before = cli("compare", str(job), "--runtime", "cpu", "--taps", "layers.0", "--taps", "layers.1", cwd=tmp_path)
     assert before.returncode == EXIT_WITHIN, before.stdout + before.stderr  # the taps before the lossy layer
-    lossy = _cli("compare", str(job), "--runtime", "cpu", "--taps", "layers.2.cast", cwd=tmp_path)
+    lossy = cli("compare", str(job), "--runtime", "cpu", "--taps", "layers.2.cast", cwd=tmp_path)
     assert lossy.returncode == EXIT_DIVERGENT and "first divergent against float64: `layers.2.cast`" in lossy.stdout
-    nothing = _cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
+    nothing = cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
     assert nothing.returncode == EXIT_NOT_COMPARED
-    assert _cli("compare", str(job), "--depth", "0", cwd=tmp_path).returncode == EXIT_INVALID
-    helped = " ".join(_cli("compare", "--help", cwd=tmp_path).stdout.split())
+    assert cli("compare", str(job), "--depth", "0", cwd=tmp_path).returncode == EXIT_INVALID
+    helped = " ".join(cli("compare", "--help", cwd=tmp_path).stdout.split())
     assert f"{EXIT_WITHIN} every tap is within" in helped and f"{EXIT_DIVERGENT} a tap diverges" in helped
     assert f"{EXIT_NOT_COMPARED} it could not compare" in helped
 
 
-def test_a_neff_job_on_a_host_without_a_neuroncore_says_it_cannot_compare_against_eager(tmp_path):
+def test_a_neff_job_on_a_host_without_a_neuroncore_says_it_cannot_compare_against_eager(tmp_path, compiled, cli):
     """The fake toolchain with no device: the job traces with cpu_backend=True, and the cpu runtime runs its module
     eagerly, which gives no tap. No tap is failed, none is first divergent against eager; the CPU run against
     float64 is still shown, as such, and the exit status says it could not compare."""
     env = fake_env()
-    job = _project(tmp_path, "neuron", env)
-    proc = _cli("compare", str(job), "--depth", "1", cwd=tmp_path, env=env)
+    job = _project(compiled, tmp_path, "neuron", env)
+    proc = cli("compare", str(job), "--depth", "1", cwd=tmp_path, env=env)
     assert proc.returncode == EXIT_NOT_COMPARED, proc.stdout + proc.stderr
     text = proc.stdout
     assert "cannot compare against eager: no device output on this host" in text
@@ -136,7 +153,7 @@ def test_a_neff_job_on_a_host_without_a_neuroncore_says_it_cannot_compare_agains
     rows = [line for line in text.splitlines() if line.startswith("tap")][1:]
     assert rows and all("not compared" in row and "no device output" not in row for row in rows)
     assert "first divergent of the CPU run against float64: `layers.2`" in text
-    doc = _compare(job, "--depth", "1", env=env, code=EXIT_NOT_COMPARED)
+    doc = _compare(cli, job, "--depth", "1", env=env, code=EXIT_NOT_COMPARED)
     assert doc["verdict"] == "could not compare" and doc["measured"] == "eager" and doc["runtime"] == "cpu"
     assert doc["first_divergent"]["vs_eager"] is None and doc["skipped"]["vs_eager"].startswith("no device output")
     assert doc["summary"][0].startswith("cannot compare against eager: no device output on this host")
@@ -144,22 +161,22 @@ def test_a_neff_job_on_a_host_without_a_neuroncore_says_it_cannot_compare_agains
     assert doc["files"]["device"] is None and doc["taps_changed_result"] is None
 
 
-def test_taps_by_pattern_and_by_depth(tmp_path):
-    job = _project(tmp_path, "cpu-check")
-    by_pattern = _compare(job, "--runtime", "cpu", "--taps", "layers.*.mlp", "--taps", "head")
+def test_taps_by_pattern_and_by_depth(tmp_path, compiled, cli):
+    job = _project(compiled, tmp_path, "cpu-check")
+    by_pattern = _compare(cli, job, "--runtime", "cpu", "--taps", "layers.*.mlp", "--taps", "head")
     assert [t["module"] for t in by_pattern["taps"]] == [f"layers.{i}.mlp" for i in range(4)] + ["head"]
-    by_depth = _compare(job, "--runtime", "cpu", "--depth", "1")
+    by_depth = _compare(cli, job, "--runtime", "cpu", "--depth", "1")
     assert [t["module"] for t in by_depth["taps"]] == [f"layers.{i}" for i in range(4)] + ["head"]
     assert by_depth["first_divergent"]["vs_float64"] == by_depth["taps"][2]["name"]
-    bad = _cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
+    bad = cli("compare", str(job), "--runtime", "cpu", "--taps", "decoder.*", cwd=tmp_path)
     assert bad.returncode == EXIT_NOT_COMPARED and "tap pattern 'decoder.*' matches no module" in bad.stderr
 
 
-def test_a_perturbed_tap_of_the_fake_runtime_is_first_divergent_against_eager(tmp_path):
+def test_a_perturbed_tap_of_the_fake_runtime_is_first_divergent_against_eager(tmp_path, cli):
     env = runtime_env()
-    job = _project(tmp_path, "neuron", env, "--target", "trn2", "--lnc", "2")  # as the fake device is
+    job = _compiled_here(cli, tmp_path, "neuron", env, "--target", "trn2", "--lnc", "2")  # as the fake device is
     # The fake runtime returns zeros unless told otherwise: every tap diverges from its first.
-    zeros = _compare(job, "--runtime", "nrtpy", "--depth", "1", env=env)
+    zeros = _compare(cli, job, "--runtime", "nrtpy", "--depth", "1", env=env)
     assert zeros["runtime"] == "nrtpy" and zeros["first_divergent"]["vs_eager"] == zeros["taps"][0]["name"]
     # Told to return the tapped job's own reference with one tap off by 1%, that tap is first divergent.
     tapped = job.parent / zeros["tapped_job"]
@@ -169,17 +186,17 @@ def test_a_perturbed_tap_of_the_fake_runtime_is_first_divergent_against_eager(tm
     given = {n: (a * 1.01 if n == wrong else a) for n, a in ref.arrays.items()}
     np.savez(tmp_path / "outputs.npz", **given)
     env = runtime_env(outputs=tmp_path / "outputs.npz")
-    doc = _compare(job, "--runtime", "nrtpy", "--depth", "1", env=env)
+    doc = _compare(cli, job, "--runtime", "nrtpy", "--depth", "1", env=env)
     assert doc["cached"] and doc["first_divergent"]["vs_eager"] == doc["taps"][3]["name"]
     assert [t["vs_eager"]["ok"] for t in doc["taps"]] == [True, True, True, False, True]
     assert doc["taps"][3]["module"] == "layers.3" and doc["taps_changed_result"] is None
 
 
-def test_the_report_says_when_the_taps_changed_the_result(tmp_path, monkeypatch):
+def test_the_report_says_when_the_taps_changed_the_result(tmp_path, monkeypatch, compiled):
     """The job's own output and the tapped variant's own output differ: the taps changed what was compiled."""
     from neffbench.numerics import compare as numerics
 
-    job = _project(tmp_path, "cpu-check")
+    job = _project(compiled, tmp_path, "cpu-check")
     monkeypatch.chdir(tmp_path)
     real = numerics.Compare._run
 
@@ -195,18 +212,18 @@ def test_the_report_says_when_the_taps_changed_the_result(tmp_path, monkeypatch)
     assert any(line.startswith("the taps changed the result") for line in result.lines)
 
 
-def test_bad_jobs_are_refused_with_a_sentence(tmp_path):
-    not_a_job = _cli("compare", str(tmp_path), cwd=tmp_path)
+def test_bad_jobs_are_refused_with_a_sentence(tmp_path, compiled, cli):
+    not_a_job = cli("compare", str(tmp_path), cwd=tmp_path)
     assert not_a_job.returncode == EXIT_INVALID and "is not a job directory (it has no job.json)" in not_a_job.stderr
-    job = _project(tmp_path, "cpu-check")
-    doc = _compare(job, "--runtime", "cpu", "--depth", "1")
-    tapped = _cli("compare", str(job.parent / doc["tapped_job"]), cwd=tmp_path)
+    job = _project(compiled, tmp_path, "cpu-check")
+    doc = _compare(cli, job, "--runtime", "cpu", "--depth", "1")
+    tapped = cli("compare", str(job.parent / doc["tapped_job"]), cwd=tmp_path)
     assert tapped.returncode == EXIT_NOT_COMPARED and f"compare the job it taps ({job.name})" in tapped.stderr
-    depth = _cli("compare", str(job), "--depth", "0", cwd=tmp_path)
+    depth = cli("compare", str(job), "--depth", "0", cwd=tmp_path)
     assert depth.returncode == EXIT_INVALID and "--depth must be 1 or more" in depth.stderr
 
 
-def test_a_hugging_face_models_taps_are_its_named_modules(tmp_path):
+def test_a_hugging_face_models_taps_are_its_named_modules(tmp_path, cli):
     transformers = pytest.importorskip("transformers")
     (tmp_path / "spec.toml").write_text(
         """
@@ -234,10 +251,10 @@ input_ids = "i64[1,8]"
 """,
         encoding="utf-8",
     )
-    proc = _cli("compile", "spec.toml", "--backend", "cpu-check", cwd=tmp_path)
+    proc = cli("compile", "spec.toml", "--backend", "cpu-check", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (job,) = [p.parent for p in (tmp_path / "wd").glob("*/job.json")]
-    doc = _compare(job, "--runtime", "cpu", "--taps", "encoder.layer.*", code=None)
+    doc = _compare(cli, job, "--runtime", "cpu", "--taps", "encoder.layer.*", code=None)
     config = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
     named = {name for name, _ in transformers.BertModel(config).named_modules()}
     assert [t["module"] for t in doc["taps"]] == ["encoder.layer.0", "encoder.layer.1"]
@@ -245,9 +262,9 @@ input_ids = "i64[1,8]"
     assert doc["first_divergent"]["vs_eager"] is None
 
 
-def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path):
-    job = _project(tmp_path, "cpu-check")
-    proc = _cli(
+def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path, cli):
+    job = _compiled_here(cli, tmp_path)
+    proc = cli(
         "sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--compare",
         "--runtime", "cpu", "--compare-depth", "1", "--iterations", "3", "--json", cwd=tmp_path,
     )  # fmt: skip
@@ -265,22 +282,22 @@ def test_a_sweep_run_and_compared_has_latency_and_error_for_each_point(tmp_path)
         latest = json.loads(Path(row["latency"]["run"]).read_text())
         assert latest["purpose"] is None and latest["iterations_requested"] == 3
     assert job.is_dir()
-    table = _cli("sweep", "show", swept["sweep_id"], "--workdir", "wd", cwd=tmp_path).stdout
+    table = cli("sweep", "show", swept["sweep_id"], "--workdir", "wd", cwd=tmp_path).stdout
     assert "run error" in table and "f64" in table
 
 
-def test_a_sweep_shows_any_layers_error_in_each_point(tmp_path):
+def test_a_sweep_shows_any_layers_error_in_each_point(tmp_path, cli):
     """``sweep show --layer PATH``: each point's figures at that module, its own compare's, so a layer made lossy
     in one point and not in the other shows it."""
-    _project(tmp_path, "cpu-check")
-    proc = _cli(
+    _compiled_here(cli, tmp_path)
+    proc = cli(
         "sweep", "spec.toml", "--over", "module.kwargs.lossy_at=2,3", "--backend", "cpu-check", "--compare",
         "--runtime", "cpu", "--compare-depth", "1", "--iterations", "3", "--json", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     sweep_id = json.loads(proc.stdout)["sweep_id"]
     show = ("sweep", "show", sweep_id, "--workdir", "wd")
-    shown = _cli(*show, "--layer", "layers.2", "--json", cwd=tmp_path)
+    shown = cli(*show, "--layer", "layers.2", "--json", cwd=tmp_path)
     assert shown.returncode == 0, shown.stdout + shown.stderr
     rows = {r["values"]["module.kwargs.lossy_at"]: r for r in json.loads(shown.stdout)["rows"]}
     for row in rows.values():
@@ -295,20 +312,20 @@ def test_a_sweep_shows_any_layers_error_in_each_point(tmp_path):
         }
         assert "layers" not in row  # the one module asked for, not the whole tree
     assert rows[2]["layer"]["vs_float64"] > 100 * rows[3]["layer"]["vs_float64"]
-    table = _cli(*show, "--layer", "layers.2", cwd=tmp_path).stdout
+    table = cli(*show, "--layer", "layers.2", cwd=tmp_path).stdout
     assert "layers.2 in each point" in table and "lossy_at=3" in table.split("layers.2 in each point")[1]
-    wrong = _cli(*show, "--layer", "layers.9", cwd=tmp_path)
+    wrong = cli(*show, "--layer", "layers.9", cwd=tmp_path)
     assert wrong.returncode == SHOW_INVALID
     assert "--layer layers.9: no point's model has a module of that path (they have" in wrong.stderr
-    not_show = _cli("sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--layer", "layers.2", cwd=tmp_path)
+    not_show = cli("sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--layer", "layers.2", cwd=tmp_path)
     assert not_show.returncode == SHOW_INVALID
     assert "only 'neffbench sweep show SWEEP_ID' shows a layer" in not_show.stderr
 
 
-def test_a_kernel_without_submodules_is_compared_at_its_outputs(seed_cpu_check_job):
+def test_a_kernel_without_submodules_is_compared_at_its_outputs(seed_cpu_check_job, cli):
     """RoPE's module calls no submodule: its own outputs (query and key) are the taps, at depth 0."""
     job = seed_cpu_check_job
-    doc = _compare(job, "--runtime", "cpu", code=EXIT_WITHIN)
+    doc = _compare(cli, job, "--runtime", "cpu", code=EXIT_WITHIN)
     assert [(t["module"], t["depth"]) for t in doc["taps"]] == [("(output 0)", 0), ("(output 1)", 0)]
     assert doc["first_divergent"] == {"vs_eager": None, "vs_float64": None}
     assert all(t["vs_float64"]["max_abs"] > 0 for t in doc["taps"])  # float32 is not float64

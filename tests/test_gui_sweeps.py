@@ -146,11 +146,13 @@ def test_cancelling_a_sweep_ends_every_point_and_leaves_nothing_running(window, 
 
 
 @pytest.mark.slow
-def test_latency_is_charted_against_error_for_a_sweep_that_was_run_and_compared(window, qtbot, tmp_path):
-    from tests.test_compare import _cli, _project
+def test_latency_is_charted_against_error_for_a_sweep_that_was_run_and_compared(
+    window, qtbot, tmp_path, neffbench_in_process
+):
+    from tests.test_compare import _compiled_here
 
-    _project(tmp_path, "cpu-check")
-    swept = _cli(
+    _compiled_here(neffbench_in_process, tmp_path)
+    swept = neffbench_in_process(
         "sweep", "spec.toml", "--over", "compiler.optlevel=1,2", "--backend", "cpu-check", "--compare",
         "--runtime", "cpu", "--compare-depth", "1", "--iterations", "3", cwd=tmp_path,
     )  # fmt: skip

@@ -195,12 +195,19 @@ def test_a_library_message_that_explains_itself_over_several_lines_is_kept_whole
 _cli = neffbench
 
 
+@pytest.fixture
+def cli(neffbench_unless_env):
+    """A compile's command in this process (its worker is a child still), or a child with the fake toolchain's
+    environment."""
+    return neffbench_unless_env
+
+
 def _records(workdir: Path) -> list[dict]:
     return sorted((read_record(p.parent) for p in workdir.glob("*/job.json")), key=lambda r: r["created"])
 
 
 @pytest.mark.slow
-def test_check_shows_a_librarys_validation_error_whole(tmp_path):
+def test_check_shows_a_librarys_validation_error_whole(tmp_path, cli):
     transformers = pytest.importorskip("transformers")
     try:
         transformers.BertConfig(hidden_size="64")
@@ -210,7 +217,7 @@ def test_check_shows_a_librarys_validation_error_whole(tmp_path):
     else:
         pytest.skip("this transformers does not validate its config's fields")
     config = 'config={entry="transformers:BertConfig", kwargs={hidden_size="64"}}'
-    proc = _cli(
+    proc = cli(
         "check", "transformers:BertModel", "--kwarg", config, "--input", "input_ids:i64[1,8]", "--backend", "cpu-check",
         cwd=tmp_path,
     )  # fmt: skip
@@ -219,8 +226,8 @@ def test_check_shows_a_librarys_validation_error_whole(tmp_path):
 
 
 @pytest.mark.slow
-def test_cli_compiles_a_factory_with_typed_arguments_as_the_issue_writes_it(tmp_path):
-    proc = _cli(
+def test_cli_compiles_a_factory_with_typed_arguments_as_the_issue_writes_it(tmp_path, cli):
+    proc = cli(
         "compile",
         f"{DATA}/mlp.py:make_mlp",
         "--input",
@@ -277,10 +284,10 @@ def test_cli_compiles_a_factory_with_typed_arguments_as_the_issue_writes_it(tmp_
     ids=lambda v: v if isinstance(v, str) else None,
 )
 @pytest.mark.parametrize("backend", ["cpu-check", "fake-neuron"])
-def test_kernels_compile_with_cpu_check_and_the_fake_toolchain(tmp_path, what, spec_args, backend):
+def test_kernels_compile_with_cpu_check_and_the_fake_toolchain(tmp_path, what, spec_args, backend, cli):
     env = fake_env("success") if backend == "fake-neuron" else None
     extra = ["--backend", "neuron"] if env else ["--backend", "cpu-check"]
-    proc = _cli("compile", *spec_args, "--workdir", str(tmp_path), "--target", "trn2", *extra, env=env)
+    proc = cli("compile", *spec_args, "--workdir", str(tmp_path), "--target", "trn2", *extra, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (rec,) = _records(tmp_path)
     assert rec["outcome"] == "succeeded"
@@ -293,8 +300,8 @@ def test_kernels_compile_with_cpu_check_and_the_fake_toolchain(tmp_path, what, s
 
 
 @pytest.mark.slow
-def test_a_child_only_problem_fails_the_job_with_its_sentence(tmp_path):
-    proc = _cli(
+def test_a_child_only_problem_fails_the_job_with_its_sentence(tmp_path, cli):
+    proc = cli(
         "compile",
         f"{DATA}/problems.py:NoneOutput",
         "--input",
@@ -308,14 +315,14 @@ def test_a_child_only_problem_fails_the_job_with_its_sentence(tmp_path):
     (rec,) = _records(tmp_path)
     assert rec["outcome"] == "failed"
     assert rec["reason"].startswith("output[1] is None: a traced graph returns tensors only")
-    bad = _cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[{nope},64]", "--workdir", str(tmp_path))
+    bad = cli("compile", f"{DATA}/mlp.py:make_mlp", "--input", "x:f32[{nope},64]", "--workdir", str(tmp_path))
     assert bad.returncode == 2
     assert "error: inputs.x: Input 'x' uses {nope}, which is not a [buckets] axis (axes: none)." in bad.stderr
 
 
 @pytest.mark.slow
-def test_a_data_dependent_op_fails_a_neuron_compile_before_the_compiler_runs(tmp_path):
-    proc = _cli(
+def test_a_data_dependent_op_fails_a_neuron_compile_before_the_compiler_runs(tmp_path, cli):
+    proc = cli(
         "compile",
         f"{DATA}/problems.py:NonzeroModule",
         "--input",
@@ -355,8 +362,8 @@ def _hf_spec(tmp_path: Path, name: str) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(HF_MODELS))
-def test_tiny_hugging_face_models_compile_from_their_configs(tmp_path, name):
-    proc = _cli("compile", str(_hf_spec(tmp_path, name)), "--workdir", str(tmp_path / "wd"), "--backend", "cpu-check")
+def test_tiny_hugging_face_models_compile_from_their_configs(tmp_path, name, cli):
+    proc = cli("compile", str(_hf_spec(tmp_path, name)), "--workdir", str(tmp_path / "wd"), "--backend", "cpu-check")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (rec,) = _records(tmp_path / "wd")
     assert rec["numerics"]["match"] is True
@@ -365,9 +372,9 @@ def test_tiny_hugging_face_models_compile_from_their_configs(tmp_path, name):
 
 
 @pytest.mark.slow
-def test_bert_compiles_with_the_fake_toolchain_and_its_script_reproduces_it(tmp_path):
+def test_bert_compiles_with_the_fake_toolchain_and_its_script_reproduces_it(tmp_path, cli):
     env = fake_env("success")
-    proc = _cli(
+    proc = cli(
         "compile",
         str(_hf_spec(tmp_path, "bert")),
         "--workdir",
@@ -421,9 +428,9 @@ def test_resolve_and_kernel_commands(neffbench_in_process):
 
 
 @pytest.mark.slow
-def test_analyze_lists_unsupported_operators_before_the_compile(tmp_path):
+def test_analyze_lists_unsupported_operators_before_the_compile(tmp_path, cli):
     env = fake_env("success", FAKE_ANALYZE_UNSUPPORTED="aten::gelu")
-    proc = _cli(
+    proc = cli(
         "compile",
         f"{DATA}/mlp.py:make_mlp",
         "--input",
@@ -444,7 +451,7 @@ def test_analyze_lists_unsupported_operators_before_the_compile(tmp_path):
         "neuronx-cc cannot compile aten::gelu (failed at neuronx-cc), called at model.py(12): forward."
         in rec["warnings"]
     )
-    failing = _cli(
+    failing = cli(
         "compile",
         f"{DATA}/mlp.py:make_mlp",
         "--input",

@@ -74,8 +74,15 @@ def job(project) -> Path:
     return _compile(project)
 
 
-def _structure(job: Path, *args: str) -> dict:
-    proc = _cli("structure", str(job), "--json", *args, cwd=job.parent.parent)
+@pytest.fixture
+def cli(neffbench_in_process):
+    """The commands that read a job (structure, diff, report, compare) in this process: a compile's processes are
+    not what these tests are about."""
+    return neffbench_in_process
+
+
+def _structure(cli, job: Path, *args: str) -> dict:
+    proc = cli("structure", str(job), "--json", *args, cwd=job.parent.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout)
 
@@ -115,9 +122,9 @@ def own_copy(job: Path, tmp_path: Path) -> Path:
     return tmp_path / "own" / job.parent.name / job.name
 
 
-def test_a_four_layer_models_structure_is_torchs_own(job, project):
+def test_a_four_layer_models_structure_is_torchs_own(job, project, cli):
     """Every path of named_modules(), with the parameters parameters() counts and the shapes its first call saw."""
-    doc = _structure(job)
+    doc = _structure(cli, job)
     nodes = {n["path"]: n for n in doc["nodes"]}
     params, shapes, order = _torch_truth(project)
     assert set(nodes) == set(params)
@@ -139,41 +146,41 @@ def test_a_four_layer_models_structure_is_torchs_own(job, project):
     assert (job / "structure.json").is_file() and "structure_s" in json.loads((job / "job.json").read_text())["metrics"]
 
 
-def test_the_text_says_where_each_figure_comes_from_and_how_to_get_the_others(job):
-    text = _cli("structure", str(job), "--depth", "1", cwd=job.parent.parent).stdout
+def test_the_text_says_where_each_figure_comes_from_and_how_to_get_the_others(job, cli):
+    text = cli("structure", str(job), "--depth", "1", cwd=job.parent.parent).stdout
     assert "Net, 30 submodules, 1,220 parameters" in text
     assert "no compare yet (`neffbench compare" in text and "no profile yet (`neffbench run" in text
     rows = [line.split() for line in text.splitlines()]
     assert any(r[:2] == ["2", "Block"] for r in rows) and not any(r[:1] == ["norm"] for r in rows)  # depth 1 only
 
 
-def test_the_first_divergent_layer_of_a_compare_is_marked_on_the_tree(job, tmp_path):
+def test_the_first_divergent_layer_of_a_compare_is_marked_on_the_tree(job, tmp_path, cli):
     job = own_copy(job, tmp_path)
-    proc = _cli("compare", str(job), "--runtime", "cpu", "--json", cwd=job.parent.parent)
+    proc = cli("compare", str(job), "--runtime", "cpu", "--json", cwd=job.parent.parent)
     assert proc.returncode == 3, proc.stdout + proc.stderr  # layers.2.cast diverges against float64
-    doc = _structure(job)
+    doc = _structure(cli, job)
     nodes = {n["path"]: n for n in doc["nodes"]}
     assert nodes["layers.2.cast"]["first_divergent"] == ["vs_float64"]
     assert [p for p, n in nodes.items() if n["first_divergent"]] == ["layers.2.cast"]
     assert nodes["layers.2.cast"]["vs_float64"]["ok"] is False and nodes["layers.1"]["vs_float64"]["ok"] is True
     assert doc["compare"]["first_divergent"] == {"vs_eager": None, "vs_float64": "layers.2.cast"}
-    text = _cli("structure", str(job), cwd=job.parent.parent).stdout
+    text = cli("structure", str(job), cwd=job.parent.parent).stdout
     (row,) = [line for line in text.splitlines() if "◀ first" in line]
     assert row.split()[:2] == ["cast", "AutoCastLike"] and "FAIL" in row
     assert "first divergent against float64: layers.2.cast" in text
 
 
-def test_a_job_from_before_structures_gets_one_from_its_spec(job, tmp_path):
+def test_a_job_from_before_structures_gets_one_from_its_spec(job, tmp_path, cli):
     old = tmp_path / job.name
     shutil.copytree(job, old)
     (old / "structure.json").unlink()
-    proc = _cli("structure", str(old), "--json", cwd=job.parent.parent)
+    proc = cli("structure", str(old), "--json", cwd=job.parent.parent)
     assert proc.returncode == 0, proc.stderr
     assert "has no structure yet (compiled before structures were kept): computing it" in proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["how"] == "computed later from the job's spec" and (old / "structure.json").is_file()
-    assert {n["path"] for n in doc["nodes"]} == {n["path"] for n in _structure(job)["nodes"]}
-    again = _cli("structure", str(old), cwd=job.parent.parent)
+    assert {n["path"] for n in doc["nodes"]} == {n["path"] for n in _structure(cli, job)["nodes"]}
+    again = cli("structure", str(old), cwd=job.parent.parent)
     assert "computing it" not in again.stderr  # kept: never computed again
     # A module that no longer builds the same (another seed in its source) is refused, not described.
     changed = tmp_path / "changed"
@@ -182,26 +189,26 @@ def test_a_job_from_before_structures_gets_one_from_its_spec(job, tmp_path):
     record = json.loads((changed / "job.json").read_text())
     record["weights"]["sha256"] = "0" * 64
     (changed / "job.json").write_text(json.dumps(record))
-    refused = _cli("structure", str(changed), cwd=job.parent.parent)
+    refused = cli("structure", str(changed), cwd=job.parent.parent)
     assert refused.returncode == 1 and "the module built now differs from the one compiled" in refused.stderr
 
 
-def test_the_layer_diff_of_two_jobs_shows_the_one_changed_layer(project, job):
+def test_the_layer_diff_of_two_jobs_shows_the_one_changed_layer(project, job, cli):
     wide = _compile(project, "--kwarg", "wide_at=1")
-    proc = _cli("diff", str(job), str(wide), "--layers", "--depth", "1", cwd=project)
+    proc = cli("diff", str(job), str(wide), "--layers", "--depth", "1", cwd=project)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].endswith("1 of 5 modules differ")
     rows = [line for line in lines[3:] if line.strip()]
     assert len(rows) == 1 and rows[0].startswith("layers.1 ") and "own parameters 144 → 288" in rows[0]
-    doc = json.loads(_cli("diff", str(job), str(wide), "--layers", "--json", cwd=project).stdout)
+    doc = json.loads(cli("diff", str(job), str(wide), "--layers", "--json", cwd=project).stdout)
     assert doc["differ"] == ["layers.1.mlp.up", "layers.1.mlp.act", "layers.1.mlp.down"]
-    same = _cli("diff", str(job), str(job), "--layers", cwd=project).stdout
+    same = cli("diff", str(job), str(job), "--layers", cwd=project).stdout
     assert "all 30 modules alike" in same
 
 
-def test_model_explorer_files_and_the_html_report(job, tmp_path, monkeypatch):
-    proc = _cli("structure", str(job), "--export", str(tmp_path / "me"), cwd=job.parent.parent)
+def test_model_explorer_files_and_the_html_report(job, tmp_path, monkeypatch, cli):
+    proc = cli("structure", str(job), "--export", str(tmp_path / "me"), cwd=job.parent.parent)
     assert proc.returncode == 0, proc.stderr
     graph = json.loads((tmp_path / "me" / f"{job.name}.json").read_text())
     (g,) = graph["graphs"]
@@ -213,9 +220,9 @@ def test_model_explorer_files_and_the_html_report(job, tmp_path, monkeypatch):
     flops = json.loads((tmp_path / "me" / f"{job.name}.FLOPs.json").read_text())
     assert flops[job.name]["results"]["module:layers.0.mlp.up"] == {"value": 512.0}
     assert set(flops[job.name]["results"]) <= ids
-    opened = _cli("structure", str(job), "--model-explorer", cwd=job.parent.parent)
+    opened = cli("structure", str(job), "--model-explorer", cwd=job.parent.parent)
     assert opened.returncode == 1 and "pip install 'neffbench[explorer]'" in opened.stderr
-    report = _cli("report", str(job), "--out", str(tmp_path / "r.html"), cwd=job.parent.parent)
+    report = cli("report", str(job), "--out", str(tmp_path / "r.html"), cwd=job.parent.parent)
     assert report.returncode == 0, report.stderr
     page = (tmp_path / "r.html").read_text()
     assert "<script" not in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")

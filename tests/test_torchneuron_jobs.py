@@ -301,7 +301,7 @@ def test_run_loads_the_neff_from_the_cache_layout(jobs, tmp_path, neffbench_in_p
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["neff"].endswith(jobs["seed"]["neffs"][0]["path"]) and rec["numerics"]["match"] is True
-    cpu = json.loads(_cli("run", str(job), "--runtime", "cpu", "--iterations", "3", "--json").stdout)
+    cpu = json.loads(neffbench_in_process("run", str(job), "--runtime", "cpu", "--iterations", "3", "--json").stdout)
     assert cpu["numerics"]["match"] is True
     listed = neffbench_in_process("list", str(job), "--json")
     assert [n["path"] for n in json.loads(listed.stdout)] == [jobs["seed"]["neffs"][0]["path"]]
