@@ -61,11 +61,11 @@ class ArtifactsPanel(QWidget):
         self._scanning = False
         self._scanned: Path | None = None  # the workdir the scan under way reads
         self._rescan_wanted = False
-        self._worker = None
-        self._delete_worker = None
+        self._worker: background.Task | None = None
+        self._delete_worker: background.Task | None = None
         self._select_after_scan: str | None = None
         self._watcher = QFileSystemWatcher(self)
-        self._debouncer = QSignalDebouncer(self)
+        self._debouncer = QSignalDebouncer(parent=self)
         self._debouncer.setTimeout(RESCAN_DEBOUNCE_MS)
         self._build()
         self._watcher.directoryChanged.connect(self._debouncer.throttle)
@@ -172,6 +172,7 @@ class ArtifactsPanel(QWidget):
         """Select the row of a NEFF path or job directory, now or after the scan running now."""
         for i in range(self.list.topLevelItemCount()):
             item = self.list.topLevelItem(i)
+            assert item is not None  # i < topLevelItemCount()
             art = self.artifacts[item.data(0, Qt.ItemDataRole.UserRole)]
             if art.key == key or str(art.job_dir) == key:
                 flags = QItemSelectionModel.SelectionFlag
@@ -240,7 +241,7 @@ class ArtifactsPanel(QWidget):
             item.setForeground(2, QColor(theme.JOB_OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
             if art.neff is not None and art.neff.info is None:
                 item.setForeground(5, QColor(theme.BAD))
-                item.setToolTip(5, art.neff.error)
+                item.setToolTip(5, art.neff.error or "")
             elif art.neff is None:
                 item.setForeground(0, QColor(theme.ORIGINAL))
                 item.setToolTip(0, "This job made no NEFF: " + art.io if art.io else "This job made no NEFF.")
@@ -269,23 +270,24 @@ class ArtifactsPanel(QWidget):
 
     def _show_selection(self, chosen: list[Artifact]) -> None:
         one = chosen[0] if len(chosen) == 1 else None
-        has_job = one is not None and one.job_dir is not None
+        job_dir = one.job_dir if one is not None else None
+        has_job = job_dir is not None
         self.buttons["open"].setEnabled(one is not None)
         self.buttons["copy_path"].setEnabled(one is not None)
         self.buttons["logs"].setEnabled(has_job)
-        self.buttons["copy_reproduce"].setEnabled(has_job and (one.job_dir / "reproduce.py").is_file())
-        self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
+        self.buttons["copy_reproduce"].setEnabled(job_dir is not None and (job_dir / "reproduce.py").is_file())
+        self.buttons["reopen"].setEnabled(has_job and one is not None and bool(one.job and one.job.spec))
         self.buttons["delete"].setEnabled(has_job)
         self.buttons["run"].setEnabled(has_job or (one is not None and one.neff is not None))
-        self.buttons["compare"].setEnabled(has_job and one.outcome == "succeeded")
+        self.buttons["compare"].setEnabled(has_job and one is not None and one.outcome == "succeeded")
         self.detail.clear()
         self.job_detail.clear()
         self.spec_text.clear()
         self.diff.clear()
         self.diff.setHeaderLabels(list(DIFF_HEADERS))  # not the last pair's names
         self.tabs.setTabEnabled(2, len(chosen) == 2)
-        if has_job and (one.job_dir / "job.log").is_file():
-            self.explanation.explain_path(one.job_dir)
+        if job_dir is not None and (job_dir / "job.log").is_file():
+            self.explanation.explain_path(job_dir)
         else:
             self.explanation.clear()
         if one is not None:
@@ -307,7 +309,7 @@ class ArtifactsPanel(QWidget):
         chosen = self.selected()
         if len(chosen) == 1:
             art = chosen[0]
-            self.run_requested.emit(str(art.job_dir if art.job_dir is not None else art.neff.path))
+            self.run_requested.emit(str(art.job_dir) if art.job_dir is not None else art.key)
 
     def _on_compare_button_clicked(self) -> None:
         art = self._one()
@@ -317,7 +319,7 @@ class ArtifactsPanel(QWidget):
     def _on_open_button_clicked(self) -> None:
         art = self._one()
         if art is not None:
-            folder = art.job_dir or Path(art.neff.path).parent
+            folder = art.job_dir or Path(art.key).parent  # no job: its NEFF's
             open_path(folder, self, tell=self.message.emit, fallback=self.no_launcher)
 
     def _on_logs_button_clicked(self) -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QWidget
 
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.gui.widgets import theme
+
+if TYPE_CHECKING:
+    from neffbench.gui.widgets.background import Task
 
 # Short, for the status bar (its permanent widgets count in the window's minimum width); the tooltip has
 # the backends' whole labels and the reason.
@@ -72,7 +77,7 @@ class DoctorStatus(QWidget):
         layout.setSpacing(16)
         for label in (self.toolchain, self.backend_label, self.device):
             layout.addWidget(label)
-        self._worker = None
+        self._worker: Task | None = None
 
     def install(self, bar: QStatusBar) -> None:
         """Become ``bar``'s permanent widget: a message never hides it, and it never takes more than its

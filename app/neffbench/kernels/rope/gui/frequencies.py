@@ -43,7 +43,7 @@ class _LegendSample(pg.ItemSample):
 class FrequencyPlots(pg.GraphicsLayoutWidget):
     """Wavelength (top) and inverse frequency (bottom) per pair index, log scale, scaled vs unscaled."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._preview: Preview | None = None
         # Both plots' x is the pair index.
@@ -200,6 +200,7 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         return None
 
     def readout_text(self, pair: int) -> str:
+        assert self._preview is not None  # a pair is read from a preview drawn
         f = self._preview.frequencies
         band = f.bands[pair]
         # Two short lines rather than one long one: a label sets its layout's minimum width.
