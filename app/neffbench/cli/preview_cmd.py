@@ -115,14 +115,16 @@ def render(kernel, preview, report, out: Path, *, size: tuple[int, int] = (1400,
     """Draw the preview (and the CPU check) with the window's own panel for the kernel, offscreen, as PNG;
     ``options`` are the kernel's ``cli.preview_options``."""
     import shiboken6
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     app = QApplication.instance() or QApplication(["neffbench-preview", "-platform", "offscreen"])
+    assert isinstance(app, QApplication)  # the panel's widgets need one
     from neffbench.gui.preview.contribution import preview_panel
     from neffbench.gui.widgets import theme
 
     theme.apply(app)
     panel = preview_panel(kernel)
+    assert isinstance(panel, QWidget)  # every Preview panel is a widget
     panel.resize(*size)
     paths = panel.save_images(out, preview, report=report, **options)
     # Delete the scene graph now, while the application still exists: left to interpreter

@@ -254,7 +254,7 @@ def combinations(axes: Sequence[Axis], *, zipped: bool = False) -> list[tuple[An
 
 def plan(
     spec: Any,
-    overs: Sequence[str] | Mapping[str, Sequence[Any]],
+    overs: Sequence[str | tuple[str, Any]] | Mapping[str, Sequence[Any]],
     *,
     zip: bool = False,  # noqa: A002
     backend: str = "auto",

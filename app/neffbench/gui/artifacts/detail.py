@@ -99,7 +99,7 @@ def fill_job(tree: QTreeWidget, spec_text: QPlainTextEdit, art: Artifact) -> Non
         ("created", record.created),
         ("finished", record.finished),
     ):
-        add(tree, None, key, value, colour=theme.JOB_OUTCOME_COLOURS.get(value) if key == "outcome" else None)
+        add(tree, None, key, value, colour=theme.JOB_OUTCOME_COLOURS.get(value or "") if key == "outcome" else None)
     _fill_failure(tree, record)
     duration = record.duration_s
     add(tree, None, "duration", f"{duration:.1f} s" if duration is not None else None)

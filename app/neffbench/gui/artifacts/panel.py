@@ -69,12 +69,12 @@ class ArtifactsPanel(QWidget):
         self._scanning = False
         self._scanned: Path | None = None  # the workdir the scan under way reads
         self._rescan_wanted = False
-        self._worker = None
-        self._delete_worker = None
+        self._worker: background.Task | None = None
+        self._delete_worker: background.Task | None = None
         self._select_after_scan: str | None = None
         self._content_widths: dict[int, int] = {}
         self._watcher = QFileSystemWatcher(self)
-        self._debouncer = QSignalDebouncer(self)
+        self._debouncer = QSignalDebouncer(parent=self)
         self._debouncer.setTimeout(RESCAN_DEBOUNCE_MS)
         self._build()
         self._watcher.directoryChanged.connect(self._debouncer.throttle)
@@ -247,6 +247,7 @@ class ArtifactsPanel(QWidget):
             if variants:
                 item.setToolTip(1, f"{item.toolTip(1)}\n{plural(len(variants), 'internal variant')} below it")
             for row in (item, *(item.child(c) for c in range(item.childCount()))):
+                assert row is not None  # c < childCount()
                 row.setSelected(artifacts[row.data(0, Qt.ItemDataRole.UserRole)].key in selected)
         self.list.blockSignals(False)
         self._fit_columns()
@@ -277,7 +278,7 @@ class ArtifactsPanel(QWidget):
         item.setForeground(2, QColor(theme.JOB_OUTCOME_COLOURS.get(art.outcome, theme.ORIGINAL)))
         if art.neff is not None and art.neff.info is None:
             item.setForeground(IO_COLUMN, QColor(theme.BAD))
-            item.setToolTip(IO_COLUMN, art.neff.error)
+            item.setToolTip(IO_COLUMN, art.neff.error or "")
         elif art.neff is None:
             item.setForeground(0, QColor(theme.ORIGINAL))
             item.setToolTip(0, "This job made no NEFF: " + art.io if art.io else "This job made no NEFF.")
@@ -320,23 +321,24 @@ class ArtifactsPanel(QWidget):
 
     def _show_selection(self, chosen: list[Artifact]) -> None:
         one = chosen[0] if len(chosen) == 1 else None
-        has_job = one is not None and one.job_dir is not None
+        job_dir = one.job_dir if one is not None else None
+        has_job = job_dir is not None
         self.buttons["open"].setEnabled(one is not None)
         self.buttons["copy_path"].setEnabled(one is not None)
         self.buttons["logs"].setEnabled(has_job)
-        self.buttons["copy_reproduce"].setEnabled(has_job and (one.job_dir / "reproduce.py").is_file())
-        self.buttons["reopen"].setEnabled(has_job and bool(one.job and one.job.spec))
+        self.buttons["copy_reproduce"].setEnabled(job_dir is not None and (job_dir / "reproduce.py").is_file())
+        self.buttons["reopen"].setEnabled(has_job and one is not None and bool(one.job and one.job.spec))
         self.buttons["delete"].setEnabled(has_job)
         self.buttons["run"].setEnabled(has_job or (one is not None and one.neff is not None))
-        self.buttons["compare"].setEnabled(has_job and one.outcome == "succeeded")
+        self.buttons["compare"].setEnabled(has_job and one is not None and one.outcome == "succeeded")
         self.detail.clear()
         self.job_detail.clear()
         self.spec_text.clear()
         self.diff.clear()
         self.diff.setHeaderLabels(list(DIFF_HEADERS))  # not the last pair's names
         self.tabs.setTabEnabled(2, len(chosen) == 2)
-        if has_job and (one.job_dir / "job.log").is_file():
-            self.explanation.explain_path(one.job_dir)
+        if job_dir is not None and (job_dir / "job.log").is_file():
+            self.explanation.explain_path(job_dir)
         else:
             self.explanation.clear()
         if one is not None:
@@ -358,7 +360,7 @@ class ArtifactsPanel(QWidget):
         chosen = self.selected()
         if len(chosen) == 1:
             art = chosen[0]
-            self.run_requested.emit(str(art.job_dir if art.job_dir is not None else art.neff.path))
+            self.run_requested.emit(str(art.job_dir) if art.job_dir is not None else art.key)
 
     def _on_compare_button_clicked(self) -> None:
         art = self._one()
@@ -368,7 +370,7 @@ class ArtifactsPanel(QWidget):
     def _on_open_button_clicked(self) -> None:
         art = self._one()
         if art is not None:
-            folder = art.job_dir or Path(art.neff.path).parent
+            folder = art.job_dir or Path(art.key).parent  # no job: its NEFF's
             open_path(folder, self, tell=self.message.emit, fallback=self.no_launcher)
 
     def _on_logs_button_clicked(self) -> None:

@@ -114,6 +114,8 @@ class _CompileLoop(QObject):
 class CompileController(ThreadedController):
     """Starts and cancels compiles; everything it reports arrives as signals on the GUI thread."""
 
+    _loop: _CompileLoop | None
+
     started = Signal(object)  # the spec
     event_received = Signal(dict)
     job_started = Signal(object, str)  # bucket, job directory
@@ -151,10 +153,12 @@ class CompileController(ThreadedController):
 
     def _on_loop_job_finished(self, result: JobResult) -> None:
         self._on_flush_timer_timeout()  # the job's last lines before its result
+        assert self._run is not None  # the loop reports on the run it was started for
         self._run.results.append(result)
         self.job_finished.emit(result)
 
     def _on_loop_failed(self, message: str) -> None:
+        assert self._run is not None  # the loop reports on the run it was started for
         self._run.error = message
 
     def _ended(self, loop) -> None:

@@ -30,7 +30,7 @@ class LogFilesWindow(QWidget):
         self.setObjectName("logFilesWindow")
         self.job_dir: Path | None = None
         self._file: TextIO | None = None
-        self.files = QComboBox(toolTip="The job's log files: its log, its events, the compiler's own logs.")
+        self.files = QComboBox(toolTip="The job's log files: its log, its events, the compiler's own logs.")  # type: ignore[call-arg]  # a Qt property keyword
         self.files.setObjectName("logFiles")
         self.reload_button = QPushButton("Reload", toolTip="Read the file again from its start.")
         self.view = LogView(self, max_lines=MAX_LINES)

@@ -97,7 +97,7 @@ class LogView(QWidget):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setPlaceholderText("The compiler's output appears here while a compile runs.")
-        self.level_combo = QComboBox(toolTip="Show only lines at or above a level.")
+        self.level_combo = QComboBox(toolTip="Show only lines at or above a level.")  # type: ignore[call-arg]  # a Qt property keyword
         for text, rank in FILTERS:
             self.level_combo.addItem(text, rank)
         self.search_edit = QLineEdit(placeholderText="Search the log (Enter: next, Shift+Enter: previous)")
@@ -122,7 +122,7 @@ class LogView(QWidget):
         top.addWidget(self.search_status)
         top.addWidget(self.wrap_check)
         # Shown once a code arrives: until then the log, which is what changes, has all the width.
-        self.codes_pane = codes = QWidget(objectName="errorCodes")
+        self.codes_pane = codes = QWidget(objectName="errorCodes")  # type: ignore[call-arg]  # a Qt property keyword
         codes.hide()
         codes_layout = QVBoxLayout(codes)
         codes_layout.setContentsMargins(0, 0, 0, 0)
@@ -178,6 +178,7 @@ class LogView(QWidget):
         ``streaming=False`` for lines read from a file: no other thread needs the GIL, so no pause between ticks."""
         self.received += len(lines)
         self._streaming = streaming
+        assert self._raw.maxlen is not None  # made with one
         self.skipped += max(0, len(self._raw) + len(lines) - self._raw.maxlen)
         self._raw.extend(lines)  # the deque's maxlen drops the oldest, in C
         if not self._timer.isActive():
@@ -228,7 +229,7 @@ class LogView(QWidget):
             fold = self._folder.feed(line)
             if fold is FOLDED:
                 continue
-            if fold is not None:
+            if isinstance(fold, str):  # a folded traceback's summary (FOLDED is left out above)
                 kept.append((0, fold))
                 show.append((0, fold))
             rec = parse_line(line)

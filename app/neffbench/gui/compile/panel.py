@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
@@ -34,6 +36,9 @@ from neffbench.jobs.summary import failure_sentence, human_bytes, outcome_label
 from neffbench.kernels import registry
 from neffbench.kernels.bucket_words import bucket_cell, bucket_phrase, buckets_text
 from neffbench.words import plural, sentences
+
+if TYPE_CHECKING:
+    from neffbench.gui.sweeps.progress import SweepProgress
 
 
 def clock(seconds: float) -> str:
@@ -124,11 +129,11 @@ class CompilePanel(QWidget):
         self._clock.timeout.connect(self._on_clock_timeout)
         self._last_duration: float | None = None
         self._failure_explained = False  # this run's first failed job is on show: later jobs do not replace it
-        self._buckets: tuple[int, ...] = ()
+        self._buckets: Sequence[dict[str, int]] = ()
         self._last_output = QElapsedTimer()
         self._dots = 0
         self.cancelling = False
-        self.sweep = None  # the SweepProgress of a running sweep
+        self.sweep: SweepProgress | None = None  # the SweepProgress of a running sweep
         self.workdir: str | None = None  # where a sweep's jobs are, for its results' links
         self.results.itemActivated.connect(self._on_results_item_activated)
         self.log_view.open_log_requested.connect(self._on_log_view_open_log_requested)
@@ -303,7 +308,9 @@ class CompilePanel(QWidget):
     def forget_job(self, job_dir: str) -> None:
         """A job was deleted: it leaves the results too."""
         for i in reversed(range(self.results.topLevelItemCount())):
-            if self.results.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole) == str(job_dir):
+            item = self.results.topLevelItem(i)
+            assert item is not None  # i < topLevelItemCount()
+            if item.data(0, Qt.ItemDataRole.UserRole) == str(job_dir):
                 self.results.takeTopLevelItem(i)
 
     def show_finished(self, run: CompileRun) -> None:

@@ -26,7 +26,7 @@ def seconds_text(seconds: float) -> str:
 
 
 class StageTree(QTreeWidget):
-    def __init__(self, parent=None):
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("stages")
         self.setHeaderLabels(["Stage / compiler pass", "State", "Time"])
@@ -171,7 +171,8 @@ class StageTree(QTreeWidget):
         """(name, state) of every item, depth first (for tests and screenshots)."""
         out = []
 
-        def walk(item: QTreeWidgetItem) -> None:
+        def walk(item: QTreeWidgetItem | None) -> None:
+            assert item is not None  # asked by an index below the count
             out.append((item.text(0), item.text(1)))
             for i in range(item.childCount()):
                 walk(item.child(i))

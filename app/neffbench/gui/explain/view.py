@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -19,6 +20,9 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QTe
 
 from neffbench.gui.widgets import theme
 from neffbench.words import plural
+
+if TYPE_CHECKING:
+    from neffbench.gui.widgets.background import Task
 
 OUTCOME_COLOURS = {"failed": theme.BAD, "passed": theme.GOOD, "unknown": theme.WARN}
 NOTHING_YET = (
@@ -208,7 +212,7 @@ class ExplanationView(QWidget):
         self.data: dict | None = None
         self.all_errors = False  # the errors after the first, opened
         self.job_dir: Path | None = None
-        self._worker = None
+        self._worker: Task | None = None
         self._request = 0  # only the newest request's answer is shown
         self.owner: str | None = None  # whose explanation is shown: "job X" or "the file X"
         self.stale_for: str | None = None  # the run started since, which this explanation is not of

@@ -58,6 +58,8 @@ def ignored_tooltip(reason: str, help_text: str) -> str:
 
 
 class BoolEditor(FieldEditor):
+    widget: QCheckBox
+
     def __init__(self, field: dataclasses.Field):
         box = QCheckBox()
         super().__init__(field, box)
@@ -72,6 +74,8 @@ class BoolEditor(FieldEditor):
 
 class ChoiceEditor(FieldEditor):
     """A combo box whose items show ``choice_labels`` (``trn2 (cayman)``) and hold the values files keep."""
+
+    widget: QComboBox
 
     def __init__(self, field: dataclasses.Field):
         combo = QComboBox()
@@ -210,6 +214,8 @@ class _NumberEditor(FieldEditor):
     """A NumberBox for a number field: the value typed, or for text that is no number yet the last one it read, with
     the field's error saying why."""
 
+    widget: NumberBox
+
     def __init__(self, field: dataclasses.Field, *, whole: bool):
         meta = field.metadata
         self.optional = meta["optional"]
@@ -255,6 +261,8 @@ class FloatEditor(_NumberEditor):
 
 
 class TextEditor(FieldEditor):
+    widget: QLineEdit
+
     def __init__(self, field: dataclasses.Field):
         line = QLineEdit()
         super().__init__(field, line)
@@ -269,6 +277,8 @@ class TextEditor(FieldEditor):
 
 class IntListEditor(FieldEditor):
     """Buckets: whole numbers separated by commas or spaces."""
+
+    widget: QLineEdit
 
     def __init__(self, field: dataclasses.Field):
         line = QLineEdit()
@@ -297,6 +307,8 @@ class IntListEditor(FieldEditor):
 
 class ArgsEditor(FieldEditor):
     """Extra compiler arguments typed as one shell line."""
+
+    widget: QLineEdit
 
     def __init__(self, field: dataclasses.Field):
         line = QLineEdit()

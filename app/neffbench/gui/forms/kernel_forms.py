@@ -82,7 +82,7 @@ class KernelForms(QWidget):
         self._pending.pop(name, None)
         self._switch(name)
         if held:
-            self._forms[name].set_spec(spec, held=held)  # type: ignore[call-arg] - holds_problems says it takes them
+            self._forms[name].set_spec(spec, held=held)  # type: ignore[call-arg]  # holds_problems says it takes them
         else:
             self._forms[name].set_spec(spec)
         self._baseline[name] = self._forms[name].spec()
@@ -155,6 +155,7 @@ class KernelForms(QWidget):
     def _form(self, name: str) -> KernelForm:
         if name not in self._forms:
             form = spec_form(self._kernels[name])
+            assert isinstance(form, QWidget)  # every kernel's form is a widget
             form.spec_changed.connect(lambda spec, name=name: self._on_form_spec_changed(name, spec))
             form.problems_changed.connect(lambda problems, name=name: self._on_form_problems_changed(name, problems))
             self._forms[name] = form
@@ -174,6 +175,7 @@ class KernelForms(QWidget):
         changed = index != self.kernel_combo.currentIndex() or self.stack.currentWidget() is not self._forms.get(name)
         self.kernel_combo.setCurrentIndex(index)
         form = self._form(name)
+        assert isinstance(form, QWidget)
         self.stack.setCurrentWidget(form)
         if changed:
             self.kernel_changed.emit(name)

@@ -22,7 +22,7 @@ def breakable(text: str) -> str:
 
     def split(match: re.Match) -> str:
         parts = re.split(r"(?<=/)", match.group(0))
-        out = []
+        out: list[str] = []
         for part in parts:
             out.extend(part[i : i + _LONG_RUN] for i in range(0, len(part), _LONG_RUN))
         return _ZWSP.join(p for p in out if p)

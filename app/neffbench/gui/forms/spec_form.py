@@ -124,7 +124,7 @@ class SpecForm(QScrollArea):
             key = f"{section}.{f.name}" if section else f.name
             editor = editor_for(f, hints[f.name])
             editor.widget.setObjectName(key)
-            self._rows[key] = _Row(key, editor, advanced_form if f in advanced else form)
+            self._rows[key] = _Row(key, editor, advanced_form if advanced_form is not None and f in advanced else form)
             editor.edited.connect(functools.partial(self._on_editor_edited, key))
         if advanced:
             group_layout.addWidget(toggle)
@@ -235,7 +235,7 @@ class SpecForm(QScrollArea):
 
 def _disclosure(text: str) -> QToolButton:
     """A flat ▸/▾ button that shows and hides the section's advanced fields."""
-    button = QToolButton(text=text, checkable=True, autoRaise=True)
+    button = QToolButton(text=text, checkable=True, autoRaise=True)  # type: ignore[call-arg]  # a Qt property keyword
     button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     button.setArrowType(Qt.ArrowType.RightArrow)
     button.toggled.connect(lambda on: button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow))

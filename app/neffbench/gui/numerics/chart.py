@@ -104,6 +104,8 @@ class Series:
 class ErrorChart(QWidget):
     """``show_compares(primary, overlay)``; ``tap_clicked(index)`` when a point is clicked; ``select(index)``."""
 
+    cursor: pg.InfiniteLine  # type: ignore[assignment]  # shadows QWidget.cursor(), never called on this chart
+
     tap_clicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None):

@@ -42,6 +42,8 @@ class CompareController(ThreadedController):
     """One compare at a time. ``finished(result)``, ``failed(sentence)`` or ``cancelled()`` ends each one, once
     its thread (and so every child it started) is done."""
 
+    _loop: _CompareLoop | None
+
     started = Signal(str)  # the job directory
     step_changed = Signal(str)
     finished = Signal(object)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from neffbench.gui.numerics import model
@@ -141,8 +141,10 @@ class TapDetail(QWidget):
         self.source.setText(text)
         self.source.setToolTip(tip)
         skipped = document.get("skipped") or {}
+        model = self.reference_combo.model()
+        assert isinstance(model, QStandardItemModel)  # a combo box's own
         for i, reference in enumerate(REFERENCES):
-            self.reference_combo.model().item(i).setEnabled(reference not in skipped)
+            model.item(i).setEnabled(reference not in skipped)
         if self.reference_combo.currentData() in skipped:
             compared = [i for i, r in enumerate(REFERENCES) if r not in skipped]
             self.reference_combo.blockSignals(True)  # loaded once, below

@@ -36,6 +36,7 @@ def patterns_of(text: str) -> tuple[str, ...]:
 
 
 class NumericsPanel(QWidget):
+    lower: TurningSplitter  # type: ignore[assignment]  # shadows QWidget.lower(), never called on this panel
     compare_requested = Signal(str, dict)
     cancel_requested = Signal()
     scanned = Signal(object)  # model.Scan, once the kept compares are listed

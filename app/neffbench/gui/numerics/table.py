@@ -98,13 +98,15 @@ class TapTable(QTableWidget):
                 if col == VERDICT_COLUMN and ok is not None:
                     item.setForeground(QColor(theme.GOOD if ok else theme.BAD))
                 self.setItem(row, col, item)
-            self.item(row, SOURCE_COLUMN).setToolTip(str(model.where(tap) or ""))
-            self.item(row, MODULE_COLUMN).setToolTip(f"{tap.get('module')} ({tap.get('class')}, {tap.get('name')})")
+            source_item, module_item = self.item(row, SOURCE_COLUMN), self.item(row, MODULE_COLUMN)
+            assert source_item is not None and module_item is not None  # set just above
+            source_item.setToolTip(str(model.where(tap) or ""))
+            module_item.setToolTip(f"{tap.get('module')} ({tap.get('class')}, {tap.get('name')})")
             if row in firsts:
-                font = self.item(row, MODULE_COLUMN).font()
+                font = module_item.font()
                 font.setBold(True)
-                self.item(row, MODULE_COLUMN).setFont(font)
-                self.item(row, MODULE_COLUMN).setToolTip(self.item(row, MODULE_COLUMN).toolTip() + " — first divergent")
+                module_item.setFont(font)
+                module_item.setToolTip(module_item.toolTip() + " — first divergent")
         self.resizeColumnsToContents()
         # A deep module path must not push the figures out of sight: the tooltip has it whole.
         self.setColumnWidth(MODULE_COLUMN, min(self.columnWidth(MODULE_COLUMN), 180))
@@ -116,7 +118,9 @@ class TapTable(QTableWidget):
             self.clearSelection()
         else:
             self.selectRow(index)
-            self.scrollToItem(self.item(index, 0))
+            first = self.item(index, 0)
+            assert first is not None  # every row has its cells
+            self.scrollToItem(first)
         self._quiet = False
 
     def selected_index(self) -> int | None:

@@ -115,7 +115,7 @@ class CheckView(QWidget):
         self.problems_layout = QVBoxLayout(self.problems_box)
         self.problems_layout.setContentsMargins(4, 2, 4, 2)
         self.problems_layout.addStretch(1)
-        self.problems_scroll = _FitScroll(widgetResizable=True, visible=False)
+        self.problems_scroll = _FitScroll(widgetResizable=True, visible=False)  # type: ignore[call-arg]  # a Qt property keyword
         self.problems_scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.problems_scroll.setWidget(self.problems_box)
         self.tensors = TensorView()

@@ -86,12 +86,13 @@ class PreviewController(QObject):
         self._probe_first = probe_first
         self._latest: tuple[str, Any] | None = None  # what was last reported, for panels wired after it
         self._ready = False
-        self._loading = None
-        self._worker = None  # the running compute: the reference keeps it alive until it reports
+        self._loading: background.Task | None = None
+        # The running compute: the reference keeps it alive until it reports.
+        self._worker: background.Task | None = None
         self._wanted: tuple[Any, int | None] | None = None
         self._withdrawn = False  # the form went invalid: drop what is being computed
         self._running: tuple[Any, int | None] | None = None
-        self._check_worker = None
+        self._check_worker: background.Task | None = None
         self._debounce_ms = debounce_ms
         self._debouncer = None  # made at the first edit (``_debounced``)
 

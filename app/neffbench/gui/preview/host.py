@@ -29,12 +29,14 @@ class PreviewHost(QStackedWidget):
 
     @property
     def panel(self) -> PreviewPanel:
+        assert self.kernel is not None  # show_kernel follows the host's making
         return self.panels[self.kernel]
 
     def show_kernel(self, name: str) -> PreviewPanel:
         """The kernel's panel, built on first use, brought to the front."""
         if name not in self.panels:
             panel = preview_panel(registry.get(name))
+            assert isinstance(panel, QWidget)  # every Preview panel is a widget
             panel.bucket_chosen.connect(self.bucket_chosen)
             panel.check_requested.connect(self.check_requested)
             panel.keep_state_requested.connect(self.keep_state_requested)
@@ -42,8 +44,10 @@ class PreviewHost(QStackedWidget):
             self.addWidget(panel)
             wheel.guard_all(panel)  # a kernel's own panel too: its token and head boxes
         self.kernel = name
-        self.setCurrentWidget(self.panels[name])
-        return self.panels[name]
+        shown = self.panels[name]
+        assert isinstance(shown, QWidget)
+        self.setCurrentWidget(shown)
+        return shown
 
     def chosen_bucket(self) -> int | None:
         return self.panel.chosen_bucket()

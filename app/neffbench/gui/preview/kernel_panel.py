@@ -43,6 +43,8 @@ class GenericPreviewPanel(QWidget):
     the buffers the forward writes as state through ``keep_state_requested``. It offers no choice of bucket (the
     preview is the spec's first), so it never emits ``bucket_chosen``."""
 
+    scroll: PlotScroll  # type: ignore[assignment]  # shadows QWidget.scroll(), never called on this panel
+
     bucket_chosen = Signal(int)
     check_requested = Signal()
     keep_state_requested = Signal(list)
@@ -166,14 +168,18 @@ class GenericPreviewPanel(QWidget):
             self.show_preview(preview)
             self.tabs.setCurrentIndex(0)
             self.ensurePolished()
-            self.layout().activate()
+            layout = self.layout()
+            assert layout is not None  # made with the panel
+            layout.activate()
             save(self, "preview")
             for i, widget in enumerate(self.plot_widgets().values()):
                 save(widget, f"plot-{i + 1}")
         if report is not None:
             self.show_check(report)
             self.ensurePolished()
-            self.layout().activate()
+            layout = self.layout()
+            assert layout is not None  # made with the panel
+            layout.activate()
             save(self, "check")
         return paths
 

@@ -324,6 +324,7 @@ class PlotGrid(QWidget):
 
     def set_plots(self, plots: list[Plot]) -> None:
         titles = [p.title for p in plots]
+        cell: PlotCell | None
         for title in set(self.cells) - set(titles):
             cell = self.cells.pop(title)
             self.grid.removeWidget(cell)

@@ -156,9 +156,11 @@ class TensorView(QSplitter):
     def select_tensor(self, key: str, name: str) -> None:
         """Make the tensor ``name`` of ``inputs`` or ``outputs`` current (as a click on its row does)."""
         group = self.tree.topLevelItem([k for k, _ in GROUPS].index(key))
+        assert group is not None  # one item per group
         for i in range(group.childCount()):
-            if group.child(i).text(0) == name:
-                self.tree.setCurrentItem(group.child(i))
+            child = group.child(i)
+            if child is not None and child.text(0) == name:
+                self.tree.setCurrentItem(child)
                 return
         raise KeyError(f"no {key[:-1]} named {name!r} in the report")
 

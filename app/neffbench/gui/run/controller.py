@@ -48,6 +48,8 @@ class RunController(ThreadedController):
     gone) and then the outcome ("Cancelled", "Succeeded", "Failed").
     """
 
+    _loop: _RunLoop | None
+
     started = Signal(str)  # the run record's path (renamed for the runtime once an ``auto`` run has chosen)
     event_received = Signal(dict)
     finished = Signal(object)  # RunResult

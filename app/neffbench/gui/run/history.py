@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,7 +182,7 @@ class HistoryTable(QTableWidget):
         wanted = [select] if select else keep
         self.select_paths([p for p in wanted if p] or [RunView.of(r).path for r in runs[-1:]])
 
-    def select_paths(self, paths: list[str]) -> None:
+    def select_paths(self, paths: Sequence[str | None]) -> None:
         """Selects the rows of these record paths (the first becomes current); emits ``runs_selected`` once."""
         self.blockSignals(True)
         try:

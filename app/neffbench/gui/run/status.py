@@ -68,7 +68,7 @@ class RunStatus(QWidget):
         self.problems_label.setWordWrap(True)
         self.problems_label.setStyleSheet(f"color: {theme.BAD};")
         self.problems_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.progress_bar = QProgressBar(objectName="run-progress", textVisible=True)
+        self.progress_bar = QProgressBar(objectName="run-progress", textVisible=True)  # type: ignore[call-arg]  # a Qt property keyword
         self.progress_bar.setMinimumWidth(280)
         self.progress_bar.setMaximumWidth(420)
         status = QHBoxLayout()

@@ -6,7 +6,7 @@ from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QLineEdit, QToolButton
+from PySide6.QtWidgets import QLabel, QLineEdit, QMenu, QToolButton
 
 from neffbench.gui.shell import mnemonics
 from neffbench.gui.shell.tabs import TAB_TITLES
@@ -70,9 +70,7 @@ def build_actions(window) -> None:
         "Explain any compiler log (or a job's job.log) in the Compile tab, as `neffbench explain` does",
     )
     window.quit_action = _action(window, "&Quit", QKeySequence.StandardKey.Quit)
-    window.preset_actions: dict[str, QAction] = {
-        name: _preset_action(window, info) for name, info in preset_infos().items()
-    }
+    window.preset_actions = {name: _preset_action(window, info) for name, info in preset_infos().items()}
     window.sweep_action = _action(
         window,
         "S&weep…",
@@ -87,7 +85,7 @@ def build_actions(window) -> None:
     window.presets_menu = file_menu.addMenu("&Presets")
     window.presets_menu.setToolTipsVisible(True)  # the tooltips carry each preset's source
     # One submenu per kernel; the default kernel's presets, the first and most, stay at the top level.
-    submenus: dict[str, object] = {}
+    submenus: dict[str, QMenu] = {}
     for action in window.preset_actions.values():
         kernel = action.data() or registry.DEFAULT
         if kernel == registry.DEFAULT:

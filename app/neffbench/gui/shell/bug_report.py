@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from neffbench.jobs.summary import human_bytes
 from neffbench.words import plural
+
+if TYPE_CHECKING:
+    from neffbench.gui.widgets.background import Task
 
 
 def bundle_summary(result) -> str:
@@ -28,7 +32,7 @@ class BugReportSaver:
         self.parent = parent
         self.ask_path = self._ask_path  # tests replace it
         self.tell = self._tell
-        self._worker = None
+        self._worker: Task | None = None
         self.last_result = None
 
     def save(self, job_dir: str) -> None:

@@ -18,10 +18,14 @@ class FirstPaint(QObject):
     def __init__(self, window: QWidget):
         super().__init__(window)
         self._window = window
-        QApplication.instance().installEventFilter(self)
+        app = QApplication.instance()
+        assert app is not None  # a window exists
+        app.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget) and watched.window() is self._window:
-            QApplication.instance().removeEventFilter(self)
+            app = QApplication.instance()
+            assert app is not None  # a window was painted
+            app.removeEventFilter(self)
             self.painted.emit()
         return False

@@ -24,7 +24,9 @@ class FormWidths:
         nor more than half the window (the tabs keep the rest)."""
         total = sum(self.splitter.sizes())
         wanted = self.settings.number(f"form_width/{kernel}", 0) or form.preferred_width
-        least = self.splitter.widget(0).minimumSizeHint().width()
+        pane = self.splitter.widget(0)
+        assert pane is not None  # the forms' column
+        least = pane.minimumSizeHint().width()
         return max(least, min(wanted, total // 2 if total else wanted))
 
     def switch(self, kernel: str, form: KernelForm) -> None:

@@ -35,6 +35,7 @@ def make_app(argv: list[str] | None = None):
     from neffbench.gui.widgets import theme
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    assert isinstance(app, QApplication)  # the window's widgets need one
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName(APPLICATION)

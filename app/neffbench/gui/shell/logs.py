@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QDropEvent
 
 from neffbench.gui.shell.tabs import COMPILE_TAB
 
@@ -48,6 +49,7 @@ class DropHandler(QObject):
             return False
         if kind == QEvent.Type.DragLeave:
             return True
+        assert isinstance(event, QDropEvent)  # a drag's enter, move and drop events are
         if not event.mimeData().hasUrls():  # text dragged from another program still edits a field as usual
             return False
         if kind == QEvent.Type.Drop:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 import gc
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QIcon
+from PySide6.QtGui import QAction, QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QLabel,
+    QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
@@ -46,6 +49,23 @@ from neffbench.presets import load_preset
 from neffbench.spec import SpecError, anchored_here, load_partial, save
 from neffbench.words import plural
 
+if TYPE_CHECKING:  # the panels' modules are imported once the window has painted (window_panels)
+    from neffbench.gui.artifacts.panel import ArtifactsPanel
+    from neffbench.gui.compile.controller import CompileController
+    from neffbench.gui.compile.panel import CompilePanel
+    from neffbench.gui.numerics.controller import CompareController
+    from neffbench.gui.numerics.panel import NumericsPanel
+    from neffbench.gui.preview.contribution import PreviewPanel
+    from neffbench.gui.preview.controller import PreviewController
+    from neffbench.gui.preview.host import PreviewHost
+    from neffbench.gui.run.controller import RunController
+    from neffbench.gui.run.panel import RunPanel
+    from neffbench.gui.shell.bug_report import BugReportSaver
+    from neffbench.gui.shell.logs import DropHandler
+    from neffbench.gui.shell.sweeps import WindowSweeps
+    from neffbench.gui.structure.panel import StructurePanel
+    from neffbench.gui.widgets.background import Task
+
 TITLE = "NEFF Workbench"
 
 
@@ -59,6 +79,39 @@ class MainWindow(QMainWindow):
     first_painted = Signal()
     panels_built = Signal()
 
+    # Set by build_actions and build_toolbar (shell/actions.py).
+    compile_action: QAction
+    recompile_action: QAction
+    cancel_action: QAction
+    open_action: QAction
+    save_action: QAction
+    workdir_action: QAction
+    explain_action: QAction
+    quit_action: QAction
+    toolbar_action: QAction
+    sweep_action: QAction
+    manual_action: QAction
+    shortcuts_action: QAction
+    about_action: QAction
+    preset_actions: dict[str, QAction]
+    presets_menu: QMenu
+    workdir_edit: QLineEdit
+    compile_button: QWidget
+    # Set by window_panels.build_preview and .build, and logs.install, once the window has painted.
+    controller: CompileController | None
+    preview_controller: PreviewController | None
+    preview_stack: PreviewHost | None
+    compile_panel: CompilePanel
+    artifacts: ArtifactsPanel
+    run_controller: RunController
+    run_panel: RunPanel
+    sweeps: WindowSweeps
+    compare_controller: CompareController
+    numerics: NumericsPanel
+    structure: StructurePanel
+    bug_reports: BugReportSaver
+    drops: DropHandler
+
     def __init__(self, settings: Settings | None = None, *, background: bool = True, defer_panels: bool = False):
         """``defer_panels`` builds the tabs' contents right after the first paint (how ``launch`` opens it:
         the window is up sooner); otherwise they exist when the constructor returns."""
@@ -71,7 +124,7 @@ class MainWindow(QMainWindow):
         self.restored: set[str] = set()  # settings of the panels applied once built (window_settings.restore_panels)
         self.controller = None
         self.close_when_idle = False
-        self._duration_worker = None
+        self._duration_worker: Task | None = None
         self.preview_controller = None
         self.preview_stack = None
         self.setWindowTitle(TITLE)
@@ -98,11 +151,12 @@ class MainWindow(QMainWindow):
         self._pages = []
         for index, title in enumerate(window_tabs.TAB_TITLES):
             page = QWidget()
-            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            layout = QVBoxLayout(page)
+            layout.setContentsMargins(0, 0, 0, 0)
             # Until its panel is built (window_panels.put): a sentence, not an empty page.
             waiting = "Loading torch for the preview…" if index == window_tabs.PREVIEW_TAB else "Starting up…"
             placeholder = QLabel(waiting, objectName="tab-placeholder", alignment=Qt.AlignmentFlag.AlignCenter)
-            page.layout().addWidget(placeholder)
+            layout.addWidget(placeholder)
             self._pages.append(page)
             self.tabs.addTab(page, title)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -237,11 +291,13 @@ class MainWindow(QMainWindow):
     @property
     def busy(self) -> bool:
         """A compile or a sweep is running (one at a time: they share the Compile tab)."""
+        assert self.controller is not None  # asked once the panels are built
         return self.controller.is_running or self.sweeps.is_running
 
     def compile(self, *, use_cache: bool = True) -> None:
         if not self.panels_ready or self.busy or self.form.errors() or self.form.memory.refused():
             return
+        assert self.controller is not None  # busy asked it
         self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
 
     def recompile(self) -> None:
@@ -249,13 +305,14 @@ class MainWindow(QMainWindow):
         self.compile(use_cache=False)
 
     def cancel(self) -> None:
-        if self.panels_ready and self.controller.is_running:
+        if self.panels_ready and self.controller is not None and self.controller.is_running:
             self.controller.cancel()
             self.cancel_action.setEnabled(False)
             self.compile_panel.show_cancelling()
 
     def start_background(self) -> None:
         """Work that waits until the window is on screen: torch, the toolchain check, the workdir scan."""
+        assert self.preview_controller is not None  # made by Startup or window_panels.build_preview
         self.preview_controller.load_torch()
         self.startup.start_the_rest()
 
@@ -323,12 +380,14 @@ class MainWindow(QMainWindow):
         gc.freeze()
 
     @property
-    def preview_panel(self) -> QWidget:
+    def preview_panel(self) -> PreviewPanel:
         """The Preview tab's panel of the kernel in the form."""
+        assert self.preview_stack is not None  # built with the panels
         return self.preview_stack.panel
 
     @property
-    def preview_panels(self) -> dict[str, QWidget]:
+    def preview_panels(self) -> dict[str, PreviewPanel]:
+        assert self.preview_stack is not None  # built with the panels
         return self.preview_stack.panels
 
     def _on_form_kernel_changed(self, name: str) -> None:
@@ -338,6 +397,7 @@ class MainWindow(QMainWindow):
         self.form_widths.switch(name, self.form.current())
 
     def _on_preview_stack_bucket_chosen(self, bucket: int) -> None:
+        assert self.preview_controller is not None  # made before the stack that sends this
         self.preview_controller.request(self.form.spec(), bucket)
 
     def _on_preview_stack_check_requested(self) -> None:

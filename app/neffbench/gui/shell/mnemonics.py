@@ -36,11 +36,12 @@ def assign(menu: QMenu) -> None:
     taken = {m for a in actions if (m := mnemonic(a.text())) is not None}
     for action in actions:
         text = marked(action.text(), taken)
+        submenu = action.menu()
         if text != action.text():
-            if action.menu() is not None:
-                action.menu().setTitle(text)
+            if isinstance(submenu, QMenu):
+                submenu.setTitle(text)
             else:
                 action.setText(text)
             taken.add(mnemonic(text) or "")
-        if action.menu() is not None:
-            assign(action.menu())
+        if isinstance(submenu, QMenu):
+            assign(submenu)

@@ -35,8 +35,11 @@ class Settings:
         self.q.setValue(key, value)
 
     def number(self, key: str, default: int = 0) -> int:
+        value = self.q.value(key, default)
+        if not isinstance(value, (str, int, float)):
+            return default
         try:
-            return int(self.q.value(key, default))
+            return int(value)
         except (TypeError, ValueError):
             return default
 

@@ -16,7 +16,7 @@ MESSAGE_MS = 6000  # what the Sweeps tab did (a diff made), gone before it could
 class WindowSweeps(QObject):
     """Owns the sweep controller and the Sweeps tab's panel once the window's panels are built."""
 
-    def __init__(self, window, page):
+    def __init__(self, window, page) -> None:
         super().__init__(window)
         self.window = window
         self.controller = SweepController(self)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from neffbench.backends.registry import LABELS as BACKEND_LABELS
 from neffbench.gui.widgets import theme
+
+if TYPE_CHECKING:
+    from neffbench.gui.widgets.background import Task
 
 # Short, for the status bar (its permanent widgets count in the window's minimum width); the tooltip has
 # the backends' whole labels and the reason.
@@ -88,7 +93,7 @@ class DoctorStatus(QWidget):
         for label in self.items():
             label.setParent(self)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._worker = None
+        self._worker: Task | None = None
 
     def items(self) -> list[FittedLabel]:
         return [self.toolchain, self.backend_label, self.device]

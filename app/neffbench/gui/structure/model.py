@@ -144,7 +144,7 @@ class StructureModel(QStandardItemModel):
         return self.shown.matching(text) if self.shown is not None else None
 
     def path_of(self, index: Index) -> str | None:
-        return index.siblingAtColumn(0).data(PATH_ROLE) if index.isValid() else None
+        return index.sibling(index.row(), 0).data(PATH_ROLE) if index.isValid() else None
 
     def index_of(self, path: str, column: int = 0) -> QModelIndex:
         """The cell of ``path``'s row in ``column`` (invalid: no such module); fills what is not filled yet."""

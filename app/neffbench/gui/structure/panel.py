@@ -86,7 +86,7 @@ class StructurePanel(QWidget):
         self.compute_button.setToolTip(
             "Build the job's module again from its spec, in a child process, and keep its structure."
         )
-        self.colour_combo = QComboBox(objectName="structure-colour")
+        self.colour_combo = QComboBox(objectName="structure-colour")  # type: ignore[call-arg]  # a Qt property keyword
         self.colour_combo.addItems(["error", "device time"])
         self.colour_combo.setToolTip(
             "What colours the drawing's boxes: the latest compare's error, or the share of time."
@@ -102,7 +102,7 @@ class StructurePanel(QWidget):
         self.sources_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sources_label.setStyleSheet("color: #444444; font-size: 8.5pt;")
         self.model = StructureModel(self)
-        self.tree = QTreeView(objectName="structure-tree")
+        self.tree = QTreeView(objectName="structure-tree")  # type: ignore[call-arg]  # a Qt property keyword
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)  # rows of one height: a long tree scrolls without measuring each
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -94,6 +94,8 @@ class _SweepLoop(QObject):
 class SweepController(ThreadedController):
     """Starts and cancels one sweep at a time; its lines, point states and end arrive as signals."""
 
+    _loop: _SweepLoop | None
+
     started = Signal(object)  # the plan
     event_received = Signal(dict)  # every event run_sweep reports (sweep_point, sweep_finished, job events)
     failed = Signal(str)  # the sweep could not run (bad workdir, Ray missing): one sentence

@@ -116,14 +116,16 @@ class SweepDialog(QDialog):
         self.summary.setObjectName("sweep-summary")
         self.summary.setWordWrap(True)
         self.memory_note = MemoryNote(allow_text="Start anyway")
-        self.memory_note.layout().setContentsMargins(0, 0, 0, 0)
+        note_layout = self.memory_note.layout()
+        assert note_layout is not None  # made with the note
+        note_layout.setContentsMargins(0, 0, 0, 0)
         self.invalid_list = QListWidget()
         self.invalid_list.setObjectName("sweep-invalid")
         self.invalid_list.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.start_button = self.buttons.addButton("Start sweep", QDialogButtonBox.ButtonRole.AcceptRole)
         self._layout()
-        self._debouncer = QSignalDebouncer(self)
+        self._debouncer = QSignalDebouncer(parent=self)
         self._debouncer.setTimeout(150)
         self._debouncer.triggered.connect(self.replan)
         for signal in (

@@ -63,7 +63,7 @@ def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dic
     chosen = None
     if sweeps:
         ids = [SweepView.of(s).sweep_id for s in sweeps]
-        chosen = load(workdir, sweep_id if sweep_id in ids else ids[0])
+        chosen = load(workdir, sweep_id if sweep_id in ids else ids[0])  # type: ignore[arg-type]  # a listed sweep has its id
     chosen_rows = rows(chosen) if chosen else []
     layers.attach(chosen_rows)
     return token, sweeps, chosen, chosen_rows
@@ -71,6 +71,8 @@ def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dic
 
 class SweepsPanel(QWidget):
     """Shows the sweeps of ``workdir``; ``show_sweep`` selects one (a sweep that just ran)."""
+
+    lower: TurningSplitter  # type: ignore[assignment]  # shadows QWidget.lower(), never called on this panel
 
     message = Signal(str)  # for the status bar
 
@@ -80,9 +82,9 @@ class SweepsPanel(QWidget):
         self.sweep: dict | None = None
         self.rows: list[dict] = []
         self._wanted: str | None = None
-        self._worker = None
+        self._worker: background.Task | None = None
         self._token = 0
-        self.sweep_combo = QComboBox(objectName="sweep-choice")
+        self.sweep_combo = QComboBox(objectName="sweep-choice")  # type: ignore[call-arg]  # a Qt property keyword
         self.sweep_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.sweep_combo.setMinimumContentsLength(30)
         self.refresh_button = QPushButton("Refresh")
@@ -98,7 +100,7 @@ class SweepsPanel(QWidget):
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(-1)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.table = QTableView(objectName="sweep-table")
+        self.table = QTableView(objectName="sweep-table")  # type: ignore[call-arg]  # a Qt property keyword
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # by point, as the sweep listed them
@@ -107,10 +109,10 @@ class SweepsPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.x_combo = QComboBox(objectName="sweep-x")
-        self.y_combo = QComboBox(objectName="sweep-y")
+        self.x_combo = QComboBox(objectName="sweep-x")  # type: ignore[call-arg]  # a Qt property keyword
+        self.y_combo = QComboBox(objectName="sweep-y")  # type: ignore[call-arg]  # a Qt property keyword
         self.y_combo.addItems([*METRICS, *LAYER_METRICS])
-        self.layer_combo = QComboBox(objectName="sweep-layer")
+        self.layer_combo = QComboBox(objectName="sweep-layer")  # type: ignore[call-arg]  # a Qt property keyword
         self.layer_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.layer_combo.setMinimumContentsLength(20)
         self.layer_combo.setToolTip("The module (of each point's model) whose time or error a layer measure shows")
@@ -128,7 +130,7 @@ class SweepsPanel(QWidget):
             self.chart.addItem(item)
         self.empty_text = pg.TextItem(anchor=(0.5, 0.5), color=theme.ORIGINAL)
         self.chart.addItem(self.empty_text, ignoreBounds=True)
-        self.diff = QTreeWidget(objectName="sweep-diff")
+        self.diff = QTreeWidget(objectName="sweep-diff")  # type: ignore[call-arg]  # a Qt property keyword
         self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
         # Three columns in whatever width the pane has, each cut value elided with the whole in its tooltip.
@@ -336,7 +338,7 @@ class SweepsPanel(QWidget):
             order = list(dict.fromkeys(str(x) for _, x, _ in found))
             ticks = {float(i): text for i, text in enumerate(order)}
             found = [(row, float(order.index(str(x))), y) for row, x, y in found]
-        return [(row, float(x), float(y)) for row, x, y in found], ticks
+        return [(row, float(x), float(y)) for row, x, y in found], ticks  # type: ignore[arg-type]  # numbers (filtered above)
 
     def chart_points(self) -> tuple[list[float], list[float], list[str], dict[float, str]]:
         """x, y, outcome per shown row with a value, and tick labels when the swept values are not numbers."""
@@ -456,6 +458,7 @@ class SweepsPanel(QWidget):
         from neffbench.sweeps.show import point_differences
 
         a, b = self.selected_points()
+        assert self.sweep is not None  # its points are selected
         self.diff.clear()
         first, second = point_number(a["point"]), point_number(b["point"])
         self.diff.setHeaderLabels(["What", f"A: #{first}", f"B: #{second}"])

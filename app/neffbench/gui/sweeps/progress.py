@@ -76,9 +76,9 @@ class SweepProgress:
 
     def _point(self, ev: dict[str, Any]) -> None:
         index, state = ev.get("point"), ev.get("state") or "?"
-        item = self.items.get(index)
-        if item is None:
+        if index not in self.items:
             return
+        item = self.items[index]
         self.states[index] = state
         shown = f"{state} (cached)" if ev.get("cached") and state == "succeeded" else state
         if ev.get("node"):
@@ -102,7 +102,7 @@ class SweepProgress:
         job = ev.get("job_id") or ""
         item = QTreeWidgetItem([self.labels[index], shown, self.neffs.get(index, ""), ev.get("reason") or "", job])
         self.rows[index] = item
-        item.setForeground(1, QColor(theme.JOB_OUTCOME_COLOURS.get(ev.get("state"), theme.ORIGINAL)))
+        item.setForeground(1, QColor(theme.JOB_OUTCOME_COLOURS.get(ev.get("state") or "", theme.ORIGINAL)))
         if job:
             item.setData(0, Qt.ItemDataRole.UserRole, str(Path(self.panel.workdir or ".") / job))
         if ev.get("reason"):

@@ -117,7 +117,7 @@ def start(
     func: Callable[..., Any],
     *args: Any,
     returned: Callable[[Any], None] | None = None,
-    errored: Callable[[BaseException], None] | None = None,
+    errored: Callable[[Exception], None] | None = None,
     finished: Callable[[], None] | None = None,
     **kwargs: Any,
 ) -> Task:

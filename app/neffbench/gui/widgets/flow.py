@@ -46,7 +46,10 @@ class TurningSplitter(QSplitter):
 
     def _min_widths(self) -> list[int]:
         # As Qt's layouts read a minimum: one set on the widget wins over its hint.
-        return [self.widget(i).minimumWidth() or self.widget(i).minimumSizeHint().width() for i in range(self.count())]
+        return [w.minimumWidth() or w.minimumSizeHint().width() for w in self._panes()]
+
+    def _panes(self) -> list[QWidget]:
+        return [w for i in range(self.count()) if (w := self.widget(i)) is not None]
 
     def side_by_side_width(self) -> int:
         return sum(self._min_widths()) + self.handleWidth() * max(0, self.count() - 1)
@@ -87,7 +90,7 @@ class TurningSplitter(QSplitter):
     def _share_by_stretch(self, orientation: Qt.Orientation) -> None:
         """The first time in an orientation, the room goes by the panes' stretch factors (if any are set),
         not by the other orientation's sizes (a stage list that was narrow must not become the tall pane)."""
-        policies = [self.widget(i).sizePolicy() for i in range(self.count())]
+        policies = [w.sizePolicy() for w in self._panes()]
         vertical = orientation == Qt.Orientation.Vertical
         stretches = [p.verticalStretch() if vertical else p.horizontalStretch() for p in policies]
         room = sum(self.sizes())
@@ -102,7 +105,9 @@ class CurrentPageStack(QStackedWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         # QStackedLayout would otherwise set the stack's own minimum to the largest page's.
-        self.layout().setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        layout = self.layout()
+        assert layout is not None  # a stack's QStackedLayout
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         self.currentChanged.connect(self._on_self_current_changed)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name

@@ -5,6 +5,7 @@ runs may touch torch, which must never run on a thread Python did not create (se
 from __future__ import annotations
 
 import threading
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -29,6 +30,14 @@ class LineBuffer:
         return lines
 
 
+class Loop(Protocol):
+    """What a controller starts: a QObject of the GUI thread whose ``run`` blocks on the loop's thread."""
+
+    def run(self) -> None: ...
+
+    def deleteLater(self) -> None: ...  # noqa: N802 - Qt's name
+
+
 class ThreadedController(QObject):
     """Starts a loop object (a ``run`` method that blocks) on a new thread. The loop stays a QObject of the
     GUI thread, so what its signals are connected to runs there.
@@ -44,7 +53,7 @@ class ThreadedController(QObject):
         super().__init__(parent)
         self._buffer = LineBuffer()
         self._thread: threading.Thread | None = None
-        self._loop: QObject | None = None
+        self._loop: Loop | None = None
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(LINE_FLUSH_MS)
         self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
@@ -54,7 +63,7 @@ class ThreadedController(QObject):
     def is_running(self) -> bool:
         return self._thread is not None
 
-    def _launch(self, loop: QObject, name: str, announce=None) -> None:
+    def _launch(self, loop: Loop, name: str, announce=None) -> None:
         """Start ``loop``; ``announce`` (emitting ``started``) runs once ``is_running`` is true, before the thread."""
 
         def body() -> None:
@@ -80,9 +89,10 @@ class ThreadedController(QObject):
         self._on_flush_timer_timeout()  # the loop's last lines before its result
         thread, loop = self._thread, self._loop
         self._thread = self._loop = None
+        assert thread is not None and loop is not None  # the loop whose thread has finished
         thread.join()  # it has emitted its last signal: this returns at once
         loop.deleteLater()
         self._ended(loop)
 
-    def _ended(self, loop: QObject) -> None:
+    def _ended(self, loop: Loop) -> None:
         """The loop's thread has finished (override)."""

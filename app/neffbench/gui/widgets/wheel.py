@@ -9,12 +9,15 @@ around it. ``guard_all`` applies it to every such field under a widget.
 from __future__ import annotations
 
 import functools
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QWidget
 
 FIELDS = (QAbstractSpinBox, QComboBox)
+
+W = TypeVar("W", bound=QWidget)
 
 
 class _WheelGuard(QObject):
@@ -61,7 +64,7 @@ def _the_guard() -> _WheelGuard:
     return _WheelGuard(QApplication.instance())
 
 
-def guard(widget: QWidget) -> QWidget:
+def guard(widget: W) -> W:
     """``widget`` (a spin box or combo box; anything else is left as it is) takes the wheel only with focus."""
     if isinstance(widget, FIELDS):
         widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a click or Tab focuses it, the wheel does not

@@ -42,7 +42,7 @@ class AxisRow(QObject):
         self.values_edit.setPlaceholderText("values, such as 1, 8, 32")
         self.values_edit.setFrame(False)
         self.values_edit.setToolTip("One NEFF per value (and per combination with the other axes)")
-        self.remove = QToolButton(text="✕")
+        self.remove = QToolButton(text="✕")  # type: ignore[call-arg]  # a Qt property keyword
         self.remove.setAutoRaise(True)
         self.remove.setToolTip("Remove this axis")
         for column, widget in enumerate((self.name_edit, self.values_edit, self.remove)):

@@ -45,7 +45,7 @@ class EntryChooser(QDialog):
             "imports your code). Pick the module to compile; Resolve then reads its signature in a child process."
         )
         intro.setWordWrap(True)
-        self.list = QListWidget(objectName="entry-choices", wordWrap=True)
+        self.list = QListWidget(objectName="entry-choices", wordWrap=True)  # type: ignore[call-arg]  # a Qt property keyword
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long docs wrap
         for choice in choices:
             doc = _plain(choice.get("doc") or "")

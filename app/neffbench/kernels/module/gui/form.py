@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -117,6 +118,7 @@ class ModuleForm(QScrollArea):
             key = f"{prefix}{f.name}"
             editor = editor_for(f, hints[f.name])
             if key in _PLACEHOLDERS:
+                assert isinstance(editor.widget, QLineEdit)  # the fields given placeholders are typed as text
                 editor.widget.setPlaceholderText(_PLACEHOLDERS[key])
             layout = advanced if advanced is not None and f.metadata["advanced"] else form
             self._rows[key] = FieldRow(key, editor, layout, beside=(beside or {}).get(key))
@@ -148,6 +150,7 @@ class ModuleForm(QScrollArea):
             "module.", ModuleSection, _MODULE, form, self._advanced(group), beside={"module.entry": entry_box}
         )
         entry = self._rows["module.entry"].editor.widget
+        assert isinstance(entry, QLineEdit)  # a text field
         line.addWidget(entry, 1)
         line.addWidget(self.open_button)
         self._completer = QCompleter(QStringListModel([], self), self)
@@ -212,7 +215,7 @@ class ModuleForm(QScrollArea):
             raise KeyError(key)
         return found
 
-    def problem_label(self, key: str) -> QLabel:
+    def problem_label(self, key: str) -> QLabel | None:
         return self.findChild(QLabel, f"problem:{key}")
 
     def field_label(self, key: str) -> QLabel:
@@ -353,7 +356,7 @@ class ModuleForm(QScrollArea):
         current = self._report is not None and self._report["entry"] == spec.module.entry
         problems = [Problem(key, row.editor.parse_error) for key, row in self._rows.items() if row.editor.parse_error]
         problems += self.kwargs.problems(current=current) + self.inputs.problems() + self.buckets.problems()
-        if current and self._report.get("kwargs_checked") == spec.module.kwargs:
+        if current and self._report is not None and self._report.get("kwargs_checked") == spec.module.kwargs:
             # What only the probe can tell: keys the callable would ignore (for the arguments it was given).
             problems += [
                 Problem(p["field"], p["message"], p.get("severity", "error"))
@@ -446,7 +449,9 @@ class ModuleForm(QScrollArea):
         self._on_resolver_returned((token, {"ok": False, "entry": entry, "error": f"{type(exc).__name__}: {exc}"}))
 
     def _on_opener_listed(self, path: str, names: list[str]) -> None:
-        self._completer.model().setStringList([f"{path}:{n}" for n in names])
+        model = self._completer.model()
+        assert isinstance(model, QStringListModel)  # the one made with the completer
+        model.setStringList([f"{path}:{n}" for n in names])
 
     def _on_opener_chosen(self, entry: str) -> None:
         self._rows["module.entry"].edit(entry)

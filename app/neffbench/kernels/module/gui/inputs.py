@@ -74,7 +74,7 @@ class InputRow(QObject):
         table.insertRow(row)
         self.table = table
         if p is not None:
-            self.name_item = QTableWidgetItem(name)
+            self.name_item: QTableWidgetItem | None = QTableWidgetItem(name)
             self.name_item.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.name_item.setToolTip(signature_text(p))
             table.setItem(row, NAME, self.name_item)
@@ -84,7 +84,7 @@ class InputRow(QObject):
             self.name_edit = QLineEdit(name)
             self.name_edit.setPlaceholderText("parameter")
             self.name_edit.setFrame(False)
-            self.remove = QToolButton(text="✕")
+            self.remove = QToolButton(text="✕")  # type: ignore[call-arg]  # a Qt property keyword
             self.remove.setToolTip("Remove this input")
             self.remove.setAutoRaise(True)
             table.setCellWidget(row, NAME, cell(self.name_edit, self.remove))
@@ -106,7 +106,7 @@ class InputRow(QObject):
             'randn, rand(lo, hi), randint(lo, hi), ones, zeros, full(v), arange, file("x.npy"); '
             "empty: the dtype's default"
         )
-        lenient = bool(p) and p.get("widget") in ("str", "choices")
+        lenient = p is not None and p.get("widget") in ("str", "choices")
         self.value_editor = TomlEditor(
             meta_field(name or "value", f"The constant as a TOML value: {TOML_EXAMPLES}."), lenient=lenient
         )
@@ -129,7 +129,10 @@ class InputRow(QObject):
 
     @property
     def name(self) -> str:
-        return self.name_item.text() if self.name_item is not None else self.name_edit.text().strip()
+        if self.name_item is not None:
+            return self.name_item.text()
+        assert self.name_edit is not None  # a row of no parameter is named in a line edit
+        return self.name_edit.text().strip()
 
     def editors(self) -> list[QWidget]:
         """The row's editors in column order (what Tab goes through)."""
@@ -232,9 +235,11 @@ class InputRow(QObject):
         tip = "\n".join(p.message for p in problems)
         colour = theme.PROBLEM_COLOURS.get(worst) if worst else None
         if self.name_item is not None:
+            assert self.param is not None  # a parameter's row names it in an item
             self.name_item.setForeground(QBrush(QColor(colour)) if colour else QBrush())
             self.name_item.setToolTip("\n".join(filter(None, [signature_text(self.param), tip])))
         else:
+            assert self.name_edit is not None
             self.name_edit.setStyleSheet(f"color: {colour};" if colour else "")
             self.name_edit.setToolTip(tip)
 
@@ -359,7 +364,7 @@ class InputsEditor(QWidget):
 
     def problems(self) -> list[Problem]:
         out = [p for row in self.rows for p in row.problems()]
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         for row in self.rows:
             key = (row.name, row.use.currentText())
             if row.name and key in seen:
@@ -391,6 +396,7 @@ class InputsEditor(QWidget):
 
     def _on_add_button_clicked(self) -> None:
         row = self._add(None, "", "tensor", None, clean=False)
+        assert row.name_edit is not None  # a row of no parameter is named in a line edit
         self._columns()
         self._order_tabs()
         row.name_edit.setFocus()

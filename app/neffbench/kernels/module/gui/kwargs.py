@@ -56,8 +56,8 @@ class KwargsEditor(QWidget):
             row.deleteLater()
         while self._form.rowCount():
             self._form.removeRow(0)
-        for row in self.toml_rows:
-            self._drop(row)
+        for toml_row in self.toml_rows:
+            self._drop(toml_row)
         self.rows, self.toml_rows = [], []
         self.params, self.callee = params, callee
         listed = [p for p in params or [] if p["kind"] not in BOUNDLESS]
@@ -88,22 +88,25 @@ class KwargsEditor(QWidget):
         self.toml_rows.append(row)
         return row
 
+    def _all_rows(self) -> list[SignatureRow | TomlRow]:
+        return [*self.rows, *self.toml_rows]
+
     def value(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for row in [*self.rows, *self.toml_rows]:
+        for row in self._all_rows():
             value = row.value()
             if value is not UNSET and row.name:
                 out.setdefault(row.name, value)
         return out
 
     def editor(self, name: str) -> FieldEditor | None:
-        return next((r.editor for r in [*self.rows, *self.toml_rows] if r.name == name), None)
+        return next((r.editor for r in self._all_rows() if r.name == name), None)
 
     def problems(self, *, current: bool) -> list[Problem]:
         """Text that is no value yet; with a ``current`` signature also missing and unknown arguments."""
-        out = [p for row in [*self.rows, *self.toml_rows] for p in row.problems()]
+        out = [p for row in self._all_rows() for p in row.problems()]
         seen: set[str] = set()
-        for row in [*self.rows, *self.toml_rows]:
+        for row in self._all_rows():
             if row.value() is not UNSET and row.name in seen:
                 out.append(Problem(f"module.kwargs.{row.name}", f"'{row.name}' is given twice; the first one counts."))
             seen.add(row.name)
@@ -125,7 +128,7 @@ class KwargsEditor(QWidget):
         return out
 
     def show_problems(self, by_field: dict[str, list[Problem]]) -> None:
-        for row in [*self.rows, *self.toml_rows]:
+        for row in self._all_rows():
             key = f"module.kwargs.{row.name}"
             # A nested object's own problems (module.kwargs.config.kwargs) stand under the argument that makes it.
             mine = [k for k in list(by_field) if row.name and (k == key or k.startswith(key + "."))]

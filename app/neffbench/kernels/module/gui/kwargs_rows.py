@@ -62,7 +62,7 @@ class SignatureRow(QObject):
         self.widget_kind = widget
         self.editor = self._make_editor(widget, p)
         self.editor.widget.setObjectName(f"kwargs.{self.name}")
-        self.reset = QToolButton(text="Default")
+        self.reset = QToolButton(text="Default")  # type: ignore[call-arg]  # a Qt property keyword
         self.reset.setObjectName(f"kwargs.{self.name}.default")
         self.reset.setToolTip("Use the parameter's default: leave it out of module.kwargs.")
         self.label = QLabel(self.name)
@@ -94,6 +94,7 @@ class SignatureRow(QObject):
         bounds = {k: p[k] for k in ("min", "max") if k in p}
         shows_default = p.get("has_default") and _fits(widget, p, p.get("default")) and p.get("default") is not None
         empty = f"default ({p['default']!r})" if p.get("has_default") else "required"
+        editor: IntEditor | ChoiceEditor | FloatTextEditor | TextEditor | TomlEditor
         if widget == "bool":
             return BoolEditor(meta_field(self.name, tip))
         if widget == "int":
@@ -124,6 +125,7 @@ class SignatureRow(QObject):
         self._quiet = True
         try:
             if self.widget_kind == "choices":
+                assert isinstance(self.editor, ChoiceEditor)  # made for that kind
                 index = self._choices.index(shown) if shown is not UNSET else -1
                 self.editor.widget.setCurrentIndex(index + 1 if self._placeholder else max(index, 0))
             elif self.widget_kind == "bool":
@@ -145,6 +147,7 @@ class SignatureRow(QObject):
     def _read(self) -> Any:
         """What the widget shows, or UNSET when it shows its empty state ("required", no text)."""
         if self.widget_kind == "choices":
+            assert isinstance(self.editor, ChoiceEditor)  # made for that kind
             index = self.editor.widget.currentIndex() - (1 if self._placeholder else 0)
             return self._choices[index] if 0 <= index < len(self._choices) else UNSET
         value = self.editor.value()
@@ -201,7 +204,7 @@ class TomlRow(QObject):
         self.name_edit.setMaximumWidth(180)
         self.editor = TomlEditor(meta_field(name or "argument", f"A TOML value: {TOML_EXAMPLES}."))
         self.editor.widget.setPlaceholderText(TOML_EXAMPLES)
-        self.remove = QToolButton(text="✕")
+        self.remove = QToolButton(text="✕")  # type: ignore[call-arg]  # a Qt property keyword
         self.remove.setToolTip("Remove this argument")
         line.addWidget(self.name_edit)
         line.addWidget(QLabel("="))

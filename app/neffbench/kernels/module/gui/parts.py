@@ -112,6 +112,8 @@ def meta_field(label: str, help: str, **kwargs: Any) -> dataclasses.Field:
 class FloatTextEditor(FieldEditor):
     """Any float as typed (1e-12 stays 1e-12); empty text is None. Bounds from min/max."""
 
+    widget: QLineEdit
+
     def __init__(self, field: dataclasses.Field):
         line = QLineEdit()
         super().__init__(field, line)
@@ -141,6 +143,8 @@ class FloatTextEditor(FieldEditor):
 
 class TomlEditor(FieldEditor):
     """A TOML value typed on one line; empty text is None. ``lenient``: text that is no TOML is the string itself."""
+
+    widget: QLineEdit
 
     def __init__(self, field: dataclasses.Field, *, lenient: bool = False):
         line = QLineEdit()
@@ -182,7 +186,7 @@ def note_label(key: str) -> QLabel:
 
 def disclosure(text: str) -> QToolButton:
     """A flat ▸/▾ button that shows and hides a section's advanced fields."""
-    button = QToolButton(text=text, checkable=True, autoRaise=True)
+    button = QToolButton(text=text, checkable=True, autoRaise=True)  # type: ignore[call-arg]  # a Qt property keyword
     button.setObjectName(f"disclosure:{text}")
     button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     button.setArrowType(Qt.ArrowType.RightArrow)
@@ -306,8 +310,10 @@ def tab_before(anchor: QWidget, widgets: list[QWidget]) -> None:
     built would otherwise come after its last field, and Tab from a cell would leave the form."""
     chained = set(widgets)
     before = anchor.previousInFocusChain()
-    while before in chained:
+    while before is not None and before in chained:
         before = before.previousInFocusChain()
+    if before is None:  # not in a window's chain (yet): nothing to join
+        return
     for widget in widgets:
         QWidget.setTabOrder(before, widget)
         before = widget

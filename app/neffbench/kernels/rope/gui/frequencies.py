@@ -49,7 +49,7 @@ class _LegendSample(pg.ItemSample):
 class FrequencyPlots(pg.GraphicsLayoutWidget):
     """Wavelength (top) and inverse frequency (bottom) per pair index, log scale, scaled vs unscaled."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._preview: Preview | None = None
         # The title and the legend above the plots, which then have the view's whole width.
@@ -226,6 +226,7 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         return None
 
     def readout_text(self, pair: int) -> str:
+        assert self._preview is not None  # a pair is read from a preview drawn
         f = self._preview.frequencies
         band = f.bands[pair]
         # Two short lines rather than one long one: a label sets its layout's minimum width.
@@ -238,6 +239,7 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
 
     def pointer_text(self, plot: pg.PlotItem, pair: int) -> str:
         """What the label beside the pointer says: the pair and the figure of the plot it is over."""
+        assert self._preview is not None  # the pointer is over a pair only once a preview is drawn
         f = self._preview.frequencies
         if plot is self.wavelength_plot:
             return f"pair {pair}<br>wavelength {f.wavelength[pair]:.4g} positions"

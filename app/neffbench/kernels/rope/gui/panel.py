@@ -44,9 +44,9 @@ class RopePreviewPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.preview: Preview | None = None
-        self.token_spin = QSpinBox(toolTip="Which example token's lanes to plot (the compile's seeded inputs).")
-        self.head_spin = QSpinBox(toolTip="Which query head to plot; the key plot shows the key head it shares.")
-        self.bucket_combo = QComboBox(toolTip="Which bucket's example inputs the rotation uses.")
+        self.token_spin = QSpinBox(toolTip="Which example token's lanes to plot (the compile's seeded inputs).")  # type: ignore[call-arg]  # a Qt property keyword
+        self.head_spin = QSpinBox(toolTip="Which query head to plot; the key plot shows the key head it shares.")  # type: ignore[call-arg]  # a Qt property keyword
+        self.bucket_combo = QComboBox(toolTip="Which bucket's example inputs the rotation uses.")  # type: ignore[call-arg]  # a Qt property keyword
         self.bucket_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.pair_badge = QLabel("Pair norms: …")
         self.pair_badge.setStyleSheet(theme.badge_style(None))
@@ -131,7 +131,9 @@ class RopePreviewPanel(QWidget):
         self.head_spin.setValue(head)
         self.show_preview(preview)
         self.ensurePolished()
-        self.layout().activate()
+        layout = self.layout()
+        assert layout is not None  # made with the panel
+        layout.activate()
         paths = []
         for stem, attr in self.IMAGES:
             widget = self if attr is None else getattr(self, attr)

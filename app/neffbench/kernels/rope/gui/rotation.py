@@ -83,7 +83,7 @@ class _LanePlot:
 class RotationPlots(pg.GraphicsLayoutWidget):
     """Query (top) and key (bottom); hovering a lane marks the lane it is rotated with."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._preview: Preview | None = None
         self.query = _LanePlot(self.addPlot(row=0, col=0, axisItems=integer_axes("bottom")))
@@ -128,7 +128,7 @@ class RotationPlots(pg.GraphicsLayoutWidget):
             self._brushes,
         )
         self.key.plot.setVisible(rot.key is not None)
-        if rot.key is not None:
+        if rot.key is not None and rot.key_out is not None:  # made together
             kh = key_head_for(preview, head)
             self.key.set_data(
                 f"key · token {token} · key head {kh}",
@@ -152,10 +152,12 @@ class RotationPlots(pg.GraphicsLayoutWidget):
 
     def readout_text(self, tensor: str, lane: int) -> str:
         """The lane's and its partner's values before and after rotation, for the token and head shown."""
+        assert self._preview is not None  # a lane is read from a preview drawn
         preview, rot = self._preview, self._preview.rotation
         head = self.head if tensor == "query" else key_head_for(preview, self.head)
-        before = (rot.query if tensor == "query" else rot.key)[self.token, head]
-        after = (rot.query_out if tensor == "query" else rot.key_out)[self.token, head]
+        lanes, lanes_out = (rot.query, rot.query_out) if tensor == "query" else (rot.key, rot.key_out)
+        assert lanes is not None and lanes_out is not None  # a key lane is read only where the keys are drawn
+        before, after = lanes[self.token, head], lanes_out[self.token, head]
         where = f"{tensor} · token {self.token} · {'head' if tensor == 'query' else 'key head'} {head}"
 
         def values(k: int) -> str:
@@ -176,10 +178,12 @@ class RotationPlots(pg.GraphicsLayoutWidget):
 
     def pointer_text(self, tensor: str, lane: int) -> str:
         """What the label beside the pointer says: the lane's value before and after rotation."""
+        assert self._preview is not None  # the pointer is over a lane only once a preview is drawn
         rot = self._preview.rotation
         head = self.head if tensor == "query" else key_head_for(self._preview, self.head)
-        before = (rot.query if tensor == "query" else rot.key)[self.token, head][lane]
-        after = (rot.query_out if tensor == "query" else rot.key_out)[self.token, head][lane]
+        given, rotated = (rot.query, rot.query_out) if tensor == "query" else (rot.key, rot.key_out)
+        assert given is not None and rotated is not None  # the key's plot is drawn only when there is a key
+        before, after = given[self.token, head][lane], rotated[self.token, head][lane]
         return f"lane {lane}<br>{before:.4g} → {after:.4g}"
 
     def _show_default_readout(self) -> None:

@@ -23,7 +23,7 @@ MAX_DRAWN_POSITIONS = 2048
 class TableHeatmaps(pg.GraphicsLayoutWidget):
     """Two linked heatmaps; zooming in redraws the visible positions, down to every single one."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._preview: Preview | None = None
         self.cos_plot = self._make_plot(0, "cos")
