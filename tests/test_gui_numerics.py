@@ -21,10 +21,10 @@ LOAD_TIMEOUT_MS = 30_000
 
 
 @pytest.fixture(scope="module")
-def job(tmp_path_factory) -> Path:
+def job(tmp_path_factory, compiled) -> Path:
     """A cpu-check job of a small model whose layers.2.cast does its float32 arithmetic in bfloat16, and one
     compare of it (depth 1) kept by the command line."""
-    job = _project(tmp_path_factory.mktemp("numerics"), "cpu-check")
+    job = _project(compiled, tmp_path_factory.mktemp("numerics"), "cpu-check")
     proc = subprocess.run(
         [sys.executable, "-m", "neffbench", "compare", str(job), "--runtime", "cpu", "--depth", "1", "--json"],
         cwd=job.parent.parent,

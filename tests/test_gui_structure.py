@@ -181,10 +181,10 @@ def test_another_job_beside_it_says_what_differs(panel, qtbot, job, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(make_window, qtbot, tmp_path):
+def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(make_window, qtbot, tmp_path, compiled):
     from neffbench.gui.shell.tabs import STRUCTURE_TAB
 
-    job = _project(tmp_path, "cpu-check")
+    job = _project(compiled, tmp_path, "cpu-check")
     proc = subprocess.run(
         [sys.executable, "-m", "neffbench", "compare", str(job), "--runtime", "cpu", "--depth", "1"],
         cwd=job.parent.parent, capture_output=True, text=True, timeout=300, check=False,

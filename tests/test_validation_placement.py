@@ -78,7 +78,7 @@ def test_the_form_shows_each_problem_under_its_field(window, qtbot, tmp_path):
             assert piece in text[field], (field, piece, text[field])
     head = form.problem_label("model.head_size")
     assert "Head size in the file must be a whole number, got 'big'." in head.text().replace("\u200b", "")
-    assert "Unknown key 'head_sise' in [model]" in form.banner.text() and "'colour'" in form.banner.text()
+    assert "Unknown key 'head_sise' in Model" in form.banner.text() and "'colour'" in form.banner.text()
     assert not window.compile_action.isEnabled()
     # Changing the field drops what the file held for it; the unknown keys go with the first edit.
     form.editor("model.head_size").widget.setValue(256)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -96,7 +97,6 @@ class MainWindow(QMainWindow):
     preset_actions: dict[str, QAction]
     presets_menu: QMenu
     workdir_edit: QLineEdit
-    compile_button: QWidget
     # Set by window_panels.build_preview and .build, and logs.install, once the window has painted.
     controller: CompileController | None
     preview_controller: PreviewController | None
@@ -345,6 +345,13 @@ class MainWindow(QMainWindow):
         if self.panels_ready:
             self.compile_panel.show_plan(self.form.spec(), str(self.workdir), self.doctor_status.backend)
 
+    @property
+    def compile_button(self) -> QWidget | None:
+        """The toolbar's Compile button (None once the toolbar is gone), asked of the toolbar each time: a reference
+        kept from when the toolbar was built has been found invalid in a window still showing the button."""
+        bar = self.findChild(QToolBar, "mainToolbar")
+        return bar.widgetForAction(self.compile_action) if bar is not None else None
+
     def update_compile_action(self) -> None:
         errors = self.form.errors()
         running = self.panels_ready and self.busy
@@ -371,7 +378,8 @@ class MainWindow(QMainWindow):
             what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""
             tip = f"Compile every bucket of the spec{what} (Ctrl+Return)"
         self.compile_action.setToolTip(tip)
-        self.compile_button.setToolTip(tip)
+        if (button := self.compile_button) is not None:
+            button.setToolTip(tip)
 
     def _on_preview_controller_torch_loaded(self, version: str) -> None:
         self.statusBar().showMessage(f"torch {version} loaded", 3000)
