@@ -126,6 +126,17 @@ def test_a_failing_check_raises_its_explanation_with_the_job_attached(tmp_path, 
     assert "a Python traceback of" in printed and "Traceback (most recent call last)" not in printed  # folded
 
 
+def _rediscover_dynamo_backends() -> None:
+    """Dynamo reads the ``torch_dynamo_backends`` entry points once a process, the first time a backend name is
+    looked up: a test earlier in this worker (``torch.compile(backend="eager")``) may have done so before the fake
+    TorchNeuron's distribution was on sys.path, which no real process sees happen. Let it read them again."""
+    registry = sys.modules.get("torch._dynamo.backends.registry")
+    for name in ("_lazy_import", "_discover_entrypoint_backends"):
+        cached = getattr(registry, name, None)
+        if cached is not None and hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+
+
 @pytest.fixture
 def toolchain(monkeypatch):
     """``toolchain(env, python_dir)`` puts a fake toolchain in place. This process's own torch_neuronx (what trace
@@ -140,6 +151,7 @@ def toolchain(monkeypatch):
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         monkeypatch.syspath_prepend(str(python_dir))
+        _rediscover_dynamo_backends()
 
     yield use
     forget()
