@@ -8,17 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon
+from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QLabel,
-    QLineEdit,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
     QTabWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -28,7 +25,7 @@ from neffbench.bundled import resource_path
 from neffbench.gui.forms import field_words
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import cancel as window_cancel
-from neffbench.gui.shell import closing, cpu_check, file_dialogs
+from neffbench.gui.shell import closing, compile_state, cpu_check, file_dialogs
 from neffbench.gui.shell import help_menu as window_help
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
@@ -43,6 +40,7 @@ from neffbench.gui.shell.startup import Startup
 from neffbench.gui.shell.tab_order import TabOrder, focus_toolbar
 from neffbench.gui.shell.tabs import ARTIFACTS_TAB, COMPILE_TAB, DEFAULT_PRESET, PREVIEW_TAB, RUN_TAB, SWEEPS_TAB  # noqa: F401
 from neffbench.gui.shell.toolchain_status import DoctorStatus
+from neffbench.gui.shell.window_parts import WindowParts
 from neffbench.gui.shell.workdir_presence import WorkdirPresence
 from neffbench.jobs.records import unusable_workdir
 from neffbench.kernels import registry as kernel_registry
@@ -50,21 +48,8 @@ from neffbench.presets import load_preset
 from neffbench.spec import SpecError, anchored_here, load_partial, save
 from neffbench.words import plural
 
-if TYPE_CHECKING:  # the panels' modules are imported once the window has painted (window_panels)
-    from neffbench.gui.artifacts.panel import ArtifactsPanel
-    from neffbench.gui.compile.controller import CompileController
-    from neffbench.gui.compile.panel import CompilePanel
-    from neffbench.gui.numerics.controller import CompareController
-    from neffbench.gui.numerics.panel import NumericsPanel
+if TYPE_CHECKING:
     from neffbench.gui.preview.contribution import PreviewPanel
-    from neffbench.gui.preview.controller import PreviewController
-    from neffbench.gui.preview.host import PreviewHost
-    from neffbench.gui.run.controller import RunController
-    from neffbench.gui.run.panel import RunPanel
-    from neffbench.gui.shell.bug_report import BugReportSaver
-    from neffbench.gui.shell.logs import DropHandler
-    from neffbench.gui.shell.sweeps import WindowSweeps
-    from neffbench.gui.structure.panel import StructurePanel
     from neffbench.gui.widgets.background import Task
 
 TITLE = "NEFF Workbench"
@@ -74,43 +59,11 @@ def app_icon() -> QIcon:
     return QIcon(str(resource_path("icons", "neffbench.svg")))
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, WindowParts):
     """Presents the core and wires it to widgets; holds no compile, preview or parsing logic itself."""
 
     first_painted = Signal()
     panels_built = Signal()
-
-    # Set by build_actions and build_toolbar (shell/actions.py).
-    compile_action: QAction
-    recompile_action: QAction
-    cancel_action: QAction
-    open_action: QAction
-    save_action: QAction
-    workdir_action: QAction
-    explain_action: QAction
-    quit_action: QAction
-    toolbar_action: QAction
-    sweep_action: QAction
-    manual_action: QAction
-    shortcuts_action: QAction
-    about_action: QAction
-    preset_actions: dict[str, QAction]
-    presets_menu: QMenu
-    workdir_edit: QLineEdit
-    # Set by window_panels.build_preview and .build, and logs.install, once the window has painted.
-    controller: CompileController | None
-    preview_controller: PreviewController | None
-    preview_stack: PreviewHost | None
-    compile_panel: CompilePanel
-    artifacts: ArtifactsPanel
-    run_controller: RunController
-    run_panel: RunPanel
-    sweeps: WindowSweeps
-    compare_controller: CompareController
-    numerics: NumericsPanel
-    structure: StructurePanel
-    bug_reports: BugReportSaver
-    drops: DropHandler
 
     def __init__(self, settings: Settings | None = None, *, background: bool = True, defer_panels: bool = False):
         """``defer_panels`` builds the tabs' contents right after the first paint (how ``launch`` opens it:
@@ -347,39 +300,10 @@ class MainWindow(QMainWindow):
 
     @property
     def compile_button(self) -> QWidget | None:
-        """The toolbar's Compile button (None once the toolbar is gone), asked of the toolbar each time: a reference
-        kept from when the toolbar was built has been found invalid in a window still showing the button."""
-        bar = self.findChild(QToolBar, "mainToolbar")
-        return bar.widgetForAction(self.compile_action) if bar is not None else None
+        return compile_state.compile_button(self)
 
     def update_compile_action(self) -> None:
-        errors = self.form.errors()
-        running = self.panels_ready and self.busy
-        self.sweep_action.setEnabled(self.panels_ready and not running and not errors)
-        self.compile_action.setEnabled(self.sweep_action.isEnabled() and not self.form.memory.refused())
-        self.recompile_action.setEnabled(self.compile_action.isEnabled())
-        if not self.panels_ready:
-            tip = "Starting up…"
-        elif running:
-            tip = "A compile or sweep is running; Cancel (Esc) stops it."
-        elif errors:
-            words = field_words.labels(self.form.spec())
-            lines = [f"• {field_words.problem_text(p, words)}" for p in errors[:6]]
-            more = f"\n… and {len(errors) - 6} more" if len(errors) > 6 else ""
-            tip = (
-                f"Fix {len(errors)} error{'s' if len(errors) > 1 else ''} in the form first:\n"
-                + "\n".join(lines)
-                + more
-            )
-        elif self.form.memory.refused():
-            tip = self.form.memory.sentence()
-        else:
-            backend = self.doctor_status.backend
-            what = " (cpu-check: a CPU trace, no NEFF)" if backends.makes_no_neff(backend) else ""
-            tip = f"Compile every bucket of the spec{what} (Ctrl+Return)"
-        self.compile_action.setToolTip(tip)
-        if (button := self.compile_button) is not None:
-            button.setToolTip(tip)
+        compile_state.update(self)
 
     def _on_preview_controller_torch_loaded(self, version: str) -> None:
         self.statusBar().showMessage(f"torch {version} loaded", 3000)
