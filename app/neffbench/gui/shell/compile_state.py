@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtWidgets import QToolBar, QWidget
 
 from neffbench.backends import registry as backends
 from neffbench.gui.forms import field_words
 
-if TYPE_CHECKING:
-    from neffbench.gui.shell.main_window import MainWindow
+# ``window`` is the MainWindow, which imports this module: naming its type here would be an import circle.
 
 SHOWN_ERRORS = 6  # in the tooltip; the rest counted
 
 
-def compile_button(window: MainWindow) -> QWidget | None:
+def compile_button(window: Any) -> QWidget | None:
     """The toolbar's Compile button (None once the toolbar is gone), asked of the toolbar each time: a reference
     kept from when the toolbar was built has been found invalid in a window still showing the button."""
     bar = window.findChild(QToolBar, "mainToolbar")
     return bar.widgetForAction(window.compile_action) if bar is not None else None
 
 
-def tooltip(window: MainWindow, errors: list, running: bool) -> str:
+def tooltip(window: Any, errors: list, running: bool) -> str:
     if not window.panels_ready:
         return "Starting up…"
     if running:
@@ -38,7 +37,7 @@ def tooltip(window: MainWindow, errors: list, running: bool) -> str:
     return f"Compile every bucket of the spec{what} (Ctrl+Return)"
 
 
-def update(window: MainWindow) -> None:
+def update(window: Any) -> None:
     """Enable the actions for the form's state and say why on the Compile action and its button."""
     errors = window.form.errors()
     running = window.panels_ready and window.busy
