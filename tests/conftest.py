@@ -27,6 +27,41 @@ SHARED_SAMPLES = REPO.parent / "shared" / "neff-samples"
 SAMPLE_NEFF = SHARED_SAMPLES / "nkipy_matmul_small.neff"
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--cold-workers",
+        action="store_true",
+        help="start every worker afresh, as a command with no warm-start server does (the default forks them from "
+        "one server per test process, which has imported torch once)",
+    )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_workers(request):
+    """Workers forked from a warm-start server of this test process's (and its commands'): each would otherwise
+    import torch afresh, most of the suite's time. The window and sweeps use the same server; the plain start is
+    covered by tests/test_procs_warm.py, the tests marked ``cold_workers`` and ``--cold-workers``."""
+    from neffbench.procs import WARM_ENV, warm_workers
+    from tests.processes import SESSION
+
+    if request.config.getoption("--cold-workers"):
+        os.environ[WARM_ENV] = "off"  # nor does a window or a sweep start one of its own
+        yield None
+        return
+    with warm_workers() as server:
+        SESSION.server = server
+        yield server
+        SESSION.server = None
+
+
+@pytest.fixture(autouse=True)
+def _cold_workers_when_marked(request, monkeypatch):
+    if request.node.get_closest_marker("cold_workers"):
+        from neffbench.procs import WARM_ENV
+
+        monkeypatch.setenv(WARM_ENV, "off")
+
+
 @pytest.fixture
 def sample_neff() -> Path:
     """The real NEFF from the shared folder beside the checkout (never copied into the repo)."""

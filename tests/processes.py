@@ -21,3 +21,12 @@ def fake_compiler_pids(pidfile: Path) -> list[int]:
     except FileNotFoundError:
         return []
     return [int(line.split()[1]) for line in text.splitlines() if line.strip()]
+
+
+class SESSION:
+    server = None  # this test process's warm-start server while there is one (set by tests/conftest.py)
+
+
+def session_servers() -> set[int]:
+    """The pid of this test process's warm-start server, if it has one."""
+    return {SESSION.server.pid} if SESSION.server is not None else set()

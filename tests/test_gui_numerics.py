@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.processes import session_servers
 from tests.test_compare import _project
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
@@ -77,7 +78,8 @@ def compare(panel, controller, qtbot, depth: int = 0, taps: str = "") -> dict:
 
 
 def descendants(pid: int) -> list[int]:
-    """Live processes below ``pid`` (from /proc: no psutil here)."""
+    """Live processes below ``pid`` (from /proc: no psutil here), but for the session's warm-start server (the
+    workers it forked are counted: they are this test's)."""
     parents: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -91,7 +93,7 @@ def descendants(pid: int) -> list[int]:
         below = [p for p, parent in parents.items() if parent in frontier]
         found += below
         frontier = below
-    return found
+    return [p for p in found if p not in session_servers()]
 
 
 def test_a_compare_is_drawn_tap_by_tap_with_its_first_divergent_tap_and_histograms(rig, job, qtbot):

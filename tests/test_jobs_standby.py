@@ -229,6 +229,7 @@ def test_an_early_return_of_the_cli_leaves_no_worker(tmp_path, bad):
     assert not workdir.exists()
 
 
+@pytest.mark.cold_workers
 def test_sequential_buckets_start_the_next_worker_while_the_previous_job_runs(tmp_path):
     spec = dataclasses.replace(SEED, inputs=dataclasses.replace(SEED.inputs, num_tokens=(1, 2)))
     alive_when_first_finished: set[int] = set()
@@ -259,6 +260,7 @@ def test_cancelled_buckets_discard_the_standby_and_start_no_other(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.cold_workers
 def test_a_compile_of_the_users_code_imports_torch_in_one_process(tmp_path):
     """What the build reads is asked of the standby worker before its job, not of a probe child of its own."""
     import os

@@ -40,7 +40,10 @@ from neffbench.jobs import records
 from neffbench.jobs.records import FINAL_OUTCOMES, process_alive, process_start_time
 from tests.fakes import fake_env, read_pidfile
 
-pytestmark = pytest.mark.slow
+# Cold workers: these tests find every process a test started by a tag in its environment, as the kernel recorded it
+# when the process began; a worker forked by the warm-start server began as the server (tests/test_procs_warm.py
+# covers a forked worker's end when its parent dies).
+pytestmark = [pytest.mark.slow, pytest.mark.cold_workers]
 
 REPO = Path(__file__).resolve().parents[1]
 WINDOW_SCRIPT = REPO / "tests" / "survive" / "window_compile.py"

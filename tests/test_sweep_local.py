@@ -254,3 +254,18 @@ def test_the_memory_limiter_holds_a_point_back_until_the_running_one_ends(tmp_pa
     assert changes.index((other, "succeeded")) < changes.index((waited, "running"))
     (held,) = [e for e in events if e["type"] == "sweep_point" and e["state"] == "waiting"]
     assert held["reason"].startswith("waiting for memory: needs 1.0 GiB; 1.5 GiB is available, of which 1.0 GiB")
+
+
+def test_a_sweep_with_more_points_than_standbys_forks_them_from_a_server_of_its_own(tmp_path, monkeypatch):
+    from neffbench.procs import WARM_ENV
+
+    monkeypatch.delenv(WARM_ENV, raising=False)  # nobody has started one: the sweep does
+    result = run_sweep(
+        plan(SEED, {"compiler.optlevel": [1, 2, 3]}, backend="cpu-check", memory_per_job=GiB // 2),
+        backend="cpu-check",
+        workdir=tmp_path,
+    )
+    assert result.state == "succeeded"
+    firsts = [(Path(row["job_dir"]) / "job.log").read_text().splitlines()[0] for row in rows(load(None, result.path))]
+    assert len(firsts) == 3 and all("(forked by the warm-start server" in line for line in firsts), firsts
+    assert WARM_ENV not in os.environ  # its server ended with the sweep

@@ -51,6 +51,7 @@ def spawn_worker(backend: str, job_dir: Path | None = None, *, cwd: str | Path |
         env=env,
         cwd=job_dir if cwd is None else cwd,
         stdin="pipe" if job_dir is None else "null",
+        warm=True,
     )
 
 

@@ -21,7 +21,7 @@ class ProbeError(RuntimeError):
 
 def ask(command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
     """Run ``python -m neffbench.workers.probe COMMAND`` with ``request`` on stdin; its report, or ProbeError."""
-    child = procs.spawn([sys.executable, "-m", PROBE_MODULE, command], stdin="pipe", stderr="pipe")
+    child = procs.spawn([sys.executable, "-m", PROBE_MODULE, command], stdin="pipe", stderr="pipe", warm=True)
     output = None
     try:
         try:
@@ -66,7 +66,9 @@ class WarmProbe:
     def _ensure(self) -> tuple[Child, LineReader]:
         if self._child is None or self._reader is None or self._child.exited():
             self._stop_locked()
-            self._child = procs.spawn([sys.executable, "-m", PROBE_MODULE, "serve"], stdin="pipe", stderr="null")
+            self._child = procs.spawn(
+                [sys.executable, "-m", PROBE_MODULE, "serve"], stdin="pipe", stderr="null", warm=True
+            )
             self._reader = LineReader(self._child)
         return self._child, self._reader
 

@@ -11,6 +11,8 @@ through :func:`spawn`, and is stopped and reaped through its :class:`Child`:
   someone else's by then);
 - :meth:`Child.reap` kills what is left of its group and waits for it before reaping the leader, so
   that when it returns nothing of the child is left;
+- a worker that imports torch (``spawn(..., warm=True)``) is forked by a warm-start server when one is named in
+  its environment (:func:`start_warm_server`, :func:`warm_workers`): it starts with torch imported;
 - :func:`pump`, :class:`LineReader` and :func:`collect` read its output; :class:`Emitter`,
   :func:`parse_event` and :class:`LineSplitter` are the two ends of the line protocol.
 
@@ -24,6 +26,9 @@ from neffbench.procs._lifeline import Lifeline, watch
 from neffbench.procs._lines import EVENT_PREFIX, Emitter, LineSplitter, encode_event, parse_event, stage_event
 from neffbench.procs._pids import group_alive, process_alive, process_start_time
 from neffbench.procs._stream import EOF_WAIT_S, POLL_S, LineReader, collect, pump
+from neffbench.procs._warm import ENV as WARM_ENV
+from neffbench.procs._warm import forked_by, forked_note
+from neffbench.procs._warm_owner import WarmServer, start_warm_server, warm_workers
 
 __all__ = [
     "EOF_WAIT_S",
@@ -32,13 +37,17 @@ __all__ = [
     "LIFELINE_ENV",
     "POLL_S",
     "TMP_SUFFIX",
+    "WARM_ENV",
     "Child",
     "Emitter",
     "Lifeline",
     "LineReader",
     "LineSplitter",
+    "WarmServer",
     "collect",
     "encode_event",
+    "forked_by",
+    "forked_note",
     "group_alive",
     "parse_event",
     "process_alive",
@@ -48,6 +57,8 @@ __all__ = [
     "replacing",
     "spawn",
     "stage_event",
+    "start_warm_server",
+    "warm_workers",
     "watch",
     "write_bytes",
     "write_json",

@@ -19,6 +19,7 @@ from typing import IO, Literal
 
 from neffbench.procs._lifeline import Lifeline
 from neffbench.procs._pids import group_alive
+from neffbench.procs._warm import ForkedProcess, spawn_forked
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,39 @@ Stdin = Literal["pipe", "null"]
 Stderr = Literal["stdout", "pipe", "null"]
 
 
+class _Spawned:
+    """A child of this process, whose exit is seen without reaping it (``waitid`` with ``WNOWAIT``)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]):
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdin, self.stdout, self.stderr = popen.stdin, popen.stdout, popen.stderr
+
+    def exited(self) -> bool:
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+    def wait_exit(self, timeout: float | None = None) -> bool:
+        if timeout is None:
+            try:
+                os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
+            except ChildProcessError:
+                pass
+            return True
+        deadline = time.monotonic() + timeout
+        pause = threading.Event()
+        while not self.exited():
+            if time.monotonic() > deadline:
+                return False
+            pause.wait(_POLL_S)
+        return True
+
+    def reap(self) -> int:
+        return self._popen.wait()
+
+
 class Child:
     """A child that leads its own process group. Made by :func:`spawn`.
 
@@ -38,10 +72,10 @@ class Child:
     pipes belong to one reading thread; ``reap`` ends the child's story (once).
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], lifeline: Lifeline | None):
-        self._popen = popen
+    def __init__(self, process: _Spawned | ForkedProcess, lifeline: Lifeline | None):
+        self._process = process
         self._lifeline = lifeline
-        self.pid = popen.pid
+        self.pid = process.pid
         self.started_at = time.monotonic()
         self.returncode: int | None = None
         self._lock = threading.Lock()
@@ -50,11 +84,11 @@ class Child:
 
     @property
     def stdout(self) -> IO[bytes] | None:
-        return self._popen.stdout
+        return self._process.stdout
 
     @property
     def stderr(self) -> IO[bytes] | None:
-        return self._popen.stderr
+        return self._process.stderr
 
     @property
     def reaped(self) -> bool:
@@ -64,7 +98,7 @@ class Child:
 
     def write(self, data: bytes) -> None:
         """Write to the child's stdin (OSError, such as BrokenPipeError, when it has gone)."""
-        stdin = self._popen.stdin
+        stdin = self._process.stdin
         if stdin is None or stdin.closed:
             raise BrokenPipeError("the child's stdin is closed")
         stdin.write(data)
@@ -72,7 +106,7 @@ class Child:
 
     def close_stdin(self) -> None:
         """Tell the child there is nothing more to read."""
-        _close(self._popen.stdin)
+        _close(self._process.stdin)
 
     # ---- signals ----
 
@@ -114,28 +148,11 @@ class Child:
 
     def exited(self) -> bool:
         """Whether the child has exited, without reaping it (so its group id stays ours)."""
-        if self._reaped:
-            return True
-        try:
-            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
+        return self._reaped or self._process.exited()
 
     def wait_exit(self, timeout: float | None = None) -> bool:
         """Block until the child has exited, without reaping it; False if it still runs after ``timeout``."""
-        if timeout is None:
-            try:
-                os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
-            except ChildProcessError:
-                pass
-            return True
-        deadline = time.monotonic() + timeout
-        pause = threading.Event()
-        while not self.exited():
-            if time.monotonic() > deadline:
-                return False
-            pause.wait(_POLL_S)
-        return True
+        return self._reaped or self._process.wait_exit(timeout)
 
     def reap(self, timeout: float | None = None) -> int | None:
         """Wait for the child to exit, SIGKILL what is left of its group, wait for that to go, then reap it.
@@ -159,13 +176,13 @@ class Child:
                 break
             pause.wait(_POLL_S)
         with self._lock:
-            self.returncode = self._popen.wait()
+            self.returncode = self._process.reap()
             self._reaped = True
             if self._kill_timer is not None:
                 self._kill_timer.cancel()
         if self._lifeline is not None:
             self._lifeline.close()
-        for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
             _close(stream)
         return self.returncode
 
@@ -198,15 +215,24 @@ def spawn(
     stdin: Stdin = "null",
     stderr: Stderr = "stdout",
     lifeline: bool = True,
+    warm: bool = False,
 ) -> Child:
     """Start ``argv`` as the leader of a new session (and so a process group), its stdout a pipe to us.
 
     ``env``: the child's whole environment (default ours), with Python's output unbuffered and UTF-8.
     ``lifeline``: hand it the read end of a pipe only we hold open; a child that calls :func:`watch`
     kills its group when that closes, however we die. OSError when it cannot be started.
+    ``warm``: ``argv`` is ``python -m MODULE ...`` of a worker that imports torch: forked by the warm-start
+    server named in ``env`` when there is one that will (:mod:`.warm_server`), else started as usual.
     """
     full = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}
     line = Lifeline() if lifeline else None
+    if warm:
+        forked = spawn_forked(argv, full, cwd, stdin, stderr, line)
+        if forked is not None:
+            if line is not None:
+                line.started()
+            return Child(forked, line)
     extra = line.popen_kwargs(full) if line is not None else {"env": full}
     try:
         popen = subprocess.Popen(
@@ -224,4 +250,4 @@ def spawn(
         raise
     if line is not None:
         line.started()
-    return Child(popen, line)
+    return Child(_Spawned(popen), line)

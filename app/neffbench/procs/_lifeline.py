@@ -30,6 +30,11 @@ class Lifeline:
     def __init__(self) -> None:
         self._read, self._write = os.pipe()  # both close-on-exec: no other child inherits them
 
+    @property
+    def read_fd(self) -> int:
+        """The child's end, for a child started other than by Popen (a warm-start server's fork)."""
+        return self._read
+
     def popen_kwargs(self, env: dict[str, str]) -> dict[str, Any]:
         return {"pass_fds": (self._read,), "env": {**env, ENV: str(self._read)}}
 

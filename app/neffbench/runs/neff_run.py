@@ -203,7 +203,7 @@ class NeffRun:
             if self._cancelled:
                 self._finish(None, "cancelled before it started")
                 return path
-            proc = self._proc = procs.spawn([sys.executable, "-m", CHILD_MODULE], stdin="pipe")
+            proc = self._proc = procs.spawn([sys.executable, "-m", CHILD_MODULE], stdin="pipe", warm=True)
         try:
             proc.write((json.dumps(self._request(runs / name), default=str) + "\n").encode())
             proc.close_stdin()

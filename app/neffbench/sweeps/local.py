@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from neffbench import procs
 from neffbench.sweeps.limiter import MemoryLimiter
 from neffbench.sweeps.procmem import GroupSampler
 
@@ -72,9 +75,13 @@ class LocalExecutor:
 
         watcher = threading.Thread(target=watch, name="neffbench-sweep-cancel", daemon=True)
         watcher.start()
+        # More points than standbys: the others fork from a warm-start server (torch imported once, not per point),
+        # unless whoever started the sweep has one already (the window) or turned it off.
+        warm = len(tasks) > len(self.standbys) + 1 and not os.environ.get(procs.WARM_ENV)
         try:
-            with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="neffbench-sweep") as pool:
-                list(pool.map(one, tasks))
+            with procs.warm_workers() if warm else contextlib.nullcontext():
+                with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="neffbench-sweep") as pool:
+                    list(pool.map(one, tasks))
         finally:
             done.set()
             sampler.close()

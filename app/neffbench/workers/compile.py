@@ -26,7 +26,7 @@ from neffbench.backends.base import JobFailure
 from neffbench.backends.registry import CHOICES as BACKENDS
 from neffbench.jobs.protocol import stage_words
 from neffbench.jobs.standby import ANSWER_EVENT
-from neffbench.procs import Emitter, watch
+from neffbench.procs import Emitter, forked_note, watch
 from neffbench.usercode import errors as user_errors
 from neffbench.workers.stages import Job
 
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0  # the parent went away, or ran the job some other way
     if args.standby:
         os.chdir(args.job_dir)  # where a spawned worker starts
-    started = " (a standby, started before the job)" if args.standby else ""
+    started = (" (a standby, started before the job)" if args.standby else "") + forked_note()
     return run_job(args.job_dir, args.backend, Emitter(), f"worker pid {os.getpid()}", started)
 
 

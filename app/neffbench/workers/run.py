@@ -16,7 +16,7 @@ import time
 import traceback
 from typing import Any
 
-from neffbench.procs import Emitter, watch
+from neffbench.procs import Emitter, forked_note, watch
 from neffbench.runs import arrays, nrt_errors, preload_checks, runtimes
 from neffbench.words import message_text
 from neffbench.workers.run_io import RunFailure, RunIO
@@ -238,7 +238,8 @@ def main() -> int:
     request = json.loads(sys.stdin.readline() or "{}")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the runtime must not wait on our stdin
     run = Run(request, out)
-    out.line(f"neffbench: run child pid {os.getpid()} for {request.get('neff') or request.get('job_dir')}")
+    target = request.get("neff") or request.get("job_dir")
+    out.line(f"neffbench: run child pid {os.getpid()} for {target}{forked_note()}")
     t0 = time.perf_counter()
     try:
         run.run()

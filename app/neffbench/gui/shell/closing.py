@@ -7,6 +7,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox
 
 from neffbench.gui.shell import panels as window_panels
+from neffbench.gui.shell import warm_server
 
 
 def close_event(window, event: QCloseEvent) -> None:
@@ -31,4 +32,5 @@ def close_event(window, event: QCloseEvent) -> None:
     from neffbench.probe.client import close_shared
 
     close_shared()  # the warm probe, if Resolve or a CPU check started one
+    warm_server.stop(window)
     event.accept()

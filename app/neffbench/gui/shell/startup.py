@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from neffbench.gui.shell import panels as window_panels
 from neffbench.gui.shell import restore as window_settings
+from neffbench.gui.shell import warm_server
 
 # The other tabs, the toolchain check and the workdir scan start this long after the first preview is drawn (a
 # timer runs after the events its drawing posted, so it paints first), and at the latest this long after the first
@@ -89,3 +90,4 @@ class Startup(QObject):
         self.build_other_panels()
         self.window.doctor_status.gather()
         self.window.artifacts.rescan()
+        warm_server.start(self.window)
