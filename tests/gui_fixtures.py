@@ -38,9 +38,9 @@ def make_window(qtbot, tmp_path, settings_path):
 
     yield make
     for window in windows:
-        if window.controller.is_running:
-            window.controller.cancel()
-            qtbot.waitUntil(lambda w=window: not w.controller.is_running, timeout=30_000)
+        if window.controllers.compile.is_running:
+            window.controllers.compile.cancel()
+            qtbot.waitUntil(lambda w=window: not w.controllers.compile.is_running, timeout=30_000)
     # Background calls report to widgets: let them finish and report before the widgets go.
     qtbot.waitUntil(lambda: background.running() == 0, timeout=30_000)
     collector.stop()

@@ -127,49 +127,49 @@ class _Shooter:
     def compile(self) -> None:
         w = self.window
         w.recompile()  # not from the cache: a whole log streams in
-        self.wait(lambda: w.compile_panel.log_view.shown > 3, self.compiling)
+        self.wait(lambda: w.panels.compile.log_view.shown > 3, self.compiling)
 
     def compiling(self) -> None:
         self.save("compile-running")
-        self.wait(lambda: not self.window.controller.is_running, self.compiled)
+        self.wait(lambda: not self.window.controllers.compile.is_running, self.compiled)
 
     def compiled(self) -> None:
         self.tab(1)
         self.save("compile")
-        self.window.compile_panel.log_tabs.setCurrentIndex(1)
+        self.window.panels.compile.log_tabs.setCurrentIndex(1)
         self.save("compile-explanation")
-        self.window.compile_panel.log_tabs.setCurrentIndex(0)
+        self.window.panels.compile.log_tabs.setCurrentIndex(0)
         self.tab(2)
-        self.window.artifacts.rescan()
-        self.wait(lambda: self.window.artifacts.list.topLevelItemCount() > 0, self.artifacts)
+        self.window.panels.artifacts.rescan()
+        self.wait(lambda: self.window.panels.artifacts.list.topLevelItemCount() > 0, self.artifacts)
 
     def artifacts(self) -> None:
-        self.window.artifacts.select(str(self.job))
+        self.window.panels.artifacts.select(str(self.job))
         self.save("artifacts")
         self.tab(3)
-        self.window.run_panel.set_target(str(self.job))
-        self.wait(lambda: self.window.run_panel.table.rowCount() > 0, self.run)
+        self.window.panels.run.set_target(str(self.job))
+        self.wait(lambda: self.window.panels.run.table.rowCount() > 0, self.run)
 
     def run(self) -> None:
         self.save("run")
-        panel = self.window.run_panel
+        panel = self.window.panels.run
         for index in range(1, panel.tabs.count()):
             panel.tabs.setCurrentIndex(index)
             self.save(f"run-{panel.tabs.tabText(index).lower()}")
         panel.tabs.setCurrentIndex(0)
         self.tab(4)
-        self.wait(lambda: self.window.sweeps.panel.model.rowCount() > 0, self.sweeps)
+        self.wait(lambda: self.window.panels.sweeps.panel.model.rowCount() > 0, self.sweeps)
 
     def sweeps(self) -> None:
-        panel = self.window.sweeps.panel
+        panel = self.window.panels.sweeps.panel
         panel.table.selectRow(0)
         flags = panel.table.selectionModel().SelectionFlag
         panel.table.selectionModel().select(panel.proxy.index(3, 0), flags.Select | flags.Rows)
         panel.diff_selected()
         self.save("sweeps")
         self.tab(5)
-        self.window.numerics.set_job(str(self.job))
-        self.wait(lambda: self.window.numerics.scan is not None, self.numerics)
+        self.window.panels.numerics.set_job(str(self.job))
+        self.wait(lambda: self.window.panels.numerics.scan is not None, self.numerics)
 
     def numerics(self) -> None:
         self.save("numerics")
@@ -178,7 +178,7 @@ class _Shooter:
 
     def show_structure(self, job: str, path: str, what: str, then) -> None:
         """The Structure tab on ``job`` with ``path`` picked, its data flow drawn, saved as ``what``."""
-        panel = self.window.structure
+        panel = self.window.panels.structure
         drawn: list[str] = []
         panel.drawn.connect(drawn.append)
         if panel.job_dir != job or path == "":
@@ -198,18 +198,18 @@ class _Shooter:
         self.show_structure(job, "", "structure-llama32", self.structure_layer)
 
     def structure_layer(self) -> None:
-        job = self.window.structure.job_dir
+        job = self.window.panels.structure.job_dir
         self.show_structure(job, "model.layers.0", "structure-llama32-layer", self.structure_model)
 
     def structure_model(self) -> None:
-        job = self.window.structure.job_dir
+        job = self.window.panels.structure.job_dir
         self.show_structure(job, "model", "structure-llama32-model", self.dialogs)
 
     def dialogs(self) -> None:
         from neffbench.gui.sweeps.dialog import SweepDialog
 
         w = self.window
-        dialog = SweepDialog(w.current_spec(), w, backend=w.controller.backend)
+        dialog = SweepDialog(w.current_spec(), w, backend=w.controllers.compile.backend)
         dialog.show()
         self.app.processEvents()
         self.save("dialog-sweep", dialog)

@@ -118,3 +118,31 @@ def test_each_tab_says_it_is_starting_until_its_panel_is_built_and_then_not(qtbo
     assert waiting()[0] == "Loading torch for the preview…" and set(waiting()[1:]) == {"Starting up…"}
     window.build_panels()
     assert waiting() == []
+
+
+@pytest.mark.gui
+def test_the_tabs_panels_and_controllers_are_held_once_built_and_refused_before(qtbot, settings_path):
+    from neffbench.gui.shell import tabs
+    from neffbench.gui.shell.main_window import MainWindow
+    from neffbench.gui.shell.settings import Settings
+
+    window = MainWindow(Settings.at(settings_path), background=False, defer_panels=True)
+    qtbot.addWidget(window)
+    assert not window.panels_ready
+    with pytest.raises(AssertionError, match="built after the first paint"):
+        _ = window.panels
+    with pytest.raises(AssertionError, match="built after the first paint"):
+        _ = window.controllers
+    window.build_panels()
+    assert window.panels_ready
+    panels, controllers = window.panels, window.controllers
+    for tab, panel in (
+        (tabs.COMPILE_TAB, panels.compile),
+        (tabs.ARTIFACTS_TAB, panels.artifacts),
+        (tabs.RUN_TAB, panels.run),
+        (tabs.SWEEPS_TAB, panels.sweeps.panel),
+        (tabs.NUMERICS_TAB, panels.numerics),
+        (tabs.STRUCTURE_TAB, panels.structure),
+    ):
+        assert window.tabs.widget(tab).isAncestorOf(panel), tabs.TAB_TITLES[tab]
+    assert {controllers.compile.parent(), controllers.run.parent(), controllers.compare.parent()} == {window}

@@ -36,7 +36,7 @@ def make_job(workdir, name: str, *, spec=None, neff: bool = True, reproduce: boo
 
 @pytest.fixture
 def panel(window, tmp_path, qtbot):
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     workdir = tmp_path / "workdir"
     workdir.mkdir(exist_ok=True)
     artifacts.confirm = lambda text: True

@@ -22,13 +22,13 @@ def use_fakes(monkeypatch, scenario: str, **extra: str) -> None:
 
 def compile_and_wait(window, qtbot):
     assert window.compile_action.isEnabled(), window.compile_button.toolTip()
-    with qtbot.waitSignal(window.controller.finished, timeout=JOB_TIMEOUT_MS) as blocker:
+    with qtbot.waitSignal(window.controllers.compile.finished, timeout=JOB_TIMEOUT_MS) as blocker:
         qtbot.keyClick(window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     return blocker.args[0]
 
 
 def assert_idle(window):
-    assert not window.controller.is_running
+    assert not window.controllers.compile.is_running
     assert window.compile_action.isEnabled()
     assert not window.cancel_action.isEnabled()
 
@@ -38,12 +38,12 @@ def test_two_buckets_compile_one_after_another_and_show_their_neffs_and_diff(win
     spec = load_preset("seed")
     window.form.set_spec(dataclasses.replace(spec, inputs=dataclasses.replace(spec.inputs, num_tokens=(1, 4))))
     lines_seen = []
-    window.controller.lines_received.connect(lines_seen.append)
+    window.controllers.compile.lines_received.connect(lines_seen.append)
     run = compile_and_wait(window, qtbot)
     assert run.outcome == "succeeded", [r.reason for r in run.results]
     assert [r.record["num_tokens"] for r in run.results] == [1, 4]
     assert_idle(window)
-    panel = window.compile_panel
+    panel = window.panels.compile
     assert lines_seen and panel.log_view.received == sum(len(batch) for batch in lines_seen)
     qtbot.waitUntil(lambda: panel.log_view.pending == 0)
     assert "Compiler status PASS" in panel.log_view.text.toPlainText()
@@ -62,7 +62,7 @@ def test_two_buckets_compile_one_after_another_and_show_their_neffs_and_diff(win
     assert compiling.childCount() >= 1 and compiling.child(0).text(1) == "finished"
 
     # Artifacts: both NEFFs, newest first, with the inspector's detail and the job record.
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     with qtbot.waitSignal(artifacts.scanned, timeout=30_000):
         artifacts.rescan()
     neff_rows = [a for a in artifacts.artifacts if a.neff is not None]
@@ -95,16 +95,16 @@ def test_cancel_stops_a_slow_compile_for_real(window, qtbot, monkeypatch, tmp_pa
     use_fakes(monkeypatch, "slow", FAKE_NEURONX_CC_PIDFILE=str(pidfile))
     window.apply_preset("seed")
     window.compile()
-    assert window.controller.is_running and window.cancel_action.isEnabled()
+    assert window.controllers.compile.is_running and window.cancel_action.isEnabled()
     assert not window.compile_action.isEnabled() and "running" in window.compile_button.toolTip()
     qtbot.waitUntil(lambda: pidfile.exists() and "grandchild" in pidfile.read_text(), timeout=JOB_TIMEOUT_MS)
     pids = [int(line.split()[1]) for line in pidfile.read_text().splitlines()]
-    qtbot.waitUntil(lambda: window.compile_panel.log_view.received > 0, timeout=30_000)
-    with qtbot.waitSignal(window.controller.finished, timeout=60_000) as blocker:
+    qtbot.waitUntil(lambda: window.panels.compile.log_view.received > 0, timeout=30_000)
+    with qtbot.waitSignal(window.controllers.compile.finished, timeout=60_000) as blocker:
         qtbot.keyClick(window, Qt.Key.Key_Escape)
     assert blocker.args[0].outcome == "cancelled"
     assert_idle(window)
-    assert window.compile_panel.state_label.text().startswith("Cancelled")
+    assert window.panels.compile.state_label.text().startswith("Cancelled")
     qtbot.waitUntil(lambda: not any(pid_alive(p) for p in pids), timeout=30_000)
 
 
@@ -114,11 +114,11 @@ def test_a_compiler_error_lists_its_code_and_returns_to_idle(window, qtbot, monk
     run = compile_and_wait(window, qtbot)
     assert run.outcome == "failed"
     assert_idle(window)
-    log = window.compile_panel.log_view
+    log = window.panels.compile.log_view
     codes = [log.codes_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(log.codes_list.count())]
     assert "NLA001" in codes
-    assert window.compile_panel.state_label.text().startswith("Failed")
-    assert window.compile_panel.results.topLevelItem(0).text(1) == "failed"
+    assert window.panels.compile.state_label.text().startswith("Failed")
+    assert window.panels.compile.results.topLevelItem(0).text(1) == "failed"
 
 
 def test_a_crashed_worker_is_a_failure_and_the_ui_returns_to_idle(window, qtbot, monkeypatch):
@@ -135,12 +135,12 @@ def test_without_the_toolchain_the_window_says_no_neff_was_made(window, qtbot, m
     run = compile_and_wait(window, qtbot)
     assert run.outcome == "succeeded"
     assert run.results[0].record["backend"] == "cpu-check" and not run.results[0].neffs
-    panel = window.compile_panel
+    panel = window.panels.compile
     assert panel.results.topLevelItem(0).text(2) == "no NEFF (cpu-check)"
     assert "max abs error" in panel.results.topLevelItem(0).text(3)
     assert "No NEFF (cpu-check): nothing was compiled for Neuron." in panel.state_label.text()
     assert "no NEFF will be made" in panel.backend_label.text()
-    with qtbot.waitSignal(window.artifacts.scanned, timeout=30_000):
-        window.artifacts.rescan()
-    rows = window.artifacts.artifacts
+    with qtbot.waitSignal(window.panels.artifacts.scanned, timeout=30_000):
+        window.panels.artifacts.rescan()
+    rows = window.panels.artifacts.artifacts
     assert len(rows) == 1 and rows[0].neff is None and rows[0].outcome == "succeeded"

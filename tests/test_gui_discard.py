@@ -109,11 +109,11 @@ def test_the_tabs_follow_a_workdir_change(window, tmp_path, qtbot):
     job.mkdir(parents=True)
     save(spec, job / "spec.toml")
     window.set_workdir(old)
-    window.numerics.set_job(str(job))
+    window.panels.numerics.set_job(str(job))
     new = tmp_path / "new"
     window.workdir_edit.setText(str(new))
     window.workdir_edit.editingFinished.emit()
     assert window.workdir == new
-    assert window.numerics.job_dir is None
-    qtbot.waitUntil(lambda: str(new) in window.artifacts.summary.text(), timeout=10_000)
-    assert window.artifacts.artifacts == []
+    assert window.panels.numerics.job_dir is None
+    qtbot.waitUntil(lambda: str(new) in window.panels.artifacts.summary.text(), timeout=10_000)
+    assert window.panels.artifacts.artifacts == []

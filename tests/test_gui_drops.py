@@ -54,12 +54,12 @@ def test_a_file_dropped_on_a_text_field_leaves_the_field_alone(window, tmp_path)
     log.write_text((CORPUS / "job_log_neffbench.log").read_text())
     assert _drop(window, name, log)
     assert name.text() == before
-    assert window.compile_panel.log_tabs.currentWidget() is window.compile_panel.explanation
+    assert window.panels.compile.log_tabs.currentWidget() is window.panels.compile.explanation
 
 
 def test_a_dropped_image_is_refused_in_one_sentence(window, qtbot, tmp_path):
     window.build_panels()
-    view = window.compile_panel.explanation
+    view = window.panels.compile.explanation
     image = tmp_path / "shot.png"
     image.write_bytes(PNG)
     before = view.headline.text()

@@ -20,8 +20,8 @@ CORPUS = Path(__file__).parent / "data" / "compiler_logs"
 def test_a_dropped_log_is_explained_and_its_code_shows_help(window, qtbot):
     window.build_panels()
     window.drops.handle(str(CORPUS / "job_log_neffbench.log"))
-    view = window.compile_panel.explanation
-    assert window.compile_panel.log_tabs.currentWidget() is view
+    view = window.panels.compile.explanation
+    assert window.panels.compile.log_tabs.currentWidget() is view
     qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
     assert view.data["first_error"]["code"] == "NCC_EOOM001"
     assert "Failed" in view.headline.text() and "NCC_EOOM001" in view.headline.text()
@@ -50,12 +50,12 @@ def test_the_file_menu_explains_a_chosen_log(window, qtbot, monkeypatch):
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", pick)
     window.explain_action.trigger()
-    view = window.compile_panel.explanation
+    view = window.panels.compile.explanation
     qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
     assert asked == ["Explain a compiler log"]
     assert view.data["first_error"]["code"] == "NCC_EOOM001"
-    assert window.compile_panel.log_tabs.currentWidget() is view
-    assert window.tabs.currentWidget() is window.compile_panel.parentWidget()
+    assert window.panels.compile.log_tabs.currentWidget() is view
+    assert window.tabs.currentWidget() is window.panels.compile.parentWidget()
 
 
 def test_a_dropped_spec_opens_in_the_form(window, tmp_path):
@@ -74,7 +74,7 @@ def test_a_failed_compile_is_explained_and_bundled(window, qtbot, monkeypatch, t
     window.apply_preset("seed")
     run = compile_and_wait(window, qtbot)
     assert run.outcome == "failed"
-    panel = window.compile_panel
+    panel = window.panels.compile
     view = panel.explanation
     assert panel.log_tabs.currentWidget() is view
     qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
@@ -93,10 +93,10 @@ def test_a_failed_compile_is_explained_and_bundled(window, qtbot, monkeypatch, t
     names = zipfile.ZipFile(out).namelist()
     assert any(n.endswith("/README.txt") for n in names) and any(n.endswith("/job.log") for n in names)
     # The same job, selected in Artifacts, is explained there too.
-    window.artifacts.rescan()
-    qtbot.waitUntil(lambda: window.artifacts.list.topLevelItemCount() > 0, timeout=10_000)
-    window.artifacts.list.topLevelItem(0).setSelected(True)
-    qtbot.waitUntil(lambda: (window.artifacts.explanation.data or {}).get("status") == "FAIL", timeout=10_000)
+    window.panels.artifacts.rescan()
+    qtbot.waitUntil(lambda: window.panels.artifacts.list.topLevelItemCount() > 0, timeout=10_000)
+    window.panels.artifacts.list.topLevelItem(0).setSelected(True)
+    qtbot.waitUntil(lambda: (window.panels.artifacts.explanation.data or {}).get("status") == "FAIL", timeout=10_000)
 
 
 def _job(root: Path, name: str, log: str, **record) -> Path:
@@ -118,7 +118,7 @@ def test_the_pane_says_it_belongs_to_an_earlier_job_once_a_compile_or_sweep_star
     from neffbench.sweeps import plan
 
     window.build_panels()
-    panel = window.compile_panel
+    panel = window.panels.compile
     view = panel.explanation
     failed = _job(
         tmp_path, "a-failed", (CORPUS / "job_log_neffbench.log").read_text(), outcome="failed", backend="neuron"
@@ -149,7 +149,7 @@ def test_the_pane_says_it_belongs_to_an_earlier_job_once_a_compile_or_sweep_star
 
 def test_a_cpu_check_job_is_explained_by_its_outcome_and_cause(window, qtbot, tmp_path):
     window.build_panels()
-    view = window.compile_panel.explanation
+    view = window.panels.compile.explanation
     ok = _job(tmp_path, "ok", CPU_CHECK_LOG, outcome="succeeded", backend="cpu-check", duration_s=1.5)
     view.explain_path(ok / "job.log")  # the log of a job is the job
     qtbot.waitUntil(lambda: view.data is not None, timeout=10_000)
@@ -184,14 +184,14 @@ def test_after_a_failed_compile_a_sweep_and_a_cache_hit_the_pane_is_never_stale(
     use_fakes(monkeypatch, "compile-error")
     window.apply_preset("seed")
     run = compile_and_wait(window, qtbot)
-    view = window.compile_panel.explanation
+    view = window.panels.compile.explanation
     first = run.results[0].job_dir.name
     qtbot.waitUntil(lambda: (view.data or {}).get("job_id") == first, timeout=10_000)
     assert "NLA001" in view.headline.text()
     monkeypatch.undo()  # no toolchain from now on: cpu-check, whose keys the window predicts (for the cache)
     _plan, result = _sweep(window, qtbot, ["compiler.optlevel=1,2"])
     assert result.state == "succeeded"
-    assert window.compile_panel.state_label.text().startswith("Sweep done")
+    assert window.panels.compile.state_label.text().startswith("Sweep done")
     # Beside the green "Sweep done", the red failure says whose it is.
     assert not view.belongs.isHidden()
     assert view.belongs.text().startswith(f"This explains job {first}, not one of the sweep started at ")
@@ -208,7 +208,7 @@ def test_the_pane_marks_a_root_cause_opens_the_other_errors_and_says_where_facts
     from neffbench.gui.explain.view import MORE_ERRORS
 
     window.build_panels()
-    view = window.compile_panel.explanation
+    view = window.panels.compile.explanation
 
     def explained(path) -> str:
         view.explain_path(path)

@@ -68,14 +68,14 @@ def test_a_module_spec_compiles_from_the_window(make_window, qtbot, tmp_path):
     window.form.set_spec(spec)
     assert window.form.kernel == "module" and window.form.errors() == []
     qtbot.waitUntil(lambda: window.compile_action.isEnabled(), timeout=30_000)
-    with qtbot.waitSignal(window.controller.finished, timeout=180_000) as blocker:
+    with qtbot.waitSignal(window.controllers.compile.finished, timeout=180_000) as blocker:
         window.compile()
     run = blocker.args[0]
     assert run.outcome == "succeeded"
     assert [r.record["bucket"] for r in run.results] == [{"tokens": 2}, {"tokens": 4}]
     rows = [
-        window.compile_panel.results.topLevelItem(i).text(0)
-        for i in range(window.compile_panel.results.topLevelItemCount())
+        window.panels.compile.results.topLevelItem(i).text(0)
+        for i in range(window.panels.compile.results.topLevelItemCount())
     ]
     assert rows == ["tokens=2", "tokens=4"]
 

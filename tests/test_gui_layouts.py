@@ -119,9 +119,9 @@ def test_every_tab_is_whole_on_a_laptop_screen_after_a_compile(window, qtbot, mo
     )
     run = compile_and_wait(window, qtbot)
     assert run.outcome == "succeeded"
-    window.artifacts.rescan()
-    qtbot.waitUntil(lambda: window.artifacts.list.topLevelItemCount() == 1, timeout=10_000)
-    window.artifacts.list.topLevelItem(0).setSelected(True)
+    window.panels.artifacts.rescan()
+    qtbot.waitUntil(lambda: window.panels.artifacts.list.topLevelItemCount() == 1, timeout=10_000)
+    window.panels.artifacts.list.topLevelItem(0).setSelected(True)
     found = _check_every_tab(window, qtbot, size)
     assert found == {name: [] for name in found}
 
@@ -309,8 +309,8 @@ def test_the_structure_tab_is_whole_on_a_laptop_screen(window, qtbot, structure_
     from neffbench.gui.shell.tabs import STRUCTURE_TAB
 
     window.build_panels()
-    with qtbot.waitSignal(window.structure.drawn, timeout=30_000):
-        window.structure.set_job(str(structure_job))
+    with qtbot.waitSignal(window.panels.structure.drawn, timeout=30_000):
+        window.panels.structure.set_job(str(structure_job))
     window.tabs.setCurrentIndex(STRUCTURE_TAB)
     found = dict(_check_every_tab(window, qtbot, size))
     page = window.tabs.widget(STRUCTURE_TAB)

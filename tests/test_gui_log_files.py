@@ -67,14 +67,14 @@ def test_whole_log_and_artifacts_logs_open_the_window_not_the_desktop(window, qt
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: pytest.fail(f"asked the desktop for {url}"))
     workdir = tmp_path / "workdir"
     job = _job(make_job(workdir, "job-a"))
-    panel = window.compile_panel
+    panel = window.panels.compile
     panel.log_view.set_log_path(job / "job.log")
     qtbot.mouseClick(panel.log_view.open_log_button, Qt.MouseButton.LeftButton)
     logs = window.findChild(LogFilesWindow, "logFilesWindow")
     assert logs is not None and logs.isVisible() and logs.files.currentText() == "job.log"
     logs.close()
 
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     scan(qtbot, artifacts)
     artifacts.list.topLevelItem(0).setSelected(True)
     qtbot.mouseClick(artifacts.buttons["logs"], Qt.MouseButton.LeftButton)

@@ -37,7 +37,7 @@ def test_a_spec_beyond_the_machine_blocks_compile_until_allowed(window, qtbot, s
     assert not window.compile_action.isEnabled() and window.sweep_action.isEnabled()
     assert 'tick "Compile anyway"' in window.compile_action.toolTip()
     window.compile()  # refused: nothing starts
-    assert not window.controller.is_running
+    assert not window.controllers.compile.is_running
     note.allow.setChecked(True)
     assert window.compile_action.isEnabled()
     window.form.set_spec(_spec(2048))  # about 2.9 GiB: past the free memory only

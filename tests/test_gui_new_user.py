@@ -24,14 +24,14 @@ def _compile_failure(window, qtbot, monkeypatch):
 @pytest.mark.slow
 def test_a_failure_headline_and_the_job_view_carry_the_first_error(window, qtbot, monkeypatch):
     _compile_failure(window, qtbot, monkeypatch)
-    headline = window.compile_panel.state_label.text()
+    headline = window.panels.compile.state_label.text()
     assert headline.startswith("Failed: [NLA001] Unhandled exception with message: tensor size must be more than 0")
     assert "neuronx-cc failed with 1" in headline  # the exit still said, after the cause
     # Nothing of the compile is left "running": the pass it died in says it failed.
-    states = dict(window.compile_panel.stages.states())
+    states = dict(window.panels.compile.stages.states())
     assert "running" not in states.values() and states["WalrusDriver"] == "failed"
     # The Artifacts job view shows the error, the lines around it and the compiler's exit.
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     artifacts.rescan()
     qtbot.waitUntil(lambda: artifacts.list.topLevelItemCount() == 1, timeout=10_000)
     artifacts.list.topLevelItem(0).setSelected(True)
@@ -101,7 +101,7 @@ def test_a_cancel_says_cancelling_then_which_bucket_and_the_rest_not_started(win
         )
     )
     window.compile()
-    panel = window.compile_panel
+    panel = window.panels.compile
     qtbot.waitUntil(lambda: panel.stages.job is not None, timeout=JOB_TIMEOUT_MS)
     # A running stage shows its own time, and the panel shows signs of life while the compiler is quiet.
     qtbot.waitUntil(lambda: any(state == "running" for _, state in panel.stages.states()), timeout=JOB_TIMEOUT_MS)
@@ -110,7 +110,7 @@ def test_a_cancel_says_cancelling_then_which_bucket_and_the_rest_not_started(win
     )
     qtbot.waitUntil(lambda: "compiler progress" in panel.life_label.text(), timeout=JOB_TIMEOUT_MS)
     assert panel.life_label.text().startswith("Last output")
-    with qtbot.waitSignal(window.controller.finished, timeout=60_000):
+    with qtbot.waitSignal(window.controllers.compile.finished, timeout=60_000):
         qtbot.keyClick(window, Qt.Key.Key_Escape)
         assert panel.state_label.text().startswith("Cancelling…")
     assert panel.state_label.text() == "Cancelled bucket 1 token (1 of 2): 1 not started."
@@ -121,7 +121,7 @@ def test_a_cancel_says_cancelling_then_which_bucket_and_the_rest_not_started(win
 @pytest.mark.slow
 def test_a_deleted_job_leaves_every_view(window, qtbot, monkeypatch):
     _compile_failure(window, qtbot, monkeypatch)
-    panel, artifacts = window.compile_panel, window.artifacts
+    panel, artifacts = window.panels.compile, window.panels.artifacts
     assert panel.results.topLevelItemCount() == 1
     artifacts.rescan()
     qtbot.waitUntil(lambda: artifacts.list.topLevelItemCount() == 1, timeout=10_000)
@@ -139,7 +139,7 @@ def test_every_artifact_action_answers_and_no_launcher_offers_the_path(window, q
     from PySide6.QtGui import QDesktopServices
 
     _compile_failure(window, qtbot, monkeypatch)
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     artifacts.rescan()
     qtbot.waitUntil(lambda: artifacts.list.topLevelItemCount() == 1, timeout=10_000)
     artifacts.list.topLevelItem(0).setSelected(True)

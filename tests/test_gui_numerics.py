@@ -289,22 +289,22 @@ def test_it_opens_from_the_artifacts_and_the_run_tabs(make_window, job, qtbot):
     from neffbench.gui.shell.tabs import NUMERICS_TAB, RUN_TAB
 
     window = make_window(workdir=job.parent)
-    with qtbot.waitSignal(window.artifacts.scanned, timeout=LOAD_TIMEOUT_MS):
-        window.artifacts.rescan()
-    window.artifacts.select(str(job))
-    button = window.artifacts.buttons["compare"]
+    with qtbot.waitSignal(window.panels.artifacts.scanned, timeout=LOAD_TIMEOUT_MS):
+        window.panels.artifacts.rescan()
+    window.panels.artifacts.select(str(job))
+    button = window.panels.artifacts.buttons["compare"]
     assert button.isEnabled() and button.text() == "Compare layer by layer…"
-    with qtbot.waitSignal(window.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
+    with qtbot.waitSignal(window.panels.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    assert window.tabs.currentIndex() == NUMERICS_TAB and window.numerics.job_dir == str(job)
-    assert window.numerics.document is not None and window.numerics.table.rowCount() > 0
+    assert window.tabs.currentIndex() == NUMERICS_TAB and window.panels.numerics.job_dir == str(job)
+    assert window.panels.numerics.document is not None and window.panels.numerics.table.rowCount() > 0
     # From the Run tab: its current job (here the tapped variant, which has no compare of its own).
-    tapped = job.parent / window.numerics.document["tapped_job"]
+    tapped = job.parent / window.panels.numerics.document["tapped_job"]
     window.tabs.setCurrentIndex(RUN_TAB)
-    with qtbot.waitSignal(window.run_panel.history_loaded, timeout=LOAD_TIMEOUT_MS):
-        window.run_panel.set_target(str(tapped))
-    assert window.run_panel.compare_button.isEnabled()
-    with qtbot.waitSignal(window.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
-        qtbot.mouseClick(window.run_panel.compare_button, Qt.MouseButton.LeftButton)
-    assert window.tabs.currentIndex() == NUMERICS_TAB and window.numerics.job_dir == str(tapped)
-    assert window.numerics.document is None and window.numerics.table.rowCount() == 0
+    with qtbot.waitSignal(window.panels.run.history_loaded, timeout=LOAD_TIMEOUT_MS):
+        window.panels.run.set_target(str(tapped))
+    assert window.panels.run.compare_button.isEnabled()
+    with qtbot.waitSignal(window.panels.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
+        qtbot.mouseClick(window.panels.run.compare_button, Qt.MouseButton.LeftButton)
+    assert window.tabs.currentIndex() == NUMERICS_TAB and window.panels.numerics.job_dir == str(tapped)
+    assert window.panels.numerics.document is None and window.panels.numerics.table.rowCount() == 0

@@ -55,7 +55,7 @@ def test_resolve_and_compile_read_a_relative_entry_from_where_the_window_started
     assert window.form.spec().module == typed.module  # the form shows what was typed
 
     qtbot.waitUntil(window.compile_action.isEnabled, timeout=30_000)
-    with qtbot.waitSignal(window.controller.finished, timeout=120_000) as blocker:
+    with qtbot.waitSignal(window.controllers.compile.finished, timeout=120_000) as blocker:
         window.compile()
     run = blocker.args[0]
     assert run.outcome == "succeeded", [r.reason for r in run.results] or run.error

@@ -118,8 +118,8 @@ def test_every_plot_keeps_a_readable_height_at_each_window_size(make_window, qtb
     window.preview_controller.load_torch()
     window.apply_preset("llama3.1-8b")  # the heatmaps that once shrank to 25 px
     qtbot.waitUntil(lambda: getattr(window.preview_panel.preview, "spec", None) is not None, timeout=60_000)
-    window.run_panel.set_target(str(job))
-    window.numerics.set_job(str(job))
+    window.panels.run.set_target(str(job))
+    window.panels.numerics.set_job(str(job))
     found = _on_every_tab(window, qtbot, size)
     assert found == {name: [] for name in found}
     # What does not fit is scrolled to, not squeezed: the Preview's plots are taller than its page.
@@ -171,7 +171,7 @@ def test_the_compile_tab_gives_the_log_the_room(make_window, qtbot, size):
     window = make_window()
     window.resize(*size)
     window.tabs.setCurrentIndex(1)
-    panel = window.compile_panel
+    panel = window.panels.compile
     qtbot.waitUntil(
         lambda: panel.log_view.text.isVisible() and (window.width(), window.height()) == size, timeout=30_000
     )
@@ -299,12 +299,12 @@ def test_the_item_views_that_cut_text_elide_it_with_tooltips(make_window):
 
     window = make_window()
     views = {
-        "run history": window.run_panel.table,
-        "sweep diff": window.sweeps.panel.diff,
-        "sweep table": window.sweeps.panel.table,
-        "stages (and a sweep's rows)": window.compile_panel.stages,
-        "compile results": window.compile_panel.results,
-        "artifacts": window.artifacts.list,
+        "run history": window.panels.run.table,
+        "sweep diff": window.panels.sweeps.panel.diff,
+        "sweep table": window.panels.sweeps.panel.table,
+        "stages (and a sweep's rows)": window.panels.compile.stages,
+        "compile results": window.panels.compile.results,
+        "artifacts": window.panels.artifacts.list,
     }
     assert {name: type(view.itemDelegate()) for name, view in views.items()} == dict.fromkeys(views, ElidingDelegate)
 

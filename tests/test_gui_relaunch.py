@@ -55,7 +55,7 @@ def watch():
             window.panels_built.connect(start_compile)
 
     def start_compile():
-        window.controller.finished.connect(compiled)
+        window.controllers.compile.finished.connect(compiled)
         window.compile()
 
     window.preview_controller.computed.connect(previewed)

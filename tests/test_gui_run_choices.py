@@ -127,7 +127,7 @@ def test_a_long_run_shows_its_count_and_esc_in_the_window_stops_it(window, jobs,
     window.build_panels()
     window.show()
     qtbot.waitExposed(window)
-    panel, runs = window.run_panel, window.run_controller
+    panel, runs = window.panels.run, window.controllers.run
     set_target(panel, qtbot, jobs[0])
     window.tabs.setCurrentIndex(RUN_TAB)
     assert not window.cancel_action.isEnabled()
@@ -165,12 +165,16 @@ def test_esc_stops_the_work_in_view():
         return SimpleNamespace(
             panels_ready=True,
             tabs=SimpleNamespace(currentIndex=lambda: tab),
-            controller=SimpleNamespace(is_running=compiling, is_cancelling=False),
-            sweeps=SimpleNamespace(
-                controller=SimpleNamespace(is_running=False, cancelling=False), cancel=lambda: calls.append("sweep")
+            controllers=SimpleNamespace(
+                compile=SimpleNamespace(is_running=compiling, is_cancelling=False),
+                run=SimpleNamespace(is_running=benchmarking, is_cancelling=False),
             ),
-            run_controller=SimpleNamespace(is_running=benchmarking, is_cancelling=False),
-            run_panel=SimpleNamespace(cancel=lambda: calls.append("run")),
+            panels=SimpleNamespace(
+                sweeps=SimpleNamespace(
+                    controller=SimpleNamespace(is_running=False, cancelling=False), cancel=lambda: calls.append("sweep")
+                ),
+                run=SimpleNamespace(cancel=lambda: calls.append("run")),
+            ),
             cancel=lambda: calls.append("compile"),
             cancel_action=action,
         )

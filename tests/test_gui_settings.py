@@ -78,7 +78,7 @@ def test_each_kernels_values_the_logs_wrapping_and_every_tabs_sizes_come_back(ma
     _show_kernel(first, "module")
     first.form.editor("module.entry").widget.setText("torch.nn:Linear")
     first.form.editor("module.entry").edited.emit()
-    first.compile_panel.log_view.wrap_check.setChecked(True)
+    first.panels.compile.log_view.wrap_check.setChecked(True)
     first.resize(1280, 800)
     sizes = {}
     for key in ("numerics", "sweeps", "artifacts_job"):
@@ -89,7 +89,7 @@ def test_each_kernels_values_the_logs_wrapping_and_every_tabs_sizes_come_back(ma
 
     second = make_window()
     assert second.form.kernel == "module" and second.form.spec().module.entry == "torch.nn:Linear"
-    assert second.compile_panel.log_view.wrap_check.isChecked()
+    assert second.panels.compile.log_view.wrap_check.isChecked()
     assert {key: second._splitters()[key].sizes() for key in sizes} == sizes
     # Edits never saved to a file are still unsaved after the restart: a preset would ask before replacing them.
     assert second.form.has_unsaved_edits("rope")

@@ -20,14 +20,14 @@ def _headers(tree) -> list[str]:
 
 def test_another_workdir_resets_the_sweep_chart_and_both_diffs(window, qtbot, tmp_path):
     window.build_panels()
-    sweeps = window.sweeps.panel
+    sweeps = window.panels.sweeps.panel
     # As a sweep in the workdir before left them: points charted far from the origin, two points diffed.
     sweeps.marks.setData([40.0, 50.0], [700.0, 900.0])
     sweeps.chart.enableAutoRange()
     sweeps.chart.getPlotItem().getViewBox().updateAutoRange()
     sweeps.diff.setHeaderLabels(["What", "A: #3", "B: #5"])
     sweeps.diff.addTopLevelItem(QTreeWidgetItem(["optlevel", "1", "2"]))
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     artifacts.diff.setHeaderLabels(["Section", "Field", "A: job-1", "B: job-2"])
     artifacts.diff.addTopLevelItem(QTreeWidgetItem(["spec", "optlevel", "1", "2"]))
     other = tmp_path / "other"
@@ -50,7 +50,7 @@ def test_a_status_message_times_out_and_the_toolchain_summary_stays_in_view(wind
     window.build_panels()
     window.doctor_status.toolchain.setText("● Neuron toolchain: not found (torch-neuronx, neuronx-cc missing)")
     bar = window.statusBar()
-    window.sweeps.panel.message.emit("Diffed point 0 with point 3.")
+    window.panels.sweeps.panel.message.emit("Diffed point 0 with point 3.")
     assert bar.currentMessage() == "Diffed point 0 with point 3."
     assert window.doctor_status.isVisible()  # a permanent widget: beside the message, never under it
     qtbot.waitUntil(lambda: bar.currentMessage() == "", timeout=30_000)

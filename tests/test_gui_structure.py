@@ -191,17 +191,17 @@ def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(
     )  # fmt: skip
     assert proc.returncode == 3, proc.stderr
     window = make_window(workdir=job.parent)
-    with qtbot.waitSignal(window.structure.drawn, timeout=LOAD_TIMEOUT_MS):  # it follows the job compared
-        with qtbot.waitSignal(window.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
-            window.numerics.set_job(str(job))
-    assert window.structure.job_dir == str(job)
-    taps = [t["module"] for t in window.numerics.document["taps"]]
-    with qtbot.waitSignal(window.structure.drawn, timeout=LOAD_TIMEOUT_MS):
-        window.numerics.table.selectRow(taps.index("layers.2"))
-    assert window.structure.selected_path() == "layers.2"
+    with qtbot.waitSignal(window.panels.structure.drawn, timeout=LOAD_TIMEOUT_MS):  # it follows the job compared
+        with qtbot.waitSignal(window.panels.numerics.scanned, timeout=LOAD_TIMEOUT_MS):
+            window.panels.numerics.set_job(str(job))
+    assert window.panels.structure.job_dir == str(job)
+    taps = [t["module"] for t in window.panels.numerics.document["taps"]]
+    with qtbot.waitSignal(window.panels.structure.drawn, timeout=LOAD_TIMEOUT_MS):
+        window.panels.numerics.table.selectRow(taps.index("layers.2"))
+    assert window.panels.structure.selected_path() == "layers.2"
     window.tabs.setCurrentIndex(STRUCTURE_TAB)
-    window.structure.select_path("layers.3", quiet=False)
-    assert window.numerics.table.selected_index() == taps.index("layers.3")
+    window.panels.structure.select_path("layers.3", quiet=False)
+    assert window.panels.numerics.table.selected_index() == taps.index("layers.3")
 
 
 def test_a_figures_column_sorts_each_modules_children_largest_first(panel, qtbot, job):

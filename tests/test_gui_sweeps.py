@@ -55,9 +55,9 @@ def _sweep(window, qtbot, overs, *, executor="local", jobs=1, cancel_when=None):
     from neffbench.sweeps import plan
 
     spec = window.current_spec()
-    the_plan = plan(spec, overs, backend=window.controller.backend)
-    with qtbot.waitSignal(window.sweeps.controller.finished, timeout=JOB_TIMEOUT_MS * 2) as blocker:
-        window.sweeps.start(the_plan, SweepOptions(executor=executor, jobs=jobs))
+    the_plan = plan(spec, overs, backend=window.controllers.compile.backend)
+    with qtbot.waitSignal(window.panels.sweeps.controller.finished, timeout=JOB_TIMEOUT_MS * 2) as blocker:
+        window.panels.sweeps.start(the_plan, SweepOptions(executor=executor, jobs=jobs))
         if cancel_when is not None:
             qtbot.waitUntil(lambda: cancel_when(window), timeout=JOB_TIMEOUT_MS)
             window.cancel_action.trigger()
@@ -67,23 +67,23 @@ def _sweep(window, qtbot, overs, *, executor="local", jobs=1, cancel_when=None):
 @pytest.mark.slow
 def test_a_sweep_runs_point_by_point_and_is_compared_in_the_sweeps_tab(window, qtbot):
     window.build_panels()
-    window.controller.backend = "cpu-check"
+    window.controllers.compile.backend = "cpu-check"
     window.apply_preset("seed")
     the_plan, result = _sweep(window, qtbot, ["compiler.optlevel=1,2", "inputs.num_tokens=8,16"], jobs=2)
     assert result.state == "succeeded"
     # The Compile tab: one row per point, each ended, none left running; the headline counts them.
-    states = [state for _, state in window.compile_panel.stages.states()]
+    states = [state for _, state in window.panels.compile.stages.states()]
     assert len(states) == 4 and set(states) == {"succeeded"}
     # Each row in the sweep dialog's words, numbered from 1 (not ``#0 optlevel=1 num_tokens=8``).
-    assert window.compile_panel.stages.states()[0][0] == "#1 Opt level 1, Tokens (buckets) 8"
-    results = window.compile_panel.results
+    assert window.panels.compile.stages.states()[0][0] == "#1 Opt level 1, Tokens (buckets) 8"
+    results = window.panels.compile.results
     assert results.topLevelItemCount() == 4
     assert results.topLevelItem(0).text(0).startswith("Opt level ")
     assert all(results.topLevelItem(i).text(2) for i in range(4))  # each point's NEFF (here: why there is none)
-    assert window.compile_panel.state_label.text().startswith("Sweep done: 4 succeeded.")
+    assert window.panels.compile.state_label.text().startswith("Sweep done: 4 succeeded.")
     assert window.statusBar().currentMessage().startswith("Sweep done")
     # The Sweeps tab: the table, sortable and filterable, and a chart point per shown row.
-    panel = window.sweeps.panel
+    panel = window.panels.sweeps.panel
     qtbot.waitUntil(
         lambda: (
             panel.sweep is not None
@@ -131,15 +131,15 @@ def test_cancelling_a_sweep_ends_every_point_and_leaves_nothing_running(window, 
     window.apply_preset("seed")
 
     def first_running(w):
-        return any(state == "running" for _, state in w.compile_panel.stages.states())
+        return any(state == "running" for _, state in w.panels.compile.stages.states())
 
     _, result = _sweep(window, qtbot, ["compiler.optlevel=1,2,3"], cancel_when=first_running)
     assert result.state == "cancelled"
-    states = [state for _, state in window.compile_panel.stages.states()]
+    states = [state for _, state in window.panels.compile.stages.states()]
     assert "running" not in states and "pending" not in states and "cancelled" in states
-    assert window.compile_panel.state_label.text().startswith("Sweep cancelled:")
+    assert window.panels.compile.state_label.text().startswith("Sweep cancelled:")
     assert window.compile_action.isEnabled() and not window.cancel_action.isEnabled()
-    panel = window.sweeps.panel
+    panel = window.panels.sweeps.panel
     qtbot.waitUntil(lambda: (panel.sweep or {}).get("state") == "cancelled", timeout=10_000)
     assert {row["outcome"] for row in panel.rows} <= {"cancelled", "succeeded"}
     assert "cancelled" in {row["outcome"] for row in panel.rows}
@@ -158,7 +158,7 @@ def test_latency_is_charted_against_error_for_a_sweep_that_was_run_and_compared(
     )  # fmt: skip
     assert swept.returncode == 0, swept.stdout + swept.stderr
     window.build_panels()
-    panel = window.sweeps.panel
+    panel = window.panels.sweeps.panel
     panel.workdir = str(tmp_path / "wd")
     panel.rescan()
     qtbot.waitUntil(lambda: panel.sweep is not None and panel.proxy.rowCount() == 2, timeout=15_000)
@@ -300,12 +300,12 @@ def test_the_run_tabs_target_is_kept_after_a_sweep(window, qtbot, tmp_path):
     from tests.neff_factory import write_job
 
     window.build_panels()
-    window.controller.backend = "cpu-check"
+    window.controllers.compile.backend = "cpu-check"
     window.apply_preset("seed")
     chosen = tmp_path / "chosen-job"
     write_job(chosen)
-    window.run_panel.set_target(str(chosen))
+    window.panels.run.set_target(str(chosen))
     result = _sweep(window, qtbot, ["compiler.optlevel=1,2"])[1]
     assert result.state == "succeeded"
-    qtbot.waitUntil(lambda: not window.run_panel.loading, timeout=10_000)
-    assert window.run_panel.target_path == str(chosen)
+    qtbot.waitUntil(lambda: not window.panels.run.loading, timeout=10_000)
+    assert window.panels.run.target_path == str(chosen)

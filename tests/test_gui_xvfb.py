@@ -47,22 +47,22 @@ def _shoot(out: Path, compile_too: bool) -> int:
     def after_compile(run) -> None:
         if run.outcome != "succeeded":
             failures.append(f"compile {run.outcome}")
-        window.artifacts.scanned.connect(lambda _n: QTimer.singleShot(300, finish_compiled))
-        window.artifacts.rescan()
+        window.panels.artifacts.scanned.connect(lambda _n: QTimer.singleShot(300, finish_compiled))
+        window.panels.artifacts.rescan()
 
     def finish_compiled() -> None:
-        window.artifacts.scanned.disconnect()
-        if window.artifacts.artifacts:
-            window.artifacts.select(window.artifacts.artifacts[0].key)
+        window.panels.artifacts.scanned.disconnect()
+        if window.panels.artifacts.artifacts:
+            window.panels.artifacts.select(window.panels.artifacts.artifacts[0].key)
         save_tabs("-after-compile")
         neffs = [
             i
-            for i in range(window.artifacts.list.topLevelItemCount())
-            if window.artifacts.artifacts[i].neff is not None
+            for i in range(window.panels.artifacts.list.topLevelItemCount())
+            if window.panels.artifacts.artifacts[i].neff is not None
         ][:2]
         if len(neffs) == 2:
             for i in neffs:
-                window.artifacts.list.topLevelItem(i).setSelected(True)
+                window.panels.artifacts.list.topLevelItem(i).setSelected(True)
             app.processEvents()
             window.grab().save(str(out / "artifacts-diff.png"))
         app.quit()
@@ -80,7 +80,7 @@ def _shoot(out: Path, compile_too: bool) -> int:
         if not compile_too:
             app.quit()
             return
-        window.controller.finished.connect(after_compile)
+        window.controllers.compile.finished.connect(after_compile)
         window.compile()
 
     # As launch() opens it, the controller exists from the start (it asks the warm probe for the first preview).

@@ -107,7 +107,7 @@ def test_the_form_shows_target_labels_while_the_spec_keeps_the_value(window, qtb
 def test_the_artifacts_list_target_column(window, qtbot, tmp_path):
     workdir = tmp_path / "workdir"
     build_neff(workdir / "job" / "graph.neff", **IO, target="cayman")
-    artifacts = window.artifacts
+    artifacts = window.panels.artifacts
     with qtbot.waitSignal(artifacts.scanned, timeout=30_000):
         artifacts.rescan()
     header = artifacts.list.headerItem()

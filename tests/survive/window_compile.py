@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
     window.build_panels()
     window.show()
     window.compile()
-    started = window.controller is not None and window.controller.is_running
+    started = window.panels_ready and window.controllers.compile.is_running
     print(f"window pid {os.getpid()}: compile {'started' if started else 'NOT started'}", flush=True)
     if not started:
         return 1

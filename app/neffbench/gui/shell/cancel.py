@@ -12,13 +12,12 @@ from neffbench.gui.shell.tabs import RUN_TAB
 
 def _compiling(window) -> bool:
     """A compile or a sweep runs that has not been asked to stop yet."""
-    compile_live = window.controller.is_running and not window.controller.is_cancelling
-    sweep = window.sweeps.controller
-    return compile_live or (sweep.is_running and not sweep.cancelling)
+    compiles, sweep = window.controllers.compile, window.panels.sweeps.controller
+    return (compiles.is_running and not compiles.is_cancelling) or (sweep.is_running and not sweep.cancelling)
 
 
 def _benchmarking(window) -> bool:
-    runs = window.run_controller
+    runs = window.controllers.run
     return runs.is_running and not runs.is_cancelling
 
 
@@ -27,10 +26,10 @@ def triggered(window) -> None:
     if not window.panels_ready:
         return
     if _benchmarking(window) and (window.tabs.currentIndex() == RUN_TAB or not _compiling(window)):
-        window.run_panel.cancel()  # as its Cancel button: the record says how far the run got
+        window.panels.run.cancel()  # as its Cancel button: the record says how far the run got
     else:
         window.cancel()
-        window.sweeps.cancel()
+        window.panels.sweeps.cancel()
     sync(window)
 
 
@@ -50,7 +49,7 @@ def sync(window, *_args) -> None:
 def install(window) -> None:
     """Keep Cancel in step with the compile, sweep and run controllers and with the tab in view (their own
     slots run first: these connections are made after theirs)."""
-    runs, ctl, sweeps = window.run_controller, window.controller, window.sweeps.controller
+    runs, ctl, sweeps = window.controllers.run, window.controllers.compile, window.panels.sweeps.controller
     for signal in (runs.started, runs.finished, runs.failed, runs.status_changed, ctl.started, ctl.finished):
         signal.connect(lambda *_a: sync(window))
     for signal in (sweeps.started, sweeps.finished, window.tabs.currentChanged):

@@ -23,7 +23,7 @@ def close_event(window, event: QCloseEvent) -> None:
                 return
             window.close_when_idle = True
             window.cancel()
-            window.sweeps.cancel()
+            window.panels.sweeps.cancel()
         event.ignore()  # closes when the controller reports the job has ended
         return
     if window.presence.first:  # a second window on the workdir leaves the first's settings be

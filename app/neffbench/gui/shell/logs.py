@@ -70,7 +70,7 @@ def install(window) -> None:
     from neffbench.gui.shell.bug_report import BugReportSaver
 
     window.bug_reports = BugReportSaver(window)
-    for view in (window.compile_panel.explanation, window.artifacts.explanation):
+    for view in (window.panels.compile.explanation, window.panels.artifacts.explanation):
         view.bug_report_requested.connect(window.bug_reports.save)
     window.explain_action.triggered.connect(lambda: ask_and_explain(window))
     window.drops = DropHandler(
@@ -88,7 +88,7 @@ def explain_log(window, path: str) -> None:
     """Explain a compiler log (or a job directory's) in the Compile tab."""
 
     window.tabs.setCurrentIndex(COMPILE_TAB)
-    panel = window.compile_panel
+    panel = window.panels.compile
     panel.log_tabs.setCurrentWidget(panel.explanation)
     panel.explanation.explain_path(path)
 

@@ -50,6 +50,8 @@ from neffbench.words import plural
 
 if TYPE_CHECKING:
     from neffbench.gui.preview.contribution import PreviewPanel
+    from neffbench.gui.preview.controller import PreviewController
+    from neffbench.gui.preview.host import PreviewHost
     from neffbench.gui.widgets.background import Task
 
 TITLE = "NEFF Workbench"
@@ -73,13 +75,15 @@ class MainWindow(QMainWindow, WindowParts):
         self.background = background
         self.workdir = Path.cwd() / "neffbench-workdir"
         self._spec_name = ""
-        self.panels_ready = False
+        self._panels: window_panels.Panels | None = None
+        self._controllers: window_panels.Controllers | None = None
+        self.panels_ready = False  # built, and wired (Startup.build_other_panels)
         self.restored: set[str] = set()  # settings of the panels applied once built (window_settings.restore_panels)
-        self.controller = None
         self.close_when_idle = False
         self._duration_worker: Task | None = None
-        self.preview_controller = None
-        self.preview_stack = None
+        # The Preview tab's, built before the others (the controller even before the first paint, as launch opens it).
+        self.preview_controller: PreviewController | None = None
+        self.preview_stack: PreviewHost | None = None
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
         with kernel_registry.read_once():  # the form, the preset menu and the restored spec each list the kernels
@@ -135,6 +139,18 @@ class MainWindow(QMainWindow, WindowParts):
         """The tabs' contents and their controllers (their modules are imported here, after the first paint)."""
         self.startup.build_preview_panel()
         self.startup.build_other_panels()
+
+    @property
+    def panels(self) -> window_panels.Panels:
+        """The Compile, Artifacts, Run, Sweeps, Numerics and Structure tabs' panels: ask ``panels_ready`` first."""
+        assert self._panels is not None, "the tabs' panels are built after the first paint"
+        return self._panels
+
+    @property
+    def controllers(self) -> window_panels.Controllers:
+        """What runs a compile, a benchmark and a compare, built with the panels: ask ``panels_ready`` first."""
+        assert self._controllers is not None, "the tabs' controllers are built after the first paint"
+        return self._controllers
 
     def _wire(self) -> None:
         form = self.form
@@ -228,8 +244,8 @@ class MainWindow(QMainWindow, WindowParts):
         self.workdir_edit.setText(str(self.workdir))
         self._claim_workdir()
         if self.panels_ready:
-            self.artifacts.set_workdir(self.workdir, rescan=rescan)
-            self.sweeps.set_workdir(self.workdir)
+            self.panels.artifacts.set_workdir(self.workdir, rescan=rescan)
+            self.panels.sweeps.set_workdir(self.workdir)
             window_panels.follow_workdir(self)
             self._refresh_compile_state()
         return True
@@ -244,24 +260,22 @@ class MainWindow(QMainWindow, WindowParts):
     @property
     def busy(self) -> bool:
         """A compile or a sweep is running (one at a time: they share the Compile tab)."""
-        assert self.controller is not None  # asked once the panels are built
-        return self.controller.is_running or self.sweeps.is_running
+        return self.controllers.compile.is_running or self.panels.sweeps.is_running
 
     def compile(self, *, use_cache: bool = True) -> None:
         if not self.panels_ready or self.busy or self.form.errors() or self.form.memory.refused():
             return
-        assert self.controller is not None  # busy asked it
-        self.controller.start(self.current_spec(), self.workdir, use_cache=use_cache)
+        self.controllers.compile.start(self.current_spec(), self.workdir, use_cache=use_cache)
 
     def recompile(self) -> None:
         """Compile even what the cache would serve."""
         self.compile(use_cache=False)
 
     def cancel(self) -> None:
-        if self.panels_ready and self.controller is not None and self.controller.is_running:
-            self.controller.cancel()
+        if self.panels_ready and self.controllers.compile.is_running:
+            self.controllers.compile.cancel()
             self.cancel_action.setEnabled(False)
-            self.compile_panel.show_cancelling()
+            self.panels.compile.show_cancelling()
 
     def start_background(self) -> None:
         """Work that waits until the window is on screen: torch, the toolchain check, the workdir scan."""
@@ -296,7 +310,7 @@ class MainWindow(QMainWindow, WindowParts):
     def _refresh_compile_state(self) -> None:
         self.update_compile_action()
         if self.panels_ready:
-            self.compile_panel.show_plan(self.form.spec(), str(self.workdir), self.doctor_status.backend)
+            self.panels.compile.show_plan(self.form.spec(), str(self.workdir), self.doctor_status.backend)
 
     @property
     def compile_button(self) -> QWidget | None:
@@ -348,8 +362,8 @@ class MainWindow(QMainWindow, WindowParts):
         hint = ""
         if backends.makes_no_neff(status.backend):
             hint = "Backend cpu-check: the Neuron toolchain is not installed here, so no NEFF will be made."
-        self.compile_panel.reset_style()
-        self.compile_panel.show_started(spec, hint)
+        self.panels.compile.reset_style()
+        self.panels.compile.show_started(spec, hint)
         self.cancel_action.setEnabled(True)
         self.update_compile_action()
         self.tabs.setCurrentIndex(COMPILE_TAB)
@@ -361,18 +375,18 @@ class MainWindow(QMainWindow, WindowParts):
             spec.workdir,
             spec,
             status.backend,
-            returned=self.compile_panel.show_last_duration,
+            returned=self.panels.compile.show_last_duration,
             errored=lambda exc: None,
         )  # no estimate, nothing else lost
 
     def _on_controller_job_finished(self, result) -> None:
-        self.compile_panel.show_job_finished(result)
-        self.artifacts.rescan()
-        if result.outcome == "succeeded" and not self.run_controller.is_running:
-            self.run_panel.set_target(str(result.job_dir))  # the step after the compile, ready
+        self.panels.compile.show_job_finished(result)
+        self.panels.artifacts.rescan()
+        if result.outcome == "succeeded" and not self.controllers.run.is_running:
+            self.panels.run.set_target(str(result.job_dir))  # the step after the compile, ready
 
     def _on_controller_finished(self, run) -> None:
-        self.compile_panel.show_finished(run)
+        self.panels.compile.show_finished(run)
         self.cancel_action.setEnabled(False)
         self.update_compile_action()
         self.statusBar().showMessage(run.headline, 5000)
@@ -381,11 +395,11 @@ class MainWindow(QMainWindow, WindowParts):
 
     def _on_compile_panel_job_activated(self, job_dir: str) -> None:
         self.tabs.setCurrentIndex(ARTIFACTS_TAB)
-        self.artifacts.select(job_dir)
+        self.panels.artifacts.select(job_dir)
 
     def _on_artifacts_run_requested(self, target: str) -> None:
-        if not self.run_controller.is_running:
-            self.run_panel.set_target(target)
+        if not self.controllers.run.is_running:
+            self.panels.run.set_target(target)
         self.tabs.setCurrentIndex(RUN_TAB)
 
     def _on_artifacts_spec_requested(self, spec) -> None:

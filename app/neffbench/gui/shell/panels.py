@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from neffbench.gui.shell import cancel as window_cancel
 from neffbench.gui.shell import logs as window_logs
@@ -15,6 +17,38 @@ from neffbench.gui.shell.tabs import (
     STRUCTURE_TAB,
     SWEEPS_TAB,
 )
+
+if TYPE_CHECKING:  # imported as the panels are built, once the window has painted
+    from neffbench.gui.artifacts.panel import ArtifactsPanel
+    from neffbench.gui.compile.controller import CompileController
+    from neffbench.gui.compile.panel import CompilePanel
+    from neffbench.gui.numerics.controller import CompareController
+    from neffbench.gui.numerics.panel import NumericsPanel
+    from neffbench.gui.run.controller import RunController
+    from neffbench.gui.run.panel import RunPanel
+    from neffbench.gui.shell.sweeps import WindowSweeps
+    from neffbench.gui.structure.panel import StructurePanel
+
+
+@dataclass(frozen=True, eq=False)
+class Controllers:
+    """What runs a compile, a benchmark and a compare (a sweep's controller is the Sweeps tab's own)."""
+
+    compile: CompileController
+    run: RunController
+    compare: CompareController
+
+
+@dataclass(frozen=True, eq=False)
+class Panels:
+    """The Compile, Artifacts, Run, Sweeps, Numerics and Structure tabs' contents."""
+
+    compile: CompilePanel
+    artifacts: ArtifactsPanel
+    run: RunPanel
+    sweeps: WindowSweeps
+    numerics: NumericsPanel
+    structure: StructurePanel
 
 
 def put(window, tab: int, panel) -> None:
@@ -57,59 +91,62 @@ def build_preview(window) -> None:
     window.form.kernel_changed.connect(window._on_form_kernel_changed)
 
 
-def build(window) -> None:
-    """The Compile, Artifacts, Run, Sweeps, Numerics and Structure tabs' panels and their controllers."""
-    from neffbench.gui.artifacts.panel import ArtifactsPanel
+def build_controllers(window) -> Controllers:
+    """What runs behind the tabs, each a child of the window."""
     from neffbench.gui.compile.controller import CompileController
-    from neffbench.gui.compile.panel import CompilePanel
+    from neffbench.gui.numerics.controller import CompareController
     from neffbench.gui.run.controller import RunController
+
+    return Controllers(compile=CompileController(window), run=RunController(window), compare=CompareController(window))
+
+
+def build(window) -> Panels:
+    """The Compile, Artifacts, Run, Sweeps, Numerics and Structure tabs' panels, each put in its tab."""
+    from neffbench.gui.artifacts.panel import ArtifactsPanel
+    from neffbench.gui.compile.panel import CompilePanel
     from neffbench.gui.run.panel import RunPanel
     from neffbench.gui.widgets import wheel
 
-    window.controller = CompileController(window)
-    window.compile_panel = CompilePanel()
-    window.artifacts = ArtifactsPanel()
-    window.artifacts.workdir = window.workdir
-    window.run_controller = RunController(window)
-    window.run_panel = RunPanel()
-    for tab, panel in (
-        (COMPILE_TAB, window.compile_panel),
-        (ARTIFACTS_TAB, window.artifacts),
-        (RUN_TAB, window.run_panel),
-    ):
+    compile_panel = CompilePanel()
+    artifacts = ArtifactsPanel()
+    artifacts.workdir = window.workdir
+    run = RunPanel()
+    for tab, panel in ((COMPILE_TAB, compile_panel), (ARTIFACTS_TAB, artifacts), (RUN_TAB, run)):
         put(window, tab, panel)
     from neffbench.gui.shell.sweeps import WindowSweeps
 
     clear(window, SWEEPS_TAB)
-    window.sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB])
+    sweeps = WindowSweeps(window, window._pages[SWEEPS_TAB], compile_panel)
     wheel.guard_all(window._pages[SWEEPS_TAB])
-    from neffbench.gui.numerics.controller import CompareController
     from neffbench.gui.numerics.panel import NumericsPanel
 
-    window.compare_controller = CompareController(window)
-    window.numerics = NumericsPanel()
-    put(window, NUMERICS_TAB, window.numerics)
+    numerics = NumericsPanel()
+    put(window, NUMERICS_TAB, numerics)
     from neffbench.gui.structure.panel import StructurePanel
 
-    window.structure = StructurePanel()
-    put(window, STRUCTURE_TAB, window.structure)
+    structure = StructurePanel()
+    put(window, STRUCTURE_TAB, structure)
+    return Panels(
+        compile=compile_panel, artifacts=artifacts, run=run, sweeps=sweeps, numerics=numerics, structure=structure
+    )
 
 
 def wire(window) -> None:
     """The other panels' signals to their controllers and to the window's slots."""
-    ctl = window.controller
+    panels, controllers = window.panels, window.controllers
+    ctl, compile_panel, artifacts = controllers.compile, panels.compile, panels.artifacts
     ctl.started.connect(window._on_controller_started)
-    ctl.lines_received.connect(window.compile_panel.show_lines)
-    ctl.event_received.connect(window.compile_panel.show_event)
-    ctl.job_started.connect(window.compile_panel.show_job_started)
+    ctl.lines_received.connect(compile_panel.show_lines)
+    ctl.event_received.connect(compile_panel.show_event)
+    ctl.job_started.connect(compile_panel.show_job_started)
     ctl.job_finished.connect(window._on_controller_job_finished)
     ctl.finished.connect(window._on_controller_finished)
-    window.compile_panel.job_activated.connect(window._on_compile_panel_job_activated)
-    window.artifacts.spec_requested.connect(window._on_artifacts_spec_requested)
-    window.artifacts.run_requested.connect(window._on_artifacts_run_requested)
-    window.artifacts.deleted.connect(window.compile_panel.forget_job)
-    window.artifacts.message.connect(lambda text: window.statusBar().showMessage(text, 6000))
-    run, runs = window.run_panel, window.run_controller
+    compile_panel.job_activated.connect(window._on_compile_panel_job_activated)
+    artifacts.spec_requested.connect(window._on_artifacts_spec_requested)
+    artifacts.run_requested.connect(window._on_artifacts_run_requested)
+    artifacts.deleted.connect(compile_panel.forget_job)
+    artifacts.message.connect(lambda text: window.statusBar().showMessage(text, 6000))
+    run, runs = panels.run, controllers.run
     run.run_requested.connect(runs.start)
     run.cancel_requested.connect(runs.cancel)
     runs.started.connect(run.show_started)
@@ -120,11 +157,11 @@ def wire(window) -> None:
     runs.failed.connect(run.show_failed)
     from neffbench.gui.numerics import panel as numerics
 
-    numerics.wire(window.numerics, window.compare_controller)
+    numerics.wire(panels.numerics, controllers.compare)
     from neffbench.gui.structure import links
 
     links.wire(window)
-    window.artifacts.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
+    artifacts.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
     run.compare_requested.connect(lambda job_dir: show_numerics(window, job_dir))
     run.chooser.start_dir = lambda: str(window.workdir)
     window.doctor_status.gathered.connect(run.set_host)
@@ -136,28 +173,28 @@ def wire(window) -> None:
 
 def show_numerics(window, job_dir: str) -> None:
     """The Numerics tab on ``job_dir`` (a compare of another job running: it stays, and the status bar says so)."""
-    running = window.compare_controller.is_running
-    if running and window.numerics.job_dir != job_dir:
+    numerics = window.panels.numerics
+    if window.controllers.compare.is_running and numerics.job_dir != job_dir:
         window.statusBar().showMessage(
             "A compare is running; cancel it or wait for it before comparing another job.", 8000
         )
-    elif window.numerics.job_dir == job_dir:
-        window.numerics.rescan()
+    elif numerics.job_dir == job_dir:
+        numerics.rescan()
     else:
-        window.numerics.set_job(job_dir)
+        numerics.set_job(job_dir)
     window.tabs.setCurrentIndex(NUMERICS_TAB)
 
 
 def follow_workdir(window) -> None:
     """After a workdir change, the Numerics tab shows no job of the workdir before (unless its compare is running)."""
-    shown = window.numerics.job_dir
-    if shown and not window.compare_controller.is_running and not Path(shown).is_relative_to(window.workdir):
-        window.numerics.set_job(None)
+    numerics = window.panels.numerics
+    shown = numerics.job_dir
+    if shown and not window.controllers.compare.is_running and not Path(shown).is_relative_to(window.workdir):
+        numerics.set_job(None)
 
 
 def cancel_runs(window) -> None:
     """Stop a running benchmark and a running compare (as the window closes)."""
-    if window.run_controller.is_running:
-        window.run_controller.cancel()
-    if window.compare_controller.is_running:
-        window.compare_controller.cancel()
+    for controller in (window.controllers.run, window.controllers.compare):
+        if controller.is_running:
+            controller.cancel()

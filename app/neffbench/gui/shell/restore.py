@@ -97,7 +97,7 @@ def restore_panels(window) -> None:
                 splitter.restoreState(state)
     if window.panels_ready and "log/wrap" not in window.restored:
         window.restored.add("log/wrap")
-        window.compile_panel.log_view.wrap_check.setChecked(bool(window.settings.number("log/wrap", 0)))
+        window.panels.compile.log_view.wrap_check.setChecked(bool(window.settings.number("log/wrap", 0)))
 
 
 def splitters(window) -> dict[str, QSplitter]:
@@ -106,18 +106,18 @@ def splitters(window) -> dict[str, QSplitter]:
     if not window.panels_ready:
         return preview
     out = {
-        "compile": window.compile_panel.splitter,
-        "compile_results": window.compile_panel.vsplitter,
-        "log": window.compile_panel.log_view.splitter,
-        "artifacts": window.artifacts.splitter,
-        "artifacts_job": window.artifacts.job_splitter,
-        "numerics": window.numerics.splitter,
-        "numerics_lower": window.numerics.lower,
-        "sweeps": window.sweeps.panel.splitter,
-        "sweeps_lower": window.sweeps.panel.lower,
+        "compile": window.panels.compile.splitter,
+        "compile_results": window.panels.compile.vsplitter,
+        "log": window.panels.compile.log_view.splitter,
+        "artifacts": window.panels.artifacts.splitter,
+        "artifacts_job": window.panels.artifacts.job_splitter,
+        "numerics": window.panels.numerics.splitter,
+        "numerics_lower": window.panels.numerics.lower,
+        "sweeps": window.panels.sweeps.panel.splitter,
+        "sweeps_lower": window.panels.sweeps.panel.lower,
     }
-    if isinstance(getattr(window.run_panel, "splitter", None), QSplitter):
-        out["run"] = window.run_panel.splitter
+    if isinstance(getattr(window.panels.run, "splitter", None), QSplitter):
+        out["run"] = window.panels.run.splitter
     return {**out, **preview}
 
 
@@ -139,7 +139,7 @@ def save(window) -> None:
         s.set_number(f"spec/{name}/unsaved", name in unsaved)
         s.set_text(f"spec/{name}/state", json.dumps(states.get(name) or {}))
     if window.panels_ready:
-        s.set_number("log/wrap", window.compile_panel.log_view.wrap_check.isChecked())
+        s.set_number("log/wrap", window.panels.compile.log_view.wrap_check.isChecked())
     s.set_number("window/tab", window.tabs.currentIndex())
     s.sync()
 

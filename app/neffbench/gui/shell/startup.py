@@ -75,7 +75,8 @@ class Startup(QObject):
         window = self.window
         if window.panels_ready:
             return
-        window_panels.build(window)
+        window._controllers = window_panels.build_controllers(window)
+        window._panels = window_panels.build(window)
         window_panels.wire(window)
         window.panels_ready = True
         window_settings.restore_panels(window)
@@ -89,5 +90,5 @@ class Startup(QObject):
         self.rest_started = True
         self.build_other_panels()
         self.window.doctor_status.gather()
-        self.window.artifacts.rescan()
+        self.window.panels.artifacts.rescan()
         warm_server.start(self.window)

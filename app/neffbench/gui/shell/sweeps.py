@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog
 
+from neffbench.gui.compile.panel import CompilePanel
 from neffbench.gui.sweeps.controller import SweepController
 from neffbench.gui.sweeps.dialog import SweepDialog
 from neffbench.gui.sweeps.panel import SweepsPanel
@@ -16,15 +17,17 @@ MESSAGE_MS = 6000  # what the Sweeps tab did (a diff made), gone before it could
 class WindowSweeps(QObject):
     """Owns the sweep controller and the Sweeps tab's panel once the window's panels are built."""
 
-    def __init__(self, window, page) -> None:
+    def __init__(self, window, page, compile_panel: CompilePanel) -> None:
+        """``compile_panel`` shows a sweep's progress, as it shows a compile's."""
         super().__init__(window)
         self.window = window
+        self.compile_panel = compile_panel
         self.controller = SweepController(self)
         self.panel = SweepsPanel()
         self.panel.workdir = str(window.workdir)
         page.layout().addWidget(self.panel)
         self.dialog: SweepDialog | None = None
-        ctl, panel = self.controller, window.compile_panel
+        ctl, panel = self.controller, compile_panel
         ctl.started.connect(self._on_controller_started)
         ctl.lines_received.connect(panel.show_lines)
         ctl.event_received.connect(self._on_controller_event_received)
@@ -48,36 +51,36 @@ class WindowSweeps(QObject):
     def open_dialog(self) -> None:
         """The form's spec as it stands (Start is refused while the form has errors or a compile runs)."""
         w = self.window
-        if w.controller.is_running or self.is_running or w.form.errors():
+        if w.controllers.compile.is_running or self.is_running or w.form.errors():
             w.statusBar().showMessage("Finish or cancel the running compile, and fix the form, before a sweep.", 8000)
             return
-        self.dialog = SweepDialog(w.current_spec(), w, backend=w.controller.backend)
+        self.dialog = SweepDialog(w.current_spec(), w, backend=w.controllers.compile.backend)
         if self.dialog.exec() == QDialog.DialogCode.Accepted:
             self.start(self.dialog.plan, self.dialog.options())
         self.dialog = None
 
     def start(self, plan, options) -> None:
         self._error = None
-        self.window.compile_panel.workdir = str(self.window.workdir)
+        self.compile_panel.workdir = str(self.window.workdir)
         self.controller.start(plan, str(self.window.workdir), options)
 
     def cancel(self) -> None:
         if self.is_running:
             self.controller.cancel()
-            self.window.compile_panel.show_cancelling()
+            self.compile_panel.show_cancelling()
             self.window.cancel_action.setEnabled(False)
 
     def _on_controller_started(self, plan) -> None:
         w = self.window
-        w.compile_panel.show_sweep_started(plan)
-        w.tabs.setCurrentWidget(w.compile_panel.parentWidget())
+        self.compile_panel.show_sweep_started(plan)
+        w.tabs.setCurrentWidget(self.compile_panel.parentWidget())
         w.cancel_action.setEnabled(True)
         w.update_compile_action()
 
     def _on_controller_event_received(self, event: dict) -> None:
-        self.window.compile_panel.show_sweep_event(event)
+        self.compile_panel.show_sweep_event(event)
         if event.get("type") == "sweep_point" and event.get("state") in ("succeeded", "failed"):
-            self.window.artifacts.rescan()
+            self.window.panels.artifacts.rescan()
         if event.get("type") == "sweep_started":
             self.panel.rescan()
 
@@ -86,11 +89,11 @@ class WindowSweeps(QObject):
 
     def _on_controller_finished(self, result) -> None:
         w = self.window
-        text = w.compile_panel.show_sweep_finished(result, self._error)
+        text = self.compile_panel.show_sweep_finished(result, self._error)
         w.statusBar().showMessage(text, 15000)
         w.cancel_action.setEnabled(False)
         w.update_compile_action()
-        w.artifacts.rescan()
+        w.panels.artifacts.rescan()
         if result is not None:
             self.panel.show_sweep(result.sweep_id)
         if w.close_when_idle:

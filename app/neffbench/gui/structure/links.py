@@ -38,17 +38,17 @@ def on_node_selected(structure: StructurePanel, numerics: NumericsPanel, path: s
 
 
 def wire(window: Any) -> None:
-    structure, numerics = window.structure, window.numerics
+    structure, numerics = window.panels.structure, window.panels.numerics
     structure.start_dir = lambda: str(window.workdir)
     numerics.table.tap_selected.connect(lambda index: on_tap_selected(structure, numerics, index))
     numerics.chart.tap_clicked.connect(lambda index: on_tap_selected(structure, numerics, index))
     structure.node_selected.connect(lambda path: on_node_selected(structure, numerics, path))
     # The job a compare is of, once it is shown there; its new errors once it finishes.
     numerics.scanned.connect(lambda _scan: follow(structure, numerics.job_dir))
-    window.controller.job_finished.connect(
+    window.controllers.compile.job_finished.connect(
         lambda result: follow(structure, str(result.job_dir)) if result.outcome == "succeeded" else None
     )
-    window.run_controller.finished.connect(lambda _result: refresh(structure))
+    window.controllers.run.finished.connect(lambda _result: refresh(structure))
 
 
 def follow(structure: StructurePanel, job_dir: str | None) -> None:
