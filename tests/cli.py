@@ -25,16 +25,25 @@ REPO = Path(__file__).resolve().parents[1]
 def neffbench(
     *args: str, cwd: Path = REPO, env: dict | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess:
-    """``python -m neffbench ARGS`` in ``cwd`` with ``env`` over this environment; its output captured as text."""
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """``python -m neffbench ARGS`` in ``cwd`` with ``env`` over this environment; its output captured as text.
+
+    Forked from this test process's warm-start server when it can be (as the commands a window starts are): the
+    process a user's command is, but for an ``import torch`` already done."""
+    from neffbench import procs
+
+    argv = [sys.executable, "-m", "neffbench", *args]
+    child = procs.spawn(argv, env={**os.environ, **(env or {})}, cwd=cwd, stderr="pipe", lifeline=False, warm=True)
+    out = procs.collect(child, timeout)
+    if out is None:
+        child.kill_and_reap()
+        raise subprocess.TimeoutExpired(argv, timeout)
+    code = child.reap()
+    return subprocess.CompletedProcess(argv, code, _text(out[0]), _text(out[1]))
+
+
+def _text(data: bytes) -> str:
+    """As ``subprocess.run(text=True)`` reads it: decoded, with universal newlines."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace").read()
 
 
 class _StderrNow(logging.Handler):

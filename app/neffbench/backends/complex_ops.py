@@ -148,13 +148,17 @@ class _Watch(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        # Only calls that touch a complex value are named: naming every call (torch's name table is built on the
+        # first) would cost more than most of the calls.
+        if not (_is_complex(out) or _is_complex(args) or _is_complex(list(kwargs.values()))):
+            return out
         name = op_name(func)
         last = name.rsplit(".", 1)[-1]
         # Reading an attribute (x.ndim, x.shape) computes nothing; x.real, x.imag and the transposes do.
         attribute = getattr(func, "__name__", "") == "__get__" or name.endswith(".__get__")
         if attribute and last not in _COMPUTED_ATTRIBUTES:
             return out
-        if last not in _BOOKKEEPING and (_is_complex(out) or _is_complex(args) or _is_complex(list(kwargs.values()))):
+        if last not in _BOOKKEEPING:
             where = user_line()
             if (name, where) not in self.found:
                 self.found[(name, where)] = Finding(name, where, _SUPPORTED.get(last))
