@@ -279,3 +279,28 @@ def test_the_tree_is_qts_own_item_model_filled_in_parts_with_every_cells_value(p
     panel.search.setText("layers.39.ml")
     assert not panel.tree.isRowHidden(39, layers) and panel.tree.isRowHidden(0, layers)
     assert panel.tree.isExpanded(_row(panel, "model.layers.39"))
+
+
+def test_a_level_drawn_before_is_drawn_again_without_laying_it_out_again(panel, qtbot, job, monkeypatch):
+    from neffbench.gui.structure.drawing import time_fill
+    from neffbench.structure import layout
+
+    laid_out = []
+    lay = layout.layout
+    monkeypatch.setattr(layout, "layout", lambda found: laid_out.append(found.path) or lay(found))
+    _show(panel, qtbot, job)
+    for path in ("model.layers.1", "model", "model.layers.1", "", "model"):
+        with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS) as drawn:
+            panel.select_path(path, quiet=False)
+        assert drawn.args == [path]
+    assert laid_out == ["", "model.layers.1", "model"]
+    assert set(panel.flow_view.boxes) == {"model.embed_tokens", "model.layers.0", "model.layers.1", "model.norm"}
+    # Another colour: the same layout drawn in it.
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.colour_combo.setCurrentIndex(1)
+    assert laid_out == ["", "model.layers.1", "model"]
+    assert panel.flow_view.boxes["model.layers.1"].brush().color() == time_fill(0.6)
+    # The job read again (a new compare, a structure computed since): laid out again.
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.reload()
+    assert laid_out == ["", "model.layers.1", "model", ""]
