@@ -3,8 +3,8 @@ latest compare's error and the latest profile's device time, and the data flow b
 children drawn beside it.
 
 Everything slow happens off the GUI thread: reading and laying the structure, computing one for a job compiled
-before structures were kept (a probe child), laying out a drawing (once per job: a level drawn again looks as it
-did). ``node_selected(path)`` says which module the user picked (the window selects its tap in the Numerics tab);
+before structures were kept (a probe child), laying out a drawing (in a child process, once per job: a level drawn
+again looks as it did). ``node_selected(path)`` says which module the user picked (the window selects its tap in the Numerics tab);
 ``select_path`` picks one without saying so.
 """
 
@@ -33,7 +33,7 @@ from neffbench.gui.structure.model import StructureModel
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row, kept_together
 from neffbench.gui.widgets.readable import elide_with_tooltips
-from neffbench.structure import cells, flow, layout, table, tree_rows
+from neffbench.structure import cells, flow, layout, layout_child, table, tree_rows
 from neffbench.structure.layers import Laid
 from neffbench.structure.tree_rows import Rows
 
@@ -178,6 +178,7 @@ class StructurePanel(QWidget):
         self.job_label.setText(f"Reading {escape(self.job_dir)}…" if self.job_dir else NO_JOB)
         if self.job_dir:
             background.start(_read, self._token, self.job_dir, self.other_dir, returned=self._on_read_returned)
+            background.start(layout_child.start)  # ready by the time the read is: drawings are laid out there
         else:
             self.shown.emit(None)
 
@@ -450,7 +451,7 @@ def _read(token: int, job_dir: str, other_dir: str | None) -> tuple[int, Rows | 
 def _lay_out(token: int, laid: Laid, drawing: Drawing) -> tuple[int, Drawing, flow.Flow, layout.Laid | None]:
     path, expanded = drawing
     found = flow.flow(laid.structure, path, expanded=expanded)
-    return token, drawing, found, layout.layout(found) if found.vertices else None
+    return token, drawing, found, layout_child.lay_out(found) if found.vertices else None
 
 
 def _compute(token: int, job_dir: str) -> tuple[int, str | None]:
