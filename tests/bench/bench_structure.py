@@ -96,6 +96,7 @@ def _window(document: dict) -> list[str]:
     from neffbench.gui.shell.gc_guard import MainThreadGC
     from neffbench.gui.structure.panel import StructurePanel
     from neffbench.gui.widgets import theme
+    from neffbench.probe.client import close_shared
     from tests.bench.bench_gui import _StallMeter
 
     class Meter(_StallMeter):
@@ -157,6 +158,7 @@ def _window(document: dict) -> list[str]:
             app.processEvents()
             rows.append((label, (time.perf_counter() - t0) * 1e3, meter.stop(), meter.cpu * 1e3))
         panel.close()
+    close_shared()  # the layout child
     gc.unfreeze()
     collector.stop()
     return [

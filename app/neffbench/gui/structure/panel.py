@@ -4,8 +4,8 @@ children drawn beside it.
 
 Everything slow happens off the GUI thread: reading and laying the structure, computing one for a job compiled
 before structures were kept (a probe child), laying out a drawing (in a child process, once per job: a level drawn
-again looks as it did). ``node_selected(path)`` says which module the user picked (the window selects its tap in the Numerics tab);
-``select_path`` picks one without saying so.
+again looks as it did). ``node_selected(path)`` says which module the user picked (the window selects its tap in
+the Numerics tab); ``select_path`` picks one without saying so.
 """
 
 from __future__ import annotations
