@@ -262,7 +262,8 @@ def test_the_tree_is_qts_own_item_model_filled_in_parts_with_every_cells_value(p
     (job / "structure.json").write_text(json.dumps(document))
     assert len(document["nodes"]) > ROWS_PER_TURN
     with qtbot.waitSignal(panel.model.filled, timeout=LOAD_TIMEOUT_MS):
-        _show(panel, qtbot, job)
+        with qtbot.waitSignal(panel.shown, timeout=LOAD_TIMEOUT_MS):
+            panel.set_job(str(job))
         assert not panel.model.complete  # the first levels shown at once, the rest on later turns
     assert isinstance(panel.model, QStandardItemModel)
     assert panel.tree.isExpanded(_row(panel, "model"))
@@ -279,3 +280,48 @@ def test_the_tree_is_qts_own_item_model_filled_in_parts_with_every_cells_value(p
     panel.search.setText("layers.39.ml")
     assert not panel.tree.isRowHidden(39, layers) and panel.tree.isRowHidden(0, layers)
     assert panel.tree.isExpanded(_row(panel, "model.layers.39"))
+
+
+def test_a_level_drawn_before_is_drawn_again_without_laying_it_out_again(panel, qtbot, job, monkeypatch):
+    from neffbench.gui.structure.drawing import time_fill
+    from neffbench.structure import layout_child
+
+    laid_out = []
+    lay_out = layout_child.lay_out
+    monkeypatch.setattr(layout_child, "lay_out", lambda found: laid_out.append(found.path) or lay_out(found))
+    _show(panel, qtbot, job)
+    for path in ("model.layers.1", "model", "model.layers.1", "", "model"):
+        with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS) as drawn:
+            panel.select_path(path, quiet=False)
+        assert drawn.args == [path]
+    assert laid_out == ["", "model.layers.1", "model"]
+    assert set(panel.flow_view.boxes) == {"model.embed_tokens", "model.layers.0", "model.layers.1", "model.norm"}
+    # Another colour: the same layout drawn in it.
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.colour_combo.setCurrentIndex(1)
+    assert laid_out == ["", "model.layers.1", "model"]
+    assert panel.flow_view.boxes["model.layers.1"].brush().color() == time_fill(0.6)
+    # The job read again (a new compare, a structure computed since): laid out again.
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.reload()
+    assert laid_out == ["", "model.layers.1", "model", ""]
+
+
+def test_a_drawing_is_laid_out_in_a_child_process_not_the_windows(panel, qtbot, tmp_path, monkeypatch):
+    from neffbench.structure import layout
+    from tests.test_structure_core import deep_document
+
+    def nothing_here(_sized):
+        raise AssertionError("laid out in the window's process")
+
+    monkeypatch.setattr(layout, "arrange", nothing_here)
+    job = tmp_path / "deep-20260101T000000Z-0"
+    job.mkdir()
+    (job / "job.json").write_text(json.dumps({"schema_version": 1, "job_id": job.name, "outcome": "succeeded"}))
+    (job / "structure.json").write_text(json.dumps(deep_document(32)))
+    _show(panel, qtbot, job)
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.select_path("model", quiet=False)
+    with qtbot.waitSignal(panel.drawn, timeout=LOAD_TIMEOUT_MS):
+        panel.flow_view.run_clicked.emit("model.layers.0")
+    assert {f"model.layers.{k}" for k in range(32)} <= set(panel.flow_view.boxes)

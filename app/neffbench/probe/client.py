@@ -46,14 +46,16 @@ def ask(command: str, request: dict[str, Any], *, timeout: float = DEFAULT_TIMEO
 
 
 class WarmProbe:
-    """A probe child that stays up between requests (``python -m neffbench.workers.probe serve``).
+    """A probe child that stays up between requests (``python -m neffbench.workers.probe serve``; ``module``:
+    another that serves the same way).
 
     Used from one thread at a time (calls are serialised by a lock). A request that times out or
     kills the child restarts it for the next one; ``close`` stops it. The child leads its own
     process group, so whatever the user's code started goes with it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, module: str = PROBE_MODULE) -> None:
+        self.module = module
         self._lock = threading.Lock()
         self._child: Child | None = None
         self._reader: LineReader | None = None
@@ -67,7 +69,7 @@ class WarmProbe:
         if self._child is None or self._reader is None or self._child.exited():
             self._stop_locked()
             self._child = procs.spawn(
-                [sys.executable, "-m", PROBE_MODULE, "serve"], stdin="pipe", stderr="null", warm=True
+                [sys.executable, "-m", self.module, "serve"], stdin="pipe", stderr="null", warm=True
             )
             self._reader = LineReader(self._child)
         return self._child, self._reader
@@ -114,20 +116,21 @@ class WarmProbe:
                 ) from None
 
 
-_shared: WarmProbe | None = None
+_shared: dict[str, WarmProbe] = {}
 _shared_lock = threading.Lock()
 
 
-def shared() -> WarmProbe:
-    """The process's warm probe (the window's Resolve and CPU check share it); started on first use."""
-    global _shared
+def shared(module: str = PROBE_MODULE) -> WarmProbe:
+    """The process's warm probe (the window's Resolve and CPU check share it), or its warm child of another
+    ``module``; started on first use."""
     with _shared_lock:
-        if _shared is None:
-            _shared = WarmProbe()
-        return _shared
+        if module not in _shared:
+            _shared[module] = WarmProbe(module)
+        return _shared[module]
 
 
 def close_shared() -> None:
+    """Stop every warm child ``shared`` started (a later request starts its child again)."""
     with _shared_lock:
-        if _shared is not None:
-            _shared.close()
+        for probe in _shared.values():
+            probe.close()

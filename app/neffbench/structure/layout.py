@@ -1,5 +1,6 @@
 """A data flow laid out for drawing: grandalf's Sugiyama layered layout (ranks top to bottom, crossings reduced,
-edges routed through the ranks they cross), in plain numbers the window and the HTML report both draw from.
+edges routed through the ranks they cross), in plain numbers the window and the HTML report both draw from, and
+as JSON for the window's layout child.
 """
 
 from __future__ import annotations
@@ -51,17 +52,31 @@ class _EdgeView:
         self.points = [(float(x), float(y)) for x, y in points]
 
 
+def sized(flow: Flow) -> dict[str, Any]:
+    """What laying ``flow`` out needs, as JSON: each vertex's id and size, in order, and the edges."""
+    return {
+        "vertices": [[v.id, *size(v.label, v.detail if v.kind == "module" else "")] for v in flow.vertices],
+        "edges": [[a, b] for a, b in flow.edges],
+    }
+
+
 def layout(flow: Flow) -> Laid:
     """Positions for every vertex of ``flow`` and a polyline for every edge; components side by side."""
+    return arrange(sized(flow))
+
+
+def arrange(graph: dict[str, Any]) -> Laid:
+    """A ``sized()`` flow laid out, in this process (``layout_child`` lays out in another)."""
     from grandalf.graphs import Edge, Graph, Vertex
     from grandalf.layouts import SugiyamaLayout
     from grandalf.routing import route_with_lines
 
-    vertices = {v.id: Vertex(v.id) for v in flow.vertices}
-    for v in flow.vertices:
-        vertices[v.id].view = _View(*size(v.label, v.detail if v.kind == "module" else ""))
+    vertices = {}
+    for id_, w, h in graph["vertices"]:
+        vertices[id_] = Vertex(id_)
+        vertices[id_].view = _View(w, h)
     edges = []
-    for a, b in flow.edges:
+    for a, b in graph["edges"]:
         if a in vertices and b in vertices:
             e = Edge(vertices[a], vertices[b])
             e.view = _EdgeView()
@@ -91,3 +106,19 @@ def layout(flow: Flow) -> Laid:
             routed.append((e.v[0].data, e.v[1].data, points))
         offset += right - left + COMPONENT_GAP
     return Laid(boxes, tuple(routed), max(0.0, offset - COMPONENT_GAP), height)
+
+
+def to_json(laid: Laid) -> dict[str, Any]:
+    """``laid`` as JSON (``from_json`` reads it back)."""
+    return {
+        "boxes": [[b.id, b.x, b.y, b.w, b.h] for b in laid.boxes.values()],
+        "edges": [[a, b, [list(p) for p in points]] for a, b, points in laid.edges],
+        "width": laid.width,
+        "height": laid.height,
+    }
+
+
+def from_json(data: dict[str, Any]) -> Laid:
+    boxes = {id_: Box(id_, x, y, w, h) for id_, x, y, w, h in data["boxes"]}
+    edges = tuple((a, b, tuple((x, y) for x, y in points)) for a, b, points in data["edges"])
+    return Laid(boxes, edges, data["width"], data["height"])

@@ -3,17 +3,18 @@ latest compare's error and the latest profile's device time, and the data flow b
 children drawn beside it.
 
 Everything slow happens off the GUI thread: reading and laying the structure, computing one for a job compiled
-before structures were kept (a probe child), laying out a drawing. ``node_selected(path)`` says which module the
-user picked (the window selects its tap in the Numerics tab); ``select_path`` picks one without saying so.
+before structures were kept (a probe child), laying out a drawing (in a child process, once per job: a level drawn
+again looks as it did). ``node_selected(path)`` says which module the user picked (the window selects its tap in
+the Numerics tab); ``select_path`` picks one without saying so.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from html import escape
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -32,7 +33,7 @@ from neffbench.gui.structure.model import StructureModel
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row, kept_together
 from neffbench.gui.widgets.readable import elide_with_tooltips
-from neffbench.structure import cells, flow, layout, table, tree_rows
+from neffbench.structure import cells, flow, layout, layout_child, table, tree_rows
 from neffbench.structure.layers import Laid
 from neffbench.structure.tree_rows import Rows
 
@@ -44,6 +45,9 @@ NO_STRUCTURE = (
 )
 RUN_HINT = " — a stacked box: alike layers, coloured by the worst; click it to draw each"
 EXPAND_LEVELS = 2  # opened on show: the root and its children's children (a model's layers)
+LAYOUTS_KEPT = 64  # a job's layouts kept: a level drawn again, or in the other colours, is not laid out again
+
+Drawing = tuple[str, frozenset[str]]  # what a layout is of: the module whose children, the runs drawn whole
 
 
 class StructurePanel(QWidget):
@@ -62,6 +66,7 @@ class StructurePanel(QWidget):
         self._draw_token = 0
         self._hidden_paths: set[str] = set()  # the rows a search hides
         self._expanded: frozenset[str] = frozenset()  # the runs of alike layers drawn whole (their first paths)
+        self._layouts: dict[Drawing, tuple[flow.Flow, layout.Laid | None]] = {}  # the least recently drawn first
         self._quiet = False
         self._build()
         self._wire()
@@ -158,6 +163,8 @@ class StructurePanel(QWidget):
         self.job_dir = str(job_dir) if job_dir else None
         self.other_dir = str(other) if other else None
         self._token += 1
+        self._draw_token += 1  # a drawing of the job before is not shown
+        self._layouts = {}
         self.laid = self.other = None
         self._hidden_paths = set()
         self.model.show(None)
@@ -171,6 +178,7 @@ class StructurePanel(QWidget):
         self.job_label.setText(f"Reading {escape(self.job_dir)}…" if self.job_dir else NO_JOB)
         if self.job_dir:
             background.start(_read, self._token, self.job_dir, self.other_dir, returned=self._on_read_returned)
+            background.start(layout_child.start)  # ready by the time the read is: drawings are laid out there
         else:
             self.shown.emit(None)
 
@@ -263,15 +271,23 @@ class StructurePanel(QWidget):
         self._draw_token += 1
         node = self.laid.structure.by_path[path]
         self.flow_title.setText(f"Data flow between the children of {path or node.cls} ({node.cls})")
-        background.start(
-            _lay_out, self._draw_token, self.laid, path, self._expanded, returned=self._on_lay_out_returned
-        )
+        drawing = (path, self._expanded)
+        kept = self._layouts.get(drawing)
+        if kept is None:
+            background.start(_lay_out, self._draw_token, self.laid, drawing, returned=self._on_lay_out_returned)
+        else:  # drawn on the event loop's next turn, as a layout comes back from its thread
+            QTimer.singleShot(0, self, partial(self._on_lay_out_returned, (self._draw_token, drawing, *kept)))
 
-    def _on_lay_out_returned(self, answer: tuple[int, str, Any, Any]) -> None:
-        token, path, found, drawn = answer
+    def _on_lay_out_returned(self, answer: tuple[int, Drawing, flow.Flow, layout.Laid | None]) -> None:
+        token, drawing, found, drawn = answer
         if token != self._draw_token:
             return
-        if not found.vertices:
+        self._layouts.pop(drawing, None)
+        self._layouts[drawing] = (found, drawn)
+        while len(self._layouts) > LAYOUTS_KEPT:
+            del self._layouts[next(iter(self._layouts))]
+        path = drawing[0]
+        if drawn is None:  # nothing to lay out
             self.flow_view.clear(found.note or "Nothing to draw.")
         else:
             self.flow_view.show_flow(found, drawn, self.laid)
@@ -432,9 +448,10 @@ def _read(token: int, job_dir: str, other_dir: str | None) -> tuple[int, Rows | 
     return token, tree_rows.rows(laid, other), other, problem
 
 
-def _lay_out(token: int, laid: Laid, path: str, expanded: frozenset[str]) -> tuple[int, str, Any, Any]:
+def _lay_out(token: int, laid: Laid, drawing: Drawing) -> tuple[int, Drawing, flow.Flow, layout.Laid | None]:
+    path, expanded = drawing
     found = flow.flow(laid.structure, path, expanded=expanded)
-    return token, path, found, layout.layout(found) if found.vertices else None
+    return token, drawing, found, layout_child.lay_out(found) if found.vertices else None
 
 
 def _compute(token: int, job_dir: str) -> tuple[int, str | None]:
