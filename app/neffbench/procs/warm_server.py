@@ -19,6 +19,7 @@ it ends when its lifeline closes (its owner is gone) or its owner stops it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import json
@@ -315,6 +316,10 @@ def main(argv: list[str]) -> int:
     os.set_inheritable(lifeline, False)
     for name in preload:
         importlib.import_module(name)
+    # What is imported now lives as long as every worker: out of the collector's reach, a worker's collections
+    # neither walk it nor write to its pages (which would copy them out of the memory it shares with us).
+    gc.collect()
+    gc.freeze()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(address)
     listener.listen(64)
