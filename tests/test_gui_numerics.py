@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.cli import neffbench
 from tests.processes import session_servers
 from tests.test_compare import _project
 
@@ -26,14 +25,7 @@ def job(tmp_path_factory, compiled) -> Path:
     """A cpu-check job of a small model whose layers.2.cast does its float32 arithmetic in bfloat16, and one
     compare of it (depth 1) kept by the command line."""
     job = _project(compiled, tmp_path_factory.mktemp("numerics"), "cpu-check")
-    proc = subprocess.run(
-        [sys.executable, "-m", "neffbench", "compare", str(job), "--runtime", "cpu", "--depth", "1", "--json"],
-        cwd=job.parent.parent,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    proc = neffbench("compare", str(job), "--runtime", "cpu", "--depth", "1", "--json", cwd=job.parent.parent)
     assert proc.returncode == 3, proc.stderr  # divergent: layers.2.cast against float64
     return job
 

@@ -5,13 +5,12 @@ the Numerics tab in the window."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.cli import neffbench
 from tests.test_compare import _project
 from tests.test_structure_core import LLAMA
 
@@ -185,10 +184,7 @@ def test_a_tap_picked_in_the_numerics_tab_picks_its_module_here_and_the_reverse(
     from neffbench.gui.shell.tabs import STRUCTURE_TAB
 
     job = _project(compiled, tmp_path, "cpu-check")
-    proc = subprocess.run(
-        [sys.executable, "-m", "neffbench", "compare", str(job), "--runtime", "cpu", "--depth", "1"],
-        cwd=job.parent.parent, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    proc = neffbench("compare", str(job), "--runtime", "cpu", "--depth", "1", cwd=job.parent.parent)
     assert proc.returncode == 3, proc.stderr
     window = make_window(workdir=job.parent)
     with qtbot.waitSignal(window.panels.structure.drawn, timeout=LOAD_TIMEOUT_MS):  # it follows the job compared

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli import neffbench
+
 REPO = Path(__file__).resolve().parents[1]
 NAME = "triple"
 
@@ -117,15 +119,7 @@ def _env(site: Path) -> dict[str, str]:
 
 
 def _cli(site: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "neffbench", *args],
-        cwd=REPO,
-        env=_env(site),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return neffbench(*args, env=_env(site))
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ from neffbench.presets import load_preset
 from neffbench.toolchain.choose import choose_backend
 from neffbench.toolchain.facts import Component, Facts
 from neffbench.toolchain.flavour import neuronx_flavour
+from tests.cli import neffbench
 from tests.fakes import fake_env, torchneuron_env
 
 REPO = Path(__file__).resolve().parents[1]
@@ -195,16 +196,8 @@ def test_the_host_is_read_from_the_environment():
 
 
 def test_check_says_what_torchneuron_will_use(tmp_path):
-    env = {**os.environ, **torchneuron_env()}
-    proc = subprocess.run(
-        [sys.executable, "-m", "neffbench", "check", "seed", "--target", "trn1", "--backend", "torchneuron"],
-        cwd=REPO,
-        env={**env, tn.TARGET_ENV: "trn2"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    env = {**torchneuron_env(), tn.TARGET_ENV: "trn2"}
+    proc = neffbench("check", "seed", "--target", "trn1", "--backend", "torchneuron", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "warning: compiler.target: the spec's target is trn1, but TorchNeuron compiles for trn2" in proc.stderr
 
