@@ -1,13 +1,13 @@
 """The ``neffbench`` command in tests: in a child process as a user runs it (``neffbench``), or in this process
 (the ``neffbench_in_process`` fixture) where the process itself is not what the test is about.
 
-A child costs a Python start and often an ``import torch`` (a second or more); in this process the command runs
-the same ``neffbench.cli.main.main(argv)`` that ``python -m neffbench`` runs, in the directory and with the
-environment asked for, its output captured, and leaves nothing behind: its directory, environment, stdin and
-logging are put back afterwards. Keep real processes for what only a process shows: signals, exit on a parent's
-death, the worker protocol, what a fresh interpreter imports, plugins found through ``PYTHONPATH``.
+A child is forked from the test process's warm-start server where it can be (tests/conftest.py): the process a
+user's command is, with torch imported already. In this process the command runs the same
+``neffbench.cli.main.main(argv)`` that ``python -m neffbench`` runs, in the directory and with the environment asked
+for, its output captured, and leaves nothing behind: its directory, environment, stdin and logging are put back
+afterwards. Keep real processes for what only a process shows: signals, exit on a parent's death, the worker
+protocol, what a fresh interpreter imports, plugins found through ``PYTHONPATH``.
 """
-
 from __future__ import annotations
 
 import io
