@@ -8,6 +8,7 @@ for, its output captured, and leaves nothing behind: its directory, environment,
 afterwards. Keep real processes for what only a process shows: signals, exit on a parent's death, the worker
 protocol, what a fresh interpreter imports, plugins found through ``PYTHONPATH``.
 """
+
 from __future__ import annotations
 
 import io
