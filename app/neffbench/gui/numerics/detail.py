@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from neffbench.gui.numerics import model
 from neffbench.gui.numerics.chart import COLOURS
 from neffbench.gui.widgets import background, theme
+from neffbench.gui.widgets.plot_boxes import plot_widget
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 from neffbench.taps.compare import REFERENCES
 
@@ -23,7 +24,7 @@ EMPTY = "Select a tap (a row or a point of the chart) for its histograms and its
 
 
 def _histogram_plot(name: str, bottom: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget(axisItems=integer_axes("left"))  # a count
+    plot = plot_widget(axisItems=integer_axes("left"))  # a count
     plot.setObjectName(name)
     plot.setMinimumWidth(150)
     keep_readable(plot, titled=False)

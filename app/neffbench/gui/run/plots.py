@@ -19,6 +19,7 @@ from neffbench.gui.run.history import kind_of, started_text
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
+from neffbench.gui.widgets.plot_boxes import plot_widget
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable, plain_axes
 from neffbench.kernels.bucket_words import bucket_phrase, items_unit
@@ -93,9 +94,9 @@ class LatencyPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.histogram = pg.PlotWidget(axisItems=integer_axes("left"))  # a count of iterations
+        self.histogram = plot_widget(axisItems=integer_axes("left"))  # a count of iterations
         self.histogram.setObjectName("run-histogram")
-        self.timeline = pg.PlotWidget(axisItems=integer_axes("bottom"))  # the iteration
+        self.timeline = plot_widget(axisItems=integer_axes("bottom"))  # the iteration
         self.timeline.setObjectName("run-timeline")
         for plot, bottom, left in ((self.histogram, "ms per call", "iterations"), (self.timeline, "iteration", "ms")):
             plot.setLabel("bottom", bottom)
@@ -217,9 +218,9 @@ class BucketPlots(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.latency = pg.PlotWidget()
+        self.latency = plot_widget()
         self.latency.setObjectName("run-bucket-latency")
-        self.throughput = pg.PlotWidget()
+        self.throughput = plot_widget()
         self.throughput.setObjectName("run-bucket-throughput")
         for plot, left in ((self.latency, "p50 ms per call"), (self.throughput, "items/s")):
             plot.setLabel("left", left)

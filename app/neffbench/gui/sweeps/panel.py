@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from neffbench.gui.widgets import background, theme
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
+from neffbench.gui.widgets.plot_boxes import plot_widget
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import IntegerAxis, elide_with_tooltips, keep_readable, plain_axes, scrolling
 from neffbench.views.sweep import SweepView, point_number
@@ -116,7 +117,8 @@ class SweepsPanel(QWidget):
         self.layer_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.layer_combo.setMinimumContentsLength(20)
         self.layer_combo.setToolTip("The module (of each point's model) whose time or error a layer measure shows")
-        self.chart = pg.PlotWidget(objectName="sweep-chart", axisItems={"bottom": IntegerAxis("bottom", whole=False)})
+        self.chart = plot_widget(axisItems={"bottom": IntegerAxis("bottom", whole=False)})
+        self.chart.setObjectName("sweep-chart")
         self.chart.setMinimumWidth(300)
         keep_readable(self.chart)
         self.chart.showGrid(x=True, y=True, alpha=0.2)
