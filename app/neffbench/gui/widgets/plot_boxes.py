@@ -1,5 +1,6 @@
 """Plots whose right-click menu is made on the first right-click: pyqtgraph makes each view's menu (two forms of axis
-options) as the view is made, a third of a plot's cost, for a menu most plots never show (or have turned off).
+options) as the view is made, over a third of what a plot costs to make, for a menu most plots never show (or have
+turned off).
 
 Every plot the workbench makes comes from ``plot_item`` (or ``plot_widget``), so that each has such a view.
 """
@@ -12,6 +13,8 @@ from pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu import ViewBoxMenu
 
 class MenuOnDemandViewBox(pg.ViewBox):
     """A ViewBox whose menu ("View All", the axes' options, the mouse mode) is made when first asked for."""
+
+    menu: ViewBoxMenu | None
 
     def __init__(self, *args, enableMenu: bool = True, **kwargs):  # noqa: N803 - pyqtgraph's name
         super().__init__(*args, enableMenu=False, **kwargs)
