@@ -2,7 +2,8 @@
 options) as the view is made, over a third of what a plot costs to make, for a menu most plots never show (or have
 turned off).
 
-Every plot the workbench makes comes from ``plot_item`` (or ``plot_widget``), so that each has such a view.
+Every plot the workbench makes comes from ``plot_item`` (or ``plot_widget``), so that each has such a view (a
+colour bar, a plot pyqtgraph makes itself, keeps pyqtgraph's).
 """
 
 from __future__ import annotations
