@@ -21,6 +21,7 @@ def _headers(tree) -> list[str]:
 def test_another_workdir_resets_the_sweep_chart_and_both_diffs(window, qtbot, tmp_path):
     window.build_panels()
     sweeps = window.panels.sweeps.panel
+    sweeps.plots.make()  # the chart, as the Sweeps tab shows it
     # As a sweep in the workdir before left them: points charted far from the origin, two points diffed.
     sweeps.marks.setData([40.0, 50.0], [700.0, 900.0])
     sweeps.chart.enableAutoRange()

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QVBoxLayout, QW
 
 from neffbench.gui.numerics import model
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.plot_boxes import plot_widget
 from neffbench.gui.widgets.readable import IntegerAxis, keep_readable
 from neffbench.taps.compare import REFERENCES
 
@@ -111,7 +112,7 @@ class ErrorChart(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.axis = ModuleAxis()
-        self.widget = pg.PlotWidget(axisItems={"bottom": self.axis})
+        self.widget = plot_widget(axisItems={"bottom": self.axis})
         self.widget.setObjectName("numerics-chart")
         self.widget.setMinimumWidth(300)
         keep_readable(self.widget, titled=False)

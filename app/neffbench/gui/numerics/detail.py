@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from neffbench.gui.numerics import model
 from neffbench.gui.numerics.chart import COLOURS
 from neffbench.gui.widgets import background, theme
+from neffbench.gui.widgets.deferred import Deferred, DeferredPlotWidget
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 from neffbench.taps.compare import REFERENCES
 
@@ -22,17 +24,21 @@ DEVICE_COLOUR = theme.GOOD
 EMPTY = "Select a tap (a row or a point of the chart) for its histograms and its source line."
 
 
-def _histogram_plot(name: str, bottom: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget(axisItems=integer_axes("left"))  # a count
-    plot.setObjectName(name)
-    plot.setMinimumWidth(150)
-    keep_readable(plot, titled=False)
+def _histogram_view(name: str) -> DeferredPlotWidget:
+    view = DeferredPlotWidget()
+    view.setObjectName(name)
+    view.setMinimumWidth(150)
+    keep_readable(view, titled=False)
+    return view
+
+
+def _histogram_plot(plot: DeferredPlotWidget, bottom: str) -> None:
+    plot.set_plot(plot_item(axisItems=integer_axes("left")))  # a count
     plot.setLabel("bottom", bottom)
     plot.setLabel("left", "count")
     plot.getAxis("bottom").enableAutoSIPrefix(False)  # its "(x1e-12)" is clipped on a plot this narrow
     plot.showGrid(x=True, y=True, alpha=0.2)
     plot.setMenuEnabled(False)
-    return plot
 
 
 def _figures_line(tap: dict[str, Any]) -> str:
@@ -71,9 +77,15 @@ def source_html(tap: dict[str, Any]) -> tuple[str, str]:
 
 
 class TapDetail(QWidget):
-    """``show_tap(document, index)``; ``loaded`` once the histograms show the tap's values (or why not)."""
+    """``show_tap(document, index)``; ``loaded`` once the histograms show the tap's values (or why not). The
+    histograms are made on their first show or the first values to draw, whichever comes first (``plots``)."""
 
     loaded = Signal()
+
+    # Made with the histograms (``plots.make()``).
+    device_curve: pg.PlotDataItem
+    reference_curve: pg.PlotDataItem
+    diff_curve: pg.PlotDataItem
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -89,15 +101,9 @@ class TapDetail(QWidget):
         self.reference_combo.setToolTip(
             "The reference whose values the histograms set against the measured ones (the device's, or the CPU's)."
         )
-        self.values_plot = _histogram_plot("numerics-values", "value")
-        self.diff_plot = _histogram_plot("numerics-difference", "difference")
-        self.device_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(DEVICE_COLOUR, width=1.5))
-        self.reference_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(COLOURS["vs_float64"], width=1.5))
-        self.diff_curve = pg.PlotDataItem(stepMode="center", fillLevel=0, pen=pg.mkPen(theme.BAD, width=1.5))
-        self.diff_curve.setBrush(pg.mkBrush(QColor(198, 40, 40, 60)))
-        self.values_plot.addItem(self.device_curve)
-        self.values_plot.addItem(self.reference_curve)
-        self.diff_plot.addItem(self.diff_curve)
+        self.values_plot = _histogram_view("numerics-values")
+        self.diff_plot = _histogram_view("numerics-difference")
+        self.plots = Deferred(self._make_plots, self.values_plot, self.diff_plot)
         self.note = QLabel(wordWrap=True)
         self.note.setObjectName("numerics-detail-note")
         self.note.setStyleSheet("color: #555555;")
@@ -116,9 +122,23 @@ class TapDetail(QWidget):
         self.reference_combo.currentIndexChanged.connect(self._on_reference_combo_current_index_changed)
         self._document: dict[str, Any] | None = None
         self._index: int | None = None
+        self._values: model.Values | None = None
         self._token = 0
         self.loading = False
         self.clear()
+
+    def _make_plots(self) -> None:
+        """The two histograms, drawing the values shown."""
+        _histogram_plot(self.values_plot, "value")
+        _histogram_plot(self.diff_plot, "difference")
+        self.device_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(DEVICE_COLOUR, width=1.5))
+        self.reference_curve = pg.PlotDataItem(stepMode="center", pen=pg.mkPen(COLOURS["vs_float64"], width=1.5))
+        self.diff_curve = pg.PlotDataItem(stepMode="center", fillLevel=0, pen=pg.mkPen(theme.BAD, width=1.5))
+        self.diff_curve.setBrush(pg.mkBrush(QColor(198, 40, 40, 60)))
+        self.values_plot.addItem(self.device_curve)
+        self.values_plot.addItem(self.reference_curve)
+        self.diff_plot.addItem(self.diff_curve)
+        self._paint()
 
     def clear(self) -> None:
         self._document, self._index = None, None
@@ -201,6 +221,14 @@ class TapDetail(QWidget):
         self.loaded.emit()
 
     def _draw(self, values: model.Values | None) -> None:
+        self._values = values
+        if self.plots.made:
+            self._paint()
+        elif values is not None:
+            self.plots.make()  # drawn as they are made
+
+    def _paint(self) -> None:
+        values = self._values
         if values is None:
             for curve in (self.device_curve, self.reference_curve, self.diff_curve):
                 curve.setData([], [])

@@ -11,6 +11,7 @@ from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import IntegerAxis, plot_height
 
@@ -113,7 +114,9 @@ class RowLegend(pg.LegendItem):
 class _PlotWidget(pg.PlotWidget):
     def __init__(self) -> None:
         super().__init__(
-            axisItems={"bottom": IntegerAxis("bottom", whole=False), "left": IntegerAxis("left", whole=False)}
+            plotItem=plot_item(
+                axisItems={"bottom": IntegerAxis("bottom", whole=False), "left": IntegerAxis("left", whole=False)}
+            )
         )
         # A title, the axes, a data area and a row of legend under it (readable.plot_height).
         self.setMinimumHeight(plot_height(1, lines=2))

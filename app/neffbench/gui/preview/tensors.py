@@ -11,6 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.plot_boxes import plot_widget
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
@@ -65,7 +66,7 @@ class TensorView(QSplitter):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setMinimumSectionSize(44)
-        self.plot_widget = pg.PlotWidget(axisItems=integer_axes("left"))  # a count
+        self.plot_widget = plot_widget(axisItems=integer_axes("left"))  # a count
         keep_readable(self.plot_widget)
         self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot.setMenuEnabled(False)

@@ -17,8 +17,10 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBox
 
 from neffbench.gui.run.history import kind_of, started_text
 from neffbench.gui.widgets import theme
+from neffbench.gui.widgets.deferred import Deferred, DeferredPlotWidget
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable, plain_axes
 from neffbench.kernels.bucket_words import bucket_phrase, items_unit
@@ -89,40 +91,36 @@ def _name(record: dict[str, Any], mark: str) -> str:
 
 
 class LatencyPlots(QWidget):
-    """Histogram and timeline of up to two runs; the curves are made once and re-fed with setData."""
+    """Histogram and timeline of up to two runs; the curves are made once and re-fed with setData. The plots are
+    made on their first show or the first runs to draw, whichever comes first (``plots``)."""
+
+    # Made with the plots (``plots.make()``).
+    hist_legend: pg.LegendItem
+    time_legend: pg.LegendItem
+    hist_curves: list[pg.PlotDataItem]
+    time_curves: list[pg.PlotDataItem]
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.histogram = pg.PlotWidget(axisItems=integer_axes("left"))  # a count of iterations
+        self.histogram = DeferredPlotWidget()
         self.histogram.setObjectName("run-histogram")
-        self.timeline = pg.PlotWidget(axisItems=integer_axes("bottom"))  # the iteration
+        self.timeline = DeferredPlotWidget()
         self.timeline.setObjectName("run-timeline")
-        for plot, bottom, left in ((self.histogram, "ms per call", "iterations"), (self.timeline, "iteration", "ms")):
-            plot.setLabel("bottom", bottom)
-            plot.setLabel("left", left)
-            plot.showGrid(x=True, y=True, alpha=0.2)
+        for plot in (self.histogram, self.timeline):
             plot.setMinimumWidth(260)
             keep_readable(plot, lines=1)  # and a row of legend
-            plain_axes(plot)
-        self.timeline.getPlotItem().setClipToView(True)
-        self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
-        self.hist_legend = self.histogram.addLegend(offset=(-8, 8), brush=_legend_brush())
-        self.time_legend = self.timeline.addLegend(offset=(-8, 8), brush=_legend_brush())
-        self.hist_curves = [pg.PlotDataItem(stepMode="center", fillLevel=0) for _ in range(2)]
-        self.time_curves = [pg.PlotDataItem() for _ in range(2)]
-        for curve in self.hist_curves:
-            self.histogram.addItem(curve)
-        for curve in self.time_curves:
-            self.timeline.addItem(curve)
+        self.plots = Deferred(self._make_plots, self.histogram, self.timeline)
         self.note = QLabel()
         self.note.setObjectName("run-plot-note")
         self.note.setWordWrap(True)
+        self.note.setVisible(False)
         # The slow outliers, in view or not, from a box in sight rather than only from a plot's context menu.
         self.outliers_check = QCheckBox("Show the slow outliers", objectName="run-outliers")
         self.outliers_check.setToolTip(
             "Draw every iteration: the histogram reaches the slowest one and the timeline shows the spikes "
             "(off, a few slow iterations do not flatten the rest)."
         )
+        self.outliers_check.setVisible(False)
         self.outliers_check.toggled.connect(self._on_outliers_check_toggled)
         self.splitter = TurningSplitter()  # the timeline under the histogram on a narrow window
         self.splitter.addWidget(self.histogram)
@@ -135,12 +133,38 @@ class LatencyPlots(QWidget):
         layout.addWidget(self.note)
         self.records: list[dict[str, Any]] = []
         self.overflow: list[int] = [0, 0]
-        self.show_runs([])
+
+    def _make_plots(self) -> None:
+        """The two plots, drawing ``records``."""
+        self.histogram.set_plot(plot_item(axisItems=integer_axes("left")))  # a count of iterations
+        self.timeline.set_plot(plot_item(axisItems=integer_axes("bottom")))  # the iteration
+        for plot, bottom, left in ((self.histogram, "ms per call", "iterations"), (self.timeline, "iteration", "ms")):
+            plot.setLabel("bottom", bottom)
+            plot.setLabel("left", left)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plain_axes(plot)
+        self.timeline.getPlotItem().setClipToView(True)
+        self.timeline.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.hist_legend = self.histogram.addLegend(offset=(-8, 8), brush=_legend_brush())
+        self.time_legend = self.timeline.addLegend(offset=(-8, 8), brush=_legend_brush())
+        self.hist_curves = [pg.PlotDataItem(stepMode="center", fillLevel=0) for _ in range(2)]
+        self.time_curves = [pg.PlotDataItem() for _ in range(2)]
+        for curve in self.hist_curves:
+            self.histogram.addItem(curve)
+        for curve in self.time_curves:
+            self.timeline.addItem(curve)
+        self._draw()
 
     def show_runs(self, records: list[dict[str, Any]]) -> None:
         """Draws the first two of ``records`` (with timings); the rest are left out."""
-        records = [r for r in records if RunView.of(r).durations_ms][:2]
-        self.records = records
+        self.records = [r for r in records if RunView.of(r).durations_ms][:2]
+        if self.plots.made:
+            self._draw()
+        elif self.records:
+            self.plots.make()  # drawn as they are made
+
+    def _draw(self) -> None:
+        records = self.records
         self.hist_legend.clear()
         self.time_legend.clear()
         durations = [_durations(r) for r in records]
@@ -192,6 +216,8 @@ class LatencyPlots(QWidget):
 
     def histogram_counts(self, i: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """The bin edges and counts drawn for run ``i`` (for tests and exports)."""
+        if not self.plots.made:
+            return np.zeros(0), np.zeros(0)
         x, y = self.hist_curves[i].getData()
         return (np.zeros(0), np.zeros(0)) if x is None else (x, y)
 
@@ -211,27 +237,25 @@ class LatencyPlots(QWidget):
 
 class BucketPlots(QWidget):
     """p50 latency and throughput against items per call: one point per bucket of the compile with a run.
-    ``run_missing_requested(job_dirs)``: the buckets not run yet, from its "Run the missing buckets" button."""
+    ``run_missing_requested(job_dirs)``: the buckets not run yet, from its "Run the missing buckets" button.
+    The plots are made on their first show or the first curve to draw, whichever comes first (``plots``)."""
 
     run_missing_requested = Signal(list)
 
+    # Made with the plots (``plots.make()``).
+    latency_curve: pg.PlotDataItem
+    throughput_curve: pg.PlotDataItem
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.latency = pg.PlotWidget()
+        self.latency = DeferredPlotWidget()
         self.latency.setObjectName("run-bucket-latency")
-        self.throughput = pg.PlotWidget()
+        self.throughput = DeferredPlotWidget()
         self.throughput.setObjectName("run-bucket-throughput")
-        for plot, left in ((self.latency, "p50 ms per call"), (self.throughput, "items/s")):
-            plot.setLabel("left", left)
-            plot.showGrid(x=True, y=True, alpha=0.2)
+        for plot in (self.latency, self.throughput):
             plot.setMinimumWidth(260)
             keep_readable(plot, lines=1)  # and the points' labels
-            plot.getViewBox().setDefaultPadding(0.06)
-            plain_axes(plot)
-        self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)
-        self.throughput_curve = pg.PlotDataItem(symbol="s", symbolSize=9)
-        self.latency.addItem(self.latency_curve)
-        self.throughput.addItem(self.throughput_curve)
+        self.plots = Deferred(self._make_plots, self.latency, self.throughput)
         self.not_run = QLabel()
         self.not_run.setObjectName("run-bucket-not-run")
         self.not_run.setWordWrap(True)
@@ -249,15 +273,31 @@ class BucketPlots(QWidget):
         missing_row.addWidget(self.not_run, 1)
         missing_row.addWidget(self.run_missing_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(missing_row)
+        self.rows: list[dict[str, Any]] = []
         self.missing: list[str] = []  # the job directories of the buckets without a run
         self.points: list[dict[str, Any]] = []
         self._labels: dict[str, list[pg.TextItem]] = {"p50_ms": [], "items_per_s": []}  # reused, one per point
         self.show_curve([], None)
 
+    def _make_plots(self) -> None:
+        """The two plots, drawing ``rows``."""
+        for plot, left in ((self.latency, "p50 ms per call"), (self.throughput, "items/s")):
+            plot.set_plot(plot_item())
+            plot.setLabel("left", left)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.getViewBox().setDefaultPadding(0.06)
+            plain_axes(plot)
+        self.latency_curve = pg.PlotDataItem(symbol="o", symbolSize=9)
+        self.throughput_curve = pg.PlotDataItem(symbol="s", symbolSize=9)
+        self.latency.addItem(self.latency_curve)
+        self.throughput.addItem(self.throughput_curve)
+        self._draw()
+
     def show_curve(self, rows: list[dict[str, Any]], runtime: str | None) -> None:
         """``rows`` from ``history.bucket_curve``; buckets without a run are listed, not drawn."""
         done = sorted((r for r in rows if r.get("run")), key=lambda r: r["items_per_call"] or 0)
         runs = [RunView.of(r["run"]) for r in done]
+        self.rows = rows
         self.points = [
             {
                 "bucket": r["bucket"],
@@ -269,6 +309,26 @@ class BucketPlots(QWidget):
             }
             for r, run in zip(done, runs)
         ]
+        if self.plots.made:
+            self._draw()
+        elif rows:
+            self.plots.make()  # drawn as they are made
+        missing = [bucket_phrase(r["bucket"]) for r in not_run(rows)]
+        self.missing = [r["job_dir"] for r in not_run(rows)]
+        on = f" on {runtime}" if runtime else ""
+        self.not_run.setText(
+            f"Not run yet{on}: {', '.join(missing)}. Run them to complete the curve: each bucket is its own job."
+            if missing
+            else ""
+        )
+        self.not_run.setVisible(bool(missing))
+        self.run_missing_button.setVisible(bool(missing))
+        self.run_missing_button.setToolTip(
+            f"Run each of these jobs in turn{on}, with the iterations, warm-up and mode above; a failure stops the rest."
+        )
+
+    def _draw(self) -> None:
+        rows = self.rows
         x = np.array([p["items_per_call"] for p in self.points], dtype=np.float64)
         log_x = x.size > 1 and x.min() > 0 and x.max() / x.min() >= 10
         colours = [QColor(DEVICE_COLOUR if p["on_device"] else CPU_COLOUR) for p in self.points]
@@ -301,19 +361,6 @@ class BucketPlots(QWidget):
             if finite.size:  # from zero: a latency or a rate read against nothing is easily overread
                 plot.setYRange(0, float(finite.max()) * 1.18, padding=0)
             self._label_points(plot, key, np.log10(x) if log_x else x, y)
-        missing = [bucket_phrase(r["bucket"]) for r in not_run(rows)]
-        self.missing = [r["job_dir"] for r in not_run(rows)]
-        on = f" on {runtime}" if runtime else ""
-        self.not_run.setText(
-            f"Not run yet{on}: {', '.join(missing)}. Run them to complete the curve: each bucket is its own job."
-            if missing
-            else ""
-        )
-        self.not_run.setVisible(bool(missing))
-        self.run_missing_button.setVisible(bool(missing))
-        self.run_missing_button.setToolTip(
-            f"Run each of these jobs in turn{on}, with the iterations, warm-up and mode above; a failure stops the rest."
-        )
 
     def _label_points(self, plot: pg.PlotWidget, key: str, x: np.ndarray, y: np.ndarray) -> None:
         pool = self._labels[key]

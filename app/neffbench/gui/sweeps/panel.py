@@ -24,8 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from neffbench.gui.widgets import background, theme
+from neffbench.gui.widgets.deferred import Deferred, DeferredPlotWidget
 from neffbench.gui.widgets.empty_plot import reset_axes
 from neffbench.gui.widgets.flow import TurningSplitter, flow_row
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import IntegerAxis, elide_with_tooltips, keep_readable, plain_axes, scrolling
 from neffbench.views.sweep import SweepView, point_number
@@ -70,9 +72,16 @@ def _load(token: int, workdir: str, sweep_id: str | None) -> tuple[int, list[dic
 
 
 class SweepsPanel(QWidget):
-    """Shows the sweeps of ``workdir``; ``show_sweep`` selects one (a sweep that just ran)."""
+    """Shows the sweeps of ``workdir``; ``show_sweep`` selects one (a sweep that just ran). The chart is made on its
+    first show or the first sweep to chart, whichever comes first (``plots``)."""
 
     lower: TurningSplitter  # type: ignore[assignment]  # shadows QWidget.lower(), never called on this panel
+    # Made with the chart (``plots.make()``).
+    legend: pg.LegendItem
+    series: list[pg.PlotDataItem]
+    marks: pg.ScatterPlotItem
+    unsucceeded: pg.ScatterPlotItem
+    empty_text: pg.TextItem
 
     message = Signal(str)  # for the status bar
 
@@ -116,20 +125,11 @@ class SweepsPanel(QWidget):
         self.layer_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.layer_combo.setMinimumContentsLength(20)
         self.layer_combo.setToolTip("The module (of each point's model) whose time or error a layer measure shows")
-        self.chart = pg.PlotWidget(objectName="sweep-chart", axisItems={"bottom": IntegerAxis("bottom", whole=False)})
+        self.chart = DeferredPlotWidget()
+        self.chart.setObjectName("sweep-chart")
         self.chart.setMinimumWidth(300)
         keep_readable(self.chart)
-        self.chart.showGrid(x=True, y=True, alpha=0.2)
-        plain_axes(self.chart)
-        self.legend = self.chart.addLegend(offset=(-8, 8), labelTextSize="8pt")
-        self.series: list[pg.PlotDataItem] = []  # one per series, made again at each draw (a sweep has a few)
-        self.marks = pg.ScatterPlotItem(size=18, pen=pg.mkPen(SELECTED_COLOUR, width=2), brush=None)
-        self.unsucceeded = pg.ScatterPlotItem(size=14, symbol="x", pen=None, brush=pg.mkBrush(theme.BAD))
-        for item in (self.marks, self.unsucceeded):
-            item.setZValue(10)  # over the series drawn later
-            self.chart.addItem(item)
-        self.empty_text = pg.TextItem(anchor=(0.5, 0.5), color=theme.ORIGINAL)
-        self.chart.addItem(self.empty_text, ignoreBounds=True)
+        self.plots = Deferred(self._make_chart, self.chart)
         self.diff = QTreeWidget(objectName="sweep-diff")  # type: ignore[call-arg]  # a Qt property keyword
         self.diff.setHeaderLabels(list(DIFF_HEADERS))
         self.diff.setRootIsDecorated(False)
@@ -149,6 +149,22 @@ class SweepsPanel(QWidget):
         self.layer_combo.currentIndexChanged.connect(self._draw_chart)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.diff_button.clicked.connect(self.diff_selected)
+
+    def _make_chart(self) -> None:
+        """The chart, drawing the sweep shown."""
+        self.chart.set_plot(plot_item(axisItems={"bottom": IntegerAxis("bottom", whole=False)}))
+        self.chart.showGrid(x=True, y=True, alpha=0.2)
+        plain_axes(self.chart)
+        self.legend = self.chart.addLegend(offset=(-8, 8), labelTextSize="8pt")
+        self.series = []  # one per series, made again at each draw (a sweep has a few)
+        self.marks = pg.ScatterPlotItem(size=18, pen=pg.mkPen(SELECTED_COLOUR, width=2), brush=None)
+        self.unsucceeded = pg.ScatterPlotItem(size=14, symbol="x", pen=None, brush=pg.mkBrush(theme.BAD))
+        for item in (self.marks, self.unsucceeded):
+            item.setZValue(10)  # over the series drawn later
+            self.chart.addItem(item)
+        self.empty_text = pg.TextItem(anchor=(0.5, 0.5), color=theme.ORIGINAL)
+        self.chart.addItem(self.empty_text, ignoreBounds=True)
+        self._paint_chart()
 
     def _layout(self) -> None:
         chart_box = QWidget()
@@ -354,6 +370,18 @@ class SweepsPanel(QWidget):
         return ", ".join(f"{sweep.short_names.get(f, f)} = {swept_value(row, f)}" for f in others) or "points"
 
     def _draw_chart(self) -> None:
+        metric = self.y_combo.currentText()
+        chosen = self.x_combo.currentData() or ""
+        on_x = chosen[len(METRIC_AXIS) :] if chosen.startswith(METRIC_AXIS) else None
+        self.layer_combo.setEnabled(metric in LAYER_METRICS or on_x in LAYER_METRICS)
+        for combo in (self.x_combo, self.y_combo):
+            combo.setEnabled(self.sweep is not None)
+        if self.plots.made:
+            self._paint_chart()
+        elif self.sweep is not None:
+            self.plots.make()  # drawn as it is made
+
+    def _paint_chart(self) -> None:
         charted, ticks = self._charted()
         xs = [x for _, x, _ in charted]
         field = self.x_combo.currentText() or "swept value"
@@ -393,13 +421,10 @@ class SweepsPanel(QWidget):
         if failed:
             self.legend.addItem(self.unsucceeded, "did not succeed")
         self._mark_selected(charted)
-        self.layer_combo.setEnabled(metric in LAYER_METRICS or on_x in LAYER_METRICS)
         empty = self._empty_words(metric) if not charted else ""
         self.empty_text.setText(empty)
         for side in ("left", "bottom"):
             self.chart.showAxis(side, self.sweep is not None)
-        for combo in (self.x_combo, self.y_combo):
-            combo.setEnabled(self.sweep is not None)
         if self.sweep is None:  # nothing to chart: no axes, no title, only the words saying so
             set_title(self.chart.getPlotItem(), "")
             reset_axes(self.chart)
@@ -430,6 +455,8 @@ class SweepsPanel(QWidget):
 
     def _mark_selected(self, charted: list[tuple[dict, float, float]] | None = None) -> None:
         """A ring around the points of the rows selected in the table."""
+        if not self.plots.made:
+            return
         if charted is None:
             charted = self._charted()[0]
         chosen = {r["point"] for r in self.selected_points()}

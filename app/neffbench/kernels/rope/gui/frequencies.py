@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QSizePolicy
 
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.hover import PointerLabel, throttled_mouse_moves
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.plot_titles import MAX_WIDTH
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
@@ -55,8 +56,10 @@ class FrequencyPlots(pg.GraphicsLayoutWidget):
         # The title and the legend above the plots, which then have the view's whole width.
         self.title = self.addLabel("", row=0, col=0, size="11pt")
         # Both plots' x is the pair index.
-        self.wavelength_plot = self.addPlot(row=2, col=0, axisItems=integer_axes("bottom"))
-        self.inv_freq_plot = self.addPlot(row=3, col=0, axisItems=integer_axes("bottom"))
+        self.wavelength_plot = plot_item(axisItems=integer_axes("bottom"))
+        self.inv_freq_plot = plot_item(axisItems=integer_axes("bottom"))
+        self.addItem(self.wavelength_plot, row=2, col=0)
+        self.addItem(self.inv_freq_plot, row=3, col=0)
         self.inv_freq_plot.setXLink(self.wavelength_plot)
         self.curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem, pg.PlotDataItem]] = {}
         self.cursors: list[pg.InfiniteLine] = []

@@ -10,6 +10,7 @@ from PySide6.QtCore import QPointF, Qt
 
 from neffbench.gui.widgets import theme
 from neffbench.gui.widgets.hover import PointerLabel, throttled_mouse_moves
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
@@ -86,8 +87,10 @@ class RotationPlots(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._preview: Preview | None = None
-        self.query = _LanePlot(self.addPlot(row=0, col=0, axisItems=integer_axes("bottom")))
-        self.key = _LanePlot(self.addPlot(row=1, col=0, axisItems=integer_axes("bottom")))
+        query, key = plot_item(axisItems=integer_axes("bottom")), plot_item(axisItems=integer_axes("bottom"))
+        self.addItem(query, row=0, col=0)
+        self.addItem(key, row=1, col=0)
+        self.query, self.key = _LanePlot(query), _LanePlot(key)
         self.key.plot.setXLink(self.query.plot)
         self.pairing_label = self.addLabel("", row=2, col=0, justify="left")
         self.readout = self.addLabel("", row=3, col=0, justify="left", size="8pt")

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
 from neffbench.gui.widgets.hover import PointerLabel
+from neffbench.gui.widgets.plot_boxes import plot_item
 from neffbench.gui.widgets.plot_titles import set_title
 from neffbench.gui.widgets.readable import integer_axes, keep_readable
 
@@ -48,7 +49,8 @@ class TableHeatmaps(pg.GraphicsLayoutWidget):
         self.pointer = PointerLabel(self.cos_plot, self.sin_plot)
 
     def _make_plot(self, row: int, name: str) -> pg.PlotItem:
-        plot = self.addPlot(row=row, col=0, axisItems=integer_axes("left", "bottom"))  # pairs, positions
+        plot = plot_item(axisItems=integer_axes("left", "bottom"))  # pairs, positions
+        self.addItem(plot, row=row, col=0)
         plot.setLabel("left", f"{name}: pair index")
         plot.setLabel("bottom", "position")
         plot.setMenuEnabled(False)
