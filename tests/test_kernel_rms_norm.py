@@ -248,7 +248,9 @@ def test_preview_of_a_llama_sized_norm_is_quick_and_refuses_errors():
     # as 2 x 64 (make bench times it).
     llama, tiny = RmsNormCompileSpec(), make_spec(hidden_size=64, num_tokens=(2,))
     KERNEL.preview(llama), KERNEL.preview(tiny)  # torch's first use of each operation is not the preview's work
-    assert calls_made(lambda: KERNEL.preview(llama)) <= calls_made(lambda: KERNEL.preview(tiny))
+    # A loop over llama's 128 rows (or 4096 columns) would add at least 128 calls; a few more or fewer are torch's
+    # own bookkeeping of the first use of a size.
+    assert calls_made(lambda: KERNEL.preview(llama)) < calls_made(lambda: KERNEL.preview(tiny)) + 64
     with pytest.raises(ValueError, match="norm.eps"):
         KERNEL.preview(make_spec(eps=0.0))
 

@@ -161,7 +161,8 @@ def test_preview_of_a_llama_sized_activation_is_quick_and_refuses_errors():
     # calls as 2 x 2*64 (make bench times it).
     llama, tiny = SiluAndMulCompileSpec(), make_spec(intermediate_size=64, num_tokens=(2,))
     KERNEL.preview(llama), KERNEL.preview(tiny)  # torch's first use of each operation is not the preview's work
-    assert calls_made(lambda: KERNEL.preview(llama)) <= calls_made(lambda: KERNEL.preview(tiny))
+    # A loop over llama's 128 rows would add at least 128 calls; a few more or fewer are torch's own bookkeeping.
+    assert calls_made(lambda: KERNEL.preview(llama)) < calls_made(lambda: KERNEL.preview(tiny)) + 64
     with pytest.raises(ValueError, match="act.intermediate_size"):
         KERNEL.preview(make_spec(intermediate_size=0))
 
