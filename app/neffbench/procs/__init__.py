@@ -23,7 +23,15 @@ from neffbench.procs._atomic import TMP_SUFFIX, remove_stale_temporaries, replac
 from neffbench.procs._child import GROUP_GONE_S, Child, spawn
 from neffbench.procs._lifeline import ENV as LIFELINE_ENV
 from neffbench.procs._lifeline import Lifeline, watch
-from neffbench.procs._lines import EVENT_PREFIX, Emitter, LineSplitter, encode_event, parse_event, stage_event
+from neffbench.procs._lines import (
+    EVENT_PREFIX,
+    Emitter,
+    LineSplitter,
+    encode_event,
+    parse_event,
+    serve_lines,
+    stage_event,
+)
 from neffbench.procs._pids import group_alive, process_alive, process_start_time
 from neffbench.procs._stream import EOF_WAIT_S, POLL_S, LineReader, collect, pump
 from neffbench.procs._warm import ENV as WARM_ENV
@@ -57,6 +65,7 @@ __all__ = [
     "replacing",
     "spawn",
     "stage_event",
+    "serve_lines",
     "start_warm_server",
     "warm_workers",
     "watch",

@@ -15,6 +15,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 # Chosen so that no compiler or Python output plausibly starts with it.
@@ -99,3 +100,17 @@ class Emitter:
 
     def stage(self, stage: str) -> None:
         self.event(stage_event(stage))
+
+
+def serve_lines(answer: Callable[[dict[str, Any]], Any], *, default: Callable[[Any], Any] | None = None) -> int:
+    """A warm child's loop: say it is ready, then answer each JSON line on stdin with one JSON line, until EOF."""
+    import sys
+
+    sys.stdout.write(json.dumps({"ready": True}) + "\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        sys.stdout.write(json.dumps(answer(json.loads(line)), default=default) + "\n")
+        sys.stdout.flush()
+    return 0

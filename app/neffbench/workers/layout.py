@@ -4,9 +4,10 @@ per stdin line (a flow's sized vertices and its edges, ``structure.layout.sized`
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
+
+from neffbench.procs import serve_lines
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -21,15 +22,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
 def serve() -> int:
     import grandalf.layouts  # noqa: F401 - imported before the first request, not during it
 
-    sys.stdout.write(json.dumps({"ready": True}) + "\n")
-    sys.stdout.flush()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        sys.stdout.write(json.dumps(answer(message.get("request") or {})) + "\n")
-        sys.stdout.flush()
-    return 0
+    return serve_lines(lambda message: answer(message.get("request") or {}))
 
 
 def main(argv: list[str]) -> int:

@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from neffbench.procs import serve_lines
 from neffbench.words import message_text
 
 HISTOGRAM_BINS = 48
@@ -266,16 +267,7 @@ def serve() -> int:
     from neffbench.spec import previewing
 
     previewing.preload()  # the window's first preview is often the first request
-    sys.stdout.write(json.dumps({"ready": True}) + "\n")
-    sys.stdout.flush()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        report = answer(message["command"], message.get("request") or {})
-        sys.stdout.write(json.dumps(report, default=str) + "\n")
-        sys.stdout.flush()
-    return 0
+    return serve_lines(lambda message: answer(message["command"], message.get("request") or {}), default=str)
 
 
 def main(argv: list[str]) -> int:
