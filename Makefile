@@ -32,16 +32,20 @@ run: setup-run window-deps
 # The suite spread over the cores (pytest-xdist: one worker per core, 4 at most, since each holds torch and Qt;
 # PYTEST_WORKERS=0 runs it in one process) and, beside it, the habits (make lint); either failing fails it.
 PYTEST_WORKERS ?= auto --maxprocesses 4
+# The suite starts hundreds of Python processes over the same modules: it keeps their bytecode (in the ignored
+# __pycache__ folders, as setup does for app/) even where the shell sets PYTHONDONTWRITEBYTECODE, which would have
+# each process compile every module it imports, and pytest rewrite every test file in each worker, again.
+SUITE_ENV := QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=
 test: setup system-deps
 	@$(MAKE) --no-print-directory lint > "$(ENV_DIR)/lint.log" 2>&1 & lint=$$!; \
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS); suite=$$?; \
+	$(SUITE_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS); suite=$$?; \
 	wait $$lint; habits=$$?; cat "$(ENV_DIR)/lint.log"; \
 	if [ $$habits -ne 0 ]; then echo "make test: make lint failed (above)"; fi; \
 	if [ $$suite -ne 0 ]; then exit $$suite; fi; exit $$habits
 
 # The inner loop: the tests not marked slow (child processes, compiles) or remote (Xvfb, VNC, sshd), without lint.
 test-fast: setup system-deps
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(PYTEST_WORKERS) -m "not slow and not remote" $(PYTEST_ARGS)
+	$(SUITE_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) -m "not slow and not remote" $(PYTEST_ARGS)
 
 # Lint rules, format, import layers and types, as pyproject.toml sets them.
 lint: setup
@@ -52,7 +56,7 @@ lint: setup
 
 # Not part of .ci/run: the first run downloads several GB (PyPI's torch 2.9 for Linux is the CUDA build).
 test-legacy: setup-legacy system-deps
-	QT_QPA_PLATFORM=offscreen $(LEGACY_PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(SUITE_ENV) $(LEGACY_PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 test-legacy-torch-floor:
 	$(MAKE) test-legacy LEGACY_TORCH=$(LEGACY_TORCH_FLOOR) LEGACY_VENV=.venv-legacy-torch2.8

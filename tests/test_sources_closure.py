@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -235,10 +236,22 @@ def test_a_recorded_closure_says_what_changed(tmp_path):
     assert "a.py is gone" in closure.changes(block)
 
 
-def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
+def _edit_keeping_size_and_time(path: Path, text: str) -> None:
+    """An edit Python's bytecode cache cannot see (same size, same modification time): made within the second of
+    the last import, as a quick save or a script does."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path, monkeypatch):
     """The probe stays up between requests; the user's modules it imported are imported afresh each time, so an
-    edit of a file the entry imports is seen (and its closure's digest follows it)."""
+    edit of a file the entry imports is seen (and its closure's digest follows it), even one that Python's
+    bytecode cache, written as Python writes it by default, would take for the old file."""
     import dataclasses
+
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
 
     from neffbench.kernels.module.kernel import KERNEL
     from neffbench.probe.client import WarmProbe
@@ -262,7 +275,7 @@ def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
     try:
         first = probe.ask("prepare", {"spec": to_dict(spec)})
         ok = probe.ask("check", {"spec": to_dict(spec)})
-        (tmp_path / "helper.py").write_text("WIDTH = 6\n")
+        _edit_keeping_size_and_time(tmp_path / "helper.py", "WIDTH = 6\n")
         second = probe.ask("prepare", {"spec": to_dict(spec)})
         broken = probe.ask("check", {"spec": to_dict(spec)})
     finally:
@@ -273,6 +286,19 @@ def test_a_warm_probe_sees_an_edit_of_a_file_the_entry_imports(tmp_path):
     assert helper["sha256"] == closure.file_sha256(tmp_path / "helper.py")
     # The edited width is what the module was built with: a [2, 4] input no longer fits.
     assert not broken["ok"] and any("mat1 and mat2" in p["message"] for p in broken["problems"]), broken
+
+
+def test_an_entry_file_edited_within_the_second_is_loaded_as_it_is_now(tmp_path, monkeypatch):
+    from neffbench.kernels.module.entry import _load_file
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # Python's default: caches are written and read
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    entry = tmp_path / "entry.py"
+    entry.write_text("WIDTH = 4\n")
+    assert _load_file(entry).WIDTH == 4
+    _edit_keeping_size_and_time(entry, "WIDTH = 6\n")
+    assert _load_file(entry).WIDTH == 6
+    assert not (tmp_path / "__pycache__").exists()  # nothing written beside the user's files
 
 
 def test_a_large_checkpoint_is_hashed_once_for_its_size_and_time(tmp_path, monkeypatch):

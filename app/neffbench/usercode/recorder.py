@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from neffbench.usercode import closure as sources
+from neffbench.usercode import fresh
 from neffbench.usercode.origin import classify, module_file
 from neffbench.usercode.origin import real_path as _real
 
@@ -158,6 +159,7 @@ def _install() -> None:
         if _hook_installed:
             return
         _hook_installed = True
+    fresh.install()  # a warm process imports the user's modules afresh: from their source as it is now
     sys.addaudithook(_audit)  # audit hooks cannot be removed: it does nothing while no recorder is active
     _wrap_safetensors()
 

@@ -122,7 +122,10 @@ def _load_file(path: Path) -> Any:
     name = f"{USER_PREFIX}{re.sub(r'[^A-Za-z0-9_]', '_', path.stem)}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
+    from neffbench.usercode import fresh
+
+    fresh.install()  # the files it imports from its folder, too, are read as they are now
+    spec = importlib.util.spec_from_file_location(name, path, loader=fresh.SourceOnlyLoader(name, str(path)))
     if spec is None or spec.loader is None:
         raise EntryError(f"entry file {path} cannot be loaded as Python.")
     module = importlib.util.module_from_spec(spec)
