@@ -60,5 +60,6 @@ def install() -> None:
         _installed = True
         sys.path_hooks.insert(0, _finder_for)
         # Folders already visited keep the finder they were given: drop the user's, so ours serves them next.
-        for path in [p for p in sys.path_importer_cache if isinstance(p, str) and _users_folder(p)]:
-            del sys.path_importer_cache[path]
+        # (A copy of its keys: judging a folder may import, which adds to the cache.)
+        for path in [p for p in list(sys.path_importer_cache) if isinstance(p, str) and _users_folder(p)]:
+            sys.path_importer_cache.pop(path, None)
