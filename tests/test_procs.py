@@ -287,7 +287,42 @@ def test_procs_is_a_leaf_and_runs_stand_below_jobs():
         "neffbench.procs.warm_server",
         *(
             f"neffbench.procs._{m}"
-            for m in ("atomic", "child", "lifeline", "lines", "pids", "stream", "warm", "warm_owner")
+            for m in ("atomic", "child", "exit", "lifeline", "lines", "pids", "stream", "warm", "warm_owner")
         ),
     }
     assert not {name for name in _imports("runs") if name.startswith("neffbench.jobs")}
+
+
+# A process that ends through exit_now: a late thread, an exit function, output left in the buffer.
+ENDING = """
+import atexit, os, sys, threading
+from pathlib import Path
+from neffbench.procs import exit_now
+
+folder = Path(sys.argv[1])
+read_end, write_end = os.pipe()
+
+def late():  # finishes only once the main thread has returned from its work
+    os.read(read_end, 1)
+    (folder / "thread").write_text("done")
+
+threading.Thread(target=late).start()
+atexit.register(lambda: (folder / "atexit").write_text("ran"))
+sys.stdout.write("no newline, still in the buffer")
+os.write(write_end, b"x")
+exit_now(7, exit_functions=sys.argv[2] == "command")
+"""
+
+
+@pytest.mark.parametrize("role", ["command", "worker"])
+def test_exit_now_ends_as_the_interpreter_would_less_its_teardown(tmp_path, role):
+    proc = subprocess.run(
+        [sys.executable, "-c", ENDING, str(tmp_path), role], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stdout == "no newline, still in the buffer"
+    if role == "command":  # its threads were waited for, then its exit functions ran
+        assert (tmp_path / "thread").read_text() == "done"
+        assert (tmp_path / "atexit").read_text() == "ran"
+    else:  # a worker's job is done: it ends at once
+        assert not (tmp_path / "atexit").exists()

@@ -1,7 +1,5 @@
 """``python -m neffbench`` is the ``neffbench`` command."""
 
-import sys
+from neffbench.cli.main import run
 
-from neffbench.cli.main import main
-
-sys.exit(main())
+run()

@@ -13,6 +13,7 @@ through :func:`spawn`, and is stopped and reaped through its :class:`Child`:
   that when it returns nothing of the child is left;
 - a worker that imports torch (``spawn(..., warm=True)``) is forked by a warm-start server when one is named in
   its environment (:func:`start_warm_server`, :func:`warm_workers`): it starts with torch imported;
+- :func:`exit_now` ends a worker or a command without the interpreter's teardown of torch;
 - :func:`pump`, :class:`LineReader` and :func:`collect` read its output; :class:`Emitter`,
   :func:`parse_event` and :class:`LineSplitter` are the two ends of the line protocol.
 
@@ -21,6 +22,7 @@ A leaf: it imports nothing else of neffbench and no Qt.
 
 from neffbench.procs._atomic import TMP_SUFFIX, remove_stale_temporaries, replacing, write_bytes, write_json, write_text
 from neffbench.procs._child import GROUP_GONE_S, Child, spawn
+from neffbench.procs._exit import exit_now
 from neffbench.procs._lifeline import ENV as LIFELINE_ENV
 from neffbench.procs._lifeline import Lifeline, watch
 from neffbench.procs._lines import (
@@ -54,6 +56,7 @@ __all__ = [
     "WarmServer",
     "collect",
     "encode_event",
+    "exit_now",
     "forked_by",
     "forked_note",
     "group_alive",

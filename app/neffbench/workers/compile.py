@@ -26,7 +26,7 @@ from neffbench.backends.base import JobFailure
 from neffbench.backends.registry import CHOICES as BACKENDS
 from neffbench.jobs.protocol import stage_words
 from neffbench.jobs.standby import ANSWER_EVENT
-from neffbench.procs import Emitter, forked_note, watch
+from neffbench.procs import Emitter, exit_now, forked_note, watch
 from neffbench.usercode import errors as user_errors
 from neffbench.workers.stages import Job
 
@@ -148,16 +148,5 @@ def run_job(
     return 0
 
 
-def _exit(code: int) -> None:
-    """Leave without the interpreter's teardown: with torch loaded it takes a few hundred ms, and
-    everything the job wrote is already closed (model.pt) or unbuffered (the protocol)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
 if __name__ == "__main__":
-    _exit(main())
+    exit_now(main(), exit_functions=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from neffbench.procs import serve_lines
+from neffbench.procs import exit_now, serve_lines
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -37,4 +37,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_now(main(sys.argv[1:]), exit_functions=False)

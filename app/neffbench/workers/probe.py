@@ -12,7 +12,6 @@ before structures existed (``neffbench.structure.rebuild``). A kernel may bring 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import traceback
@@ -20,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from neffbench.procs import serve_lines
+from neffbench.procs import exit_now, serve_lines
 from neffbench.words import message_text
 
 HISTOGRAM_BINS = 48
@@ -292,6 +291,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    _code = main(sys.argv[1:])
-    sys.stdout.flush()
-    os._exit(_code)  # skip torch's interpreter teardown: the report is written
+    exit_now(main(sys.argv[1:]), exit_functions=False)

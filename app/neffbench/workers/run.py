@@ -16,7 +16,7 @@ import time
 import traceback
 from typing import Any
 
-from neffbench.procs import Emitter, forked_note, watch
+from neffbench.procs import Emitter, exit_now, forked_note, watch
 from neffbench.runs import arrays, nrt_errors, preload_checks, runtimes
 from neffbench.words import message_text
 from neffbench.workers.run_io import RunFailure, RunIO
@@ -257,7 +257,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    os._exit(code)
+    exit_now(main(), exit_functions=False)
