@@ -54,6 +54,19 @@ def _warm_workers(request):
         SESSION.server = None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _imports_frozen():
+    """What collection imported (torch, Qt, transformers, every test module) lives as long as this process: out of
+    the collector's reach, each full collection (a window's close makes one) walks what the tests made, not the
+    400,000 objects of the libraries, a fifth of a second each time."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
 @pytest.fixture(autouse=True)
 def _cold_workers_when_marked(request, monkeypatch):
     if request.node.get_closest_marker("cold_workers"):

@@ -25,9 +25,16 @@ class MainThreadGC(QObject):
         self._timer.start(interval_ms)
 
     def _on_timer_timeout(self) -> None:
-        # As the automatic collector would: the young generation when it is due, older ones by its own counts.
-        if gc.get_count()[0] > self._threshold:
-            gc.collect(0 if gc.get_count()[1] < gc.get_threshold()[1] else 2)
+        # As the automatic collector would: the young generation when it is due, and an older one only when its
+        # own count is due too. (Going from the young generation straight to the whole heap made every tenth
+        # collection a full one: with torch loaded, a tenth of a second or more on the GUI thread.)
+        counts, thresholds = gc.get_count(), gc.get_threshold()
+        if counts[0] <= self._threshold:
+            return
+        generation = 0
+        while generation < 2 and counts[generation + 1] > thresholds[generation + 1]:
+            generation += 1
+        gc.collect(generation)
 
     def stop(self) -> None:
         """Back to automatic collection, after one full collection here."""
