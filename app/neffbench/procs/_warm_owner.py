@@ -19,6 +19,11 @@ from neffbench.procs._warm import ENV, OFF
 log = logging.getLogger(__name__)
 
 SERVER_MODULE = "neffbench.procs.warm_server"
+# What a worker imports before its job does anything, and what it imports at its first trace on torch 2.10 and later:
+# torch_neuronx.trace ends in torch.jit.trace, whose check compares through torch.testing, which imports
+# torch.distributed.tensor (and sympy) there; 0.6 CPU-seconds once here instead of in each such worker. A module
+# this torch lacks (built without distributed) is left to the workers.
+PRELOAD = ("torch", "torch.distributed.tensor")
 
 
 class WarmServer:
@@ -42,7 +47,7 @@ class WarmServer:
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
-def start_warm_server(preload: Sequence[str] = ("torch",), timeout: float = 300.0) -> WarmServer | None:
+def start_warm_server(preload: Sequence[str] = PRELOAD, timeout: float = 300.0) -> WarmServer | None:
     """Start a server that imports ``preload`` and forks workers from itself; None (logged) when it cannot start.
 
     Blocks until the server has imported ``preload`` (a few seconds: the cost one worker would pay). The caller
@@ -88,7 +93,7 @@ def start_warm_server(preload: Sequence[str] = ("torch",), timeout: float = 300.
 
 
 @contextlib.contextmanager
-def warm_workers(preload: Sequence[str] = ("torch",)) -> Iterator[WarmServer | None]:
+def warm_workers(preload: Sequence[str] = PRELOAD) -> Iterator[WarmServer | None]:
     """Within this block, this process's workers (and its children's) are forked from a server of its own (unless
     the environment says ``NEFFBENCH_WARM_SERVER=off``)."""
     server = None if os.environ.get(ENV) == OFF else start_warm_server(preload)

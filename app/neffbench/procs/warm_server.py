@@ -37,12 +37,13 @@ from typing import Any
 from neffbench.procs import _warm
 from neffbench.procs._lifeline import ENV as LIFELINE_ENV
 
-# Environment variables read while the interpreter starts or torch and its native libraries load (thread pools,
-# allocators, logging, locale): a worker whose environment differs from the server's in one of them must start
-# afresh. Left out: what the forked worker applies itself, and what is read only when used (PYTHONBREAKPOINT at each
-# breakpoint(); TORCHINDUCTOR_*, TORCHDYNAMO_* when those load, in the worker, which torch does not do on import).
-READ_AT_IMPORT = ("PYTHON", "TORCH_", "PYTORCH_", "OMP_", "KMP_", "MKL_", "GOMP_", "OPENBLAS_", "CUDA", "NVIDIA_",
-                  "LD_", "MALLOC_", "LANG", "LC_", "TZ")  # fmt: skip
+# Environment variables read while the interpreter starts or torch, its native libraries and the preloaded modules
+# load (thread pools, allocators, logging, locale, sympy's cache): a worker whose environment differs from the
+# server's in one of them must start afresh. Left out: what the forked worker applies itself, and what is read only
+# when used (PYTHONBREAKPOINT at each breakpoint(); TORCHINDUCTOR_*, TORCHDYNAMO_* when those load, in the worker,
+# which neither torch nor the preloaded modules do on import).
+READ_AT_IMPORT = ("PYTHON", "TORCH_", "PYTORCH_", "SYMPY_", "OMP_", "KMP_", "MKL_", "GOMP_", "OPENBLAS_", "CUDA",
+                  "NVIDIA_", "LD_", "MALLOC_", "LANG", "LC_", "TZ")  # fmt: skip
 NOT_READ_AT_IMPORT = frozenset(
     {"PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONBREAKPOINT", "TORCH_DEVICE_BACKEND_AUTOLOAD"}
 )
@@ -315,7 +316,10 @@ def main(argv: list[str]) -> int:
         return 2
     os.set_inheritable(lifeline, False)
     for name in preload:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:  # a worker that needs it imports it (or fails) as it would have
+            print(f"not preloaded: {name} ({exc})", flush=True)
     # What is imported now lives as long as every worker: out of the collector's reach, a worker's collections
     # neither walk it nor write to its pages (which would copy them out of the memory it shares with us).
     gc.collect()
