@@ -24,10 +24,10 @@ def exit_now(code: int, *, exit_functions: bool) -> NoReturn:
     thread of its own may still be blocked reading its stdin.
     """
     try:
-        shutdown = getattr(threading, "_shutdown", None)  # only the main thread may take this step
-        if exit_functions and shutdown is not None and threading.current_thread() is threading.main_thread():
-            shutdown()
         if exit_functions:
+            shutdown = getattr(threading, "_shutdown", None)  # only the main thread may take this step
+            if shutdown is not None and threading.current_thread() is threading.main_thread():
+                shutdown()
             atexit._run_exitfuncs()
     finally:
         for stream in (sys.stdout, sys.stderr):
