@@ -41,14 +41,16 @@ def _warm_workers(request):
     """Workers forked from a warm-start server of this test process's (and its commands'): each would otherwise
     import torch afresh, most of the suite's time. The window and sweeps use the same server; the plain start is
     covered by tests/test_procs_warm.py, the tests marked ``cold_workers`` and ``--cold-workers``."""
-    from neffbench.procs import WARM_ENV, warm_workers
+    from neffbench.procs import PRELOAD, WARM_ENV, warm_workers
     from tests.processes import SESSION
 
     if request.config.getoption("--cold-workers"):
         os.environ[WARM_ENV] = "off"  # nor does a window or a sweep start one of its own
         yield None
         return
-    with warm_workers() as server:
+    # Dynamo as well, as on a TorchNeuron host (toolchain.flavour.warm_preload): the suite's TorchNeuron jobs, a
+    # tenth of its compiles, go through torch.compile; the tests of what a worker imports start theirs afresh.
+    with warm_workers((*PRELOAD, "torch._dynamo")) as server:
         SESSION.server = server
         yield server
         SESSION.server = None

@@ -69,11 +69,15 @@ def test_launch_paints_before_torch_loads_then_fills_in_and_exits_cleanly(tmp_pa
     assert any(p.suffix == ".conf" for p in tmp_path.rglob("*"))
 
 
-def test_the_window_reads_the_kernels_from_the_metadata_once_as_it_is_built(qtbot, settings_path, monkeypatch):
+def test_the_window_reads_the_kernels_from_the_metadata_once_and_again_when_a_distribution_is_installed(
+    qtbot, settings_path, monkeypatch, tmp_path, request
+):
     """The form, the preset menu and the restored spec each list the kernels: one read of the entry points serves
-    them all (each read parses every installed distribution's metadata)."""
+    them all (each read parses every installed distribution's metadata), and the listings after it, until something
+    is installed."""
     from importlib import metadata
 
+    from neffbench import installed
     from neffbench.gui.shell.main_window import MainWindow
     from neffbench.gui.shell.settings import Settings
     from neffbench.kernels import registry
@@ -81,8 +85,14 @@ def test_the_window_reads_the_kernels_from_the_metadata_once_as_it_is_built(qtbo
     reads = []
     real = metadata.entry_points
     monkeypatch.setattr(metadata, "entry_points", lambda **kw: reads.append(kw.get("group")) or real(**kw))
+    installed.forget()
+    request.addfinalizer(installed.forget)
     window = MainWindow(Settings.at(settings_path), background=False, defer_panels=True)
     qtbot.addWidget(window)
     assert reads.count(registry.GROUP) == 1
     registry.names()
-    assert reads.count(registry.GROUP) == 2  # outside the window's construction, a listing reads them afresh
+    assert reads.count(registry.GROUP) == 1
+    (tmp_path / "site" / "plugin-1.0.dist-info").mkdir(parents=True)  # as pip installs one into a folder on the path
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    registry.names()
+    assert reads.count(registry.GROUP) == 2

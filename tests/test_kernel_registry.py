@@ -6,6 +6,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from neffbench import installed
 from neffbench.kernels import registry
 
 if sys.version_info >= (3, 11):
@@ -41,7 +42,7 @@ def test_an_older_install_s_entry_points_for_the_built_ins_change_nothing(monkey
         _entry_point("gone", "neffbench.kernels.gone.kernel:KERNEL", registry.DISTRIBUTION),
         _entry_point("demo", "demo_plugin:KERNEL", "demo-plugin"),
     ]
-    monkeypatch.setattr(metadata, "entry_points", lambda **kw: stale)
+    monkeypatch.setattr(installed, "entry_points", lambda group: stale)
     found = registry.entries()
     assert list(found) == ["rope", "rms_norm", "silu_and_mul", "module", "demo"]
     assert found["demo"].origin == "demo-plugin"
@@ -50,7 +51,7 @@ def test_an_older_install_s_entry_points_for_the_built_ins_change_nothing(monkey
 
 def test_a_plugin_cannot_take_a_built_in_kernel_s_name(monkeypatch, caplog):
     stale = [_entry_point("rope", "impostor:KERNEL", "impostor")]
-    monkeypatch.setattr(metadata, "entry_points", lambda **kw: stale)
+    monkeypatch.setattr(installed, "entry_points", lambda group: stale)
     found = registry.entries()
     assert found["rope"].value == "neffbench.kernels.rope.kernel:KERNEL"
     assert "kernel plugin rope (impostor:KERNEL) ignored: a kernel of that name exists" in caplog.text

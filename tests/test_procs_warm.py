@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from neffbench.procs import WARM_ENV, process_alive, pump, spawn, start_warm_server
+from neffbench.procs import WARM_ENV, process_alive, pump, spawn, start_warm_server, warm_server
 from tests.processes import until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -136,7 +136,7 @@ def _children_of(pid: int) -> set[int]:
 
 @pytest.mark.parametrize(
     "differs",
-    ["OMP_NUM_THREADS", "PYTHONHASHSEED", "a torch on PYTHONPATH", "no server"],
+    ["MKL_NUM_THREADS", "PYTHONHASHSEED", "a torch on PYTHONPATH", "no server"],
 )
 def test_a_worker_the_server_cannot_start_faithfully_starts_afresh(server, tmp_path, differs):
     env = _env(server)
@@ -151,6 +151,39 @@ def test_a_worker_the_server_cannot_start_faithfully_starts_afresh(server, tmp_p
     child = _start(DESCRIBE, env, stdin="pipe", stderr="stdout")
     described, _ = _described(child)
     assert described["ppid"] == os.getpid() and not described["preloaded"]
+
+
+THREADS_SEEN = """
+import os, torch
+print(os.getppid(), repr(torch.__config__.parallel_info()))
+"""
+
+
+def test_a_worker_with_a_thread_count_of_its_own_is_forked_with_it_as_torch_would_have_read_it():
+    """A Ray task's workers carry OMP_NUM_THREADS (its CPUs): forked, they set it as torch reads it at import."""
+    from tests.processes import SESSION
+
+    if SESSION.server is None or warm_server.THREADS in os.environ:
+        pytest.skip("needs the session's warm-start server, started without OMP_NUM_THREADS")
+    seen = {}
+    for how, server in (("forked", SESSION.server), ("plain", None)):
+        child = _start(THREADS_SEEN, _env(server, OMP_NUM_THREADS="1"), stderr="null")
+        lines: list[str] = []
+        pump(child, lines.append)
+        assert child.reap(120) == 0, lines
+        ppid, seen[how] = " ".join(lines).split(" ", 1)
+        assert (int(ppid) == os.getpid()) is (how == "plain")
+    assert seen["forked"] == seen["plain"]
+    assert "at::get_num_threads() : 1" in seen["forked"] and "omp_get_max_threads() : 1" in seen["forked"]
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "forked"),
+    [(None, None, True), (None, "1", True), (None, "8", True), ("2", "2", True), (None, "0", False),
+     (None, "4,2", False), (None, "", False), ("2", "1", False), ("2", None, False)],
+)  # fmt: skip
+def test_a_thread_count_is_taken_up_only_where_torch_read_none(mine, theirs, forked):
+    assert (warm_server._threads_refusal(mine, theirs) == "") is forked
 
 
 def test_forked_workers_draw_their_own_random_numbers(server):

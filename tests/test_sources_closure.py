@@ -3,7 +3,6 @@ build, not by parsing), the checkpoints it read and the versions of its librarie
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from neffbench import installed
 from neffbench.jobs import read_record
 from neffbench.usercode import closure
 from neffbench.usercode.origin import classify
@@ -385,13 +385,13 @@ def test_a_nested_entry_is_relative_to_the_spec_file_as_the_entry_is(tmp_path):
     assert spec_hash(load(moved / "m.toml")) == spec_hash(spec)  # their place is not in the hash
 
 
-def test_a_folder_of_plain_modules_on_the_path_does_not_look_the_distributions_up_again(tmp_path, monkeypatch):
+def test_a_folder_of_plain_modules_on_the_path_does_not_look_the_distributions_up_again(tmp_path, monkeypatch, request):
     """Each traced object's folder goes on sys.path for its build: reading every distribution's metadata again for
     it cost a warm ``neffbench.trace`` most of a second; a folder holding a distribution still does."""
     looked_up = []
-    monkeypatch.setattr(closure.md, "packages_distributions", lambda: looked_up.append(1) or {})
-    # A cache of this test's own, the process's left as it was.
-    monkeypatch.setattr(closure, "_packages_on", functools.lru_cache(maxsize=4)(closure._packages_on.__wrapped__))
+    monkeypatch.setattr(installed.metadata, "packages_distributions", lambda: looked_up.append(1) or {})
+    installed.forget()  # and again when the test ends, so nothing read from the stand-in above stays
+    request.addfinalizer(installed.forget)
     closure.distributions_of(["torch"])
     for name in ("one", "two"):
         (tmp_path / name).mkdir()
@@ -403,3 +403,10 @@ def test_a_folder_of_plain_modules_on_the_path_does_not_look_the_distributions_u
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     closure.distributions_of(["torch"])
     assert len(looked_up) == 2
+    # A distribution installed into a folder already on the path: pip adds its .dist-info folder there.
+    closure.distributions_of(["torch"])
+    assert len(looked_up) == 2
+    (tmp_path / "site" / "other-2.0.dist-info").mkdir()
+    os.utime(tmp_path / "site", ns=(0, 1))  # a different time, whatever the clock's resolution
+    closure.distributions_of(["torch"])
+    assert len(looked_up) == 3

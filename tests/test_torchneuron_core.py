@@ -25,9 +25,9 @@ from neffbench.kernels import registry as kernels
 from neffbench.presets import load_preset
 from neffbench.toolchain.choose import choose_backend
 from neffbench.toolchain.facts import Component, Facts
-from neffbench.toolchain.flavour import neuronx_flavour
+from neffbench.toolchain.flavour import neuronx_flavour, warm_preload
 from tests.cli import neffbench
-from tests.fakes import fake_env, torchneuron_env
+from tests.fakes import PYTHON_DIR, TORCHNEURON_DIR, fake_env, torchneuron_env
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = load_preset("seed")  # target trn2, LNC 2, model type generic
@@ -69,6 +69,14 @@ def _facts(version: str, flavour: str | None, devices: tuple[str, ...] = ()) -> 
 )
 def test_the_flavour_is_told_by_version_or_by_trace(version, has_trace, flavour):
     assert neuronx_flavour(version, has_trace) == flavour
+
+
+@pytest.mark.parametrize(("fake", "dynamo"), [(TORCHNEURON_DIR, True), (PYTHON_DIR, False), (None, False)])
+def test_a_warm_server_preloads_dynamo_only_where_torchneuron_is_installed(monkeypatch, fake, dynamo):
+    if fake is not None:
+        monkeypatch.syspath_prepend(str(fake))
+    assert warm_preload()[:2] == ("torch", "torch.distributed.tensor")
+    assert ("torch._dynamo" in warm_preload()) is dynamo
 
 
 def test_auto_chooses_torchneuron_for_the_native_flavour_and_says_why():

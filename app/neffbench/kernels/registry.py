@@ -10,17 +10,16 @@ importing anything, and a kernel's object is imported on first use and checked a
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import logging
 import pkgutil
 import typing
-from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from neffbench import installed
 from neffbench.kernels import hook_checks
 from neffbench.kernels.api import Kernel
 
@@ -45,9 +44,6 @@ class KernelEntry:
 
 _loaded: dict[str, Kernel] = {}
 _broken: dict[str, str] = {}
-# Within ``read_once``: the entries as first read there (None: read them each time).
-_held: dict[str, KernelEntry] | None = None
-_holding = 0
 
 
 def _dist_name(ep: metadata.EntryPoint) -> str | None:
@@ -55,32 +51,10 @@ def _dist_name(ep: metadata.EntryPoint) -> str | None:
     return dist.name if dist is not None else None
 
 
-@contextlib.contextmanager
-def read_once() -> Iterator[None]:
-    """Inside it, the entry points are read from the metadata once, not at every listing: for work that lists the
-    kernels from several places at once (the window's construction), during which no plugin comes or goes."""
-    global _held, _holding
-    _holding += 1
-    try:
-        yield
-    finally:
-        _holding -= 1
-        if not _holding:
-            _held = None
-
-
 def entries() -> dict[str, KernelEntry]:
-    """Every kernel by name: the built-ins first, in LISTED_FIRST's order, then plugins (which cannot replace one)."""
-    global _held
-    if _holding and _held is not None:
-        return dict(_held)
-    listed = _read()
-    if _holding:
-        _held = listed
-    return dict(listed)
-
-
-def _read() -> dict[str, KernelEntry]:
+    """Every kernel by name: the built-ins first, in LISTED_FIRST's order, then plugins (which cannot replace one).
+    The metadata is read again only when what is installed may have changed (:mod:`neffbench.installed`), so a
+    plugin installed while the window is open is listed at the next listing."""
     out = _folders()
     for ep, dist in _plugins():
         if ep.name in out:
@@ -94,7 +68,7 @@ def _plugins() -> list[tuple[metadata.EntryPoint, str | None]]:
     """The entry points of other distributions (ours, from metadata an older install wrote, are its folders), each
     with the name of the distribution that offers it, in the order the metadata lists them."""
     try:
-        found = list(metadata.entry_points(group=GROUP))
+        found = installed.entry_points(GROUP)
     except Exception:  # noqa: BLE001 - broken metadata must not break the workbench
         log.warning("could not read the %s entry points", GROUP, exc_info=True)
         return []

@@ -38,7 +38,7 @@ from neffbench.procs._pids import group_alive, process_alive, process_start_time
 from neffbench.procs._stream import EOF_WAIT_S, POLL_S, LineReader, collect, pump
 from neffbench.procs._warm import ENV as WARM_ENV
 from neffbench.procs._warm import forked_by, forked_note
-from neffbench.procs._warm_owner import WarmServer, start_warm_server, warm_workers
+from neffbench.procs._warm_owner import PRELOAD, WarmServer, start_warm_server, warm_workers
 
 __all__ = [
     "EOF_WAIT_S",
@@ -46,6 +46,7 @@ __all__ = [
     "GROUP_GONE_S",
     "LIFELINE_ENV",
     "POLL_S",
+    "PRELOAD",
     "TMP_SUFFIX",
     "WARM_ENV",
     "Child",

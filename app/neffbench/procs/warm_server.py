@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from neffbench import installed
 from neffbench.procs import _warm
 from neffbench.procs._lifeline import ENV as LIFELINE_ENV
 
@@ -47,14 +48,25 @@ READ_AT_IMPORT = ("PYTHON", "TORCH_", "PYTORCH_", "SYMPY_", "OMP_", "KMP_", "MKL
 NOT_READ_AT_IMPORT = frozenset(
     {"PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONBREAKPOINT", "TORCH_DEVICE_BACKEND_AUTOLOAD"}
 )
+# Read when torch loads, yet a worker can take it up itself (torch.set_num_threads gives torch, OpenMP and MKL the same
+# counts): a server started without it forks a worker that has it, such as a Ray task's (Ray sets it to the task's
+# CPUs). A server started with it declines a worker with another, or none: the default count cannot be put back.
+THREADS = "OMP_NUM_THREADS"
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 8
 
 
 def import_fingerprint(env: dict[str, str]) -> dict[str, str]:
     """What of ``env`` a process holds from its start-up and torch's import, and cannot take up later."""
-    keys = [k for k in env if k.startswith(READ_AT_IMPORT) and k not in NOT_READ_AT_IMPORT]
+    keys = [k for k in env if k.startswith(READ_AT_IMPORT) and k not in NOT_READ_AT_IMPORT and k != THREADS]
     return {k: env[k] for k in sorted(keys)}
+
+
+def _threads_refusal(mine: str | None, theirs: str | None) -> str:
+    """Why a worker with ``OMP_NUM_THREADS=theirs`` cannot be forked from a server with ``mine``, or ''."""
+    if theirs == mine or (mine is None and theirs is not None and theirs.strip().isdigit() and int(theirs) > 0):
+        return ""
+    return f"an environment read at start-up differs: {THREADS}"
 
 
 def _pythonpath(env: dict[str, str]) -> list[str]:
@@ -163,6 +175,9 @@ class _Server:
             return f"no such folder to start in ({request['cwd']})"
         if len(fds) != len(request["fd_roles"]):
             return "the request's files did not arrive"
+        refusal = _threads_refusal(os.environ.get(THREADS), env.get(THREADS))
+        if refusal:
+            return refusal
         if import_fingerprint(env) != self.fingerprint:
             differ = sorted(set(import_fingerprint(env).items()) ^ set(self.fingerprint.items()))
             return "an environment read at start-up differs: " + ", ".join(sorted({k for k, _ in differ}))
@@ -253,6 +268,7 @@ def _become(request: dict[str, Any], base_path: list[str]) -> None:
             os.set_inheritable(fd, True)
             env[role] = str(fd)
     os.chdir(request["cwd"])
+    threads_read = os.environ.get(THREADS)  # what torch read here, as the server
     os.environ.clear()
     os.environ.update(env)
     tempfile.tempdir = None  # found again from this environment's TMPDIR
@@ -262,9 +278,12 @@ def _become(request: dict[str, Any], base_path: list[str]) -> None:
     _reopen_stdio(env)
     if "numpy.random" in sys.modules:  # its global generator was seeded in the server (random reseeds on fork)
         sys.modules["numpy.random"].seed()
+    torch = sys.modules.get("torch")
+    if torch is not None and env.get(THREADS) != threads_read:
+        torch.set_num_threads(int(env[THREADS]))  # as torch would have read it (see THREADS)
     if env.get("TORCH_DEVICE_BACKEND_AUTOLOAD", "1") != "0":
         # What `import torch` would have done here: load the installed device backends (the server did not).
-        autoload = getattr(sys.modules.get("torch"), "_import_device_backends", None)
+        autoload = getattr(torch, "_import_device_backends", None)
         if autoload is not None:
             autoload()
     sys.argv = [request["module"], *request["args"]]
@@ -320,6 +339,9 @@ def main(argv: list[str]) -> int:
             importlib.import_module(name)
         except ImportError as exc:  # a worker that needs it imports it (or fails) as it would have
             print(f"not preloaded: {name} ({exc})", flush=True)
+    # What is installed, which a worker's listing of the kernels and build of the user's code read from every
+    # distribution's metadata (a fifth of a CPU-second): the worker reads it again only if it has changed since.
+    installed.read()
     # What is imported now lives as long as every worker: out of the collector's reach, a worker's collections
     # neither walk it nor write to its pages (which would copy them out of the memory it shares with us).
     gc.collect()

@@ -12,6 +12,7 @@ from typing import Any
 from neffbench import procs
 from neffbench.sweeps.limiter import MemoryLimiter
 from neffbench.sweeps.procmem import GroupSampler
+from neffbench.toolchain.flavour import warm_preload
 
 log = logging.getLogger(__name__)
 POLL_S = 0.2
@@ -79,7 +80,7 @@ class LocalExecutor:
         # unless whoever started the sweep has one already (the window) or turned it off.
         warm = len(tasks) > len(self.standbys) + 1 and not os.environ.get(procs.WARM_ENV)
         try:
-            with procs.warm_workers() if warm else contextlib.nullcontext():
+            with procs.warm_workers(warm_preload()) if warm else contextlib.nullcontext():
                 with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="neffbench-sweep") as pool:
                     list(pool.map(one, tasks))
         finally:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from neffbench import procs
+from neffbench.versions import torch_neuronx_version
+
 # torch-neuronx 2.13.3.0 (Neuron SDK 2.33) is the first TorchNeuron release: the native PyTorch backend,
 # torch.compile(backend="neuron"), without torch_neuronx.trace. The XLA flavour ends with 2.9.0.2.15.
 NATIVE_FROM = (2, 13, 3)
@@ -46,3 +49,12 @@ def flavour_reason(version: str | None, flavour: str | None) -> str:
     if flavour == "legacy":
         return "a version before 2.13.3, with torch_neuronx.trace"
     return "its flavour could not be told"
+
+
+def warm_preload() -> tuple[str, ...]:
+    """What a warm-start server on this host imports for the workers it forks: torch, and with TorchNeuron installed
+    dynamo too, since every TorchNeuron compile goes through torch.compile, whose import of dynamo costs each
+    worker about a CPU-second (elsewhere no worker needs it, and the server would only carry it)."""
+    if neuronx_flavour(torch_neuronx_version()) == "native":
+        return (*procs.PRELOAD, "torch._dynamo")
+    return procs.PRELOAD

@@ -10,7 +10,6 @@ cache as soon as any file the module was built from has changed.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib.metadata as md
 import json
@@ -20,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from neffbench import installed
 from neffbench.procs import write_text
 
 # Data files above this size are trusted by size and modification time when the record is checked again
@@ -123,32 +123,6 @@ def digest(block: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _packages() -> dict[str, list[str]]:
-    # Looked up afresh when a build has put folders holding distributions on sys.path since (a warm probe serves
-    # many builds); a folder of plain modules, such as each traced object's own, changes nothing and costs nothing.
-    return _packages_on(tuple(p for p in sys.path if _may_hold_distributions(p)))
-
-
-def _may_hold_distributions(entry: str) -> bool:
-    """Whether a sys.path entry can hold a distribution's metadata: a folder with a .dist-info or .egg-info in it,
-    or anything that is not a folder (a zip, an egg)."""
-    try:
-        with os.scandir(entry or ".") as found:
-            return any(f.name.endswith((".dist-info", ".egg-info")) for f in found)
-    except NotADirectoryError:
-        return True
-    except OSError:  # a folder that is not there (yet) holds nothing
-        return False
-
-
-@functools.lru_cache(maxsize=4)
-def _packages_on(path: tuple[str, ...]) -> dict[str, list[str]]:
-    try:
-        return dict(md.packages_distributions())
-    except Exception:  # noqa: BLE001 - a broken distribution's metadata must not stop a build
-        return {}
-
-
 def distributions_of(top_levels: Iterable[str]) -> dict[str, str]:
     """{distribution: version} for the installed distributions that provide these top-level packages."""
     stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
@@ -156,7 +130,7 @@ def distributions_of(top_levels: Iterable[str]) -> dict[str, str]:
     for name in top_levels:
         if not name or name in stdlib or name.startswith("_") or name == "builtins":
             continue
-        for dist in _packages().get(name, []):
+        for dist in installed.packages_distributions().get(name, []):
             if dist.lower() in _SKIP_DISTRIBUTIONS:
                 continue
             try:
@@ -187,8 +161,8 @@ def changes(block: dict[str, Any]) -> list[str]:
     # Where the build found them: a distribution reached through the spec's import path is not on this sys.path.
     path = [*(block.get("import_path") or ()), *sys.path]
     for dist, version in (block.get("distributions") or {}).items():
-        installed = next(iter(md.distributions(name=dist, path=path)), None)
-        now = installed.version if installed is not None else None
+        there = next(iter(md.distributions(name=dist, path=path)), None)
+        now = there.version if there is not None else None
         if now != version:
             found.append(f"{dist} is {now or 'not installed'} (was {version})")
     return found

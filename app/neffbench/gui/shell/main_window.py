@@ -43,7 +43,6 @@ from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.gui.shell.window_parts import WindowParts
 from neffbench.gui.shell.workdir_presence import WorkdirPresence
 from neffbench.jobs.records import unusable_workdir
-from neffbench.kernels import registry as kernel_registry
 from neffbench.presets import load_preset
 from neffbench.spec import SpecError, anchored_here, load_partial, save
 from neffbench.words import plural
@@ -86,10 +85,9 @@ class MainWindow(QMainWindow, WindowParts):
         self.preview_stack: PreviewHost | None = None
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
-        with kernel_registry.read_once():  # the form, the preset menu and the restored spec each list the kernels
-            self._build()
-            self._wire()
-            self._restore()
+        self._build()
+        self._wire()
+        self._restore()
         if self.presence.claim is None:
             self._claim_workdir()
         # As launch opens it (deferred panels, background work): the first preview is asked for now.

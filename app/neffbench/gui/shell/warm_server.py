@@ -16,9 +16,11 @@ def start(window) -> None:
     if os.environ.get(procs.WARM_ENV):
         return
     from neffbench.gui.widgets import background
+    from neffbench.toolchain.flavour import warm_preload
 
     background.start(
         procs.start_warm_server,
+        warm_preload(),
         returned=lambda server: _adopt(window, server),
         errored=lambda exc: None,  # workers start afresh, as without a server: nothing is lost
     )
