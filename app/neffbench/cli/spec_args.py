@@ -15,7 +15,7 @@ from pathlib import Path
 from neffbench.kernels import registry
 from neffbench.presets import resolve_spec_source
 from neffbench.schema.compiler import split_extra_args
-from neffbench.spec import Problem, SpecError, anchored_here, fields_of, sections_of, top_fields_of
+from neffbench.spec import Problem, SpecError, anchored_here, fields_of, hints_of, sections_of, top_fields_of
 from neffbench.words import plural
 
 _PLACEHOLDER = {int: "N", float: "X", str: "TEXT"}
@@ -72,11 +72,11 @@ def _add_field_option(
 def _kernel_fields(kernel: typing.Any) -> typing.Iterator[tuple[str, dataclasses.Field, typing.Any]]:
     """(key, field, type) for every top and section field of a kernel's spec."""
     cls = kernel.spec_class
-    hints = typing.get_type_hints(cls)
+    hints = hints_of(cls)
     for f in top_fields_of(cls):
         yield f.name, f, hints[f.name]
     for section, sect_cls in sections_of(cls).items():
-        sect_hints = typing.get_type_hints(sect_cls)
+        sect_hints = hints_of(sect_cls)
         for f in fields_of(cls, section):
             yield f"{section}.{f.name}", f, sect_hints[f.name]
 

@@ -60,15 +60,16 @@ def ui(
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    # Spec classes never change once defined; get_type_hints evaluates every annotation each call.
+def hints_of(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints`` of a spec class or section, evaluated once: spec classes never change once
+    defined, and get_type_hints evaluates every annotation at each call (each spec read, each command's options)."""
     return typing.get_type_hints(cls)
 
 
 def sections_of(spec: Any) -> dict[str, type]:
     """The spec's dataclass sections (``[model]``, ``[compiler]``, ...) in declaration order."""
     cls = spec if isinstance(spec, type) else type(spec)
-    hints = _hints(cls)
+    hints = hints_of(cls)
     return {
         f.name: hints[f.name]
         for f in dataclasses.fields(cls)
@@ -79,7 +80,7 @@ def sections_of(spec: Any) -> dict[str, type]:
 def tables_of(spec: Any) -> dict[str, Any]:
     """The spec's free tables (``dict`` fields at the top level, e.g. the module kernel's ``[inputs]``)."""
     cls = spec if isinstance(spec, type) else type(spec)
-    hints = _hints(cls)
+    hints = hints_of(cls)
     return {f.name: hints[f.name] for f in dataclasses.fields(cls) if typing.get_origin(hints[f.name]) is dict}
 
 

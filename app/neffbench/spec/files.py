@@ -14,7 +14,7 @@ from typing import Any
 import tomli_w
 
 from neffbench.kernels import registry
-from neffbench.schema.fields import sections_of, tables_of, top_fields_of
+from neffbench.schema.fields import hints_of, sections_of, tables_of, top_fields_of
 from neffbench.schema.problems import Problem, SpecError
 
 if sys.version_info >= (3, 11):
@@ -150,7 +150,7 @@ def from_dict_partial(data: dict[str, Any], *, base_dir: str | Path | None = Non
     sections = sections_of(cls)
     tables = tables_of(cls)
     problems: list[Problem] = []
-    hints = typing.get_type_hints(cls)
+    hints = hints_of(cls)
     top_names = [f.name for f in top_fields_of(cls)]
     known_top = ["kernel", *top_names, *sections, *tables]
     top_kwargs: dict[str, Any] = {}
@@ -172,7 +172,7 @@ def from_dict_partial(data: dict[str, Any], *, base_dir: str | Path | None = Non
             problems.append(Problem(section, f"'{section}' must be a table of settings."))
             continue
         names = [f.name for f in dataclasses.fields(sect_cls)]
-        sect_hints = typing.get_type_hints(sect_cls)
+        sect_hints = hints_of(sect_cls)
         kwargs: dict[str, Any] = {}
         for key, value in body.items():
             where = f"{section}.{key}"

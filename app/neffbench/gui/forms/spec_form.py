@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import typing
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
@@ -13,7 +12,7 @@ from neffbench.gui.forms.field_editors import FieldEditor, editor_for
 from neffbench.gui.forms.field_words import SECTION_TITLES, labels, problem_text, worded
 from neffbench.gui.forms.problem_lines import problem_label, show_problems
 from neffbench.gui.widgets import theme
-from neffbench.spec import Problem, fields_of, is_active, sections_of, top_fields_of, validate
+from neffbench.spec import Problem, fields_of, hints_of, is_active, sections_of, top_fields_of, validate
 from neffbench.spec.ignored import ignored_fields
 
 
@@ -94,9 +93,9 @@ class SpecForm(QScrollArea):
         self.banner.setWordWrap(True)
         self.banner.hide()
         self._body.addWidget(self.banner)
-        self._build_section("", top_fields_of(spec_class), typing.get_type_hints(spec_class))
+        self._build_section("", top_fields_of(spec_class), hints_of(spec_class))
         for section, cls in sections_of(spec_class).items():
-            self._build_section(section, fields_of(spec_class, section), typing.get_type_hints(cls))
+            self._build_section(section, fields_of(spec_class, section), hints_of(cls))
         self._body.addStretch(1)
         self.setWidget(body)
         self.set_spec(self._spec)
