@@ -3,6 +3,7 @@ spec form alone."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,9 @@ def make_window(qtbot, tmp_path, settings_path):
     # Background calls report to widgets: let them finish and report before the widgets go.
     qtbot.waitUntil(lambda: background.running() == 0, timeout=30_000)
     collector.stop()
+    # What outlived the window's closing collection (modules imported since, session fixtures) lives as long as the
+    # test process: frozen, the next window's closing collection walks only what the tests after this one make.
+    gc.freeze()
 
 
 @pytest.fixture

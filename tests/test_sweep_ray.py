@@ -17,7 +17,7 @@ from neffbench.jobs.records import process_alive, read_record
 from neffbench.presets import load_preset
 from neffbench.sweeps import plan, rows, run_sweep
 from neffbench.sweeps.ray_task import scratch_dir
-from tests.fakes import fake_env
+from tests.fakes import WAIT_FOR_ENV, fake_env
 from tests.processes import fake_compiler_pids, until
 
 pytestmark = pytest.mark.slow
@@ -184,18 +184,22 @@ def test_cancel_stops_every_task_and_leaves_no_process(cluster, tmp_path):
 
 
 def test_a_killed_task_is_retried_once(cluster, tmp_path):
+    gate = tmp_path / "compile-now"  # the first attempt's compiler waits for it: killed while it still compiles
+    env = fake_env(**{WAIT_FOR_ENV: str(gate)})
     killed: list[int] = []
 
     def on_event(ev: dict) -> None:
         if ev["type"] == "started" and ev.get("pid") and not killed:
             killed.append(ev["pid"])
             os.kill(_running_a_point(), signal.SIGKILL)  # as a lost node would
+            gate.touch()  # the retry compiles
 
     result = run_sweep(
-        plan(SEED, ["inputs.num_tokens=1"], backend="cpu-check"),
+        plan(SEED, ["inputs.num_tokens=1"], backend="neuron", memory_per_job=GiB // 2),
         executor="ray",
-        backend="cpu-check",
+        backend="neuron",
         workdir=tmp_path,
+        runtime_env={"env_vars": env},
         on_event=on_event,
     )
     (point,) = result.record["points"]

@@ -13,6 +13,9 @@ shared/docs/neuron-facts.md describes. ``FAKE_NEURONX_CC_SCENARIO`` picks what h
 - ``split-output``: lines only on stdout, only on stderr and only in the log file (multibyte text, an
   unterminated last log line), then success.
 - ``unsupported-op``: one pass, then ``[ERROR] [NCC_EVRF001] ...`` on stderr only, exit 70.
+
+Whatever the scenario, ``FAKE_NEURONX_CC_WAIT_FOR=PATH`` holds the compiler (up to 300 s) until that file exists:
+a test's gate, so that what it does mid-compile happens while the compile still runs, however fast the machine.
 - ``dropped-flag`` (torch_neuronx): the trace silently drops ``--lnc`` from the command it runs.
 - ``python-error`` (torch_neuronx): the trace raises the RuntimeError a ``None`` output gives.
 - ``worker-segfault`` (torch_neuronx): the process calling trace dies of SIGSEGV.
@@ -57,6 +60,7 @@ TORCHNEURON_SCENARIO_ENV = "FAKE_TORCHNEURON_SCENARIO"
 BIN_DIR = FAKES / "bin"
 SCENARIO_ENV = "FAKE_NEURONX_CC_SCENARIO"
 PIDFILE_ENV = "FAKE_NEURONX_CC_PIDFILE"
+WAIT_FOR_ENV = "FAKE_NEURONX_CC_WAIT_FOR"
 RUNTIME_DIR = FAKES / "runtime"
 RUNTIME_PYTHON_DIR = RUNTIME_DIR / "python"
 RUNTIME_BIN_DIR = RUNTIME_DIR / "bin"

@@ -123,6 +123,10 @@ def main(argv: list[str]) -> int:
         return 2
     model, opts = parse(argv[1:])
     scenario = os.environ.get("FAKE_NEURONX_CC_SCENARIO", "success")
+    gate = os.environ.get("FAKE_NEURONX_CC_WAIT_FOR")
+    deadline = time.monotonic() + 300
+    while gate and not os.path.exists(gate) and time.monotonic() < deadline:
+        time.sleep(0.02)
     logfile = Path(opts.get("--logfile", "log-neuron-cc.txt"))
     logfile.parent.mkdir(parents=True, exist_ok=True)
     log = Log(logfile, opts.get("--verbose", "warning"))
