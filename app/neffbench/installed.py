@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 import sys
 from importlib import metadata
 
@@ -60,24 +61,32 @@ def _packages_distributions(_stamp: Stamp) -> dict[str, list[str]]:
 def _stamp() -> Stamp:
     out = []
     for entry in sys.path:
-        mtime = _holds_distributions(entry or ".")
+        path = os.path.abspath(entry or ".")
+        mtime = _holds_distributions(path)
         if mtime is not None:
-            out.append((os.path.abspath(entry or "."), mtime))
+            out.append((path, mtime))
     return tuple(out)
+
+
+# Folder -> (its modification time when listed, whether it held distributions then): a stat, not a listing, per call.
+_listed: dict[str, tuple[int, bool]] = {}
 
 
 def _holds_distributions(entry: str) -> int | None:
     """The modification time of a sys.path entry that can hold a distribution's metadata (a folder with a
     .dist-info or .egg-info in it, or anything that is not a folder: a zip, an egg); None for any other."""
     try:
-        with os.scandir(entry) as found:
-            if not any(f.name.endswith((".dist-info", ".egg-info")) for f in found):
-                return None
-    except NotADirectoryError:
-        pass
+        st = os.stat(entry)
     except OSError:  # a folder that is not there (yet) holds nothing
         return None
-    try:
-        return os.stat(entry).st_mtime_ns
-    except OSError:
-        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return st.st_mtime_ns
+    known = _listed.get(entry)
+    if known is None or known[0] != st.st_mtime_ns:
+        try:
+            with os.scandir(entry) as found:
+                holds = any(f.name.endswith((".dist-info", ".egg-info")) for f in found)
+        except OSError:
+            return None
+        known = _listed[entry] = (st.st_mtime_ns, holds)
+    return st.st_mtime_ns if known[1] else None

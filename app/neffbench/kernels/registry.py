@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import os
 import pkgutil
 import typing
 from dataclasses import dataclass
@@ -80,7 +81,11 @@ def _folders() -> dict[str, KernelEntry]:
     """The built-in kernels: the folders under ``kernels/`` with a ``kernel.py``, in LISTED_FIRST's order, found
     without importing them."""
     here = Path(__file__).parent
-    folders = [f.name for f in pkgutil.iter_modules([str(here)]) if f.ispkg and (here / f.name / "kernel.py").is_file()]
+    folders = [
+        name
+        for name in os.listdir(here)
+        if name.isidentifier() and (here / name / "__init__.py").is_file() and (here / name / "kernel.py").is_file()
+    ]
     first = {name: i for i, name in enumerate(LISTED_FIRST)}
     folders.sort(key=lambda name: (first.get(name, len(first)), name))
     return {name: KernelEntry(name, f"neffbench.kernels.{name}.kernel:KERNEL", BUILT_IN) for name in folders}
