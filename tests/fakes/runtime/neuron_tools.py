@@ -51,8 +51,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
 
-import fake_libnrt as nrt  # noqa: E402
-import numpy as np  # noqa: E402
+# Imported by main for the profiler only: neuron-ls, run at every look at the host, needs neither (numpy is most of a
+# fake tool's start).
+nrt: Any = None
+np: Any = None
 
 EXPLORER_VERSION = "2.33.0.0+fake"
 DEPRECATION = (
@@ -512,10 +514,14 @@ def profiler(prog: str, argv: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    global nrt, np
     tool, rest = argv[0], argv[1:]
+    if tool == "neuron-ls":
+        return neuron_ls(rest)
+    import fake_libnrt as nrt
+    import numpy as np
+
     try:
-        if tool == "neuron-ls":
-            return neuron_ls(rest)
         return profiler(tool, rest)
     except nrt.FakeConfigError as exc:
         return fail(f"fake {tool}: {exc}", 2)
