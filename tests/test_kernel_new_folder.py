@@ -147,6 +147,7 @@ def test_the_contract_test_checks_the_new_kernel(site):
             "no:randomly",
             "-p",
             "no:cacheprovider",
+            "--cold-workers",  # it starts no worker: no warm-start server (a torch import) for it either
             str(REPO / "tests" / "test_kernel_contract.py"),
             "-k",
             NAME,
