@@ -41,7 +41,8 @@ def _warm_workers(request):
     """Workers forked from a warm-start server of this test process's (and its commands'): each would otherwise
     import torch afresh, most of the suite's time. The window and sweeps use the same server; the plain start is
     covered by tests/test_procs_warm.py, the tests marked ``cold_workers`` and ``--cold-workers``."""
-    from neffbench.procs import PRELOAD, WARM_ENV, warm_workers
+    from neffbench.procs import WARM_ENV, warm_workers
+    from neffbench.toolchain.flavour import NATIVE_PRELOAD
     from tests.processes import SESSION
 
     if request.config.getoption("--cold-workers"):
@@ -50,7 +51,7 @@ def _warm_workers(request):
         return
     # Dynamo as well, as on a TorchNeuron host (toolchain.flavour.warm_preload): the suite's TorchNeuron jobs, a
     # tenth of its compiles, go through torch.compile; the tests of what a worker imports start theirs afresh.
-    with warm_workers((*PRELOAD, "torch._dynamo")) as server:
+    with warm_workers(NATIVE_PRELOAD) as server:
         SESSION.server = server
         yield server
         SESSION.server = None

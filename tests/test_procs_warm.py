@@ -177,13 +177,35 @@ def test_a_worker_with_a_thread_count_of_its_own_is_forked_with_it_as_torch_woul
     assert "at::get_num_threads() : 1" in seen["forked"] and "omp_get_max_threads() : 1" in seen["forked"]
 
 
+INSTALLED_READ = """
+from neffbench import installed
+before = installed._entry_points.cache_info().misses, installed._packages_distributions.cache_info().misses
+installed.entry_points("neffbench.kernels"), installed.packages_distributions()
+after = installed._entry_points.cache_info().misses, installed._packages_distributions.cache_info().misses
+print(before == after)
+"""
+
+
+def test_a_forked_worker_starts_with_what_the_server_read_of_the_installed_distributions(tmp_path):
+    """Each build of the user's code and each listing of the kernels asks what is installed (a fifth of a CPU-second
+    to read): a forked worker is served what its server read, when nothing has been installed since."""
+    from tests.processes import SESSION
+
+    if SESSION.server is None:
+        pytest.skip("needs the session's warm-start server")
+    child = _start(INSTALLED_READ, _env(SESSION.server), cwd=tmp_path, stderr="null")
+    lines: list[str] = []
+    pump(child, lines.append)
+    assert child.reap(120) == 0 and lines == ["True"]
+
+
 @pytest.mark.parametrize(
     ("mine", "theirs", "forked"),
     [(None, None, True), (None, "1", True), (None, "8", True), ("2", "2", True), (None, "0", False),
      (None, "4,2", False), (None, "", False), ("2", "1", False), ("2", None, False)],
 )  # fmt: skip
 def test_a_thread_count_is_taken_up_only_where_torch_read_none(mine, theirs, forked):
-    assert (warm_server._threads_refusal(mine, theirs) == "") is forked
+    assert warm_server.threads_taken_up(mine, theirs) is forked
 
 
 def test_forked_workers_draw_their_own_random_numbers(server):

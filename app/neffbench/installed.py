@@ -17,6 +17,7 @@ import os
 import stat
 import sys
 from importlib import metadata
+from typing import Any
 
 # (path, modification time) of each sys.path folder that holds distributions, in sys.path's order.
 Stamp = tuple[tuple[str, int], ...]
@@ -24,7 +25,7 @@ Stamp = tuple[tuple[str, int], ...]
 
 def entry_points(group: str) -> list[metadata.EntryPoint]:
     """The entry points of ``group``, in the order the metadata lists them."""
-    return list(_entry_points(_stamp(), group))
+    return list(_entry_points(_stamp()).select(group=group))
 
 
 def packages_distributions() -> dict[str, list[str]]:
@@ -35,8 +36,9 @@ def packages_distributions() -> dict[str, list[str]]:
 
 def read() -> None:
     """Read both now (the warm-start server, before it forks its workers)."""
-    packages_distributions()
-    entry_points("")
+    stamp = _stamp()
+    _packages_distributions(stamp)
+    _entry_points(stamp)
 
 
 def forget() -> None:
@@ -45,9 +47,10 @@ def forget() -> None:
     _packages_distributions.cache_clear()
 
 
-@functools.lru_cache(maxsize=16)
-def _entry_points(_stamp: Stamp, group: str) -> tuple[metadata.EntryPoint, ...]:
-    return tuple(metadata.entry_points(group=group))
+@functools.lru_cache(maxsize=4)
+def _entry_points(_stamp: Stamp) -> Any:
+    # Every group's, which each caller selects from: the server reads them for workers whose groups it does not know.
+    return metadata.entry_points()
 
 
 @functools.lru_cache(maxsize=4)

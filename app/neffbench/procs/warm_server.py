@@ -62,11 +62,9 @@ def import_fingerprint(env: dict[str, str]) -> dict[str, str]:
     return {k: env[k] for k in sorted(keys)}
 
 
-def _threads_refusal(mine: str | None, theirs: str | None) -> str:
-    """Why a worker with ``OMP_NUM_THREADS=theirs`` cannot be forked from a server with ``mine``, or ''."""
-    if theirs == mine or (mine is None and theirs is not None and theirs.strip().isdigit() and int(theirs) > 0):
-        return ""
-    return f"an environment read at start-up differs: {THREADS}"
+def threads_taken_up(mine: str | None, theirs: str | None) -> bool:
+    """Whether a worker with ``OMP_NUM_THREADS=theirs`` can be forked from a server with ``mine`` (see THREADS)."""
+    return theirs == mine or (mine is None and theirs is not None and theirs.strip().isdigit() and int(theirs) > 0)
 
 
 def _pythonpath(env: dict[str, str]) -> list[str]:
@@ -175,12 +173,11 @@ class _Server:
             return f"no such folder to start in ({request['cwd']})"
         if len(fds) != len(request["fd_roles"]):
             return "the request's files did not arrive"
-        refusal = _threads_refusal(os.environ.get(THREADS), env.get(THREADS))
-        if refusal:
-            return refusal
-        if import_fingerprint(env) != self.fingerprint:
-            differ = sorted(set(import_fingerprint(env).items()) ^ set(self.fingerprint.items()))
-            return "an environment read at start-up differs: " + ", ".join(sorted({k for k, _ in differ}))
+        differ = {k for k, _ in set(import_fingerprint(env).items()) ^ set(self.fingerprint.items())}
+        if not threads_taken_up(os.environ.get(THREADS), env.get(THREADS)):
+            differ.add(THREADS)
+        if differ:
+            return "an environment read at start-up differs: " + ", ".join(sorted(differ))
         for entry in _pythonpath(env):
             if (Path(request["cwd"], entry) / "torch" / "__init__.py").exists():
                 return f"PYTHONPATH holds a torch of its own ({entry})"

@@ -51,10 +51,14 @@ def flavour_reason(version: str | None, flavour: str | None) -> str:
     return "its flavour could not be told"
 
 
+# What a warm-start server preloads on a TorchNeuron host (see warm_preload).
+NATIVE_PRELOAD = (*procs.PRELOAD, "torch._dynamo")
+
+
 def warm_preload() -> tuple[str, ...]:
     """What a warm-start server on this host imports for the workers it forks: torch, and with TorchNeuron installed
     dynamo too, since every TorchNeuron compile goes through torch.compile, whose import of dynamo costs each
     worker about a CPU-second (elsewhere no worker needs it, and the server would only carry it)."""
     if neuronx_flavour(torch_neuronx_version()) == "native":
-        return (*procs.PRELOAD, "torch._dynamo")
+        return NATIVE_PRELOAD
     return procs.PRELOAD
