@@ -12,7 +12,6 @@ from PySide6.QtGui import QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
-    QMessageBox,
     QScrollArea,
     QSplitter,
     QTabWidget,
@@ -25,7 +24,7 @@ from neffbench.bundled import resource_path
 from neffbench.gui.forms import field_words
 from neffbench.gui.forms.kernel_forms import KernelForms
 from neffbench.gui.shell import cancel as window_cancel
-from neffbench.gui.shell import closing, compile_state, cpu_check, file_dialogs
+from neffbench.gui.shell import closing, compile_state, cpu_check, file_dialogs, spec_documents
 from neffbench.gui.shell import help_menu as window_help
 from neffbench.gui.shell import logs as window_logs
 from neffbench.gui.shell import panels as window_panels
@@ -43,9 +42,7 @@ from neffbench.gui.shell.toolchain_status import DoctorStatus
 from neffbench.gui.shell.window_parts import WindowParts
 from neffbench.gui.shell.workdir_presence import WorkdirPresence
 from neffbench.jobs.records import unusable_workdir
-from neffbench.presets import load_preset
-from neffbench.spec import SpecError, anchored_here, load_partial, save
-from neffbench.words import plural
+from neffbench.spec import anchored_here
 
 if TYPE_CHECKING:
     from neffbench.gui.preview.contribution import PreviewPanel
@@ -200,34 +197,13 @@ class MainWindow(QMainWindow, WindowParts):
         return dataclasses.replace(anchored_here(self.form.spec()), workdir=str(self.workdir))
 
     def apply_preset(self, name: str) -> bool:
-        """Load a preset into its kernel's form (asking first when that form holds unsaved edits)."""
-        spec = load_preset(name)
-        if not may_replace(self, spec, f"Loading the preset {name}"):
-            return False
-        self.form.set_spec(spec)
-        self.statusBar().showMessage(f"Preset {name} loaded; the workdir is unchanged.", 5000)
-        return True
+        return spec_documents.apply_preset(self, name)
 
     def open_spec(self, path: str | Path) -> bool:
-        """Open a spec file; values it holds that no spec can (wrong types, unknown keys) show under their fields.
-        False when it cannot be opened, or the user kept the unsaved edits it would replace."""
-        try:
-            spec, held = load_partial(path)
-            if not may_replace(self, spec, f"Opening {Path(path).name}"):
-                return False
-            self.form.set_spec(spec, held=held)
-        except SpecError as exc:
-            QMessageBox.warning(self, "Cannot open spec", str(exc))
-            return False
-        said = f" with {plural(len(held), 'value')} it could not take, listed in the form" if held else ""
-        self.statusBar().showMessage(f"Opened {path}{said}; the workdir is unchanged.", 5000)
-        return True
+        return spec_documents.open_spec(self, path)
 
     def save_spec(self, path: str | Path) -> Path:
-        saved = save(self.current_spec(), path)
-        self.form.mark_saved()
-        self.statusBar().showMessage(f"Saved {saved}", 5000)
-        return saved
+        return spec_documents.save_spec(self, path)
 
     def set_workdir(self, path: str | Path, *, rescan: bool = True) -> bool:
         """Use ``path`` as the workdir, or refuse it (keeping the one before, and saying why) when it cannot be one:
